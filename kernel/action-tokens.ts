@@ -1,0 +1,62 @@
+// Single-action tokens and shared secrets for webhooks: shown once, hash (or sealed secret) stored, rotate, revoke, cooldown.
+import { timingSafeEqual } from 'node:crypto';
+import type { ActionTokensApi, Db, SecretsApi } from '../sdk/index.ts';
+import { hashToken, newSecretToken } from './auth/tokens.ts';
+
+export function createActionTokens(db: Db, secrets: SecretsApi): ActionTokensApi {
+  async function upsert(kind: string, resource: string, hash: string | null, sealed: string | null): Promise<void> {
+    await db.query(
+      `INSERT INTO action_tokens (kind, resource, hash, sealed_secret) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (kind, resource) DO UPDATE SET hash = EXCLUDED.hash, sealed_secret = EXCLUDED.sealed_secret, created_at = now()`,
+      [kind, resource, hash, sealed]);
+  }
+
+  return {
+    async issue(kind, resource) {
+      const token = newSecretToken('dwh_');
+      await upsert(kind, resource, hashToken(token), null);
+      return token;
+    },
+
+    async verify(kind, resource, token) {
+      const { rows } = await db.query<{ hash: string | null }>('SELECT hash FROM action_tokens WHERE kind = $1 AND resource = $2', [kind, resource]);
+      const stored = rows[0]?.hash;
+      if (!stored) return false;
+      return timingSafeEqual(Buffer.from(stored, 'hex'), Buffer.from(hashToken(token), 'hex'));
+    },
+
+    async revoke(kind, resource) {
+      const { rowCount } = await db.query('DELETE FROM action_tokens WHERE kind = $1 AND resource = $2', [kind, resource]);
+      return rowCount > 0;
+    },
+
+    async enabled(kind, resources) {
+      const { rows } = await db.query<{ resource: string }>('SELECT resource FROM action_tokens WHERE kind = $1 AND resource = ANY($2)', [kind, resources]);
+      return new Set(rows.map((r) => r.resource));
+    },
+
+    async take(kind, resource, windowSeconds) {
+      const { rows } = await db.query<{ ok: boolean; retry: number | null }>(
+        `WITH taken AS (
+           UPDATE action_tokens SET last_taken_at = now()
+            WHERE kind = $1 AND resource = $2 AND (last_taken_at IS NULL OR last_taken_at <= now() - make_interval(secs => $3))
+           RETURNING 1)
+         SELECT EXISTS (SELECT 1 FROM taken) AS ok,
+                (SELECT ceil(extract(epoch FROM last_taken_at + make_interval(secs => $3) - now()))::int
+                   FROM action_tokens WHERE kind = $1 AND resource = $2) AS retry`,
+        [kind, resource, windowSeconds]);
+      return rows[0].ok ? { ok: true } : { ok: false, retryAfter: Math.max(1, rows[0].retry ?? windowSeconds) };
+    },
+
+    async issueSecret(kind, resource) {
+      const secret = newSecretToken('dws_');
+      await upsert(kind, resource, null, secrets.seal(secret));
+      return secret;
+    },
+
+    async secret(kind, resource) {
+      const { rows } = await db.query<{ sealed_secret: string | null }>('SELECT sealed_secret FROM action_tokens WHERE kind = $1 AND resource = $2', [kind, resource]);
+      return rows[0]?.sealed_secret ? secrets.open(rows[0].sealed_secret) : null;
+    },
+  };
+}

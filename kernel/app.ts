@@ -1,0 +1,181 @@
+// The composition root: assemble the kernel services and plugins, migrate, start serving, and shut down in order.
+import { writeFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { pino } from 'pino';
+import type { Logger } from '../sdk/index.ts';
+import { loadConfig, type Config } from './config.ts';
+import { loadPlugins } from './registry.ts';
+import { openDatabase, type Database } from './db/index.ts';
+import { migrate } from './db/migrate.ts';
+import { ScopeCatalogue } from './auth/scopes.ts';
+import { Tokens } from './auth/tokens.ts';
+import { RateLimiter } from './rate-limit.ts';
+import { createRevisions } from './revisions.ts';
+import { createActivity } from './activity.ts';
+import { createActionTokens } from './action-tokens.ts';
+import { createSecrets, loadSecretKey } from './secrets.ts';
+import { createEvents } from './events.ts';
+import { JobRunner } from './jobs/runner.ts';
+import { Scheduler } from './jobs/scheduler.ts';
+import { RouteTable } from './http/routes.ts';
+import { createHttpServer } from './http/server.ts';
+import { buildOpenApi } from './http/openapi.ts';
+import { coreRoutes } from './core-routes.ts';
+import { setupPlugin, type KernelServices } from './plugin-context.ts';
+
+const kernelVersion = '0.1.0';
+
+export interface Assembled {
+  config: Config;
+  log: Logger;
+  db: Database;
+  tokens: Tokens;
+  scopes: ScopeCatalogue;
+  jobs: JobRunner;
+  services: KernelServices;
+  plugins: { name: string; version: string }[];
+  apis: Record<string, unknown>;
+  close(): Promise<void>;
+}
+
+export interface Running extends Assembled {
+  server: Server;
+  url: string;
+  port: number;
+}
+
+export interface BootOptions {
+  root: string;
+  env?: NodeJS.ProcessEnv;
+  /** config overrides (tests, CLI flags) */
+  config?: Record<string, unknown>;
+  /** a logger to use instead of pino on stdout */
+  log?: Logger;
+}
+
+function kernelScopes(scopes: ScopeCatalogue): void {
+  scopes.define('kernel', {
+    'jobs:read': { description: 'list jobs, read their output, wait for them', role: 'viewer' },
+    'jobs:cancel': { description: 'cancel queued or running jobs', role: 'operator' },
+    'activity:read': { description: 'read the activity log', role: 'viewer' },
+    admin: { description: 'administer the installation', role: 'admin' },
+  });
+}
+
+/** Everything but serving: config, plugins set up (registration only), database migrated. The CLI stops here. */
+export async function assemble(opts: BootOptions): Promise<Assembled> {
+  const env = opts.env ?? process.env;
+  const config = loadConfig(opts.root, env, opts.config);
+  const log: Logger = opts.log ?? (pino({ level: config.log.level, base: undefined }) as unknown as Logger);
+  const loaded = await loadPlugins(config);
+  const db = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir });
+  try {
+    const scopes = new ScopeCatalogue();
+    kernelScopes(scopes);
+    const activity = createActivity(db);
+    const secrets = createSecrets(loadSecretKey(config.secretKey, config.dataDir));
+    const jobs = new JobRunner(db, log.child({ part: 'jobs' }), activity, config.jobs);
+    const services: KernelServices = {
+      db, log, env: Object.freeze({ ...env }), dataDir: config.dataDir, table: new RouteTable(), scopes, jobs,
+      scheduler: new Scheduler(db, log.child({ part: 'scheduler' })),
+      revisions: createRevisions(db), activity, actionTokens: createActionTokens(db, secrets), secrets,
+      events: createEvents(log), migrations: [{ owner: 'kernel', dir: join(import.meta.dirname, 'migrations') }],
+      contributors: [], starters: [], stoppers: [],
+    };
+    const apis: Record<string, unknown> = {};
+    for (const { def, entry } of loaded) apis[def.name] = await setupPlugin(def, entry.options, apis, services);
+    await migrate(db, services.migrations, log);
+    return {
+      config, log, db, scopes, jobs, services, apis,
+      tokens: new Tokens(db, scopes),
+      plugins: loaded.map(({ def }) => ({ name: def.name, version: def.version })),
+      close: () => db.close(),
+    };
+  } catch (err) {
+    await db.close();
+    throw err;
+  }
+}
+
+/** The first start with no users creates an admin and hands its token over once: on the terminal, and in a 0600 file. */
+async function ensureFirstAdmin(app: Assembled): Promise<void> {
+  if ((await app.tokens.userCount()) > 0) return;
+  await app.tokens.addUser('admin', 'admin');
+  const { token } = await app.tokens.create({ user: 'admin', name: 'initial', scopes: ['*'] });
+  mkdirSync(app.config.dataDir, { recursive: true });
+  const file = join(app.config.dataDir, 'initial-admin-token');
+  writeFileSync(file, token + '\n', { mode: 0o600 });
+  const where = process.stdout.isTTY ? `\n  ${token}\n\n(also saved, readable by this user only, in ${file})` : `in ${file} (readable by this user only)`;
+  process.stdout.write(`\nDockwright created the user "admin". Its first API token is ${where}\nIt is shown this once; create more with: npm run cli -- token create --user admin --name <name> --scopes '*'\n\n`);
+}
+
+export async function boot(opts: BootOptions): Promise<Running> {
+  const app = await assemble(opts);
+  const { config, log, services } = app;
+  try {
+    services.contributors.unshift({ owner: 'jobs', contributor: jobsOverview(app) });
+    for (const route of coreRoutes({ db: app.db, jobs: app.jobs, contributors: services.contributors, openapi: () => openapi })) services.table.add('kernel', 'api', route);
+    const openapi = buildOpenApi(services.table.routes, app.scopes, kernelVersion);
+    await ensureFirstAdmin(app);
+    const server = createHttpServer({
+      table: services.table, log, activity: services.activity,
+      limiter: new RateLimiter(config.rateLimit.perMinute),
+      limits: { body: config.http.bodyLimit, upload: config.http.uploadLimit },
+      authenticate: (bearer) => app.tokens.authenticate(bearer),
+      verifyActionToken: (kind, resource, token) => services.actionTokens.verify(kind, resource, token),
+    });
+    await app.jobs.start();
+    services.scheduler.start();
+    for (const { owner, fn } of services.starters) {
+      try {
+        await fn();
+      } catch (err) {
+        throw new Error(`plugin "${owner}" failed to start: ${(err as Error).message}`);
+      }
+    }
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => resolve());
+    });
+    const port = (server.address() as AddressInfo).port;
+    const url = `http://${config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host}:${port}`;
+    log.info({ url, plugins: app.plugins.map((p) => p.name), database: app.db.embedded ? 'embedded PGlite' : 'PostgreSQL' }, 'dockwright is serving');
+    let closing: Promise<void> | undefined;
+    return {
+      ...app, server, url, port,
+      close: () => (closing ??= (async () => {
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeIdleConnections();
+          setTimeout(() => server.closeAllConnections(), 10_000).unref();
+        });
+        await services.scheduler.stop();
+        await app.jobs.stop();
+        for (const { owner, fn } of [...services.stoppers].reverse()) {
+          await Promise.resolve().then(fn).catch((err) => log.error({ err, plugin: owner }, 'plugin failed to stop'));
+        }
+        await app.db.close();
+      })()),
+    };
+  } catch (err) {
+    await app.jobs.stop(0).catch(() => undefined);
+    await services.scheduler.stop().catch(() => undefined);
+    await app.close();
+    throw err;
+  }
+}
+
+function jobsOverview(app: Assembled) {
+  return {
+    scope: 'jobs:read',
+    async summary() {
+      const { rows } = await app.db.query<{ queued: number; running: number; failed: number }>(
+        `SELECT count(*) FILTER (WHERE status = 'queued')::int AS queued, count(*) FILTER (WHERE status = 'running')::int AS running,
+                count(*) FILTER (WHERE status = 'failed' AND finished_at > now() - interval '24 hours')::int AS failed
+           FROM jobs WHERE status IN ('queued', 'running') OR finished_at > now() - interval '24 hours'`);
+      return { queued: rows[0].queued, running: rows[0].running, failedLast24h: rows[0].failed };
+    },
+  };
+}

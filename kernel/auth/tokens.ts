@@ -1,0 +1,109 @@
+// Users and personal tokens: creation, listing, revocation, and resolving a bearer token to a principal.
+import { randomBytes, createHash, randomUUID } from 'node:crypto';
+import type { Db, Principal, Role } from '../../sdk/index.ts';
+import type { ScopeCatalogue } from './scopes.ts';
+
+export const tokenPrefix = 'dw_';
+
+export function newSecretToken(prefix = tokenPrefix): string {
+  return prefix + randomBytes(32).toString('base64url');
+}
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+export interface TokenRow {
+  id: string; name: string; prefix: string; user: string; scopes: string[];
+  expiresAt: string | null; revokedAt: string | null; lastUsedAt: string | null; createdAt: string;
+}
+
+export function principalOf(user: { id: number; name: string; role: Role }, token: { id: string; name: string; expiresAt: string | null }, scopes: string[]): Principal {
+  const set = new Set(scopes);
+  return {
+    actor: { kind: 'user', name: user.name, tokenId: token.id },
+    role: user.role,
+    scopes,
+    can: (scope) => set.has(scope),
+    user,
+    token,
+  };
+}
+
+export class Tokens {
+  /** last_used_at is written at most once a minute per token: a write per request would cost more than the request. */
+  private readonly touched = new Map<string, number>();
+
+  constructor(private readonly db: Db, private readonly scopes: ScopeCatalogue) {}
+
+  async addUser(name: string, role: Role): Promise<{ id: number; name: string; role: Role }> {
+    if (!/^[a-z0-9][a-z0-9._-]{0,63}$/i.test(name)) throw new Error(`user name "${name}" must be 1-64 letters, digits, '.', '_' or '-'`);
+    const { rows } = await this.db.query<{ id: number }>('INSERT INTO users (name, role) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING RETURNING id', [name, role]);
+    if (!rows[0]) throw new Error(`user "${name}" already exists`);
+    return { id: rows[0].id, name, role };
+  }
+
+  async userCount(): Promise<number> {
+    const { rows } = await this.db.query<{ n: number }>('SELECT count(*)::int AS n FROM users');
+    return rows[0].n;
+  }
+
+  /** creates a token and returns it once, with its id; only its hash is kept. */
+  async create(opts: { user: string; name: string; scopes: readonly string[]; expiresAt?: Date | null }): Promise<{ id: string; token: string }> {
+    const unknown = this.scopes.unknown(opts.scopes);
+    if (unknown.length) throw new Error(`unknown scope(s): ${unknown.join(', ')}`);
+    if (!opts.scopes.length) throw new Error('a token needs at least one scope');
+    const token = newSecretToken();
+    const id = randomUUID();
+    const { rowCount } = await this.db.query(
+      `INSERT INTO tokens (id, user_id, name, prefix, hash, scopes, expires_at)
+       SELECT $1, id, $3, $4, $5, $6, $7 FROM users WHERE name = $2`,
+      [id, opts.user, opts.name, token.slice(0, tokenPrefix.length + 6), hashToken(token), opts.scopes, opts.expiresAt ?? null],
+    );
+    if (!rowCount) throw new Error(`no user "${opts.user}"`);
+    return { id, token };
+  }
+
+  async list(user?: string): Promise<TokenRow[]> {
+    const { rows } = await this.db.query<TokenRow>(
+      `SELECT t.id, t.name, t.prefix, u.name AS "user", t.scopes, t.expires_at AS "expiresAt", t.revoked_at AS "revokedAt",
+              t.last_used_at AS "lastUsedAt", t.created_at AS "createdAt"
+         FROM tokens t JOIN users u ON u.id = t.user_id WHERE $1::text IS NULL OR u.name = $1 ORDER BY t.created_at`,
+      [user ?? null],
+    );
+    return rows;
+  }
+
+  /** revokes by id or by the displayed prefix; true when a live token was revoked. */
+  async revoke(idOrPrefix: string): Promise<boolean> {
+    const isId = /^[0-9a-f-]{36}$/i.test(idOrPrefix);
+    const { rowCount } = await this.db.query(
+      `UPDATE tokens SET revoked_at = now() WHERE ${isId ? 'id = $1::uuid' : 'prefix = $1'} AND revoked_at IS NULL`,
+      [idOrPrefix],
+    );
+    return rowCount > 0;
+  }
+
+  /** the principal of a live token, or null (unknown, revoked or expired). */
+  async authenticate(bearer: string): Promise<Principal | null> {
+    if (!bearer.startsWith(tokenPrefix) || bearer.length > 200) return null;
+    const hash = hashToken(bearer);
+    const { rows } = await this.db.query<{ id: string; name: string; scopes: string[]; expires_at: string | null; user_id: number; user_name: string; role: Role }>(
+      `SELECT t.id, t.name, t.scopes, t.expires_at, u.id AS user_id, u.name AS user_name, u.role
+         FROM tokens t JOIN users u ON u.id = t.user_id
+        WHERE t.hash = $1 AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > now())`,
+      [hash],
+    );
+    const row = rows[0];
+    if (!row) return null;
+    this.touch(row.id);
+    return principalOf({ id: row.user_id, name: row.user_name, role: row.role }, { id: row.id, name: row.name, expiresAt: row.expires_at },
+      this.scopes.effective(row.scopes, row.role));
+  }
+
+  private touch(id: string): void {
+    const now = Date.now();
+    if ((this.touched.get(id) ?? 0) > now - 60_000) return;
+    this.touched.set(id, now);
+    this.db.query('UPDATE tokens SET last_used_at = now() WHERE id = $1', [id]).catch(() => undefined);
+  }
+}

@@ -1,0 +1,75 @@
+// Configuration: config/default.json, then config/$NODE_ENV.json, then an optional file and the environment; validated once.
+import { readFileSync, existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { Type, type Static } from '@sinclair/typebox';
+import { compileStrict } from './http/validate.ts';
+
+const PluginEntry = Type.Object({
+  enabled: Type.Optional(Type.Boolean()),
+  /** an npm package name for third-party plugins */
+  package: Type.Optional(Type.String({ minLength: 1 })),
+  /** a folder or file path (relative to the install root) */
+  path: Type.Optional(Type.String({ minLength: 1 })),
+  options: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+}, { additionalProperties: false });
+
+export const ConfigSchema = Type.Object({
+  host: Type.String(),
+  port: Type.Integer({ minimum: 0, maximum: 65535 }),
+  dataDir: Type.String(),
+  publicUrl: Type.Union([Type.String(), Type.Null()]),
+  databaseUrl: Type.Optional(Type.String()),
+  secretKey: Type.Optional(Type.String()),
+  http: Type.Object({ bodyLimit: Type.Integer({ minimum: 1024 }), uploadLimit: Type.Integer({ minimum: 1024 }) }),
+  rateLimit: Type.Object({ perMinute: Type.Integer({ minimum: 1 }) }),
+  jobs: Type.Object({ concurrency: Type.Integer({ minimum: 1, maximum: 64 }), outputLimit: Type.Integer({ minimum: 1024 }) }),
+  log: Type.Object({ level: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l))) }),
+  plugins: Type.Record(Type.String({ pattern: '^[a-z][a-z0-9-]*$' }), PluginEntry),
+}, { additionalProperties: false });
+export type Config = Static<typeof ConfigSchema> & { root: string };
+export type PluginEntry = Static<typeof PluginEntry>;
+
+const checkConfig = compileStrict(ConfigSchema);
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** deep merge: objects merge key by key, everything else replaces. */
+export function merge(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base };
+  for (const [k, v] of Object.entries(over)) out[k] = isObject(v) && isObject(out[k]) ? merge(out[k] as Record<string, unknown>, v) : v;
+  return out;
+}
+
+function readJson(file: string): Record<string, unknown> {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new Error(`config: cannot read ${file}: ${(err as Error).message}`);
+  }
+}
+
+/**
+ * Loads the configuration of an install rooted at `root`. `overrides` (tests, CLI) come last.
+ * Environment: DOCKWRIGHT_CONFIG (extra file), PORT, HOST, DATA_DIR, DATABASE_URL, SECRET_KEY, PUBLIC_URL, LOG_LEVEL.
+ */
+export function loadConfig(root: string, env: NodeJS.ProcessEnv = process.env, overrides: Record<string, unknown> = {}): Config {
+  let raw = readJson(resolve(root, 'config/default.json'));
+  const envFile = resolve(root, `config/${env.NODE_ENV ?? 'development'}.json`);
+  if (env.NODE_ENV && existsSync(envFile)) raw = merge(raw, readJson(envFile));
+  if (env.DOCKWRIGHT_CONFIG) raw = merge(raw, readJson(resolve(root, env.DOCKWRIGHT_CONFIG)));
+  const fromEnv: Record<string, unknown> = {};
+  if (env.PORT) fromEnv.port = Number(env.PORT);
+  if (env.HOST) fromEnv.host = env.HOST;
+  if (env.DATA_DIR) fromEnv.dataDir = env.DATA_DIR;
+  if (env.DATABASE_URL) fromEnv.databaseUrl = env.DATABASE_URL;
+  if (env.SECRET_KEY) fromEnv.secretKey = env.SECRET_KEY;
+  if (env.PUBLIC_URL) fromEnv.publicUrl = env.PUBLIC_URL;
+  if (env.LOG_LEVEL) fromEnv.log = { level: env.LOG_LEVEL };
+  raw = merge(merge(raw, fromEnv), overrides);
+  const errors = checkConfig(raw);
+  if (errors) throw new Error(`config: invalid: ${errors.map((e) => `${e.path || '/'} ${e.message}`).join('; ')}`);
+  const config = raw as Config;
+  return { ...config, root, dataDir: resolve(root, config.dataDir) };
+}

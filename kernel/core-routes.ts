@@ -1,0 +1,161 @@
+// The kernel's own endpoints: the OpenAPI document, /me, /overview, /jobs and /activity.
+import { Type } from '@sinclair/typebox';
+import type { AttentionItem, Db, OverviewContributor, Principal } from '../sdk/index.ts';
+import { defineRoute, problem, reply, type AnyRoute } from '../sdk/index.ts';
+import type { JobRunner } from './jobs/runner.ts';
+
+const Actor = Type.Object({
+  kind: Type.Union([Type.Literal('user'), Type.Literal('webhook'), Type.Literal('github'), Type.Literal('system')]),
+  name: Type.Optional(Type.String()), tokenId: Type.Optional(Type.String()), address: Type.Optional(Type.String()),
+});
+export const JobSchema = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  type: Type.String(),
+  resource: Type.Union([Type.String(), Type.Null()]),
+  status: Type.Union(['queued', 'running', 'succeeded', 'failed', 'canceled'].map((s) => Type.Literal(s))),
+  done: Type.Boolean(),
+  output: Type.String({ description: 'the action log, secrets redacted, capped (head and newest tail kept)' }),
+  result: Type.Unknown(),
+  error: Type.Union([Type.String(), Type.Null()]),
+  actor: Actor,
+  createdAt: Type.String({ format: 'date-time' }),
+  startedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  finishedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+});
+const JobId = Type.Object({ id: Type.String({ format: 'uuid' }) });
+
+function cursorOf(cursor: string | undefined): number | undefined {
+  if (cursor === undefined) return undefined;
+  if (!/^[0-9]{1,15}$/.test(cursor)) throw problem(400, 'the cursor is not one this server gave out', { code: 'invalid-cursor' });
+  return Number(cursor);
+}
+
+export interface CoreDeps {
+  db: Db;
+  jobs: JobRunner;
+  openapi(): unknown;
+  contributors: readonly { owner: string; contributor: OverviewContributor }[];
+}
+
+export async function overviewFor(principal: Principal, contributors: CoreDeps['contributors']) {
+  const visible = contributors.filter(({ contributor }) => principal.can(contributor.scope));
+  const parts = await Promise.all(visible.map(async ({ owner, contributor }) => ({
+    owner,
+    summary: (await contributor.summary?.(principal)) ?? null,
+    attention: (await contributor.attention?.(principal)) ?? [],
+  })));
+  const rank = { critical: 0, warning: 1, info: 2 };
+  const summary: Record<string, unknown> = {};
+  const attention: (AttentionItem & { source: string })[] = [];
+  for (const part of parts) {
+    if (part.summary) summary[part.owner] = part.summary;
+    attention.push(...part.attention.map((a) => ({ ...a, source: part.owner })));
+  }
+  attention.sort((a, b) => rank[a.severity] - rank[b.severity]);
+  return { summary, attention };
+}
+
+export function coreRoutes(deps: CoreDeps): AnyRoute[] {
+  const { db, jobs } = deps;
+  return [
+    defineRoute({
+      method: 'GET', path: '/openapi.json', public: true, summary: 'This API as an OpenAPI 3.1 document',
+      handler: async () => deps.openapi() as never,
+    }),
+    defineRoute({
+      method: 'GET', path: '/me', authenticated: true, summary: 'Who the token belongs to, and its effective scopes',
+      response: Type.Object({
+        user: Type.Object({ name: Type.String(), role: Type.String() }),
+        token: Type.Object({ id: Type.String(), name: Type.String(), expiresAt: Type.Union([Type.String(), Type.Null()]) }),
+        scopes: Type.Array(Type.String()),
+      }),
+      handler: async ({ principal }) => ({
+        user: { name: principal.user!.name, role: principal.user!.role },
+        token: principal.token!,
+        scopes: [...principal.scopes],
+      }),
+    }),
+    defineRoute({
+      method: 'GET', path: '/overview', authenticated: true,
+      summary: 'Summary counts and attention items, limited to what the token may see',
+      response: Type.Object({
+        summary: Type.Record(Type.String(), Type.Unknown()),
+        attention: Type.Array(Type.Object({
+          severity: Type.String(), kind: Type.String(), source: Type.String(), message: Type.String(),
+          resource: Type.Optional(Type.String()), since: Type.Optional(Type.String()),
+        })),
+      }),
+      handler: async ({ principal }) => overviewFor(principal, deps.contributors),
+    }),
+    defineRoute({
+      method: 'GET', path: '/jobs', scopes: ['jobs:read'], page: true, summary: 'List jobs, newest first',
+      query: Type.Object({
+        status: Type.Optional(Type.Union(['queued', 'running', 'succeeded', 'failed', 'canceled'].map((s) => Type.Literal(s)))),
+        type: Type.Optional(Type.String({ maxLength: 100 })),
+        resource: Type.Optional(Type.String({ maxLength: 300 })),
+      }),
+      response: JobSchema,
+      handler: async ({ query, page }) => {
+        const rows = await jobs.list({ ...query, before: cursorOf(page.cursor), limit: page.limit + 1 });
+        const items = rows.slice(0, page.limit);
+        return { items: items.map(({ seq: _, ...job }) => job), next: rows.length > page.limit ? String(items.at(-1)!.seq) : undefined };
+      },
+    }),
+    defineRoute({
+      method: 'GET', path: '/jobs/:id', scopes: ['jobs:read'], summary: 'One job with its status and output',
+      params: JobId, response: JobSchema,
+      handler: async ({ params }) => (await jobs.get(params.id)) ?? Promise.reject(problem(404, `no job ${params.id}`)),
+    }),
+    defineRoute({
+      method: 'GET', path: '/jobs/:id/wait', scopes: ['jobs:read'],
+      summary: 'Wait for a job: answers as soon as it is done, or after the timeout with done: false',
+      description: 'timeout is in seconds (default 30); values above 120 are clamped to 120. Call again while done is false.',
+      params: JobId,
+      query: Type.Object({ timeout: Type.Optional(Type.Integer({ minimum: 0, default: 30, description: 'seconds, capped at 120' })) }),
+      response: JobSchema,
+      handler: async ({ params, query, signal }) => {
+        const seconds = Math.min(query.timeout ?? 30, 120);
+        const job = await Promise.race([
+          jobs.wait(params.id, seconds * 1000),
+          new Promise<null>((resolve) => signal.addEventListener('abort', () => resolve(null), { once: true })),
+        ]);
+        return job ?? Promise.reject(problem(404, `no job ${params.id}`));
+      },
+    }),
+    defineRoute({
+      method: 'POST', path: '/jobs/:id/cancel', scopes: ['jobs:cancel'],
+      summary: 'Cancel a job: a queued job at once, a running one is asked to stop',
+      params: JobId, response: JobSchema, status: 202, errors: [409],
+      handler: async ({ params, principal }) => {
+        const job = await jobs.cancel(params.id, principal.actor);
+        if (!job) throw problem(404, `no job ${params.id}`);
+        if (job.done && job.status !== 'canceled') throw problem(409, `job ${params.id} has already ${job.status}`, { extra: { jobId: job.id } });
+        return reply(job.done ? 200 : 202, job);
+      },
+    }),
+    defineRoute({
+      method: 'GET', path: '/activity', scopes: ['activity:read'], page: true, summary: 'The activity log, newest first',
+      query: Type.Object({
+        resource: Type.Optional(Type.String({ maxLength: 300 })),
+        actor: Type.Optional(Type.Union(['user', 'webhook', 'github', 'system'].map((s) => Type.Literal(s)))),
+        action: Type.Optional(Type.String({ maxLength: 200, description: 'exact action, or a prefix ending in *' })),
+      }),
+      response: Type.Object({
+        id: Type.Integer(), at: Type.String({ format: 'date-time' }), actor: Actor, action: Type.String(),
+        resource: Type.Union([Type.String(), Type.Null()]), result: Type.String(), detail: Type.Unknown(),
+      }),
+      handler: async ({ query, page }) => {
+        const action = query.action?.endsWith('*') ? { prefix: query.action.slice(0, -1) } : { exact: query.action };
+        const { rows } = await db.query<{ id: number }>(
+          `SELECT id, at, actor, action, resource, result, detail FROM activity
+            WHERE ($1::text IS NULL OR resource = $1) AND ($2::text IS NULL OR actor->>'kind' = $2)
+              AND ($3::text IS NULL OR action = $3) AND ($4::text IS NULL OR starts_with(action, $4))
+              AND ($5::bigint IS NULL OR id < $5)
+            ORDER BY id DESC LIMIT $6`,
+          [query.resource ?? null, query.actor ?? null, action.exact ?? null, action.prefix ?? null, cursorOf(page.cursor) ?? null, page.limit + 1]);
+        const items = rows.slice(0, page.limit);
+        return { items, next: rows.length > page.limit ? String(items.at(-1)!.id) : undefined };
+      },
+    }),
+  ] as AnyRoute[];
+}

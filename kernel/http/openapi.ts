@@ -1,0 +1,113 @@
+// The OpenAPI 3.1 document, derived from the route table alone: paths, schemas, scopes and error answers.
+import type { TSchema } from '@sinclair/typebox';
+import type { ScopeCatalogue } from '../auth/scopes.ts';
+import type { CompiledRoute } from './routes.ts';
+
+const problemRef = { $ref: '#/components/schemas/Problem' };
+const errorText: Record<number, string> = {
+  400: 'the request does not match the schema (errors[] has the paths)',
+  401: 'token missing, wrong, revoked or expired',
+  403: 'the token lacks a required scope',
+  404: 'no such resource',
+  409: 'conflicts with the current state',
+  412: 'the revision sent is stale (currentRevision says the current one)',
+  413: 'the body is larger than the limit',
+  415: 'the body is not JSON',
+  422: 'refused by the platform rules (one errors[] element per broken rule)',
+  428: 'the write did not name its base revision',
+  429: 'rate limit or webhook window exceeded (Retry-After says when to retry)',
+  503: 'a backing service (such as the Docker engine) is unreachable',
+};
+
+function plain(schema: TSchema): Record<string, unknown> {
+  return JSON.parse(JSON.stringify(schema));
+}
+
+function parameters(schema: TSchema | undefined, where: 'path' | 'query'): unknown[] {
+  const props = (schema as { properties?: Record<string, TSchema>; required?: string[] } | undefined)?.properties ?? {};
+  const required = new Set((schema as { required?: string[] } | undefined)?.required ?? []);
+  return Object.entries(props).map(([name, s]) => ({
+    name, in: where, required: where === 'path' || required.has(name), schema: plain(s),
+    ...(s.description ? { description: s.description } : {}),
+  }));
+}
+
+function operation(entry: CompiledRoute): Record<string, unknown> {
+  const { route } = entry;
+  const statuses = new Set<number>(route.errors ?? []);
+  if (route.authenticated) statuses.add(401);
+  if (route.scopes?.length) [401, 403, 429].forEach((s) => statuses.add(s));
+  if (route.actionToken) statuses.add(401);
+  if (entry.mount === 'api') statuses.add(429);
+  if (route.params || route.query || route.body || route.page) statuses.add(400);
+  if (route.body || route.upload) statuses.add(413);
+  if (route.revision) [412, 428].forEach((s) => statuses.add(s));
+  if (route.path.includes(':')) statuses.add(404);
+
+  const success = route.status ?? 200;
+  const responseSchema = route.response ? plain(route.response) : undefined;
+  const content = responseSchema
+    ? { 'application/json': { schema: route.page ? { type: 'array', items: responseSchema } : responseSchema } }
+    : undefined;
+  const responses: Record<string, unknown> = {
+    [success]: { description: route.page ? 'one page; the next page is announced in the Link header' : 'success', ...(content ? { content } : {}) },
+  };
+  for (const s of [...statuses].sort()) responses[s] = { description: errorText[s] ?? 'error', content: { 'application/problem+json': { schema: problemRef } } };
+
+  const requestBody = route.upload
+    ? { required: true, content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } }
+    : route.body ? { required: true, content: { 'application/json': { schema: plain(route.body) } } } : undefined;
+  const headers: unknown[] = route.revision
+    ? [{ name: 'If-Match', in: 'header', required: false, description: 'the base revision in double quotes ("3"); or the body field revision; If-None-Match: * creates', schema: { type: 'string' } }]
+    : [];
+
+  return {
+    operationId: `${entry.owner}.${route.method.toLowerCase()}${route.path.replace(/\/:?([a-z0-9]+)/gi, (_, p: string) => p[0].toUpperCase() + p.slice(1))}`,
+    summary: route.summary,
+    ...(route.description ? { description: route.description } : {}),
+    tags: [entry.owner],
+    parameters: [...parameters(route.params, 'path'), ...parameters(entry.query, 'query'), ...headers],
+    ...(requestBody ? { requestBody } : {}),
+    responses,
+    security: route.public ? [] : route.actionToken ? [{ webhookToken: [] }] : [{ bearer: route.scopes ?? [] }],
+    ...(route.scopes ? { 'x-required-scopes': route.scopes } : {}),
+    ...(route.upload ? { 'x-rate-limit-exempt': true } : {}),
+  };
+}
+
+export function buildOpenApi(routes: readonly CompiledRoute[], scopes: ScopeCatalogue, version: string): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const entry of routes) {
+    const path = entry.fullPath.replace(/:([^/]+)/g, '{$1}');
+    (paths[path] ??= {})[entry.route.method.toLowerCase()] = operation(entry);
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Dockwright',
+      version,
+      description: 'Deployment management: the REST API under /api/v1 (personal bearer tokens with scopes) and single-action webhooks under /api.',
+    },
+    servers: [{ url: '/' }],
+    paths,
+    components: {
+      securitySchemes: {
+        bearer: {
+          type: 'http', scheme: 'bearer',
+          description: `Personal token (dw_…). Scopes: ${scopes.list().map((s) => `${s.name} (${s.role}+)`).join(', ')}`,
+        },
+        webhookToken: { type: 'http', scheme: 'bearer', description: 'A single-action webhook token (dwh_…) for exactly one action on one resource.' },
+      },
+      schemas: {
+        Problem: {
+          type: 'object',
+          required: ['type', 'title', 'status', 'detail'],
+          properties: {
+            type: { type: 'string', format: 'uri' }, title: { type: 'string' }, status: { type: 'integer' }, detail: { type: 'string' },
+            instance: { type: 'string' }, errors: { type: 'array', items: {} }, jobId: { type: 'string' }, currentRevision: { type: 'integer' },
+          },
+        },
+      },
+    },
+  };
+}

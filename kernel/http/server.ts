@@ -1,0 +1,208 @@
+// The HTTP server: polka routing and the pipeline request id → rate limit → auth → scope → validate → revision → handler → reply.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import polka from 'polka';
+import type { Actor, ActivityApi, Logger, Page, Principal } from '../../sdk/index.ts';
+import { isReply, Problem, problem } from '../../sdk/index.ts';
+import type { RateLimiter } from '../rate-limit.ts';
+import { readBody } from './body.ts';
+import type { CompiledRoute, RouteTable } from './routes.ts';
+
+export interface HttpDeps {
+  table: RouteTable;
+  log: Logger;
+  limiter: RateLimiter;
+  activity: ActivityApi;
+  limits: { body: number; upload: number };
+  authenticate(bearer: string): Promise<Principal | null>;
+  verifyActionToken(kind: string, resource: string, token: string): Promise<boolean>;
+}
+
+type Req = IncomingMessage & { params: Record<string, string>; query: Record<string, unknown>; path: string };
+
+const anonymous: Principal = Object.freeze({ actor: { kind: 'system' as const, name: 'anonymous' }, role: null, scopes: [], can: () => false });
+const unauthorizedHeaders = { 'WWW-Authenticate': 'Bearer realm="dockwright"' };
+
+function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}, type = 'application/json'): void {
+  if (res.headersSent) { res.end(); return; }
+  for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
+  if (body === undefined || status === 204) {
+    res.statusCode = status;
+    res.end();
+    return;
+  }
+  const text = typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body);
+  res.statusCode = status;
+  res.setHeader('Content-Type', type);
+  res.setHeader('Content-Length', Buffer.byteLength(text));
+  res.end(text);
+}
+
+export function sendProblem(res: ServerResponse, p: Problem, instance?: string, headers: Record<string, string> = {}): void {
+  send(res, p.status, p.toJSON(instance), { ...headers, ...p.headers }, 'application/problem+json');
+}
+
+function bearerOf(req: IncomingMessage): string | undefined {
+  const header = req.headers.authorization;
+  if (!header) return undefined;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match ? match[1] : '';
+}
+
+/** `"7"`, `W/"7"` or `7` → 7 */
+function parseRevision(value: string | undefined): number | undefined {
+  const match = value && /^\s*(?:W\/)?"?(\d{1,9})"?\s*$/.exec(value);
+  return match ? Number(match[1]) : undefined;
+}
+
+function revisionOf(req: IncomingMessage, body: unknown): number {
+  if (req.headers['if-none-match']?.trim() === '*') return 0;
+  const header = req.headers['if-match'];
+  if (header !== undefined) {
+    const n = parseRevision(header);
+    if (n === undefined) throw problem(400, 'If-Match must hold a revision number in double quotes, e.g. If-Match: "3"');
+    return n;
+  }
+  const fromBody = (body as { revision?: unknown } | undefined)?.revision;
+  if (typeof fromBody === 'number' && Number.isInteger(fromBody) && fromBody >= 0) return fromBody;
+  throw problem(428, 'this write must name the revision it is based on: If-Match: "N" (or If-None-Match: * to create), or a body field revision', { code: 'revision-required' });
+}
+
+function pageLink(req: Req, next: string, limit: number): string {
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(req.query)) if (k !== 'cursor' && k !== 'limit' && v !== undefined) params.set(k, String(v));
+  params.set('limit', String(limit));
+  params.set('cursor', next);
+  return `<${req.path}?${params}>; rel="next"`;
+}
+
+export function createHttpServer(deps: HttpDeps): Server {
+  const { log } = deps;
+  const app = polka({
+    onNoMatch: (req, res) => sendProblem(res, problem(404, `no route for ${req.method} ${(req as Req).path}`), (req as Req).path),
+  });
+
+  async function handle(entry: CompiledRoute, req: Req, res: ServerResponse): Promise<void> {
+    const { route } = entry;
+    const requestId = (typeof req.headers['x-request-id'] === 'string' && /^[\w.-]{1,100}$/.test(req.headers['x-request-id']) && req.headers['x-request-id']) || randomUUID();
+    res.setHeader('X-Request-Id', requestId);
+    const bearer = bearerOf(req);
+    const ip = req.socket.remoteAddress ?? 'unknown';
+    let rateHeaders: Record<string, string> = {};
+    let principal: Principal = anonymous;
+    const abort = new AbortController();
+    res.once('close', () => { if (!res.writableFinished) abort.abort(); });
+    try {
+      if (entry.mount === 'api' && !route.upload) {
+        const decision = deps.limiter.hit(bearer ? `t:${bearer}` : `a:${ip}`);
+        rateHeaders = decision.headers;
+        if (!decision.allowed) throw problem(429, `more than ${deps.limiter.limit} requests per minute with this token; retry after ${decision.reset} s`, { headers: { 'Retry-After': String(decision.reset) } });
+      }
+      for (const [k, v] of Object.entries(rateHeaders)) res.setHeader(k, v);
+
+      if (route.scopes?.length || route.authenticated) {
+        if (bearer === undefined) throw problem(401, 'missing bearer token: send Authorization: Bearer <token>', { headers: unauthorizedHeaders });
+        const who = bearer ? await deps.authenticate(bearer) : null;
+        if (!who) throw problem(401, 'the token is wrong, revoked or expired', { headers: unauthorizedHeaders });
+        principal = who;
+        const missing = (route.scopes ?? []).filter((s) => !who.can(s));
+        if (missing.length) throw problem(403, `this token lacks the scope ${missing.join(', ')}`, { code: 'missing-scope', extra: { requiredScopes: route.scopes } });
+      } else if (route.actionToken) {
+        const resource = req.params[route.actionToken.param] ?? '';
+        if (!bearer || !(await deps.verifyActionToken(route.actionToken.kind, resource, bearer))) {
+          throw problem(401, 'the webhook token is wrong, rotated or disabled', { headers: unauthorizedHeaders });
+        }
+        const actor: Actor = { kind: 'webhook', name: resource, address: ip };
+        principal = { actor, role: null, scopes: [], can: () => false };
+      }
+
+      const errors: { path: string; message: string }[] = [];
+      const params = { ...req.params };
+      for (const [name, value] of Object.entries(params)) {
+        try { params[name] = decodeURIComponent(value); } catch { throw problem(400, `path parameter ${name} is not valid percent-encoding`); }
+      }
+      const query = { ...req.query };
+      for (const [part, value, check] of [['params', params, entry.check.params], ['query', query, entry.check.query]] as const) {
+        const found = check?.(value);
+        if (found) errors.push(...found.map((e) => ({ path: `/${part}${e.path}`, message: e.message })));
+      }
+      if (errors.length) throw problem(400, 'the request does not match the schema', { code: 'invalid-request', errors });
+
+      const raw = route.body || route.upload || route.rawBody ? await readBody(req, route.upload ? deps.limits.upload : deps.limits.body) : undefined;
+      let body: unknown;
+      if (route.body && !route.upload) {
+        const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+        if (type !== 'application/json' && !type.endsWith('+json')) throw problem(415, 'the body must be JSON (Content-Type: application/json)');
+        try { body = JSON.parse(raw!.toString('utf8') || 'null'); } catch { throw problem(400, 'the body is not valid JSON', { code: 'invalid-json' }); }
+        const found = entry.check.body!(body);
+        if (found) throw problem(400, 'the body does not match the schema', { code: 'invalid-request', errors: found.map((e) => ({ path: `/body${e.path}`, message: e.message })) });
+      }
+      const revision = route.revision === 'required' ? revisionOf(req, body) : undefined;
+      const { limit, cursor, ...ownQuery } = query as { limit?: number; cursor?: string };
+
+      const out = await route.handler({
+        params, query: (route.page ? ownQuery : query) as never, body: body as never, principal, headers: req.headers, ip, requestId,
+        revision, page: { limit: limit ?? 100, cursor }, rawBody: route.rawBody || route.upload ? raw : undefined, signal: abort.signal,
+        log: log.child({ requestId }),
+      });
+
+      let status = route.status ?? (out === undefined ? 204 : 200);
+      let payload: unknown = out;
+      const headers: Record<string, string> = {};
+      if (isReply(out)) {
+        status = out.status;
+        payload = out.body;
+        Object.assign(headers, out.headers);
+        if (out.stream) {
+          res.statusCode = status;
+          for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
+          res.setHeader('Content-Type', out.contentType ?? 'application/octet-stream');
+          res.once('close', () => out.stream!.destroy());
+          out.stream.on('error', (err) => { log.warn({ err, requestId }, 'stream failed'); res.destroy(); });
+          out.stream.pipe(res);
+          return;
+        }
+      } else if (route.page && out && typeof out === 'object' && 'items' in out) {
+        const page = out as Page<unknown>;
+        payload = page.items;
+        if (page.next) headers.Link = pageLink(req, page.next, limit ?? 100);
+      }
+      const rev = (payload as { revision?: unknown } | null)?.revision;
+      if (typeof rev === 'number' && status < 300 && !headers.ETag) headers.ETag = `"${rev}"`;
+      send(res, status, payload, headers);
+      if (route.method !== 'GET') recordActivity(entry, principal, params, status < 400 ? 'ok' : 'failed');
+    } catch (err) {
+      const p = err instanceof Problem ? err : toProblem(err, requestId);
+      if (!(err instanceof Problem)) log.error({ err, requestId, route: `${route.method} ${entry.fullPath}` }, 'request failed');
+      sendProblem(res, p, req.path, rateHeaders);
+      if (route.method !== 'GET' && p.status !== 401 && p.status !== 429) recordActivity(entry, principal, req.params, p.status === 403 ? 'refused' : 'failed', p.status);
+    }
+  }
+
+  function recordActivity(entry: CompiledRoute, principal: Principal, params: Record<string, string>, result: string, status?: number): void {
+    if (entry.route.activity === false) return;
+    const action = entry.route.activity ?? `${entry.owner}.${entry.route.method.toLowerCase()} ${entry.route.path}`;
+    const resource = Object.keys(params).length ? entry.route.path.replace(/:([^/]+)/g, (_, k) => params[k] ?? k) : null;
+    deps.activity.record({ actor: principal.actor, action, resource, result, detail: status ? { status } : undefined })
+      .catch((err) => log.error({ err }, 'recording activity failed'));
+  }
+
+  for (const entry of deps.table.routes) {
+    app.add(entry.route.method, entry.fullPath, (req: IncomingMessage, res: ServerResponse) => {
+      // polka does not catch rejected promises: every handler ends here
+      handle(entry, req as Req, res).catch((err) => {
+        log.error({ err }, 'unhandled request failure');
+        if (!res.headersSent) sendProblem(res, problem(500, 'internal error'));
+        else res.destroy();
+      });
+    });
+  }
+
+  return createServer({ keepAliveTimeout: 5000 }, app.handler as never);
+}
+
+function toProblem(err: unknown, requestId: string): Problem {
+  const status = (err as { status?: unknown })?.status;
+  if (typeof status === 'number' && status >= 400 && status < 600 && (err as { expose?: boolean }).expose) return problem(status, (err as Error).message);
+  return problem(500, `internal error; the log has the details under request id ${requestId}`);
+}

@@ -1,0 +1,36 @@
+// Ajv validators compiled once from TypeBox schemas: strict for bodies and config, coercing for params and query.
+import { Ajv, type ErrorObject } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import type { TSchema } from '@sinclair/typebox';
+
+export interface FieldError { path: string; message: string }
+export type Check = (value: unknown) => FieldError[] | null;
+
+// ajv-formats is CommonJS; its default export arrives wrapped under ESM.
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => void;
+
+function makeAjv(coerce: boolean): Ajv {
+  const ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: coerce ? 'array' : false, useDefaults: coerce });
+  addFormats(ajv);
+  return ajv;
+}
+const strictAjv = makeAjv(false);
+const coercingAjv = makeAjv(true);
+
+function toFieldErrors(errors: ErrorObject[] | null | undefined): FieldError[] {
+  return (errors ?? []).map((e) => {
+    const missing = e.keyword === 'required' ? `/${(e.params as { missingProperty: string }).missingProperty}` : '';
+    const extra = e.keyword === 'additionalProperties' ? `/${(e.params as { additionalProperty: string }).additionalProperty}` : '';
+    return { path: e.instancePath + missing + extra, message: extra ? 'is not allowed' : (e.message ?? 'is invalid') };
+  });
+}
+
+function compileWith(ajv: Ajv, schema: TSchema): Check {
+  const validate = ajv.compile(schema);
+  return (value) => (validate(value) ? null : toFieldErrors(validate.errors));
+}
+
+/** body and config: types must match exactly. */
+export const compileStrict = (schema: TSchema): Check => compileWith(strictAjv, schema);
+/** params and query strings: "5" becomes 5, defaults are filled in. */
+export const compileCoercing = (schema: TSchema): Check => compileWith(coercingAjv, schema);

@@ -1,0 +1,50 @@
+// A job's output as it is written: secrets redacted, capped by keeping the head and the newest tail.
+export class Redactor {
+  private secrets: string[] = [];
+
+  add(secret: string): void {
+    // very short values would blank out ordinary words; such values are not secrets worth the name
+    if (secret.length >= 4 && !this.secrets.includes(secret)) this.secrets.push(secret);
+    this.secrets.sort((a, b) => b.length - a.length);
+  }
+
+  apply(text: string): string {
+    let out = text;
+    for (const s of this.secrets) out = out.split(s).join('***');
+    return out;
+  }
+}
+
+export class OutputBuffer {
+  private head = '';
+  private tail: string[] = [];
+  private tailSize = 0;
+  private omitted = 0;
+  dirty = false;
+
+  constructor(private readonly limit: number, private readonly redactor: Redactor, initial = '') {
+    if (initial) this.append(initial.replace(/\n$/, ''));
+  }
+
+  append(line: string): void {
+    const text = this.redactor.apply(line.replace(/\r?\n$/, '')) + '\n';
+    this.dirty = true;
+    const half = Math.floor(this.limit / 2);
+    if (this.head.length + text.length <= half && this.tail.length === 0) {
+      this.head += text;
+      return;
+    }
+    this.tail.push(text);
+    this.tailSize += text.length;
+    while (this.tailSize > half && this.tail.length > 1) {
+      const dropped = this.tail.shift()!;
+      this.tailSize -= dropped.length;
+      this.omitted += dropped.length;
+    }
+  }
+
+  toString(): string {
+    const gap = this.omitted ? `… ${this.omitted} bytes of output omitted …\n` : '';
+    return this.head + gap + this.tail.join('');
+  }
+}

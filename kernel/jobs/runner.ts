@@ -1,0 +1,240 @@
+// The job runner: durable jobs in PostgreSQL, executed by p-queue with serial keys, attach-to-queued, waits, cancel and restart recovery.
+import { randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import PQueue from 'p-queue';
+import type { Actor, ActivityApi, Db, EnqueueOptions, Job, JobDef, JobHandle, JobsApi, Logger } from '../../sdk/index.ts';
+import { compileStrict, type Check } from '../http/validate.ts';
+import { OutputBuffer, Redactor } from './output.ts';
+import type { TSchema } from '@sinclair/typebox';
+
+interface JobRow {
+  id: string; type: string; resource: string | null; serial_key: string | null; status: Job['status'];
+  input: unknown; output: string; result: unknown; error: string | null; actor: Actor;
+  created_at: string; started_at: string | null; finished_at: string | null;
+}
+
+const columns = 'id, type, resource, serial_key, status, input, output, result, error, actor, created_at, started_at, finished_at';
+const doneStatuses = new Set(['succeeded', 'failed', 'canceled']);
+
+export function toJob(row: JobRow): Job {
+  return {
+    id: row.id, type: row.type, resource: row.resource, status: row.status, done: doneStatuses.has(row.status),
+    output: row.output, result: row.result ?? null, error: row.error, actor: row.actor,
+    createdAt: row.created_at, startedAt: row.started_at, finishedAt: row.finished_at,
+  };
+}
+
+export interface JobFilter { status?: string; type?: string; resource?: string; before?: number; limit: number }
+
+export class JobRunner implements JobsApi {
+  private readonly defs = new Map<string, { def: JobDef<TSchema>; check: Check }>();
+  private readonly queue: PQueue;
+  private readonly finished = new EventEmitter().setMaxListeners(0);
+  private readonly running = new Map<string, AbortController>();
+  private readonly canceled = new Set<string>();
+  private pumping = false;
+  private pumpAgain = false;
+  private stopping = false;
+  private tick?: NodeJS.Timeout;
+
+  constructor(
+    private readonly db: Db,
+    private readonly log: Logger,
+    private readonly activity: ActivityApi,
+    private readonly opts: { concurrency: number; outputLimit: number; flushMs?: number },
+  ) {
+    this.queue = new PQueue({ concurrency: opts.concurrency });
+  }
+
+  define<I extends TSchema>(def: JobDef<I>): JobHandle<never> {
+    if (this.defs.has(def.type)) throw new Error(`job type "${def.type}" is defined twice`);
+    this.defs.set(def.type, { def: def as unknown as JobDef<TSchema>, check: compileStrict(def.input) });
+    return { type: def.type, enqueue: (input: unknown, options: EnqueueOptions) => this.enqueue(def.type, input, options) } as JobHandle<never>;
+  }
+
+  async enqueue(type: string, input: unknown, options: EnqueueOptions): Promise<Job & { attached: boolean }> {
+    const entry = this.defs.get(type);
+    if (!entry) throw new Error(`unknown job type "${type}"`);
+    const errors = entry.check(input);
+    if (errors) throw new Error(`job ${type}: invalid input: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`);
+    const insert = (db: Db) => db.query<JobRow>(
+      `INSERT INTO jobs (id, type, resource, serial_key, status, input, actor) VALUES ($1, $2, $3, $4, 'queued', $5, $6) RETURNING ${columns}`,
+      [randomUUID(), type, options.resource ?? null, options.serialKey ?? null, JSON.stringify(input ?? null), JSON.stringify(options.actor)]);
+    let job: Job & { attached: boolean };
+    if (options.attachToQueued && options.serialKey) {
+      job = await this.db.tx(async (tx) => {
+        await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`dockwright.jobs:${options.serialKey}`]);
+        const { rows } = await tx.query<JobRow>(
+          `SELECT ${columns} FROM jobs WHERE type = $1 AND serial_key = $2 AND status = 'queued' ORDER BY seq LIMIT 1`, [type, options.serialKey]);
+        if (rows[0]) return { ...toJob(rows[0]), attached: true };
+        return { ...toJob((await insert(tx)).rows[0]), attached: false };
+      });
+    } else {
+      job = { ...toJob((await insert(this.db)).rows[0]), attached: false };
+    }
+    if (!job.attached) void this.pump();
+    return job;
+  }
+
+  async get(id: string): Promise<Job | null> {
+    if (!/^[0-9a-f-]{36}$/i.test(id)) return null;
+    const { rows } = await this.db.query<JobRow>(`SELECT ${columns} FROM jobs WHERE id = $1`, [id]);
+    return rows[0] ? toJob(rows[0]) : null;
+  }
+
+  async latest(type: string, resource: string): Promise<Job | null> {
+    const { rows } = await this.db.query<JobRow>(`SELECT ${columns} FROM jobs WHERE resource = $1 AND type = $2 ORDER BY seq DESC LIMIT 1`, [resource, type]);
+    return rows[0] ? toJob(rows[0]) : null;
+  }
+
+  async list(filter: JobFilter): Promise<(Job & { seq: number })[]> {
+    const { rows } = await this.db.query<JobRow & { seq: number }>(
+      `SELECT seq, ${columns} FROM jobs
+        WHERE ($1::text IS NULL OR status = $1) AND ($2::text IS NULL OR type = $2) AND ($3::text IS NULL OR resource = $3)
+          AND ($4::bigint IS NULL OR seq < $4)
+        ORDER BY seq DESC LIMIT $5`,
+      [filter.status ?? null, filter.type ?? null, filter.resource ?? null, filter.before ?? null, filter.limit]);
+    return rows.map((r) => ({ ...toJob(r), seq: r.seq }));
+  }
+
+  /** waits for the finish event, not by polling: the listener is in place before the state is read, so no finish is missed. */
+  async wait(id: string, timeoutMs: number): Promise<Job | null> {
+    let listener!: (job: Job) => void;
+    let timer!: NodeJS.Timeout;
+    const finished = new Promise<Job | null>((resolve) => {
+      listener = resolve;
+      timer = setTimeout(() => resolve(null), timeoutMs);
+      this.finished.once(id, listener);
+    });
+    try {
+      const now = await this.get(id);
+      if (!now || now.done) return now;
+      return (await finished) ?? (await this.get(id));
+    } finally {
+      clearTimeout(timer);
+      this.finished.off(id, listener);
+    }
+  }
+
+  /** cancels a queued job at once, and asks a running one to stop; null when there is no such job. */
+  async cancel(id: string, actor: Actor): Promise<Job | null> {
+    const { rows } = await this.db.query<JobRow>(
+      `UPDATE jobs SET status = 'canceled', finished_at = now(), error = 'canceled' WHERE id = $1 AND status = 'queued' RETURNING ${columns}`, [id]);
+    if (rows[0]) {
+      const job = toJob(rows[0]);
+      await this.activity.record({ actor, action: `job.cancel`, resource: job.resource, result: 'canceled', detail: { jobId: id, type: job.type } });
+      this.finished.emit(id, job);
+      return job;
+    }
+    const controller = this.running.get(id);
+    if (controller) {
+      this.canceled.add(id);
+      controller.abort(new Error('canceled'));
+    }
+    return this.get(id);
+  }
+
+  /** recovers from a previous process's death, then starts claiming. */
+  async start(): Promise<void> {
+    const { rows } = await this.db.query<JobRow>(
+      `UPDATE jobs SET status = 'failed', error = 'interrupted by restart', finished_at = now() WHERE status = 'running' RETURNING ${columns}`);
+    for (const row of rows) {
+      await this.activity.record({ actor: { kind: 'system', name: 'restart' }, action: `job.${row.type}`, resource: row.resource, result: 'failed', detail: { jobId: row.id, error: 'interrupted by restart' } });
+    }
+    if (rows.length) this.log.warn({ jobs: rows.map((r) => r.id) }, 'jobs interrupted by restart marked failed');
+    const orphans = await this.db.query<{ id: string }>(
+      `UPDATE jobs SET status = 'failed', error = 'no enabled plugin runs jobs of type ' || type, finished_at = now()
+        WHERE status = 'queued' AND NOT (type = ANY($1)) RETURNING id`, [[...this.defs.keys()]]);
+    if (orphans.rowCount) this.log.warn({ jobs: orphans.rows.map((r) => r.id) }, 'queued jobs of unknown types failed');
+    this.tick = setInterval(() => void this.pump(), 5000).unref();
+    await this.pump();
+  }
+
+  /** stops claiming and waits (up to drainMs) for running jobs; what is still running then is marked failed at the next start. */
+  async stop(drainMs = 30_000): Promise<void> {
+    this.stopping = true;
+    clearInterval(this.tick);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.queue.onIdle(), new Promise((r) => { timer = setTimeout(r, drainMs); })]);
+    clearTimeout(timer);
+    for (const c of this.running.values()) c.abort(new Error('shutting down'));
+  }
+
+  private async pump(): Promise<void> {
+    if (this.pumping) { this.pumpAgain = true; return; }
+    this.pumping = true;
+    try {
+      do {
+        this.pumpAgain = false;
+        while (!this.stopping && this.running.size + this.queue.size < this.opts.concurrency) {
+          const row = await this.claim();
+          if (!row) break;
+          const controller = new AbortController();
+          this.running.set(row.id, controller);
+          void this.queue.add(() => this.execute(row, controller)).finally(() => {
+            this.running.delete(row.id);
+            void this.pump();
+          });
+        }
+      } while (this.pumpAgain && !this.stopping);
+    } catch (err) {
+      this.log.error({ err }, 'claiming jobs failed');
+    } finally {
+      this.pumping = false;
+    }
+  }
+
+  /** the oldest queued job whose serial key has nothing running and nothing older queued; one claimer at a time across processes. */
+  private async claim(): Promise<JobRow | null> {
+    return this.db.tx(async (tx) => {
+      await tx.query(`SELECT pg_advisory_xact_lock(hashtext('dockwright.jobs.claim'))`);
+      const { rows } = await tx.query<JobRow>(
+        `UPDATE jobs SET status = 'running', started_at = now()
+          WHERE id = (
+            SELECT j.id FROM jobs j
+             WHERE j.status = 'queued' AND j.type = ANY($1)
+               AND (j.serial_key IS NULL OR NOT EXISTS (
+                 SELECT 1 FROM jobs o WHERE o.serial_key = j.serial_key
+                    AND (o.status = 'running' OR (o.status = 'queued' AND o.seq < j.seq))))
+             ORDER BY j.seq LIMIT 1)
+         RETURNING ${columns}`, [[...this.defs.keys()]]);
+      return rows[0] ?? null;
+    });
+  }
+
+  private async execute(row: JobRow, controller: AbortController): Promise<void> {
+    const { def } = this.defs.get(row.type)!;
+    const redactor = new Redactor();
+    const output = new OutputBuffer(this.opts.outputLimit, redactor);
+    const flush = setInterval(() => {
+      if (!output.dirty) return;
+      output.dirty = false;
+      this.db.query('UPDATE jobs SET output = $2 WHERE id = $1', [row.id, output.toString()]).catch(() => undefined);
+    }, this.opts.flushMs ?? 250);
+    let status: Job['status'] = 'succeeded';
+    let result: unknown = null;
+    let error: string | null = null;
+    try {
+      result = await def.run({
+        id: row.id, input: row.input, resource: row.resource, actor: row.actor, signal: controller.signal,
+        log: (line) => output.append(line),
+        redact: (secret) => redactor.add(secret),
+      });
+    } catch (err) {
+      status = this.canceled.has(row.id) ? 'canceled' : 'failed';
+      error = redactor.apply(err instanceof Error ? err.message : String(err));
+      if (status === 'failed') this.log.warn({ job: row.id, type: row.type, error }, 'job failed');
+    } finally {
+      clearInterval(flush);
+      this.canceled.delete(row.id);
+    }
+    const safeResult = result === undefined ? null : JSON.parse(redactor.apply(JSON.stringify(result)));
+    const { rows } = await this.db.query<JobRow>(
+      `UPDATE jobs SET status = $2, output = $3, result = $4, error = $5, finished_at = now() WHERE id = $1 RETURNING ${columns}`,
+      [row.id, status, output.toString(), JSON.stringify(safeResult), error]);
+    const job = toJob(rows[0]);
+    await this.activity.record({ actor: row.actor, action: `job.${row.type}`, resource: row.resource, result: status, detail: { jobId: row.id, ...(error ? { error } : {}) } })
+      .catch((err) => this.log.error({ err }, 'recording job activity failed'));
+    this.finished.emit(row.id, job);
+  }
+}

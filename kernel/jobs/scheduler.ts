@@ -1,0 +1,70 @@
+// The scheduler: interval and cron tasks; each slot runs once across all instances (the first to record the slot runs it).
+import { CronExpressionParser } from 'cron-parser';
+import type { Db, Logger } from '../../sdk/index.ts';
+
+interface Task { name: string; next(after: number): number; run(): Promise<void> }
+
+// setTimeout cannot wait longer than ~24.8 days; longer waits re-arm.
+const maxDelay = 2 ** 31 - 1;
+
+export class Scheduler {
+  private readonly tasks: Task[] = [];
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private readonly active = new Set<Promise<void>>();
+  private started = false;
+
+  constructor(private readonly db: Db, private readonly log: Logger) {}
+
+  every(name: string, intervalMs: number, run: () => Promise<void>): void {
+    if (!(intervalMs >= 1000)) throw new Error(`schedule ${name}: interval must be at least 1000 ms`);
+    this.add({ name, run, next: (after) => (Math.floor(after / intervalMs) + 1) * intervalMs });
+  }
+
+  cron(name: string, expression: string, run: () => Promise<void>): void {
+    CronExpressionParser.parse(expression); // fails the boot on a bad expression
+    this.add({ name, run, next: (after) => CronExpressionParser.parse(expression, { currentDate: new Date(after) }).next().getTime() });
+  }
+
+  private add(task: Task): void {
+    if (this.tasks.some((t) => t.name === task.name)) throw new Error(`schedule "${task.name}" is defined twice`);
+    this.tasks.push(task);
+    if (this.started) this.arm(task);
+  }
+
+  start(): void {
+    this.started = true;
+    for (const task of this.tasks) this.arm(task);
+  }
+
+  async stop(): Promise<void> {
+    this.started = false;
+    for (const t of this.timers.values()) clearTimeout(t);
+    this.timers.clear();
+    await Promise.allSettled([...this.active]);
+  }
+
+  private arm(task: Task, after = Date.now()): void {
+    const slot = task.next(after);
+    const delay = slot - Date.now();
+    const timer = setTimeout(() => {
+      if (!this.started) return;
+      if (delay > maxDelay) return this.arm(task, after);
+      const run = this.fire(task, slot).finally(() => this.active.delete(run));
+      this.active.add(run);
+      this.arm(task, slot);
+    }, Math.max(0, Math.min(delay, maxDelay)));
+    timer.unref();
+    this.timers.set(task.name, timer);
+  }
+
+  private async fire(task: Task, slot: number): Promise<void> {
+    try {
+      const { rowCount } = await this.db.query('INSERT INTO schedule_runs (name, slot) VALUES ($1, $2) ON CONFLICT DO NOTHING', [task.name, new Date(slot)]);
+      if (!rowCount) return; // another instance has this slot
+      await this.db.query(`DELETE FROM schedule_runs WHERE name = $1 AND slot < now() - interval '7 days'`, [task.name]);
+      await task.run();
+    } catch (err) {
+      this.log.error({ err, schedule: task.name }, 'scheduled task failed');
+    }
+  }
+}

@@ -1,0 +1,107 @@
+// The command line: serve, migrate, user add, token create|list|revoke, plugins.
+import { parseArgs } from 'node:util';
+import { resolve } from 'node:path';
+import { assemble, boot } from './app.ts';
+import { roles, type Role } from '../sdk/index.ts';
+
+const root = resolve(import.meta.dirname, '..');
+const usage = `usage: dockwright <command>
+  serve                                   start the service (default)
+  migrate                                 apply pending database migrations and exit
+  plugins                                 list the enabled plugins in boot order, and every scope
+  user add <name> [--role admin|operator|viewer]
+  token create --user <name> --name <label> --scopes <a,b|*> [--expires <days>d]
+  token list [--user <name>]
+  token revoke <id|prefix>`;
+
+function fail(message: string): never {
+  process.stderr.write(`${message}\n`);
+  process.exit(2);
+}
+
+async function serve(): Promise<void> {
+  const app = await boot({ root });
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    app.log.info({ signal }, 'shutting down: draining requests and jobs');
+    app.close().then(() => process.exit(0), (err) => { app.log.error({ err }, 'shutdown failed'); process.exit(1); });
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+async function withKernel(fn: (app: Awaited<ReturnType<typeof assemble>>) => Promise<void>): Promise<void> {
+  const app = await assemble({ root, log: quietLog });
+  try {
+    await fn(app);
+  } finally {
+    await app.close();
+  }
+}
+
+const quietLog = {
+  info: () => undefined, debug: () => undefined,
+  warn: (o: unknown, m?: string) => process.stderr.write(`${m ?? ''} ${JSON.stringify(o)}\n`),
+  error: (o: unknown, m?: string) => process.stderr.write(`${m ?? ''} ${JSON.stringify(o)}\n`),
+  child() { return quietLog; },
+};
+
+async function main(argv: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: argv, allowPositionals: true,
+    options: { role: { type: 'string' }, user: { type: 'string' }, name: { type: 'string' }, scopes: { type: 'string' }, expires: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+  });
+  const [command = 'serve', sub, arg] = positionals;
+  if (values.help) return void process.stdout.write(usage + '\n');
+  switch (`${command}${sub && command !== 'serve' ? ' ' + sub : ''}`) {
+    case 'serve': return serve();
+    case 'migrate': return withKernel(async () => { process.stdout.write('migrations are up to date\n'); });
+    case 'plugins': return withKernel(async (app) => {
+      for (const p of app.plugins) process.stdout.write(`${p.name}@${p.version}\n`);
+      process.stdout.write('\nscopes:\n');
+      for (const s of app.scopes.list()) process.stdout.write(`  ${s.name.padEnd(22)} ${s.role.padEnd(9)} ${s.description}\n`);
+    });
+    case 'user add': {
+      const role = (values.role ?? 'operator') as Role;
+      if (!arg) fail('usage: user add <name> [--role admin|operator|viewer]');
+      if (!roles.includes(role)) fail(`role must be one of ${roles.join(', ')}`);
+      return withKernel(async (app) => {
+        await app.tokens.addUser(arg, role);
+        process.stdout.write(`user ${arg} (${role}) added\n`);
+      });
+    }
+    case 'token create': {
+      if (!values.user || !values.name || !values.scopes) fail('usage: token create --user <name> --name <label> --scopes <a,b|*> [--expires <days>d]');
+      const days = values.expires ? /^(\d{1,5})d$/.exec(values.expires)?.[1] : undefined;
+      if (values.expires && !days) fail('--expires takes a number of days, e.g. 30d');
+      return withKernel(async (app) => {
+        const { id, token } = await app.tokens.create({
+          user: values.user!, name: values.name!, scopes: values.scopes!.split(',').map((s) => s.trim()).filter(Boolean),
+          expiresAt: days ? new Date(Date.now() + Number(days) * 86_400_000) : null,
+        });
+        process.stdout.write(`token ${id} created; it is shown this once:\n${token}\n`);
+      });
+    }
+    case 'token list': return withKernel(async (app) => {
+      for (const t of await app.tokens.list(values.user)) {
+        const state = t.revokedAt ? 'revoked' : t.expiresAt && new Date(t.expiresAt) < new Date() ? 'expired' : 'active';
+        process.stdout.write(`${t.id}  ${t.prefix}…  ${t.user}/${t.name}  ${state}  scopes=${t.scopes.join(',')}  expires=${t.expiresAt ?? 'never'}  lastUsed=${t.lastUsedAt ?? 'never'}\n`);
+      }
+    });
+    case 'token revoke': {
+      if (!arg) fail('usage: token revoke <id|prefix>');
+      return withKernel(async (app) => {
+        if (!(await app.tokens.revoke(arg))) fail(`no active token ${arg}`);
+        process.stdout.write(`token ${arg} revoked\n`);
+      });
+    }
+    default: fail(usage);
+  }
+}
+
+main(process.argv.slice(2)).catch((err) => {
+  process.stderr.write(`dockwright: ${(err as Error).message}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,98 @@
+// A plugin's context: the kernel services it may use, with registration open only while its setup runs.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { TSchema } from '@sinclair/typebox';
+import type {
+  ActionTokensApi, ActivityApi, Db, EventsApi, Logger, OverviewContributor, PluginContext, PluginDef, RevisionsApi, ScopeDef, SecretsApi,
+} from '../sdk/index.ts';
+import type { ScopeCatalogue } from './auth/scopes.ts';
+import type { MigrationSet } from './db/migrate.ts';
+import { migrationDir } from './db/migrate.ts';
+import { compileCoercing } from './http/validate.ts';
+import type { RouteTable } from './http/routes.ts';
+import type { JobRunner } from './jobs/runner.ts';
+import type { Scheduler } from './jobs/scheduler.ts';
+
+export interface KernelServices {
+  db: Db;
+  log: Logger;
+  env: Readonly<Record<string, string | undefined>>;
+  dataDir: string;
+  table: RouteTable;
+  scopes: ScopeCatalogue;
+  jobs: JobRunner;
+  scheduler: Scheduler;
+  revisions: RevisionsApi;
+  activity: ActivityApi;
+  actionTokens: ActionTokensApi;
+  secrets: SecretsApi;
+  events: EventsApi;
+  migrations: MigrationSet[];
+  contributors: { owner: string; contributor: OverviewContributor }[];
+  starters: { owner: string; fn: () => Promise<void> | void }[];
+  stoppers: { owner: string; fn: () => Promise<void> | void }[];
+}
+
+function validOptions(plugin: PluginDef, raw: Record<string, unknown> | undefined): unknown {
+  const options = structuredClone(raw ?? {});
+  if (!plugin.options) return Object.freeze(options);
+  const errors = compileCoercing(plugin.options as TSchema)(options);
+  if (errors) throw new Error(`plugin "${plugin.name}": invalid options: ${errors.map((e) => `${e.path || '/'} ${e.message}`).join('; ')}`);
+  return Object.freeze(options);
+}
+
+/** Runs one plugin's setup with a fresh context; afterwards every registration method refuses. Returns the plugin's API. */
+export async function setupPlugin(plugin: PluginDef, rawOptions: Record<string, unknown> | undefined, deps: Record<string, unknown>, k: KernelServices): Promise<unknown> {
+  let open = true;
+  const owner = plugin.name;
+  const registering = <A extends unknown[]>(what: string, fn: (...args: A) => void) => (...args: A): void => {
+    if (!open) throw new Error(`plugin "${owner}": ${what} is only possible during setup`);
+    fn(...args);
+  };
+  const dataDir = join(k.dataDir, 'plugins', owner);
+  const ctx: PluginContext = Object.freeze({
+    name: owner,
+    options: validOptions(plugin, rawOptions),
+    env: k.env,
+    get dataDir() {
+      mkdirSync(dataDir, { recursive: true });
+      return dataDir;
+    },
+    log: k.log.child({ plugin: owner }),
+    deps: Object.freeze(Object.fromEntries((plugin.requires ?? []).map((name) => [name, deps[name]]))),
+    routes: Object.freeze({ add: registering('routes.add', (route: unknown) => k.table.add(owner, 'api', route as never)) }),
+    webhooks: Object.freeze({ add: registering('webhooks.add', (route: unknown) => k.table.add(owner, 'webhook', route as never)) }),
+    scopes: Object.freeze({ define: registering('scopes.define', (defs: Record<string, ScopeDef>) => k.scopes.define(owner, defs)) }),
+    jobs: Object.freeze({
+      define: (def: Parameters<JobRunner['define']>[0]) => {
+        if (!open) throw new Error(`plugin "${owner}": jobs.define is only possible during setup`);
+        if (!def.type.startsWith(`${owner}.`)) throw new Error(`plugin "${owner}": job type "${def.type}" must start with "${owner}."`);
+        return k.jobs.define(def);
+      },
+      get: (id: string) => k.jobs.get(id),
+      wait: (id: string, ms: number) => k.jobs.wait(id, ms),
+      latest: (type: string, resource: string) => k.jobs.latest(type, resource),
+    }) as PluginContext['jobs'],
+    schedule: Object.freeze({
+      every: registering('schedule.every', (name: string, ms: number, run: () => Promise<void>) => k.scheduler.every(`${owner}.${name}`, ms, run)),
+      cron: registering('schedule.cron', (name: string, expr: string, run: () => Promise<void>) => k.scheduler.cron(`${owner}.${name}`, expr, run)),
+    }),
+    migrations: Object.freeze({ from: registering('migrations.from', (dir: string | URL) => k.migrations.push({ owner, dir: migrationDir(dir) })) }),
+    db: k.db,
+    revisions: k.revisions,
+    activity: k.activity,
+    actionTokens: k.actionTokens,
+    secrets: k.secrets,
+    events: k.events,
+    overview: Object.freeze({ add: registering('overview.add', (contributor: OverviewContributor) => k.contributors.push({ owner, contributor })) }),
+    onStart: registering('onStart', (fn: () => Promise<void> | void) => k.starters.push({ owner, fn })),
+    onStop: registering('onStop', (fn: () => Promise<void> | void) => k.stoppers.push({ owner, fn })),
+  });
+  try {
+    return await plugin.setup(ctx);
+  } catch (err) {
+    throw new Error(`plugin "${owner}" failed its setup: ${(err as Error).message}`);
+  } finally {
+    open = false;
+  }
+}

@@ -1,0 +1,65 @@
+// The plugin registry: load the plugins enabled in config (built-in folder, path or npm package), check them, order them by `requires`.
+import { createRequire } from 'node:module';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { PluginDef } from '../sdk/index.ts';
+import type { Config, PluginEntry } from './config.ts';
+
+export interface LoadedPlugin { def: PluginDef; entry: PluginEntry }
+
+function sourceOf(name: string, entry: PluginEntry, root: string): string {
+  if (entry.package) return createRequire(join(root, 'package.json')).resolve(entry.package);
+  if (entry.path) return resolve(root, entry.path);
+  const builtIn = join(root, 'plugins', name, 'index.ts');
+  if (!existsSync(builtIn)) throw new Error(`plugin "${name}" is enabled in config but there is no plugins/${name}/index.ts; give it a "package" or "path"`);
+  return builtIn;
+}
+
+async function importPlugin(name: string, entry: PluginEntry, root: string): Promise<PluginDef> {
+  let source: string;
+  let mod: { default?: unknown; plugin?: unknown };
+  try {
+    source = sourceOf(name, entry, root);
+    mod = await import(pathToFileURL(source).href);
+  } catch (err) {
+    throw new Error(`plugin "${name}" could not be loaded: ${(err as Error).message}`);
+  }
+  const def = (mod.default ?? mod.plugin) as PluginDef | undefined;
+  if (!def || typeof def !== 'object' || typeof def.setup !== 'function' || typeof def.version !== 'string') {
+    throw new Error(`plugin "${name}" (${source}) must export a plugin (definePlugin({ name, version, setup })) as its default export`);
+  }
+  if (def.name !== name) throw new Error(`plugin configured as "${name}" calls itself "${def.name}"`);
+  return def;
+}
+
+/** Sorts so that every plugin comes after the plugins it requires; names the chain of a missing or disabled dependency, and the cycle. */
+export function orderPlugins(plugins: readonly LoadedPlugin[], configured: Config['plugins']): LoadedPlugin[] {
+  const byName = new Map(plugins.map((p) => [p.def.name, p]));
+  const ordered: LoadedPlugin[] = [];
+  const state = new Map<string, 'visiting' | 'done'>();
+  const visit = (p: LoadedPlugin, chain: string[]): void => {
+    const name = p.def.name;
+    if (state.get(name) === 'done') return;
+    if (state.get(name) === 'visiting') throw new Error(`plugins require each other in a cycle: ${[...chain.slice(chain.indexOf(name)), name].join(' → ')}`);
+    state.set(name, 'visiting');
+    for (const dep of p.def.requires ?? []) {
+      const target = byName.get(dep);
+      if (!target) {
+        const why = configured[dep]?.enabled === false ? 'which is disabled in config' : 'which is not enabled in config';
+        throw new Error(`plugin ${[...chain, name].join(' → ')} requires "${dep}", ${why}: enable ${dep}, or disable ${chain[0] ?? name}`);
+      }
+      visit(target, [...chain, name]);
+    }
+    state.set(name, 'done');
+    ordered.push(p);
+  };
+  for (const p of plugins) visit(p, []);
+  return ordered;
+}
+
+export async function loadPlugins(config: Config): Promise<LoadedPlugin[]> {
+  const enabled = Object.entries(config.plugins).filter(([, entry]) => entry.enabled !== false);
+  const loaded = await Promise.all(enabled.map(async ([name, entry]) => ({ def: await importPlugin(name, entry, config.root), entry })));
+  return orderPlugins(loaded, config.plugins);
+}

@@ -1,0 +1,315 @@
+// The plugin SDK: the only module plugins import — how a plugin declares routes, jobs and scopes, and the context it is given.
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import type { Readable } from 'node:stream';
+import { Problem, problem, type ProblemOptions } from './problem.ts';
+
+export { Type, type Static, type TSchema, Problem, problem, type ProblemOptions };
+
+export type Role = 'viewer' | 'operator' | 'admin';
+export const roles: readonly Role[] = ['viewer', 'operator', 'admin'];
+
+/** Who did something, as stored on jobs and in the activity log. */
+export interface Actor {
+  kind: 'user' | 'webhook' | 'github' | 'system';
+  /** user name for `user`; otherwise a short label (the resource for webhooks, the schedule for system). */
+  name?: string;
+  tokenId?: string;
+  address?: string;
+}
+
+/** The caller of a request: a user acting through a personal token, or a single-action webhook caller. */
+export interface Principal {
+  actor: Actor;
+  role: Role | null;
+  /** effective scopes: token scopes ∩ what the owner's role allows. */
+  scopes: readonly string[];
+  can(scope: string): boolean;
+  user?: { id: number; name: string; role: Role };
+  token?: { id: string; name: string; expiresAt: string | null };
+}
+
+// ---------------------------------------------------------------- database
+
+export interface QueryResult<T> { rows: T[]; rowCount: number }
+export interface Db {
+  query<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<QueryResult<T>>;
+  /** Runs fn in one transaction (BEGIN … COMMIT, ROLLBACK on throw). Nested calls reuse the outer transaction. */
+  tx<T>(fn: (tx: Db) => Promise<T>): Promise<T>;
+}
+
+// ---------------------------------------------------------------- routes
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface RouteRequest<P, Q, B> {
+  params: P;
+  query: Q;
+  body: B;
+  principal: Principal;
+  headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** the caller's address */
+  ip: string;
+  requestId: string;
+  /** the base revision of a `revision` route: from `If-Match: "N"` or body `revision`; 0 for `If-None-Match: *`. */
+  revision: number | undefined;
+  /** paging of a `page` route: ?limit= (1…1000, default 100) and the opaque ?cursor=. */
+  page: { limit: number; cursor: string | undefined };
+  /** the raw request body of a `rawBody` route, or the upload of an `upload` route. */
+  rawBody: Buffer | undefined;
+  /** aborted when the client goes away. */
+  signal: AbortSignal;
+  log: Logger;
+}
+
+const replyMark = Symbol.for('dockwright.reply');
+export interface Reply {
+  [replyMark]: true;
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+  stream?: Readable;
+  contentType?: string;
+}
+/** An answer with a status other than the route's default, or with extra headers. */
+export function reply(status: number, body?: unknown, headers?: Record<string, string>): Reply {
+  return { [replyMark]: true, status, body, headers };
+}
+/** A streamed answer (logs, file content). */
+export function streamReply(stream: Readable, contentType: string, headers?: Record<string, string>): Reply {
+  return { [replyMark]: true, status: 200, stream, contentType, headers };
+}
+export function isReply(value: unknown): value is Reply {
+  return typeof value === 'object' && value !== null && replyMark in value;
+}
+
+/** One page of a `page` route: the kernel answers the items as a JSON array and announces `next` in a Link header. */
+export interface Page<T> { items: T[]; next?: string }
+
+export interface RouteDef<P extends TSchema, Q extends TSchema, B extends TSchema, R extends TSchema> {
+  method: Method;
+  /** path below the API base, with `:param` segments: `/stacks/:name/compose`. */
+  path: string;
+  summary: string;
+  description?: string;
+  /** every listed scope is required. A route needs exactly one of scopes, `authenticated`, `public` or `actionToken`. */
+  scopes?: readonly string[];
+  /** any valid personal token, whatever its scopes (GET /me, /overview). */
+  authenticated?: boolean;
+  /** no token at all (the OpenAPI document, signed receivers that check their own signature). */
+  public?: boolean;
+  /** webhook routes: the bearer must be the action token of this kind for the resource named by the param. */
+  actionToken?: { kind: string; param: string };
+  params?: P;
+  query?: Q;
+  body?: B;
+  response?: R;
+  /** success status (default 200). */
+  status?: number;
+  /** `required`: the write names its base revision (If-Match or body `revision`, 0 / `If-None-Match: *` creates). */
+  revision?: 'required';
+  /** the body is an upload (raw bytes, upload size limit), exempt from the rate limit. */
+  upload?: boolean;
+  /** keep the raw body bytes (signature checks); JSON is still parsed into `body`. */
+  rawBody?: boolean;
+  /** a paged list: adds ?limit and ?cursor, and the handler returns a Page. */
+  page?: boolean;
+  /** further documented error statuses. */
+  errors?: readonly number[];
+  /** the activity-log action of a write (default `<plugin>.<method> <path>`); false to record nothing. */
+  activity?: string | false;
+  handler(req: RouteRequest<Static<P>, Static<Q>, Static<B>>): Promise<Static<R> | Reply | Page<unknown> | void>;
+}
+export type AnyRoute = RouteDef<TSchema, TSchema, TSchema, TSchema>;
+
+export function defineRoute<P extends TSchema = TSchema, Q extends TSchema = TSchema, B extends TSchema = TSchema, R extends TSchema = TSchema>(
+  route: RouteDef<P, Q, B, R>,
+): RouteDef<P, Q, B, R> {
+  return Object.freeze({ ...route });
+}
+
+// ---------------------------------------------------------------- jobs
+
+export type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'canceled';
+export interface Job {
+  id: string;
+  type: string;
+  resource: string | null;
+  status: JobStatus;
+  done: boolean;
+  output: string;
+  result: unknown;
+  error: string | null;
+  actor: Actor;
+  createdAt: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+}
+
+export interface JobRun<I> {
+  id: string;
+  input: I;
+  resource: string | null;
+  actor: Actor;
+  /** aborted on cancel and on shutdown. */
+  signal: AbortSignal;
+  /** appends a line to the job output (secrets given to redact() never appear). */
+  log(line: string): void;
+  /** hides this value wherever it would appear in the output, result or error. */
+  redact(secret: string): void;
+}
+
+export interface JobDef<I extends TSchema> {
+  /** `<plugin>.<verb>` */
+  type: string;
+  input: I;
+  run(job: JobRun<Static<I>>): Promise<unknown>;
+}
+export function defineJob<I extends TSchema>(job: JobDef<I>): JobDef<I> {
+  return Object.freeze({ ...job });
+}
+
+export interface EnqueueOptions {
+  actor: Actor;
+  resource?: string;
+  /** jobs with one serial key run one at a time, in order. */
+  serialKey?: string;
+  /** return the queued (not yet running) job of this type and serial key instead of queuing another. */
+  attachToQueued?: boolean;
+}
+export interface JobHandle<I> {
+  type: string;
+  enqueue(input: I, options: EnqueueOptions): Promise<Job & { attached: boolean }>;
+}
+export interface JobsApi {
+  define<I extends TSchema>(job: JobDef<I>): JobHandle<Static<I>>;
+  get(id: string): Promise<Job | null>;
+  /** resolves as soon as the job is done, or with its current state after timeoutMs. */
+  wait(id: string, timeoutMs: number): Promise<Job | null>;
+  /** the newest job of a type for a resource. */
+  latest(type: string, resource: string): Promise<Job | null>;
+}
+
+// ---------------------------------------------------------------- kernel services
+
+export interface Logger {
+  info(obj: object | string, msg?: string): void;
+  warn(obj: object | string, msg?: string): void;
+  error(obj: object | string, msg?: string): void;
+  debug(obj: object | string, msg?: string): void;
+  child(bindings: object): Logger;
+}
+
+export interface Snapshot { [key: string]: unknown }
+export interface RevisionInfo {
+  revision: number;
+  author: Actor;
+  message: string | null;
+  createdAt: string;
+}
+export interface RevisionsApi {
+  /**
+   * Compare-and-swap on the revision of (kind, key): `expected` 0 creates, otherwise it must equal the current
+   * revision (412 with currentRevision when stale, 404 when absent, 409 when creating what exists). `apply` runs
+   * in the same transaction, writes the plugin's own rows and returns the snapshot stored as the new revision.
+   */
+  write(opts: {
+    kind: string; key: string; expected: number; actor: Actor; message?: string;
+    apply(tx: Db, revision: number): Promise<Snapshot>;
+  }): Promise<number>;
+  /** removes (kind, key) and its history when `expected` is current; `apply` deletes the plugin's rows. */
+  remove(opts: { kind: string; key: string; expected: number; apply(tx: Db): Promise<void> }): Promise<void>;
+  current(kind: string, key: string, db?: Db): Promise<number | null>;
+  list(kind: string, key: string, page: { limit: number; before?: number }): Promise<RevisionInfo[]>;
+  get(kind: string, key: string, revision: number): Promise<(RevisionInfo & { snapshot: Snapshot }) | null>;
+}
+
+export interface ActivityEntry {
+  actor: Actor;
+  action: string;
+  resource?: string | null;
+  result: 'ok' | 'failed' | 'refused' | string;
+  detail?: Record<string, unknown>;
+}
+export interface ActivityApi { record(entry: ActivityEntry, db?: Db): Promise<void> }
+
+export interface ActionTokensApi {
+  /** enables or rotates: returns the new token (shown once); the previous one stops working at once. */
+  issue(kind: string, resource: string): Promise<string>;
+  verify(kind: string, resource: string, token: string): Promise<boolean>;
+  revoke(kind: string, resource: string): Promise<boolean>;
+  enabled(kind: string, resources: readonly string[]): Promise<Set<string>>;
+  /** takes the cooldown window atomically: ok, or the seconds left until the next call is accepted. */
+  take(kind: string, resource: string, windowSeconds: number): Promise<{ ok: true } | { ok: false; retryAfter: number }>;
+  /** enables or rotates a shared secret (for HMAC-signed receivers): kept encrypted, because verifying needs it. */
+  issueSecret(kind: string, resource: string): Promise<string>;
+  secret(kind: string, resource: string): Promise<string | null>;
+}
+
+export interface SecretsApi {
+  seal(plain: string): string;
+  open(sealed: string): string;
+}
+
+export interface EventsApi {
+  emit(name: string, payload: Record<string, unknown>): void;
+  on(name: string, listener: (payload: Record<string, unknown>) => void | Promise<void>): void;
+}
+
+export interface AttentionItem {
+  severity: 'critical' | 'warning' | 'info';
+  kind: string;
+  resource?: string;
+  message: string;
+  since?: string;
+}
+export interface OverviewContributor {
+  /** shown only to callers holding this scope. */
+  scope: string;
+  summary?(viewer: Principal): Promise<Record<string, unknown>>;
+  attention?(viewer: Principal): Promise<AttentionItem[]>;
+}
+
+export interface ScopeDef { description: string; /** the least role that may hold it */ role: Role }
+
+export interface PluginContext<O = unknown> {
+  readonly name: string;
+  readonly options: O;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** this plugin's own folder under DATA_DIR (created on demand). */
+  readonly dataDir: string;
+  readonly log: Logger;
+  /** the APIs returned by the setup of the plugins named in `requires`. */
+  readonly deps: Readonly<Record<string, unknown>>;
+  readonly routes: { add(route: AnyRoute | RouteDef<any, any, any, any>): void };
+  /** routes under /api (outside /api/v1), for single-action tokens and signed receivers. */
+  readonly webhooks: { add(route: AnyRoute | RouteDef<any, any, any, any>): void };
+  readonly scopes: { define(scopes: Record<string, ScopeDef>): void };
+  readonly jobs: JobsApi;
+  readonly schedule: {
+    every(name: string, intervalMs: number, run: () => Promise<void>): void;
+    cron(name: string, expression: string, run: () => Promise<void>): void;
+  };
+  readonly migrations: { from(dir: string | URL): void };
+  readonly db: Db;
+  readonly revisions: RevisionsApi;
+  readonly activity: ActivityApi;
+  readonly actionTokens: ActionTokensApi;
+  readonly secrets: SecretsApi;
+  readonly events: EventsApi;
+  readonly overview: { add(contributor: OverviewContributor): void };
+  onStart(fn: () => Promise<void> | void): void;
+  onStop(fn: () => Promise<void> | void): void;
+}
+
+export interface PluginDef<Api = unknown, O extends TSchema = TSchema> {
+  name: string;
+  version: string;
+  description?: string;
+  requires?: readonly string[];
+  options?: O;
+  /** registers only; I/O belongs in onStart. Returns the plugin's API for the plugins that require it. */
+  setup(ctx: PluginContext<Static<O>>): Api | Promise<Api>;
+}
+export function definePlugin<Api, O extends TSchema = TSchema>(plugin: PluginDef<Api, O>): PluginDef<Api, O> {
+  return Object.freeze({ ...plugin });
+}
