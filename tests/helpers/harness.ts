@@ -1,0 +1,129 @@
+// The test harness: a real kernel on a real PostgreSQL database of its own, spoken to over HTTP.
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import pg from 'pg';
+import { boot, type Running } from '../../kernel/app.ts';
+import type { Role } from '../../sdk/index.ts';
+
+export const root = resolve(import.meta.dirname, '../..');
+export const probePath = 'tests/fixtures/probe-plugin/index.ts';
+
+export function adminUrl(): string {
+  const url = process.env.DATABASE_URL_TEST;
+  if (!url) throw new Error('DATABASE_URL_TEST is not set: run the tests with `npm test` (scripts/test.sh sets up PostgreSQL)');
+  return url;
+}
+
+/** a fresh, empty database on the test server; drop() removes it. */
+export async function createDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `dw_test_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl() });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl());
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const c = new pg.Client({ connectionString: adminUrl() });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
+
+export interface ApiAnswer<T = any> { status: number; headers: Headers; body: T; text: string }
+export interface CallOptions { token?: string; body?: unknown; raw?: BodyInit; headers?: Record<string, string> }
+
+export async function call<T = any>(base: string, method: string, path: string, opts: CallOptions = {}): Promise<ApiAnswer<T>> {
+  const headers: Record<string, string> = { ...opts.headers };
+  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+  let body: BodyInit | undefined = opts.raw;
+  if (opts.body !== undefined) {
+    headers['content-type'] ??= 'application/json';
+    body = JSON.stringify(opts.body);
+  }
+  const res = await fetch(base + path, { method, headers, body });
+  const text = await res.text();
+  let parsed: unknown = text;
+  if ((res.headers.get('content-type') ?? '').includes('json') && text) parsed = JSON.parse(text);
+  return { status: res.status, headers: res.headers, body: parsed as T, text };
+}
+
+export interface TestServer {
+  app: Running;
+  url: string;
+  databaseUrl: string;
+  dataDir: string;
+  /** an admin token with every scope */
+  admin: string;
+  /** a user of this role with a token holding these scopes */
+  token(role: Role, scopes: string[], opts?: { expiresAt?: Date }): Promise<string>;
+  api<T = any>(method: string, path: string, opts?: CallOptions): Promise<ApiAnswer<T>>;
+  /** stops the server (keeps the database and data dir for a restart) */
+  stop(): Promise<void>;
+  /** stops the server and removes its database and data dir */
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  plugins?: Record<string, unknown>;
+  config?: Record<string, unknown>;
+  /** reuse the database and data dir of an earlier server (a restart) */
+  reuse?: { databaseUrl: string; dataDir: string };
+  env?: NodeJS.ProcessEnv;
+}
+
+let users = 0;
+
+export async function startServer(opts: StartOptions = {}): Promise<TestServer> {
+  const db = opts.reuse ? { url: opts.reuse.databaseUrl, drop: async () => undefined } : await createDatabase();
+  const dataDir = opts.reuse?.dataDir ?? mkdtempSync(join(tmpdir(), 'dw-test-'));
+  const app = await boot({
+    root,
+    env: { NODE_ENV: 'test', ...opts.env },
+    config: {
+      host: '127.0.0.1', port: 0, dataDir, databaseUrl: db.url, log: { level: 'silent' },
+      plugins: opts.plugins ?? { probe: { path: probePath } },
+      ...opts.config,
+    },
+  });
+  const token: TestServer['token'] = async (role, scopes, extra = {}) => {
+    const name = `${role}-${process.pid}-${++users}`;
+    await app.tokens.addUser(name, role);
+    return (await app.tokens.create({ user: name, name: 'test', scopes, expiresAt: extra.expiresAt })).token;
+  };
+  const admin = await token('admin', ['*']);
+  let stopped = false;
+  const stop = async () => {
+    if (stopped) return;
+    stopped = true;
+    await app.close();
+  };
+  return {
+    app, url: app.url, databaseUrl: db.url, dataDir, admin, token, stop,
+    api: (method, path, o) => call(app.url, method, path, { token: admin, ...o }),
+    async close() {
+      await stop();
+      if (!opts.reuse) {
+        await db.drop();
+        rmSync(dataDir, { recursive: true, force: true });
+      }
+    },
+  };
+}
+
+/** resolves when check() returns a truthy value, polling every 25 ms up to timeoutMs. */
+export async function eventually<T>(check: () => Promise<T | undefined | null | false>, timeoutMs = 10_000, what = 'condition'): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > until) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}

@@ -1,0 +1,133 @@
+// The HTTP pipeline end to end: OpenAPI, auth (401/403), validation (400/415/413), unknown routes (404), unexpected errors (500).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { call, startServer, type TestServer } from '../helpers/harness.ts';
+
+let s: TestServer;
+before(async () => { s = await startServer({ config: { http: { bodyLimit: 4096, uploadLimit: 1_000_000 } } }); });
+after(async () => { await s.close(); });
+
+function assertProblem(res: { status: number; headers: Headers; body: any }, status: number) {
+  assert.equal(res.status, status, JSON.stringify(res.body));
+  assert.equal(res.headers.get('content-type'), 'application/problem+json');
+  assert.equal(res.body.status, status);
+  assert.match(res.body.type, /^https:\/\/dockwright\.dev\/problems\//);
+  assert.equal(typeof res.body.title, 'string');
+  assert.equal(typeof res.body.detail, 'string');
+}
+
+test('the OpenAPI document needs no token and is derived from the routes', async () => {
+  const res = await call(s.url, 'GET', '/api/v1/openapi.json');
+  assert.equal(res.status, 200);
+  const doc = res.body;
+  assert.equal(doc.openapi, '3.1.0');
+  const put = doc.paths['/api/v1/probe/items/{name}'].put;
+  assert.deepEqual(put.security, [{ bearer: ['probe:write'] }]);
+  assert.deepEqual(put['x-required-scopes'], ['probe:write']);
+  for (const status of ['400', '401', '403', '404', '412', '428', '429', '409']) assert.ok(put.responses[status], `PUT item documents ${status}`);
+  assert.equal(put.requestBody.content['application/json'].schema.properties.value.type, 'string');
+  assert.ok(doc.paths['/api/v1/jobs/{id}/wait'].get.parameters.some((p: any) => p.name === 'timeout' && p.in === 'query'));
+  assert.ok(doc.paths['/api/v1/jobs'].get.parameters.some((p: any) => p.name === 'cursor'));
+  assert.deepEqual(doc.paths['/api/probe/{name}/hook'].post.security, [{ webhookToken: [] }]);
+  assert.deepEqual(doc.paths['/api/v1/openapi.json'].get.security, []);
+  assert.equal(doc.paths['/api/v1/probe/upload'].put['x-rate-limit-exempt'], true);
+  assert.match(doc.components.securitySchemes.bearer.description, /probe:write \(operator\+\)/);
+});
+
+test('GET /me names the user, the token and its effective scopes', async () => {
+  const res = await s.api('GET', '/api/v1/me');
+  assert.equal(res.status, 200);
+  assert.equal(res.body.user.role, 'admin');
+  assert.ok(res.body.scopes.includes('probe:write'));
+  assert.ok(res.body.scopes.includes('admin'));
+  const viewer = await s.token('viewer', ['probe:read', 'probe:write']);
+  const me = await call(s.url, 'GET', '/api/v1/me', { token: viewer });
+  assert.deepEqual(me.body.scopes, ['probe:read'], 'a viewer cannot hold an operator scope, whatever the token says');
+});
+
+test('401 for a missing, malformed, wrong, revoked or expired token, with WWW-Authenticate', async () => {
+  const revoked = await s.token('operator', ['probe:read']);
+  const id = (await s.app.tokens.list()).find((t) => revoked.startsWith(t.prefix))!.id;
+  assert.equal(await s.app.tokens.revoke(id), true);
+  const expired = await s.token('operator', ['probe:read'], { expiresAt: new Date(Date.now() - 1000) });
+  const cases: [string, Record<string, string>][] = [
+    ['missing', {}],
+    ['malformed', { authorization: 'Basic abc' }],
+    ['wrong', { authorization: 'Bearer dw_notarealtoken' }],
+    ['revoked', { authorization: `Bearer ${revoked}` }],
+    ['expired', { authorization: `Bearer ${expired}` }],
+  ];
+  for (const [what, headers] of cases) {
+    const res = await call(s.url, 'GET', '/api/v1/probe/items/x', { headers });
+    assertProblem(res, 401);
+    assert.match(res.headers.get('www-authenticate') ?? '', /^Bearer/, what);
+  }
+  const inQuery = await call(s.url, 'GET', `/api/v1/me?access_token=${s.admin}`);
+  assert.equal(inQuery.status, 401, 'tokens are never accepted in query strings');
+});
+
+test('403 names the missing scope', async () => {
+  const reader = await s.token('operator', ['probe:read']);
+  const res = await call(s.url, 'PUT', '/api/v1/probe/items/a', { token: reader, body: { value: 'x', revision: 0 } });
+  assertProblem(res, 403);
+  assert.match(res.body.detail, /probe:write/);
+  const noJobs = await call(s.url, 'GET', '/api/v1/jobs', { token: reader });
+  assertProblem(noJobs, 403);
+  assert.match(noJobs.body.detail, /jobs:read/);
+});
+
+test('400 with errors[] for bodies, params and queries that fail the schema; nothing is written', async () => {
+  const bad = await s.api('POST', '/api/v1/probe/echo', { body: { name: '', count: 'many', extra: true } });
+  assertProblem(bad, 400);
+  const paths = bad.body.errors.map((e: any) => e.path).sort();
+  assert.deepEqual(paths, ['/body/count', '/body/extra', '/body/name']);
+  const missing = await s.api('POST', '/api/v1/probe/echo', { body: {} });
+  assert.deepEqual(missing.body.errors.map((e: any) => e.path).sort(), ['/body/count', '/body/name']);
+  const badParam = await s.api('GET', '/api/v1/probe/items/NOT_VALID');
+  assertProblem(badParam, 400);
+  assert.equal(badParam.body.errors[0].path, '/params/name');
+  const badQuery = await s.api('GET', '/api/v1/jobs?limit=5000');
+  assertProblem(badQuery, 400);
+  assert.equal(badQuery.body.errors[0].path, '/query/limit');
+  const badWrite = await s.api('PUT', '/api/v1/probe/items/never', { body: { value: 42 }, headers: { 'if-none-match': '*' } });
+  assertProblem(badWrite, 400);
+  assertProblem(await s.api('GET', '/api/v1/probe/items/never'), 404);
+  const ok = await s.api('POST', '/api/v1/probe/echo', { body: { name: 'a', count: 2 } });
+  assert.deepEqual(ok.body, { name: 'a', count: 2 });
+});
+
+test('400 for broken JSON, 415 for a body that is not JSON', async () => {
+  assertProblem(await s.api('POST', '/api/v1/probe/echo', { raw: '{"name": ', headers: { 'content-type': 'application/json' } }), 400);
+  assertProblem(await s.api('POST', '/api/v1/probe/echo', { raw: 'name=a', headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 415);
+});
+
+test('413 for a body over the limit; uploads have their own, larger limit', async () => {
+  const big = { name: 'x'.repeat(5000), count: 1 };
+  assertProblem(await s.api('POST', '/api/v1/probe/echo', { body: big }), 413);
+  const upload = await s.api('PUT', '/api/v1/probe/upload', { raw: Buffer.alloc(100_000, 1), headers: { 'content-type': 'application/octet-stream' } });
+  assert.equal(upload.status, 200);
+  assert.equal(upload.body.size, 100_000);
+  assertProblem(await s.api('PUT', '/api/v1/probe/upload', { raw: Buffer.alloc(1_100_000, 1) }), 413);
+});
+
+test('404 problem for an unknown route and an unknown resource', async () => {
+  const route = await s.api('GET', '/api/v1/nothing/here');
+  assertProblem(route, 404);
+  assert.equal(route.body.instance, '/api/v1/nothing/here');
+  assertProblem(await s.api('GET', '/api/v1/probe/items/absent'), 404);
+  assertProblem(await s.api('GET', `/api/v1/jobs/${crypto.randomUUID()}`), 404);
+});
+
+test('an unexpected error is a 500 problem without internals, and the process keeps serving', async () => {
+  const res = await s.api('GET', '/api/v1/probe/boom');
+  assertProblem(res, 500);
+  assert.doesNotMatch(res.body.detail, /kaboom/);
+  assert.match(res.body.detail, /request id/);
+  assert.equal((await s.api('GET', '/api/v1/me')).status, 200);
+});
+
+test('reads carry the revision as an ETag', async () => {
+  await s.api('PUT', '/api/v1/probe/items/etag', { body: { value: 'v' }, headers: { 'if-none-match': '*' } });
+  const res = await s.api('GET', '/api/v1/probe/items/etag');
+  assert.equal(res.headers.get('etag'), '"1"');
+});
