@@ -127,3 +127,25 @@ export async function eventually<T>(check: () => Promise<T | undefined | null | 
     await new Promise((r) => setTimeout(r, 25));
   }
 }
+
+/** starts a kernel in a child process on an existing database; kill() with SIGKILL simulates a crash. */
+export async function startChild(config: Record<string, unknown>): Promise<{ url: string; kill(signal?: NodeJS.Signals): Promise<void> }> {
+  const { spawn } = await import('node:child_process');
+  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'tests/helpers/child-server.ts')], {
+    cwd: root, env: { ...process.env, DW_TEST_CONFIG: JSON.stringify({ host: '127.0.0.1', port: 0, log: { level: 'silent' }, ...config }) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise<string>((resolveUrl, reject) => {
+    let out = '';
+    child.stdout!.on('data', (chunk) => {
+      out += chunk;
+      const line = out.split('\n').find((l) => l.startsWith('{"url"'));
+      if (line) resolveUrl(JSON.parse(line).url);
+    });
+    child.once('exit', (code) => reject(new Error(`child server exited with ${code}`)));
+  });
+  return {
+    url,
+    kill: (signal = 'SIGKILL') => new Promise((done) => { child.once('exit', () => done()); child.kill(signal); }),
+  };
+}

@@ -1,0 +1,76 @@
+// The command line and the embedded database: user and token management, first-start admin token, a boot on PGlite with no DATABASE_URL.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { call, createDatabase, root, startChild } from '../helpers/harness.ts';
+
+const run = promisify(execFile);
+
+function cli(args: string[], env: Record<string, string>) {
+  return run(process.execPath, ['--import', 'tsx', join(root, 'kernel/main.ts'), ...args], { cwd: root, env: { ...process.env, NODE_ENV: 'test', ...env } })
+    .then(({ stdout }) => ({ code: 0, stdout, stderr: '' }), (err) => ({ code: err.code as number, stdout: err.stdout as string, stderr: err.stderr as string }));
+}
+
+test('user add, token create, list and revoke through the CLI; the token works until revoked', async () => {
+  const db = await createDatabase();
+  const dataDir = mkdtempSync(join(tmpdir(), 'dw-cli-'));
+  const env = { DATABASE_URL: db.url, DATA_DIR: dataDir };
+  try {
+    assert.equal((await cli(['user', 'add', 'ci-bot', '--role', 'operator'], env)).code, 0);
+    assert.match((await cli(['user', 'add', 'ci-bot'], env)).stderr, /already exists/);
+    assert.match((await cli(['user', 'add', 'x', '--role', 'god'], env)).stderr, /role must be one of/);
+    const created = await cli(['token', 'create', '--user', 'ci-bot', '--name', 'pipeline', '--scopes', 'jobs:read', '--expires', '30d'], env);
+    assert.equal(created.code, 0, created.stderr);
+    const token = created.stdout.trim().split('\n').at(-1)!;
+    assert.match(token, /^dw_[A-Za-z0-9_-]{43}$/);
+    assert.match((await cli(['token', 'create', '--user', 'ci-bot', '--name', 'bad', '--scopes', 'nope:nope'], env)).stderr, /unknown scope/);
+    const list = await cli(['token', 'list', '--user', 'ci-bot'], env);
+    assert.match(list.stdout, /ci-bot\/pipeline {2}active {2}scopes=jobs:read/);
+    assert.doesNotMatch(list.stdout, new RegExp(token), 'list never shows a token');
+
+    const server = await startChild({ databaseUrl: db.url, dataDir, plugins: {} });
+    try {
+      const me = await call(server.url, 'GET', '/api/v1/me', { token });
+      assert.deepEqual([me.body.user.name, me.body.user.role, me.body.scopes], ['ci-bot', 'operator', ['jobs:read']]);
+      const id = list.stdout.split(' ')[0];
+      assert.equal((await cli(['token', 'revoke', id], env)).code, 0);
+      assert.equal((await call(server.url, 'GET', '/api/v1/me', { token })).status, 401, 'revoked from another process: refused at once');
+      assert.equal((await cli(['token', 'revoke', id], env)).code, 2);
+    } finally {
+      await server.kill('SIGTERM');
+    }
+  } finally {
+    await db.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('with no DATABASE_URL the service boots on embedded PGlite, creates the first admin once, and keeps its data', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'dw-embedded-'));
+  try {
+    const first = await startChild({ dataDir, plugins: {} });
+    const tokenFile = join(dataDir, 'initial-admin-token');
+    const token = readFileSync(tokenFile, 'utf8').trim();
+    assert.equal(statSync(tokenFile).mode & 0o777, 0o600);
+    const me = await call(first.url, 'GET', '/api/v1/me', { token });
+    assert.equal(me.status, 200);
+    assert.equal(me.body.user.role, 'admin');
+    assert.match((await cli(['token', 'list'], { DATA_DIR: dataDir })).stderr, /in use by another Dockwright process/);
+    await first.kill('SIGTERM');
+    const listed = await cli(['token', 'list'], { DATA_DIR: dataDir });
+    assert.match(listed.stdout, /admin\/initial {2}active/, 'the CLI opens the embedded database when the service is stopped');
+    const second = await startChild({ dataDir, plugins: {} });
+    try {
+      assert.equal((await call(second.url, 'GET', '/api/v1/me', { token })).status, 200, 'data survived the restart');
+      assert.equal(readFileSync(tokenFile, 'utf8').trim(), token, 'no second admin token');
+    } finally {
+      await second.kill('SIGTERM');
+    }
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});

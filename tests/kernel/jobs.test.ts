@@ -1,0 +1,153 @@
+// Jobs through HTTP: 202 + wait, serial keys, attach-to-queued, output and redaction, failure, cancel, listing, and restart recovery.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { call, startChild, startServer, eventually, type TestServer } from '../helpers/harness.ts';
+
+let s: TestServer;
+before(async () => { s = await startServer({ config: { jobs: { concurrency: 4, outputLimit: 4096 } } }); });
+after(async () => { await s.close(); });
+
+async function startJob(body: Record<string, unknown>, server = s) {
+  const res = await server.api('POST', '/api/v1/probe/jobs', { body });
+  assert.equal(res.status, 202, JSON.stringify(res.body));
+  return res.body;
+}
+
+test('a job is queued with an id, runs, and wait answers within 100 ms of its finish', async () => {
+  const job = await startJob({ ms: 600 });
+  assert.match(job.id, /^[0-9a-f-]{36}$/);
+  assert.equal(job.status, 'queued');
+  assert.equal(job.done, false);
+  const asked = Date.now();
+  const waited = await s.api('GET', `/api/v1/jobs/${job.id}/wait?timeout=120`);
+  const answeredAt = Date.now();
+  assert.equal(waited.body.status, 'succeeded');
+  assert.equal(waited.body.done, true);
+  const finishedAt = new Date(waited.body.finishedAt).getTime();
+  assert.ok(answeredAt - finishedAt < 100, `answered ${answeredAt - finishedAt} ms after the finish`);
+  assert.ok(answeredAt - asked >= 400, 'it did wait');
+  assert.match(waited.body.output, /sleeping 600 ms\ndone\n/);
+  assert.equal(waited.body.actor.kind, 'user');
+  for (const field of ['createdAt', 'startedAt', 'finishedAt']) assert.ok(waited.body[field], field);
+});
+
+test('wait answers done: false when its timeout passes first; timeout is in seconds and clamped, not refused', async () => {
+  const job = await startJob({ ms: 3000 });
+  const t0 = Date.now();
+  const waited = await s.api('GET', `/api/v1/jobs/${job.id}/wait?timeout=1`);
+  const took = Date.now() - t0;
+  assert.equal(waited.body.done, false);
+  assert.ok(took >= 900 && took < 2000, `took ${took} ms`);
+  assert.equal((await s.api('GET', `/api/v1/jobs/${job.id}/wait?timeout=100000`)).body.status, 'succeeded');
+  assert.equal((await s.api('GET', `/api/v1/jobs/${job.id}/wait?timeout=-1`)).status, 400);
+});
+
+test('jobs with one serial key run one at a time, in order; other keys run alongside', async () => {
+  const a = await startJob({ ms: 300, key: 'k1' });
+  const b = await startJob({ ms: 300, key: 'k1' });
+  const c = await startJob({ ms: 300, key: 'k1' });
+  const other = await startJob({ ms: 300, key: 'k2' });
+  const done = await Promise.all([a, b, c, other].map((j) => s.api('GET', `/api/v1/jobs/${j.id}/wait`)));
+  const [ra, rb, rc, ro] = done.map((d) => d.body.result);
+  assert.ok(ra.finishedAt <= rb.startedAt, 'b started after a finished');
+  assert.ok(rb.finishedAt <= rc.startedAt, 'c started after b finished');
+  assert.ok(ro.startedAt < ra.finishedAt, 'another key is not held up');
+});
+
+test('attach-to-queued returns the queued job of the key instead of a new one', async () => {
+  const running = await startJob({ ms: 800, key: 'deploy-x' });
+  await eventually(async () => (await s.api('GET', `/api/v1/jobs/${running.id}`)).body.status === 'running');
+  const queued = await startJob({ ms: 10, key: 'deploy-x', attach: true });
+  assert.notEqual(queued.id, running.id, 'a running job is not attached to');
+  const attached = await Promise.all([1, 2, 3].map(() => startJob({ ms: 10, key: 'deploy-x', attach: true })));
+  for (const j of attached) assert.equal(j.id, queued.id);
+  await s.api('GET', `/api/v1/jobs/${queued.id}/wait`);
+  const list = await s.api('GET', '/api/v1/jobs?resource=probe:deploy-x');
+  assert.equal(list.body.length, 2);
+});
+
+test('output is captured while the job runs, secrets are redacted everywhere, failures carry the error', async () => {
+  const secret = 'hunter2-very-secret';
+  const job = await startJob({ ms: 1500, secret });
+  const partial = await eventually(async () => {
+    const r = await s.api('GET', `/api/v1/jobs/${job.id}`);
+    return r.body.status === 'running' && r.body.output.includes('sleeping') ? r.body : null;
+  });
+  assert.doesNotMatch(partial.output, /hunter2/);
+  const done = (await s.api('GET', `/api/v1/jobs/${job.id}/wait`)).body;
+  assert.doesNotMatch(JSON.stringify(done), /hunter2/);
+  assert.equal(done.result.echoedSecret, '***');
+
+  const failing = await startJob({ ms: 10, fail: true, secret });
+  const failed = (await s.api('GET', `/api/v1/jobs/${failing.id}/wait`)).body;
+  assert.equal(failed.status, 'failed');
+  assert.equal(failed.done, true);
+  assert.equal(failed.error, 'failed on purpose (secret ***)');
+  assert.doesNotMatch((await s.api('GET', `/api/v1/activity?resource=`)).text, /hunter2/);
+});
+
+test('output is capped: the head and the newest tail are kept', async () => {
+  const job = await startJob({ ms: 1, lines: 500 });
+  const done = (await s.api('GET', `/api/v1/jobs/${job.id}/wait`)).body;
+  assert.ok(done.output.length <= 4096 + 100, `output is ${done.output.length} bytes`);
+  assert.match(done.output, /^sleeping 1 ms\nline 0 /);
+  assert.match(done.output, /bytes of output omitted/);
+  assert.match(done.output, /line 499 x+\ndone\n$/);
+});
+
+test('cancel: a queued job at once, a running one by its signal; a succeeded one is a 409', async () => {
+  const blocker = await startJob({ ms: 1000, key: 'c' });
+  const queued = await startJob({ ms: 1000, key: 'c' });
+  const canceled = await s.api('POST', `/api/v1/jobs/${queued.id}/cancel`);
+  assert.equal(canceled.status, 200);
+  assert.equal(canceled.body.status, 'canceled');
+  await eventually(async () => (await s.api('GET', `/api/v1/jobs/${blocker.id}`)).body.status === 'running');
+  assert.equal((await s.api('POST', `/api/v1/jobs/${blocker.id}/cancel`)).status, 202);
+  assert.equal((await s.api('GET', `/api/v1/jobs/${blocker.id}/wait`)).body.status, 'canceled');
+  assert.equal((await s.api('POST', `/api/v1/jobs/${blocker.id}/cancel`)).status, 200, 'canceling again is idempotent');
+  const finished = await startJob({ ms: 1 });
+  await s.api('GET', `/api/v1/jobs/${finished.id}/wait`);
+  assert.equal((await s.api('POST', `/api/v1/jobs/${finished.id}/cancel`)).status, 409);
+  const viewer = await s.token('viewer', ['jobs:read', 'jobs:cancel']);
+  assert.equal((await call(s.url, 'POST', `/api/v1/jobs/${blocker.id}/cancel`, { token: viewer })).status, 403);
+});
+
+test('GET /jobs filters by status, type and resource, pages with a Link header', async () => {
+  for (let i = 0; i < 3; i++) await startJob({ ms: 1, key: 'listing' });
+  await eventually(async () => (await s.api('GET', '/api/v1/jobs?resource=probe:listing&status=succeeded')).body.length === 3);
+  const first = await s.api('GET', '/api/v1/jobs?resource=probe:listing&limit=2');
+  assert.equal(first.body.length, 2);
+  const link = first.headers.get('link')!;
+  assert.match(link, /^<\/api\/v1\/jobs\?resource=probe%3Alisting&limit=2&cursor=\d+>; rel="next"$/);
+  const second = await s.api('GET', link.slice(1, link.indexOf('>')));
+  assert.equal(second.body.length, 1);
+  assert.equal(second.headers.get('link'), null);
+  assert.ok(!first.body.some((j: any) => second.body.some((k: any) => k.id === j.id)));
+  assert.equal((await s.api('GET', '/api/v1/jobs?type=probe.sleep&limit=1')).body[0].type, 'probe.sleep');
+  assert.equal((await s.api('GET', '/api/v1/jobs?status=bogus')).status, 400);
+  assert.equal((await s.api('GET', '/api/v1/jobs?cursor=abc')).status, 400);
+});
+
+test('a restart marks the running job failed ("interrupted by restart") and runs the queued ones', async () => {
+  const dataDir = s.dataDir + '-child';
+  const config = { databaseUrl: s.databaseUrl, dataDir, plugins: { probe: { path: 'tests/fixtures/probe-plugin/index.ts' } }, jobs: { concurrency: 1, outputLimit: 4096 } };
+  const first = await startChild(config);
+  const post = (url: string, body: unknown) => call(url, 'POST', '/api/v1/probe/jobs', { token: s.admin, body });
+  const long = (await post(first.url, { ms: 60_000, key: 'crash' })).body;
+  const queued = (await post(first.url, { ms: 10, key: 'crash' })).body;
+  await eventually(async () => (await call(first.url, 'GET', `/api/v1/jobs/${long.id}`, { token: s.admin })).body.status === 'running');
+  await first.kill('SIGKILL');
+
+  const second = await startChild(config);
+  try {
+    const interrupted = (await call(second.url, 'GET', `/api/v1/jobs/${long.id}/wait`, { token: s.admin })).body;
+    assert.equal(interrupted.status, 'failed');
+    assert.equal(interrupted.error, 'interrupted by restart');
+    const ran = (await call(second.url, 'GET', `/api/v1/jobs/${queued.id}/wait`, { token: s.admin })).body;
+    assert.equal(ran.status, 'succeeded');
+    const activity = await call(second.url, 'GET', `/api/v1/activity?resource=probe:crash&actor=system`, { token: s.admin });
+    assert.ok(activity.body.some((a: any) => a.detail?.jobId === long.id && a.result === 'failed'));
+  } finally {
+    await second.kill('SIGTERM');
+  }
+});
