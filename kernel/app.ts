@@ -10,7 +10,7 @@ import { loadPlugins } from './registry.ts';
 import { openDatabase, type Database } from './db/index.ts';
 import { migrate } from './db/migrate.ts';
 import { ScopeCatalogue } from './auth/scopes.ts';
-import { Tokens } from './auth/tokens.ts';
+import { Tokens, tokensChannel } from './auth/tokens.ts';
 import { RateLimiter } from './rate-limit.ts';
 import { createRevisions } from './revisions.ts';
 import { createActivity } from './activity.ts';
@@ -126,6 +126,11 @@ export async function boot(opts: BootOptions): Promise<Running> {
       authenticate: (bearer) => app.tokens.authenticate(bearer),
       verifyActionToken: (kind, resource, token) => services.actionTokens.verify(kind, resource, token),
     });
+    const unlisten = await app.db.listen(tokensChannel, () => app.tokens.forget(), () => {
+      log.warn('lost the token revocation channel: authenticating every request against the database');
+      app.tokens.caching(false);
+    });
+    app.tokens.caching(app.db.embedded || unlisten !== null);
     await app.jobs.start();
     services.scheduler.start();
     for (const { owner, fn } of services.starters) {
@@ -153,6 +158,7 @@ export async function boot(opts: BootOptions): Promise<Running> {
         });
         await services.scheduler.stop();
         await app.jobs.stop();
+        await unlisten?.();
         for (const { owner, fn } of [...services.stoppers].reverse()) {
           await Promise.resolve().then(fn).catch((err) => log.error({ err, plugin: owner }, 'plugin failed to stop'));
         }

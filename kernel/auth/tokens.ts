@@ -29,9 +29,20 @@ export function principalOf(user: { id: number; name: string; role: Role }, toke
   };
 }
 
+/** the channel on which token revocations are announced to every running process */
+export const tokensChannel = 'dockwright_tokens';
+const cacheMs = 30_000;
+const cacheMax = 10_000;
+
 export class Tokens {
   /** last_used_at is written at most once a minute per token: a write per request would cost more than the request. */
   private readonly touched = new Map<string, number>();
+  /**
+   * Live tokens by hash, so an authenticated request costs no query. Only used while revocations reach this process
+   * (caching(true) after LISTEN works); every revocation clears it, and entries also age out after 30 s.
+   */
+  private readonly cache = new Map<string, { principal: Principal; until: number; expiresAt: number | null }>();
+  private cacheOn = false;
 
   constructor(private readonly db: Db, private readonly scopes: ScopeCatalogue) {}
 
@@ -80,13 +91,30 @@ export class Tokens {
       `UPDATE tokens SET revoked_at = now() WHERE ${isId ? 'id = $1::uuid' : 'prefix = $1'} AND revoked_at IS NULL`,
       [idOrPrefix],
     );
+    this.cache.clear();
+    await this.db.query('SELECT pg_notify($1, $2)', [tokensChannel, 'revoked']);
     return rowCount > 0;
+  }
+
+  caching(on: boolean): void {
+    this.cacheOn = on;
+    this.cache.clear();
+  }
+
+  forget(): void {
+    this.cache.clear();
   }
 
   /** the principal of a live token, or null (unknown, revoked or expired). */
   async authenticate(bearer: string): Promise<Principal | null> {
     if (!bearer.startsWith(tokenPrefix) || bearer.length > 200) return null;
     const hash = hashToken(bearer);
+    const now = Date.now();
+    const hit = this.cacheOn ? this.cache.get(hash) : undefined;
+    if (hit && hit.until > now && (hit.expiresAt === null || hit.expiresAt > now)) {
+      this.touch(hit.principal.token!.id);
+      return hit.principal;
+    }
     const { rows } = await this.db.query<{ id: string; name: string; scopes: string[]; expires_at: string | null; user_id: number; user_name: string; role: Role }>(
       `SELECT t.id, t.name, t.scopes, t.expires_at, u.id AS user_id, u.name AS user_name, u.role
          FROM tokens t JOIN users u ON u.id = t.user_id
@@ -96,8 +124,13 @@ export class Tokens {
     const row = rows[0];
     if (!row) return null;
     this.touch(row.id);
-    return principalOf({ id: row.user_id, name: row.user_name, role: row.role }, { id: row.id, name: row.name, expiresAt: row.expires_at },
+    const principal = principalOf({ id: row.user_id, name: row.user_name, role: row.role }, { id: row.id, name: row.name, expiresAt: row.expires_at },
       this.scopes.effective(row.scopes, row.role));
+    if (this.cacheOn) {
+      if (this.cache.size >= cacheMax) this.cache.clear();
+      this.cache.set(hash, { principal, until: now + cacheMs, expiresAt: row.expires_at ? Date.parse(row.expires_at) : null });
+    }
+    return principal;
   }
 
   private touch(id: string): void {

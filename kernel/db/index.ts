@@ -10,6 +10,11 @@ pg.types.setTypeParser(20, (v) => Number(v));
 export interface Database extends Db {
   pool: pg.Pool;
   embedded: boolean;
+  /**
+   * LISTENs on a channel over a dedicated connection. onLost runs if that connection fails (notifications may then be
+   * missed). Returns the unlisten function. The embedded database has a single session and no other writers: null.
+   */
+  listen(channel: string, onNotify: () => void, onLost: () => void): Promise<(() => Promise<void>) | null>;
   close(): Promise<void>;
 }
 
@@ -50,10 +55,29 @@ export async function openDatabase(opts: { url?: string; dataDir: string; poolSi
   const pool = new pg.Pool({ connectionString: url, max: embedded ? 1 : (opts.poolSize ?? 10), idleTimeoutMillis: 30_000 });
   pool.on('error', () => undefined); // an idle client lost (server restart) is replaced on next use
   await pool.query('SELECT 1');
+  const listeners = new Set<pg.Client>();
   return Object.assign(wrap(pool, false), {
     pool,
     embedded: Boolean(embedded),
+    async listen(channel: string, onNotify: () => void, onLost: () => void) {
+      if (embedded) return null;
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      listeners.add(client);
+      let closing = false;
+      const lost = () => { if (!closing) onLost(); };
+      client.on('notification', (msg) => { if (msg.channel === channel) onNotify(); });
+      client.on('error', lost);
+      client.on('end', lost);
+      await client.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+      return async () => {
+        closing = true;
+        listeners.delete(client);
+        await client.end().catch(() => undefined);
+      };
+    },
     async close() {
+      await Promise.all([...listeners].map((c) => c.end().catch(() => undefined)));
       await pool.end();
       await embedded?.stop();
     },

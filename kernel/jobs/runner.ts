@@ -166,15 +166,17 @@ export class JobRunner implements JobsApi {
     try {
       do {
         this.pumpAgain = false;
-        while (!this.stopping && this.running.size + this.queue.size < this.opts.concurrency) {
-          const row = await this.claim();
-          if (!row) break;
-          const controller = new AbortController();
-          this.running.set(row.id, controller);
-          void this.queue.add(() => this.execute(row, controller)).finally(() => {
-            this.running.delete(row.id);
-            void this.pump();
-          });
+        while (!this.stopping && this.running.size < this.opts.concurrency) {
+          const rows = await this.claim(this.opts.concurrency - this.running.size);
+          if (!rows.length) break;
+          for (const row of rows) {
+            const controller = new AbortController();
+            this.running.set(row.id, controller);
+            void this.queue.add(() => this.execute(row, controller)).finally(() => {
+              this.running.delete(row.id);
+              void this.pump();
+            });
+          }
         }
       } while (this.pumpAgain && !this.stopping);
     } catch (err) {
@@ -184,21 +186,24 @@ export class JobRunner implements JobsApi {
     }
   }
 
-  /** the oldest queued job whose serial key has nothing running and nothing older queued; one claimer at a time across processes. */
-  private async claim(): Promise<JobRow | null> {
+  /**
+   * Claims up to `max` of the oldest queued jobs whose serial key has nothing running and nothing older queued (so a batch
+   * never holds two jobs of one key). The advisory lock makes one claimer at a time across processes.
+   */
+  private async claim(max: number): Promise<JobRow[]> {
     return this.db.tx(async (tx) => {
       await tx.query(`SELECT pg_advisory_xact_lock(hashtext('dockwright.jobs.claim'))`);
       const { rows } = await tx.query<JobRow>(
         `UPDATE jobs SET status = 'running', started_at = now()
-          WHERE id = (
+          WHERE id IN (
             SELECT j.id FROM jobs j
              WHERE j.status = 'queued' AND j.type = ANY($1)
                AND (j.serial_key IS NULL OR NOT EXISTS (
                  SELECT 1 FROM jobs o WHERE o.serial_key = j.serial_key
                     AND (o.status = 'running' OR (o.status = 'queued' AND o.seq < j.seq))))
-             ORDER BY j.seq LIMIT 1)
-         RETURNING ${columns}`, [[...this.defs.keys()]]);
-      return rows[0] ?? null;
+             ORDER BY j.seq LIMIT $2)
+         RETURNING ${columns}`, [[...this.defs.keys()], max]);
+      return rows.sort((a, b) => a.created_at.localeCompare(b.created_at));
     });
   }
 
@@ -229,12 +234,15 @@ export class JobRunner implements JobsApi {
       this.canceled.delete(row.id);
     }
     const safeResult = result === undefined ? null : JSON.parse(redactor.apply(JSON.stringify(result)));
+    // the finish and its activity entry in one statement: a job is never done without its record
     const { rows } = await this.db.query<JobRow>(
-      `UPDATE jobs SET status = $2, output = $3, result = $4, error = $5, finished_at = now() WHERE id = $1 RETURNING ${columns}`,
-      [row.id, status, output.toString(), JSON.stringify(safeResult), error]);
+      `WITH done AS (
+         UPDATE jobs SET status = $2, output = $3, result = $4, error = $5, finished_at = now() WHERE id = $1 RETURNING ${columns}
+       ), recorded AS (
+         INSERT INTO activity (actor, action, resource, result, detail) SELECT actor, 'job.' || type, resource, status, $6 FROM done
+       ) SELECT * FROM done`,
+      [row.id, status, output.toString(), JSON.stringify(safeResult), error, JSON.stringify({ jobId: row.id, ...(error ? { error } : {}) })]);
     const job = toJob(rows[0]);
-    await this.activity.record({ actor: row.actor, action: `job.${row.type}`, resource: row.resource, result: status, detail: { jobId: row.id, ...(error ? { error } : {}) } })
-      .catch((err) => this.log.error({ err }, 'recording job activity failed'));
     this.finished.emit(row.id, job);
   }
 }
