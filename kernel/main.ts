@@ -9,7 +9,7 @@ const usage = `usage: dockwright <command>
   serve                                   start the service (default)
   migrate                                 apply pending database migrations and exit
   plugins                                 list the enabled plugins in boot order, and every scope
-  user add <name> [--role admin|operator|viewer]
+  user add <name> [--role admin|operator|viewer] [--teams a,b]
   token create --user <name> --name <label> --scopes <a,b|*> [--expires <days>d]
   token list [--user <name>]
   token revoke <id|prefix>`;
@@ -51,7 +51,7 @@ const quietLog = {
 async function main(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args: argv, allowPositionals: true,
-    options: { role: { type: 'string' }, user: { type: 'string' }, name: { type: 'string' }, scopes: { type: 'string' }, expires: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    options: { role: { type: 'string' }, teams: { type: 'string' }, user: { type: 'string' }, name: { type: 'string' }, scopes: { type: 'string' }, expires: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
   });
   const [command = 'serve', sub, arg] = positionals;
   if (values.help) return void process.stdout.write(usage + '\n');
@@ -68,8 +68,9 @@ async function main(argv: string[]): Promise<void> {
       if (!arg) fail('usage: user add <name> [--role admin|operator|viewer]');
       if (!roles.includes(role)) fail(`role must be one of ${roles.join(', ')}`);
       return withKernel(async (app) => {
-        await app.tokens.addUser(arg, role);
-        process.stdout.write(`user ${arg} (${role}) added\n`);
+        const teams = (values.teams ?? '').split(',').map((t) => t.trim()).filter(Boolean);
+        await app.tokens.addUser(arg, role, teams);
+        process.stdout.write(`user ${arg} (${role}${teams.length ? `, teams ${teams.join(', ')}` : ''}) added\n`);
       });
     }
     case 'token create': {

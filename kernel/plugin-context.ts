@@ -72,6 +72,8 @@ export async function setupPlugin(plugin: PluginDef, rawOptions: Record<string, 
       get: (id: string) => k.jobs.get(id),
       wait: (id: string, ms: number) => k.jobs.wait(id, ms),
       latest: (type: string, resource: string) => k.jobs.latest(type, resource),
+      getMany: (ids: readonly string[]) => k.jobs.getMany(ids),
+      open: (resource: string) => k.jobs.open(resource),
     }) as PluginContext['jobs'],
     schedule: Object.freeze({
       every: registering('schedule.every', (name: string, ms: number, run: () => Promise<void>) => k.scheduler.every(`${owner}.${name}`, ms, run)),

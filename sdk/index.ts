@@ -24,7 +24,7 @@ export interface Principal {
   /** effective scopes: token scopes ∩ what the owner's role allows. */
   scopes: readonly string[];
   can(scope: string): boolean;
-  user?: { id: number; name: string; role: Role };
+  user?: { id: number; name: string; role: Role; teams: readonly string[] };
   token?: { id: string; name: string; expiresAt: string | null };
 }
 
@@ -117,6 +117,8 @@ export interface RouteDef<P extends TSchema, Q extends TSchema, B extends TSchem
   errors?: readonly number[];
   /** the activity-log action of a write (default `<plugin>.<method> <path>`); false to record nothing. */
   activity?: string | false;
+  /** the activity-log resource, with `{param}` placeholders: `stack:{name}` (default: the path with its params filled in). */
+  resource?: string;
   handler(req: RouteRequest<Static<P>, Static<Q>, Static<B>>): Promise<Static<R> | Reply | Page<unknown> | void>;
 }
 export type AnyRoute = RouteDef<TSchema, TSchema, TSchema, TSchema>;
@@ -187,6 +189,10 @@ export interface JobsApi {
   wait(id: string, timeoutMs: number): Promise<Job | null>;
   /** the newest job of a type for a resource. */
   latest(type: string, resource: string): Promise<Job | null>;
+  /** several jobs by id in one query (unknown ids are left out). */
+  getMany(ids: readonly string[]): Promise<Map<string, Job>>;
+  /** the jobs of a resource that are queued or running, oldest first. */
+  open(resource: string): Promise<Job[]>;
 }
 
 // ---------------------------------------------------------------- kernel services

@@ -17,7 +17,7 @@ export interface TokenRow {
   expiresAt: string | null; revokedAt: string | null; lastUsedAt: string | null; createdAt: string;
 }
 
-export function principalOf(user: { id: number; name: string; role: Role }, token: { id: string; name: string; expiresAt: string | null }, scopes: string[]): Principal {
+export function principalOf(user: { id: number; name: string; role: Role; teams: readonly string[] }, token: { id: string; name: string; expiresAt: string | null }, scopes: string[]): Principal {
   const set = new Set(scopes);
   return {
     actor: { kind: 'user', name: user.name, tokenId: token.id },
@@ -46,11 +46,14 @@ export class Tokens {
 
   constructor(private readonly db: Db, private readonly scopes: ScopeCatalogue) {}
 
-  async addUser(name: string, role: Role): Promise<{ id: number; name: string; role: Role }> {
-    if (!/^[a-z0-9][a-z0-9._-]{0,63}$/i.test(name)) throw new Error(`user name "${name}" must be 1-64 letters, digits, '.', '_' or '-'`);
-    const { rows } = await this.db.query<{ id: number }>('INSERT INTO users (name, role) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING RETURNING id', [name, role]);
+  async addUser(name: string, role: Role, teams: readonly string[] = []): Promise<{ id: number; name: string; role: Role; teams: readonly string[] }> {
+    const valid = /^[a-z0-9][a-z0-9._-]{0,63}$/i;
+    if (!valid.test(name)) throw new Error(`user name "${name}" must be 1-64 letters, digits, '.', '_' or '-'`);
+    const bad = teams.find((t) => !valid.test(t));
+    if (bad !== undefined) throw new Error(`team name "${bad}" must be 1-64 letters, digits, '.', '_' or '-'`);
+    const { rows } = await this.db.query<{ id: number }>('INSERT INTO users (name, role, teams) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING RETURNING id', [name, role, teams]);
     if (!rows[0]) throw new Error(`user "${name}" already exists`);
-    return { id: rows[0].id, name, role };
+    return { id: rows[0].id, name, role, teams };
   }
 
   async userCount(): Promise<number> {
@@ -115,8 +118,8 @@ export class Tokens {
       this.touch(hit.principal.token!.id);
       return hit.principal;
     }
-    const { rows } = await this.db.query<{ id: string; name: string; scopes: string[]; expires_at: string | null; user_id: number; user_name: string; role: Role }>(
-      `SELECT t.id, t.name, t.scopes, t.expires_at, u.id AS user_id, u.name AS user_name, u.role
+    const { rows } = await this.db.query<{ id: string; name: string; scopes: string[]; expires_at: string | null; user_id: number; user_name: string; role: Role; teams: string[] }>(
+      `SELECT t.id, t.name, t.scopes, t.expires_at, u.id AS user_id, u.name AS user_name, u.role, u.teams
          FROM tokens t JOIN users u ON u.id = t.user_id
         WHERE t.hash = $1 AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > now())`,
       [hash],
@@ -124,7 +127,7 @@ export class Tokens {
     const row = rows[0];
     if (!row) return null;
     this.touch(row.id);
-    const principal = principalOf({ id: row.user_id, name: row.user_name, role: row.role }, { id: row.id, name: row.name, expiresAt: row.expires_at },
+    const principal = principalOf({ id: row.user_id, name: row.user_name, role: row.role, teams: row.teams }, { id: row.id, name: row.name, expiresAt: row.expires_at },
       this.scopes.effective(row.scopes, row.role));
     if (this.cacheOn) {
       if (this.cache.size >= cacheMax) this.cache.clear();

@@ -182,7 +182,9 @@ export function createHttpServer(deps: HttpDeps): Server {
   function recordActivity(entry: CompiledRoute, principal: Principal, params: Record<string, string>, result: string, status?: number): void {
     if (entry.route.activity === false) return;
     const action = entry.route.activity ?? `${entry.owner}.${entry.route.method.toLowerCase()} ${entry.route.path}`;
-    const resource = Object.keys(params).length ? entry.route.path.replace(/:([^/]+)/g, (_, k) => params[k] ?? k) : null;
+    const resource = entry.route.resource
+      ? entry.route.resource.replace(/\{([^}]+)\}/g, (_, k) => params[k] ?? k)
+      : Object.keys(params).length ? entry.route.path.replace(/:([^/]+)/g, (_, k) => params[k] ?? k) : null;
     deps.activity.record({ actor: principal.actor, action, resource, result, detail: status ? { status } : undefined })
       .catch((err) => log.error({ err }, 'recording activity failed'));
   }

@@ -87,6 +87,18 @@ export class JobRunner implements JobsApi {
     return rows[0] ? toJob(rows[0]) : null;
   }
 
+  async getMany(ids: readonly string[]): Promise<Map<string, Job>> {
+    const valid = ids.filter((id) => /^[0-9a-f-]{36}$/i.test(id));
+    if (!valid.length) return new Map();
+    const { rows } = await this.db.query<JobRow>(`SELECT ${columns} FROM jobs WHERE id = ANY($1::uuid[])`, [valid]);
+    return new Map(rows.map((r) => [r.id, toJob(r)]));
+  }
+
+  async open(resource: string): Promise<Job[]> {
+    const { rows } = await this.db.query<JobRow>(`SELECT ${columns} FROM jobs WHERE resource = $1 AND status IN ('queued', 'running') ORDER BY seq`, [resource]);
+    return rows.map(toJob);
+  }
+
   async list(filter: JobFilter): Promise<(Job & { seq: number })[]> {
     const { rows } = await this.db.query<JobRow & { seq: number }>(
       `SELECT seq, ${columns} FROM jobs

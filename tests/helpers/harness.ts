@@ -62,7 +62,7 @@ export interface TestServer {
   /** an admin token with every scope */
   admin: string;
   /** a user of this role with a token holding these scopes */
-  token(role: Role, scopes: string[], opts?: { expiresAt?: Date }): Promise<string>;
+  token(role: Role, scopes: string[], opts?: { expiresAt?: Date; teams?: string[]; name?: string }): Promise<string>;
   api<T = any>(method: string, path: string, opts?: CallOptions): Promise<ApiAnswer<T>>;
   /** stops the server (keeps the database and data dir for a restart) */
   stop(): Promise<void>;
@@ -93,8 +93,8 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
     },
   });
   const token: TestServer['token'] = async (role, scopes, extra = {}) => {
-    const name = `${role}-${process.pid}-${++users}`;
-    await app.tokens.addUser(name, role);
+    const name = extra.name ?? `${role}-${process.pid}-${++users}`;
+    await app.tokens.addUser(name, role, extra.teams);
     return (await app.tokens.create({ user: name, name: 'test', scopes, expiresAt: extra.expiresAt })).token;
   };
   const admin = await token('admin', ['*']);
