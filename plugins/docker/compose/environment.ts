@@ -1,0 +1,65 @@
+// A service's environment: env_file entries from the source tree (in order), then `environment`, which wins.
+import { readFileSync } from 'node:fs';
+import { type Issues, inside, isObj, mapOrList, scalar } from './shape.ts';
+
+/** dotenv lines: KEY=value, `export KEY=value`, quotes, `#` comments; a bare KEY takes the stack variable of that name. */
+export function parseEnvFile(text: string, variables: Record<string, string>, path: string, issues: Issues): [string, string][] {
+  const out: [string, string][] = [];
+  text.split(/\r?\n/).forEach((raw, i) => {
+    const line = raw.replace(/^\s*export\s+/, '').trim();
+    if (!line || line.startsWith('#')) return;
+    const eq = line.indexOf('=');
+    const key = (eq < 0 ? line : line.slice(0, eq)).trim();
+    if (!/^[A-Za-z_][A-Za-z0-9_.-]*$/.test(key)) {
+      issues.error(path, `line ${i + 1} is not KEY=value`);
+      return;
+    }
+    if (eq < 0) {
+      if (variables[key] !== undefined) out.push([key, variables[key]]);
+      return;
+    }
+    let value = line.slice(eq + 1).trim();
+    const q = value[0];
+    if ((q === '"' || q === "'") && value.length > 1 && value.endsWith(q)) {
+      value = value.slice(1, -1);
+      if (q === '"') value = value.replace(/\\n/g, '\n').replace(/\\(["\\])/g, '$1');
+    } else {
+      value = value.replace(/\s+#.*$/, '');
+    }
+    out.push([key, value]);
+  });
+  return out;
+}
+
+function envFiles(v: unknown, path: string, workdir: string | undefined, variables: Record<string, string>, issues: Issues): [string, string][] {
+  if (v === undefined || v === null) return [];
+  const list = Array.isArray(v) ? v : [v];
+  return list.flatMap((item, i) => {
+    const at = Array.isArray(v) ? `${path}[${i}]` : path;
+    const file = scalar(item) ?? (isObj(item) ? scalar(item.path) : null);
+    const required = isObj(item) ? item.required !== false : true;
+    if (!file) { issues.error(at, 'must be a path or a map with path'); return []; }
+    const full = inside(workdir, file, at, issues, 'env_file');
+    if (!full) return [];
+    let text: string;
+    try {
+      text = readFileSync(full, 'utf8');
+    } catch {
+      if (required) issues.error(at, `env_file "${file}" is not in the source tree`);
+      return [];
+    }
+    return parseEnvFile(text, variables, at, issues);
+  });
+}
+
+export function environment(service: Record<string, unknown>, path: string, workdir: string | undefined, variables: Record<string, string>, issues: Issues): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of envFiles(service.env_file, `${path}.env_file`, workdir, variables, issues)) env[k] = v;
+  for (const [k, v] of mapOrList(service.environment, `${path}.environment`, issues)) {
+    // a name without a value takes the stack variable of that name (compose takes the shell's), or is left out
+    const value = v ?? variables[k];
+    if (value === undefined) delete env[k];
+    else env[k] = value;
+  }
+  return env;
+}

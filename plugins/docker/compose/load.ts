@@ -1,0 +1,162 @@
+// Loading a compose file: YAML, interpolation, top-level networks and volumes, every service normalized, the dependency graph checked.
+import { parseDocument } from 'yaml';
+import type { ComposeProject, LoadedCompose, NormalizedNetwork, NormalizedService, NormalizedVolume } from '../types.ts';
+import { interpolateTree } from './interpolate.ts';
+import { normalizeService } from './service.ts';
+import { bool, isObj, Issues, mapOrList, type Obj, str } from './shape.ts';
+import { labelsFor } from '../labels.ts';
+
+export const projectNamePattern = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+
+function stringMap(v: unknown, path: string, issues: Issues): Record<string, string> {
+  return Object.fromEntries(mapOrList(v, path, issues).map(([k, val]) => [k, val ?? '']));
+}
+
+/** a top-level `name:` (or `external: { name }`) wins; otherwise `<project>_<key>`, as compose names them. */
+function engineName(spec: Obj, key: string, project: string, path: string, issues: Issues): { name: string; external: boolean } {
+  const externalSpec = spec.external;
+  const external = isObj(externalSpec) ? true : bool(externalSpec, `${path}.external`, issues) ?? false;
+  const legacy = isObj(externalSpec) ? str(externalSpec.name, `${path}.external.name`, issues) : null;
+  const name = str(spec.name, `${path}.name`, issues) ?? legacy;
+  return { name: name ?? (external ? key : `${project}_${key}`), external };
+}
+
+function networks(doc: Obj, project: string, issues: Issues): Map<string, NormalizedNetwork> {
+  const out = new Map<string, NormalizedNetwork>();
+  const raw = doc.networks ?? {};
+  if (!isObj(raw)) { issues.error('networks', 'must be a map'); return out; }
+  const entries = Object.entries(raw);
+  if (!('default' in raw)) entries.push(['default', null]);
+  for (const [key, value] of entries) {
+    const path = `networks.${key}`;
+    if (value !== null && !isObj(value)) { issues.error(path, 'must be a map (or empty)'); continue; }
+    const spec = value ?? {};
+    if (spec.ipam !== undefined) issues.error(`${path}.ipam`, 'custom IPAM configuration is not supported');
+    const { name, external } = engineName(spec, key, project, path, issues);
+    out.set(key, {
+      key, name, external,
+      driver: str(spec.driver, `${path}.driver`, issues) ?? 'bridge',
+      driverOpts: stringMap(spec.driver_opts, `${path}.driver_opts`, issues),
+      internal: bool(spec.internal, `${path}.internal`, issues) ?? false,
+      attachable: bool(spec.attachable, `${path}.attachable`, issues) ?? false,
+      labels: { ...stringMap(spec.labels, `${path}.labels`, issues), ...labelsFor.project(project) },
+    });
+  }
+  return out;
+}
+
+function volumes(doc: Obj, project: string, issues: Issues): Map<string, NormalizedVolume> {
+  const out = new Map<string, NormalizedVolume>();
+  const raw = doc.volumes ?? {};
+  if (!isObj(raw)) { issues.error('volumes', 'must be a map'); return out; }
+  for (const [key, value] of Object.entries(raw)) {
+    const path = `volumes.${key}`;
+    if (!/^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/.test(key)) issues.error(path, `the volume name "${key}" may only hold letters, digits, "_", "." and "-"`);
+    if (value !== null && !isObj(value)) { issues.error(path, 'must be a map (or empty)'); continue; }
+    const spec = value ?? {};
+    const { name, external } = engineName(spec, key, project, path, issues);
+    out.set(key, {
+      key, name, external,
+      driver: str(spec.driver, `${path}.driver`, issues) ?? 'local',
+      driverOpts: stringMap(spec.driver_opts, `${path}.driver_opts`, issues),
+      labels: { ...stringMap(spec.labels, `${path}.labels`, issues), ...labelsFor.project(project) },
+    });
+  }
+  return out;
+}
+
+/** unknown depends_on targets, and cycles named service by service. */
+function checkGraph(services: NormalizedService[], issues: Issues): void {
+  const byName = new Map(services.map((s) => [s.name, s]));
+  for (const s of services) {
+    s.dependsOn.forEach((d) => {
+      if (!byName.has(d.service)) issues.error(`services.${s.name}.depends_on`, `depends on "${d.service}", which is not a service of this file`);
+      if (d.service === s.name) issues.error(`services.${s.name}.depends_on`, 'a service cannot depend on itself');
+    });
+  }
+  const state = new Map<string, 'visiting' | 'done'>();
+  const reported = new Set<string>();
+  const visit = (name: string, chain: string[]): void => {
+    if (state.get(name) === 'done') return;
+    if (state.get(name) === 'visiting') {
+      const cycle = [...chain.slice(chain.indexOf(name)), name];
+      const key = [...cycle].sort().join(',');
+      if (!reported.has(key)) {
+        reported.add(key);
+        issues.error(`services.${name}.depends_on`, `dependency cycle: ${cycle.join(' → ')}`);
+      }
+      return;
+    }
+    state.set(name, 'visiting');
+    for (const d of byName.get(name)?.dependsOn ?? []) if (byName.has(d.service) && d.service !== name) visit(d.service, [...chain, name]);
+    state.set(name, 'done');
+  };
+  for (const s of services) visit(s.name, []);
+}
+
+function checkNames(services: NormalizedService[], project: string, issues: Issues): void {
+  const names = new Map<string, string>();
+  for (const s of services) {
+    for (let n = 1; n <= s.replicas; n++) {
+      const container = s.containerName ?? `${project}-${s.name}-${n}`;
+      const other = names.get(container);
+      if (other) issues.error(`services.${s.name}`, `its container name "${container}" is also used by the service "${other}"`);
+      names.set(container, s.name);
+    }
+  }
+}
+
+const topLevel = new Set(['version', 'name', 'services', 'networks', 'volumes', 'configs', 'secrets']);
+
+export function loadCompose(project: ComposeProject): LoadedCompose {
+  const issues = new Issues();
+  const empty = (): LoadedCompose => ({ raw: {}, services: [], errors: issues.errors, warnings: issues.warnings, networks: [], volumes: [] });
+  if (!projectNamePattern.test(project.name)) issues.error('name', `the project name "${project.name}" must match ${projectNamePattern.source}`);
+  const doc = parseDocument(project.compose, { merge: true, uniqueKeys: true, prettyErrors: false });
+  for (const e of doc.errors) {
+    const at = e.linePos?.[0];
+    issues.error('', `YAML syntax error${at ? ` at line ${at.line}, column ${at.col}` : ''}: ${e.message.split('\n')[0]}`);
+  }
+  if (issues.errors.length) return empty();
+  let parsed: unknown;
+  try {
+    parsed = doc.toJS({ maxAliasCount: 1000 });
+  } catch (err) {
+    issues.error('', `the YAML cannot be read: ${(err as Error).message}`);
+    return empty();
+  }
+  if (!isObj(parsed)) { issues.error('', 'a compose file must be a map with services'); return empty(); }
+  const raw = interpolateTree(parsed, '', { variables: project.variables, errors: issues.errors, warnings: issues.warnings }) as Obj;
+  for (const key of Object.keys(raw)) {
+    if (key.startsWith('x-') || topLevel.has(key)) continue;
+    issues.error(key, `"${key}" is not a top-level compose key (services, networks, volumes, x-…)`);
+  }
+  for (const key of ['configs', 'secrets']) {
+    if (raw[key] !== undefined && raw[key] !== null && !(isObj(raw[key]) && Object.keys(raw[key]).length === 0)) issues.error(key, `top-level ${key} are not supported; use environment variables or bind mounts from the source tree`);
+  }
+  if (typeof raw.name === 'string' && raw.name !== project.name) issues.warn('name', `the file names its project "${raw.name}"; the stack name "${project.name}" is used`);
+  if (!isObj(raw.services) || Object.keys(raw.services).length === 0) {
+    issues.error('services', 'a compose file needs at least one service');
+    return { ...empty(), raw };
+  }
+  const ctx = {
+    project: project.name, workdir: project.workdir, variables: project.variables, issues,
+    networks: networks(raw, project.name, issues), volumes: volumes(raw, project.name, issues),
+    usedNetworks: new Set<string>(), usedVolumes: new Set<string>(),
+  };
+  const services: NormalizedService[] = [];
+  for (const [name, spec] of Object.entries(raw.services)) {
+    const s = normalizeService(name, spec, ctx);
+    if (s) services.push(s);
+  }
+  checkGraph(services, issues);
+  checkNames(services, project.name, issues);
+  return {
+    raw,
+    services,
+    errors: issues.errors,
+    warnings: issues.warnings,
+    networks: [...ctx.networks.values()].filter((n) => ctx.usedNetworks.has(n.key)),
+    volumes: [...ctx.volumes.values()],
+  };
+}

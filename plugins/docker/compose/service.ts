@@ -1,0 +1,282 @@
+// One compose service → a NormalizedService: every supported key in its short and long forms, unsupported keys named as errors.
+import { existsSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import type { DependsCondition, NormalizedHealthcheck, NormalizedNetwork, NormalizedService, NormalizedVolume, ServiceNetwork } from '../types.ts';
+import { environment } from './environment.ts';
+import { mounts } from './mounts.ts';
+import { ports } from './ports.ts';
+import { bool, inside, int, isObj, type Issues, mapOrList, type Obj, scalar, str, strList } from './shape.ts';
+import { bytes, durationNs, splitWords } from './units.ts';
+
+export interface ServiceContext {
+  project: string;
+  workdir?: string;
+  variables: Record<string, string>;
+  networks: Map<string, NormalizedNetwork>;
+  volumes: Map<string, NormalizedVolume>;
+  usedNetworks: Set<string>;
+  usedVolumes: Set<string>;
+  issues: Issues;
+}
+
+/** keys Dockwright honours; anything else (but `x-…`) is an error, so nothing a user wrote is silently dropped. */
+const supported = new Set([
+  'image', 'build', 'pull_policy', 'command', 'entrypoint', 'environment', 'env_file', 'ports', 'expose', 'volumes', 'tmpfs',
+  'networks', 'network_mode', 'labels', 'restart', 'healthcheck', 'depends_on', 'user', 'working_dir', 'hostname', 'domainname',
+  'deploy', 'mem_limit', 'mem_reservation', 'cpus', 'cpu_shares', 'pids_limit', 'shm_size', 'logging', 'extra_hosts', 'dns',
+  'dns_search', 'cap_add', 'cap_drop', 'privileged', 'read_only', 'init', 'tty', 'stdin_open', 'stop_signal', 'stop_grace_period',
+  'security_opt', 'sysctls', 'ulimits', 'devices', 'pid', 'ipc', 'group_add', 'container_name',
+]);
+/** accepted and ignored, with a warning: they do not change what runs on one engine */
+const ignored = new Set(['links', 'platform', 'scale']);
+
+function words(v: unknown, path: string, issues: Issues): string[] | null {
+  if (v === undefined || v === null) return null;
+  if (typeof v === 'string') {
+    const split = splitWords(v);
+    if (!split) issues.error(path, 'has an unclosed quote');
+    return split ?? [];
+  }
+  return strList(v, path, issues);
+}
+
+function healthcheck(v: unknown, path: string, issues: Issues): NormalizedHealthcheck | null {
+  if (v === undefined || v === null) return null;
+  if (!isObj(v)) { issues.error(path, 'must be a map'); return null; }
+  if (v.disable === true) return { test: ['NONE'] };
+  let test: string[] = [];
+  if (typeof v.test === 'string') test = ['CMD-SHELL', v.test];
+  else if (v.test !== undefined) {
+    test = strList(v.test, `${path}.test`, issues);
+    if (!['NONE', 'CMD', 'CMD-SHELL'].includes(test[0] ?? '')) { issues.error(`${path}.test`, 'a list must start with CMD, CMD-SHELL or NONE'); return null; }
+  }
+  const hc: NormalizedHealthcheck = { test };
+  const durations = [['interval', 'intervalNs'], ['timeout', 'timeoutNs'], ['start_period', 'startPeriodNs']] as const;
+  for (const [key, field] of durations) {
+    if (v[key] === undefined) continue;
+    const ns = durationNs(v[key]);
+    if (ns === null) issues.error(`${path}.${key}`, `"${String(v[key])}" is not a duration like 10s or 1m30s`);
+    else hc[field] = ns;
+  }
+  const retries = int(v.retries, `${path}.retries`, issues);
+  if (retries !== null) hc.retries = retries;
+  return hc;
+}
+
+const conditions = new Set<DependsCondition>(['service_started', 'service_healthy', 'service_completed_successfully']);
+
+function dependsOn(v: unknown, path: string, issues: Issues): NormalizedService['dependsOn'] {
+  if (v === undefined || v === null) return [];
+  if (Array.isArray(v)) return strList(v, path, issues).map((service) => ({ service, condition: 'service_started' as const, required: true }));
+  if (!isObj(v)) { issues.error(path, 'must be a list of services or a map of service to condition'); return []; }
+  return Object.entries(v).map(([service, spec]) => {
+    const condition = (isObj(spec) ? scalar(spec.condition) : null) ?? 'service_started';
+    if (!conditions.has(condition as DependsCondition)) issues.error(`${path}.${service}.condition`, `"${condition}" is not service_started, service_healthy or service_completed_successfully`);
+    return { service, condition: condition as DependsCondition, required: !(isObj(spec) && spec.required === false) };
+  });
+}
+
+function restart(v: unknown, deploy: Obj, path: string, issues: Issues): NormalizedService['restart'] {
+  const text = str(v, `${path}.restart`, issues);
+  if (text !== null) {
+    const m = /^(no|always|unless-stopped|on-failure)(?::(\d+))?$/.exec(text);
+    if (!m || (m[2] && m[1] !== 'on-failure')) { issues.error(`${path}.restart`, `"${text}" is not no, always, unless-stopped or on-failure[:N]`); return { name: '', maximumRetryCount: 0 }; }
+    return { name: m[1] as NormalizedService['restart']['name'], maximumRetryCount: m[2] ? Number(m[2]) : 0 };
+  }
+  if (isObj(deploy.restart_policy)) {
+    const condition = scalar(deploy.restart_policy.condition) ?? 'any';
+    const max = int(deploy.restart_policy.max_attempts, `${path}.deploy.restart_policy.max_attempts`, issues) ?? 0;
+    const names: Record<string, NormalizedService['restart']['name']> = { none: 'no', 'on-failure': 'on-failure', any: 'always' };
+    const name = names[condition];
+    if (!name) issues.error(`${path}.deploy.restart_policy.condition`, `"${condition}" is not none, on-failure or any`);
+    return { name: name ?? '', maximumRetryCount: name === 'on-failure' ? max : 0 };
+  }
+  return { name: '', maximumRetryCount: 0 };
+}
+
+function resources(s: Obj, deploy: Obj, path: string, issues: Issues): NormalizedService['resources'] {
+  const r: NormalizedService['resources'] = {};
+  const res = isObj(deploy.resources) ? deploy.resources : {};
+  const limits = isObj(res.limits) ? res.limits : {};
+  const reservations = isObj(res.reservations) ? res.reservations : {};
+  const size = (v: unknown, at: string) => {
+    if (v === undefined || v === null) return undefined;
+    const n = bytes(v);
+    if (n === null) issues.error(at, `"${String(v)}" is not a size like 512m or 1g`);
+    return n ?? undefined;
+  };
+  const cpus = (v: unknown, at: string) => {
+    if (v === undefined || v === null) return undefined;
+    const n = Number(v);
+    if (!Number.isFinite(n) || n <= 0) { issues.error(at, `"${String(v)}" is not a number of CPUs like 0.5`); return undefined; }
+    return Math.round(n * 1e9);
+  };
+  r.memory = size(limits.memory, `${path}.deploy.resources.limits.memory`) ?? size(s.mem_limit, `${path}.mem_limit`);
+  r.memoryReservation = size(reservations.memory, `${path}.deploy.resources.reservations.memory`) ?? size(s.mem_reservation, `${path}.mem_reservation`);
+  r.nanoCpus = cpus(limits.cpus, `${path}.deploy.resources.limits.cpus`) ?? cpus(s.cpus, `${path}.cpus`);
+  r.pidsLimit = int(limits.pids, `${path}.deploy.resources.limits.pids`, issues, 1) ?? int(s.pids_limit, `${path}.pids_limit`, issues, -1) ?? undefined;
+  r.cpuShares = int(s.cpu_shares, `${path}.cpu_shares`, issues) ?? undefined;
+  r.shmSize = size(s.shm_size, `${path}.shm_size`);
+  for (const k of Object.keys(r) as (keyof typeof r)[]) if (r[k] === undefined) delete r[k];
+  return r;
+}
+
+function serviceNetworks(s: Obj, name: string, path: string, ctx: ServiceContext): { mode: string | null; networks: ServiceNetwork[] } {
+  const mode = str(s.network_mode, `${path}.network_mode`, ctx.issues);
+  if (mode !== null) {
+    if (!['host', 'none', 'bridge'].includes(mode)) ctx.issues.error(`${path}.network_mode`, `"${mode}" is not supported (host, none or bridge; use networks to join other services)`);
+    if (s.networks !== undefined) ctx.issues.error(`${path}.networks`, 'cannot be combined with network_mode');
+    return { mode, networks: [] };
+  }
+  const entries: [string, unknown][] = s.networks === undefined || s.networks === null ? [['default', null]]
+    : Array.isArray(s.networks) ? strList(s.networks, `${path}.networks`, ctx.issues).map((k) => [k, null])
+    : isObj(s.networks) ? Object.entries(s.networks)
+    : (ctx.issues.error(`${path}.networks`, 'must be a list or a map of networks'), []);
+  const networks: ServiceNetwork[] = [];
+  for (const [key, spec] of entries) {
+    const declared = ctx.networks.get(key);
+    if (!declared) { ctx.issues.error(`${path}.networks.${key}`, `refers to the network "${key}", which is not declared under the top-level networks`); continue; }
+    ctx.usedNetworks.add(key);
+    const aliases = isObj(spec) ? strList(spec.aliases, `${path}.networks.${key}.aliases`, ctx.issues) : [];
+    const ipv4 = isObj(spec) ? str(spec.ipv4_address, `${path}.networks.${key}.ipv4_address`, ctx.issues) : null;
+    networks.push({ key, name: declared.name, aliases: [name, ...aliases.filter((a) => a !== name)], ...(ipv4 ? { ipv4Address: ipv4 } : {}) });
+  }
+  return { mode: null, networks };
+}
+
+function build(v: unknown, path: string, ctx: ServiceContext): NormalizedService['build'] {
+  if (v === undefined || v === null) return null;
+  const spec = typeof v === 'string' ? { context: v } : isObj(v) ? v : null;
+  if (!spec) { ctx.issues.error(path, 'must be a context path or a map with context'); return null; }
+  const contextText = scalar(spec.context) ?? '.';
+  if (/^[a-z]+:\/\/|^git@/.test(contextText)) { ctx.issues.error(`${path}.context`, 'remote build contexts are not supported; build from the source tree'); return null; }
+  const context = inside(ctx.workdir, contextText, `${path}.context`, ctx.issues, 'build context');
+  if (!context) return null;
+  const dockerfile = scalar(spec.dockerfile) ?? 'Dockerfile';
+  const file = inside(context, dockerfile, `${path}.dockerfile`, ctx.issues, 'Dockerfile');
+  if (!file) return null;
+  if (!existsSync(file)) { ctx.issues.error(`${path}.dockerfile`, `there is no ${join(relative(ctx.workdir!, context) || '.', dockerfile)} in the source tree`); return null; }
+  const args: Record<string, string> = {};
+  for (const [k, val] of mapOrList(spec.args, `${path}.args`, ctx.issues)) {
+    const value = val ?? ctx.variables[k];
+    if (value !== undefined) args[k] = value;
+  }
+  for (const key of Object.keys(spec)) {
+    if (!['context', 'dockerfile', 'args', 'target'].includes(key) && !key.startsWith('x-')) ctx.issues.error(`${path}.${key}`, `build option "${key}" is not supported`);
+  }
+  const target = str(spec.target, `${path}.target`, ctx.issues);
+  return { context, dockerfile: relative(context, file), args, ...(target ? { target } : {}) };
+}
+
+function pullPolicy(v: unknown, hasBuild: boolean, path: string, issues: Issues): NormalizedService['pullPolicy'] {
+  const text = str(v, path, issues);
+  if (text === null) return hasBuild ? 'build' : 'missing';
+  const policies: Record<string, NormalizedService['pullPolicy']> = { always: 'always', never: 'never', missing: 'missing', if_not_present: 'missing', build: 'build', daily: 'missing', weekly: 'missing' };
+  const policy = policies[text];
+  if (!policy) { issues.error(path, `"${text}" is not always, never, missing or build`); return 'missing'; }
+  if (policy === 'build' && !hasBuild) issues.error(path, 'pull_policy build needs a build section');
+  return policy;
+}
+
+function ulimits(v: unknown, path: string, issues: Issues): NormalizedService['ulimits'] {
+  if (v === undefined || v === null) return [];
+  if (!isObj(v)) { issues.error(path, 'must be a map'); return []; }
+  return Object.entries(v).flatMap(([name, spec]) => {
+    const single = int(typeof spec === 'object' ? undefined : spec, `${path}.${name}`, issues, -1);
+    if (single !== null) return [{ name, soft: single, hard: single }];
+    if (!isObj(spec)) { issues.error(`${path}.${name}`, 'must be a number or soft/hard'); return []; }
+    const soft = int(spec.soft, `${path}.${name}.soft`, issues, -1);
+    const hard = int(spec.hard, `${path}.${name}.hard`, issues, -1);
+    return soft !== null && hard !== null ? [{ name, soft, hard }] : [];
+  });
+}
+
+function devices(v: unknown, path: string, issues: Issues): NormalizedService['devices'] {
+  return strList(v, path, issues).map((d) => {
+    const [host, container = host, permissions = 'rwm'] = d.split(':');
+    return { host, container, permissions };
+  });
+}
+
+function labels(v: unknown, path: string, issues: Issues): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, val] of mapOrList(v, path, issues)) {
+    if (k.startsWith('dockwright.')) { issues.error(`${path}.${k}`, 'labels starting with dockwright. are reserved'); continue; }
+    out[k] = val ?? '';
+  }
+  return out;
+}
+
+export function normalizeService(name: string, s: unknown, ctx: ServiceContext): NormalizedService | null {
+  const path = `services.${name}`;
+  const { issues } = ctx;
+  if (!/^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/.test(name)) issues.error(path, `the service name "${name}" may only hold letters, digits, "_", "." and "-"`);
+  if (!isObj(s)) { issues.error(path, 'must be a map'); return null; }
+  for (const key of Object.keys(s)) {
+    if (key.startsWith('x-') || supported.has(key)) continue;
+    if (ignored.has(key)) issues.warn(`${path}.${key}`, `"${key}" is ignored on a single engine`);
+    else issues.error(`${path}.${key}`, `"${key}" is not a service option Dockwright supports`);
+  }
+  const deploy = isObj(s.deploy) ? s.deploy : {};
+  if (s.deploy !== undefined && !isObj(s.deploy)) issues.error(`${path}.deploy`, 'must be a map');
+  if (deploy.mode !== undefined && deploy.mode !== 'replicated') issues.error(`${path}.deploy.mode`, 'only replicated services are supported');
+  const b = build(s.build, `${path}.build`, ctx);
+  let image = str(s.image, `${path}.image`, issues);
+  if (image !== null && !/^[a-z0-9][^\s]*$/i.test(image)) { issues.error(`${path}.image`, `"${image}" is not an image reference`); image = null; }
+  if (image === null && s.build === undefined) issues.error(path, `the service "${name}" has no image (and no build)`);
+  const replicas = int(deploy.replicas, `${path}.deploy.replicas`, issues) ?? 1;
+  const containerName = str(s.container_name, `${path}.container_name`, issues);
+  if (containerName !== null && replicas > 1) issues.error(`${path}.container_name`, 'a service with a container_name cannot have several replicas');
+  const net = serviceNetworks(s, name, path, ctx);
+  const logging = isObj(s.logging) ? {
+    driver: str(s.logging.driver, `${path}.logging.driver`, issues) ?? 'json-file',
+    options: Object.fromEntries(mapOrList(s.logging.options, `${path}.logging.options`, issues).map(([k, v]) => [k, v ?? ''])),
+  } : null;
+  const stopGrace = s.stop_grace_period === undefined ? null : durationNs(s.stop_grace_period);
+  if (s.stop_grace_period !== undefined && stopGrace === null) issues.error(`${path}.stop_grace_period`, 'is not a duration like 10s');
+  return {
+    name,
+    image: image ?? `${ctx.project}-${name}`.toLowerCase(),
+    build: b,
+    pullPolicy: pullPolicy(s.pull_policy, s.build !== undefined, `${path}.pull_policy`, issues),
+    replicas,
+    containerName,
+    command: words(s.command, `${path}.command`, issues),
+    entrypoint: words(s.entrypoint, `${path}.entrypoint`, issues),
+    environment: environment(s, path, ctx.workdir, ctx.variables, issues),
+    ports: ports(s.ports, `${path}.ports`, issues),
+    expose: strList(s.expose, `${path}.expose`, issues),
+    mounts: mounts(s.volumes, s.tmpfs, path, { workdir: ctx.workdir, volumes: ctx.volumes, used: ctx.usedVolumes, issues }),
+    networkMode: net.mode,
+    networks: net.networks,
+    labels: labels(s.labels, `${path}.labels`, issues),
+    restart: restart(s.restart, deploy, path, issues),
+    healthcheck: healthcheck(s.healthcheck, `${path}.healthcheck`, issues),
+    dependsOn: dependsOn(s.depends_on, `${path}.depends_on`, issues),
+    user: str(s.user, `${path}.user`, issues),
+    workingDir: str(s.working_dir, `${path}.working_dir`, issues),
+    hostname: str(s.hostname, `${path}.hostname`, issues),
+    domainname: str(s.domainname, `${path}.domainname`, issues),
+    resources: resources(s, deploy, path, issues),
+    logging,
+    extraHosts: mapOrList(s.extra_hosts, `${path}.extra_hosts`, issues, '=:').map(([h, ip]) => `${h}:${ip ?? ''}`),
+    dns: strList(s.dns, `${path}.dns`, issues),
+    dnsSearch: strList(s.dns_search, `${path}.dns_search`, issues),
+    capAdd: strList(s.cap_add, `${path}.cap_add`, issues),
+    capDrop: strList(s.cap_drop, `${path}.cap_drop`, issues),
+    privileged: bool(s.privileged, `${path}.privileged`, issues) ?? false,
+    readOnly: bool(s.read_only, `${path}.read_only`, issues) ?? false,
+    init: bool(s.init, `${path}.init`, issues),
+    tty: bool(s.tty, `${path}.tty`, issues) ?? false,
+    stdinOpen: bool(s.stdin_open, `${path}.stdin_open`, issues) ?? false,
+    stopSignal: str(s.stop_signal, `${path}.stop_signal`, issues),
+    stopGracePeriodSeconds: stopGrace === null ? null : Math.ceil(stopGrace / 1e9),
+    securityOpt: strList(s.security_opt, `${path}.security_opt`, issues),
+    sysctls: Object.fromEntries(mapOrList(s.sysctls, `${path}.sysctls`, issues).map(([k, v]) => [k, v ?? ''])),
+    ulimits: ulimits(s.ulimits, `${path}.ulimits`, issues),
+    devices: devices(s.devices, `${path}.devices`, issues),
+    pid: str(s.pid, `${path}.pid`, issues),
+    ipc: str(s.ipc, `${path}.ipc`, issues),
+    groupAdd: strList(s.group_add, `${path}.group_add`, issues),
+  };
+}

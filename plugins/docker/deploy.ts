@@ -1,0 +1,224 @@
+// Converging a project: orphans out, then every service created, recreated or left alone, in dependency order and in parallel where the graph allows.
+import type Dockerode from 'dockerode';
+import type { ContainerInfo } from 'dockerode';
+import type { DeployIo, DeployResult, DependsCondition, LoadedCompose, NormalizedService } from './types.ts';
+import { reasonOf, statusOf } from './client.ts';
+import { ensureImages, type ImageDeps } from './images.ts';
+import { bareName, filterFor, isReplacedName, label, replacedName } from './labels.ts';
+import { ensureNetworks, ensureVolumes, removeContainer } from './resources.ts';
+import { endpointConfig, planContainer, type ContainerPlan } from './spec.ts';
+import { limiter, plural, sleep } from './util.ts';
+
+export interface DeployDeps {
+  docker: Dockerode;
+  images: ImageDeps;
+  stopSeconds: number;
+  healthTimeoutMs: number;
+  /** containers created or started at the same time */
+  parallel: number;
+}
+
+type Action = DeployResult['services'][number]['action'];
+const rank: Record<Action, number> = { unchanged: 0, created: 1, recreated: 2 };
+
+class DependencyFailed extends Error {}
+
+export async function deployProject(deps: DeployDeps, project: string, loaded: LoadedCompose, io: DeployIo): Promise<DeployResult> {
+  const { docker } = deps;
+  const signal = io.signal;
+  for (const w of loaded.warnings) io.log(`warning: ${w.path ? `${w.path}: ` : ''}${w.message}`);
+  io.log(`deploying ${plural(loaded.services.length, 'service')}: ${loaded.services.map((s) => s.name).join(', ')}`);
+  await Promise.all([ensureNetworks(docker, loaded.networks, io), ensureVolumes(docker, loaded.volumes, io)]);
+  signal?.throwIfAborted();
+  const imageIds = await ensureImages(deps.images, loaded.services, io);
+  signal?.throwIfAborted();
+
+  const existing = await docker.listContainers({ all: true, size: false, filters: filterFor.project(project) });
+  const wanted = new Map(loaded.services.map((s) => [s.name, s]));
+  const removed: string[] = [];
+  // what a crashed deploy set aside, orphans of services no longer in the file, and replicas beyond the count
+  const extra = existing.filter((c) => {
+    const s = wanted.get(c.Labels[label.service]);
+    return isReplacedName(bareName(c.Names)) || !s || Number(c.Labels[label.number]) > s.replicas || !(Number(c.Labels[label.number]) >= 1);
+  });
+  await Promise.all(extra.map(async (c) => {
+    const name = bareName(c.Names);
+    await removeContainer({ docker, stopSeconds: deps.stopSeconds }, c.Id, { volumes: true });
+    removed.push(name);
+    io.log(wanted.has(c.Labels[label.service]) ? `${name} removed (left over)` : `${name} removed (orphan: its service is no longer in the file)`);
+  }));
+  const current = existing.filter((c) => !extra.includes(c));
+
+  const limit = limiter(deps.parallel);
+  const started = new Map<string, Promise<string[]>>();
+  const conditions = new Map<string, Promise<void>>();
+  const actions = new Map<string, Action>();
+
+  const converge = async (s: NormalizedService): Promise<string[]> => {
+    let action: Action = 'unchanged';
+    const ids: string[] = [];
+    const env = Object.keys(s.environment).length;
+    for (let n = 1; n <= s.replicas; n++) {
+      const plan = planContainer(project, s, n, imageIds.get(s.image)!);
+      const have = current.find((c) => c.Labels[label.service] === s.name && Number(c.Labels[label.number]) === n);
+      signal?.throwIfAborted();
+      if (!have) {
+        io.log(`${plan.name}: creating (image ${s.image}, environment: ${plural(env, 'variable')})`);
+        ids.push(await limit(() => createAndStart(docker, plan)));
+        io.log(`${plan.name}: started`);
+        action = rank[action] < rank.created ? 'created' : action;
+      } else if (have.Labels[label.configHash] === plan.hash && have.State !== 'dead' && have.State !== 'removing') {
+        if (have.State === 'created' || have.State === 'exited') {
+          await limit(() => startIgnoringStarted(docker, have.Id));
+          io.log(`${plan.name}: unchanged, started`);
+        } else {
+          io.log(`${plan.name}: unchanged`);
+        }
+        ids.push(have.Id);
+      } else {
+        io.log(`${plan.name}: configuration changed, recreating (environment: ${plural(env, 'variable')})`);
+        ids.push(await limit(() => recreate(deps, have, plan, s.stopGracePeriodSeconds ?? deps.stopSeconds)));
+        io.log(`${plan.name}: recreated and started`);
+        action = 'recreated';
+      }
+    }
+    actions.set(s.name, action);
+    return ids;
+  };
+
+  const condition = (dep: string, cond: DependsCondition): Promise<void> => {
+    const key = `${dep}:${cond}`;
+    let p = conditions.get(key);
+    if (!p) {
+      p = (async () => {
+        let ids: string[];
+        try {
+          ids = await run(dep);
+        } catch (err) {
+          throw new DependencyFailed(err instanceof DependencyFailed ? err.message : `"${dep}" failed`);
+        }
+        if (cond === 'service_healthy') await waitHealthy(deps, dep, ids, io);
+        if (cond === 'service_completed_successfully') await waitCompleted(deps, dep, ids, io);
+      })();
+      conditions.set(key, p);
+    }
+    return p;
+  };
+
+  const run = (name: string): Promise<string[]> => {
+    let p = started.get(name);
+    if (!p) {
+      const s = wanted.get(name)!;
+      p = (async () => {
+        for (const d of s.dependsOn) {
+          try {
+            await condition(d.service, d.condition);
+          } catch (err) {
+            if (d.required || !(err instanceof DependencyFailed)) throw new DependencyFailed(`${name} was not started: ${err instanceof DependencyFailed ? err.message : reasonOf(err)}`);
+            io.log(`${name}: its optional dependency ${d.service} failed; starting anyway`);
+          }
+        }
+        signal?.throwIfAborted();
+        return converge(s);
+      })();
+      started.set(name, p);
+    }
+    return p;
+  };
+
+  const results = await Promise.allSettled(loaded.services.map((s) => run(s.name)));
+  const failures = results.flatMap((r, i) => r.status === 'rejected' ? [{ service: loaded.services[i].name, err: r.reason as unknown }] : []);
+  if (failures.length) {
+    signal?.throwIfAborted();
+    // root causes first: a dependent's failure only repeats its dependency's
+    const roots = failures.filter((f) => !(f.err instanceof DependencyFailed));
+    const shown = (roots.length ? roots : failures).map((f) => f.err instanceof DependencyFailed ? f.err.message : `${f.service}: ${reasonOf(f.err)}`);
+    const skipped = failures.length - roots.length;
+    throw new Error(`deploy of "${project}" failed: ${shown.join('; ')}${roots.length && skipped ? ` (${plural(skipped, 'dependent service')} not started)` : ''}`);
+  }
+  io.log(`deployed: ${loaded.services.map((s) => `${s.name} ${actions.get(s.name)}`).join(', ')}${removed.length ? `; removed ${removed.join(', ')}` : ''}`);
+  return { services: loaded.services.map((s) => ({ service: s.name, action: actions.get(s.name)! })), removed: removed.sort() };
+}
+
+async function startIgnoringStarted(docker: Dockerode, id: string): Promise<void> {
+  try {
+    await docker.getContainer(id).start();
+  } catch (err) {
+    if (statusOf(err) !== 304) throw err;
+  }
+}
+
+/** creates, joins the further networks, starts; a container that never ran is removed again, so a retry starts clean. */
+async function createAndStart(docker: Dockerode, plan: ContainerPlan): Promise<string> {
+  let container: Dockerode.Container;
+  try {
+    container = await docker.createContainer(plan.create);
+  } catch (err) {
+    if (statusOf(err) === 409) throw new Error(`the container name "${plan.name}" is taken by a container this project does not own: ${reasonOf(err)}`);
+    throw new Error(`${plan.name} could not be created: ${reasonOf(err)}`);
+  }
+  try {
+    for (const n of plan.extraNetworks) await docker.getNetwork(n.name).connect({ Container: container.id, EndpointConfig: endpointConfig(n) });
+    await container.start();
+  } catch (err) {
+    await container.remove({ force: true, v: true }).catch(() => undefined);
+    throw new Error(`${plan.name} could not be started: ${reasonOf(err)}`);
+  }
+  return container.id;
+}
+
+/** stop the old container and set it aside, start its successor, then remove it; if the successor fails, the old one comes back. */
+async function recreate(deps: DeployDeps, old: ContainerInfo, plan: ContainerPlan, stopSeconds: number): Promise<string> {
+  const { docker } = deps;
+  const oldContainer = docker.getContainer(old.Id);
+  const wasRunning = old.State === 'running' || old.State === 'restarting';
+  try {
+    await oldContainer.stop({ t: stopSeconds });
+  } catch (err) {
+    if (statusOf(err) !== 304) throw err;
+  }
+  await oldContainer.rename({ name: replacedName(plan.name, old.Id) });
+  try {
+    const id = await createAndStart(docker, plan);
+    await removeContainer({ docker, stopSeconds }, old.Id, { volumes: true });
+    return id;
+  } catch (err) {
+    await oldContainer.rename({ name: plan.name }).catch(() => undefined);
+    if (wasRunning) await oldContainer.start().catch(() => undefined);
+    throw err;
+  }
+}
+
+async function waitHealthy(deps: DeployDeps, service: string, ids: string[], io: DeployIo): Promise<void> {
+  const until = Date.now() + deps.healthTimeoutMs;
+  for (const id of ids) {
+    for (;;) {
+      const info = await deps.docker.getContainer(id).inspect();
+      const name = info.Name.replace(/^\//, '');
+      if (!info.State.Health) throw new Error(`${name} has no healthcheck, so nothing can wait for ${service} to be healthy`);
+      const health = info.State.Health.Status;
+      if (health === 'healthy') { io.log(`${name}: healthy`); break; }
+      if (health === 'unhealthy') throw new Error(`${name} is unhealthy`);
+      if (!info.State.Running) throw new Error(`${name} stopped (exit code ${info.State.ExitCode}) before it became healthy`);
+      if (Date.now() > until) throw new Error(`${name} did not become healthy within ${Math.round(deps.healthTimeoutMs / 1000)} s (health: ${health})`);
+      await sleep(250, io.signal);
+    }
+  }
+}
+
+async function waitCompleted(deps: DeployDeps, service: string, ids: string[], io: DeployIo): Promise<void> {
+  const until = Date.now() + deps.healthTimeoutMs;
+  for (const id of ids) {
+    for (;;) {
+      const info = await deps.docker.getContainer(id).inspect();
+      const name = info.Name.replace(/^\//, '');
+      if (info.State.Status === 'exited' || info.State.Status === 'dead') {
+        if (info.State.ExitCode !== 0) throw new Error(`${name} exited with code ${info.State.ExitCode}`);
+        io.log(`${name}: completed successfully`);
+        break;
+      }
+      if (Date.now() > until) throw new Error(`${service} did not complete within ${Math.round(deps.healthTimeoutMs / 1000)} s`);
+      await sleep(250, io.signal);
+    }
+  }
+}

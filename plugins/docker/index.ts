@@ -1,0 +1,89 @@
+// The docker plugin: the runtime provider (Engine API client and compose engine) other plugins require, its overview part and its start-up reconcile.
+import { definePlugin, Type, type AttentionItem } from '../../sdk/index.ts';
+import type { ContainerInfo } from 'dockerode';
+import { createClient, endpointOf } from './client.ts';
+import { bareName, label } from './labels.ts';
+import { reconcile } from './reconcile.ts';
+import { createRuntime, runtimeDefaults } from './runtime.ts';
+import { engineState, healthOf } from './status.ts';
+import type { DockerRuntime } from './types.ts';
+
+export type * from './types.ts';
+
+const Options = Type.Object({
+  socketPath: Type.Optional(Type.String({ minLength: 1, description: 'the engine socket; default from DOCKER_HOST, else /var/run/docker.sock' })),
+  host: Type.Optional(Type.String({ minLength: 1, description: 'tcp://host:port (or unix:///path) of the engine; wins over socketPath' })),
+  timeoutMs: Type.Integer({ minimum: 100, default: runtimeDefaults.timeoutMs, description: 'bound of every Engine API call' }),
+  pullTimeoutMs: Type.Integer({ minimum: 1000, default: runtimeDefaults.pullTimeoutMs, description: 'bound of one image pull or build' }),
+  healthTimeoutMs: Type.Integer({ minimum: 100, default: runtimeDefaults.healthTimeoutMs, description: 'how long a deploy waits for a service_healthy dependency' }),
+  stopTimeoutSeconds: Type.Integer({ minimum: 0, default: runtimeDefaults.stopTimeoutSeconds, description: 'grace time before a stopping container is killed' }),
+  parallel: Type.Integer({ minimum: 1, maximum: 64, default: runtimeDefaults.parallel, description: 'containers created and started at the same time' }),
+}, { additionalProperties: false });
+
+export default definePlugin({
+  name: 'docker',
+  version: '1.0.0',
+  description: 'The Docker Engine runtime: API client, compose engine, engine health on the overview',
+  options: Options,
+  setup(ctx): DockerRuntime {
+    const o = ctx.options;
+    const endpoint = endpointOf(o, ctx.env);
+    const runtime = createRuntime({ endpoint, timeoutMs: o.timeoutMs, pullTimeoutMs: o.pullTimeoutMs, healthTimeoutMs: o.healthTimeoutMs, stopTimeoutSeconds: o.stopTimeoutSeconds, parallel: o.parallel });
+    // the overview must answer quickly even when the engine hangs
+    const probe = createClient({ endpoint, timeoutMs: Math.min(o.timeoutMs, 5000) });
+
+    let cached: { at: number; value: Promise<{ engine: Awaited<ReturnType<typeof engineState>>; list: ContainerInfo[] }> } | undefined;
+    const snapshot = () => {
+      if (cached && Date.now() - cached.at < 2000) return cached.value;
+      const value = (async () => {
+        const engine = await engineState(probe, endpoint);
+        const list = engine.ok ? await probe.listContainers({ all: true, size: false }).catch(() => []) : [];
+        return { engine, list };
+      })();
+      cached = { at: Date.now(), value };
+      return value;
+    };
+
+    ctx.overview.add({
+      scope: 'containers:read',
+      async summary() {
+        const { engine, list } = await snapshot();
+        return {
+          engine: engine.ok ? { reachable: true, version: engine.version, endpoint } : { reachable: false, endpoint },
+          containers: { running: list.filter((c) => c.State === 'running').length, stopped: list.filter((c) => c.State !== 'running').length },
+        };
+      },
+      async attention() {
+        const { engine, list } = await snapshot();
+        if (!engine.ok) return [{ severity: 'critical', kind: 'docker-unreachable', resource: `docker:${endpoint}`, message: engine.reason }];
+        const items: AttentionItem[] = [];
+        for (const c of list.filter((x) => x.Labels?.[label.managed] === 'true')) {
+          const health = healthOf(c.Status);
+          const name = bareName(c.Names);
+          if (health === 'unhealthy') items.push({ severity: 'warning', kind: 'container-unhealthy', resource: `container:${name}`, message: `${name} (stack ${c.Labels[label.project]}) is unhealthy` });
+          else if (c.State === 'restarting') items.push({ severity: 'warning', kind: 'container-restarting', resource: `container:${name}`, message: `${name} (stack ${c.Labels[label.project]}) keeps restarting` });
+        }
+        return items;
+      },
+    });
+
+    // taken in setup, before the job runner starts: what queued deploys create from now on is never "left over"
+    const bootedAt = Math.floor(Date.now() / 1000);
+    let reconciling: Promise<void> | undefined;
+    ctx.onStart(() => {
+      // in the background: a slow or absent engine must not hold up (or fail) the boot
+      reconciling = (async () => {
+        const engine = await runtime.engine();
+        if (!engine.ok) {
+          ctx.log.warn({ endpoint, reason: engine.reason }, 'the Docker engine does not answer; container features answer 503 until it does');
+          return;
+        }
+        ctx.log.info({ endpoint, version: engine.version }, 'Docker engine reachable');
+        const report = await reconcile(runtime.docker, ctx.log, bootedAt, o.stopTimeoutSeconds);
+        if (report.removed.length || report.adopted.length) ctx.log.info(report, 'reconcile done');
+      })().catch((err) => ctx.log.warn({ err }, 'reconcile failed'));
+    });
+    ctx.onStop(async () => { await reconciling; });
+    return runtime;
+  },
+});

@@ -1,0 +1,100 @@
+// A project's networks and volumes (created on deploy, labelled as ours) and taking a project down: stop, remove, volumes.
+import type Dockerode from 'dockerode';
+import type { DeployIo, NormalizedNetwork, NormalizedVolume } from './types.ts';
+import { reasonOf, statusOf } from './client.ts';
+import { bareName, filterFor } from './labels.ts';
+
+export interface ResourceDeps { docker: Dockerode; stopSeconds: number }
+
+export async function ensureNetworks(docker: Dockerode, networks: readonly NormalizedNetwork[], io: DeployIo): Promise<void> {
+  await Promise.all(networks.map(async (n) => {
+    try {
+      await docker.getNetwork(n.name).inspect();
+      return;
+    } catch (err) {
+      if (statusOf(err) !== 404) throw err;
+    }
+    if (n.external) throw new Error(`the external network "${n.name}" does not exist: create it first, or drop external: true`);
+    try {
+      await docker.createNetwork({ Name: n.name, Driver: n.driver, Options: n.driverOpts, Internal: n.internal, Attachable: n.attachable, Labels: n.labels, CheckDuplicate: true });
+      io.log(`network ${n.name} created`);
+    } catch (err) {
+      if (statusOf(err) !== 409) throw new Error(`the network "${n.name}" could not be created: ${reasonOf(err)}`);
+    }
+  }));
+}
+
+export async function ensureVolumes(docker: Dockerode, volumes: readonly NormalizedVolume[], io: DeployIo): Promise<void> {
+  await Promise.all(volumes.map(async (v) => {
+    try {
+      await docker.getVolume(v.name).inspect();
+      return;
+    } catch (err) {
+      if (statusOf(err) !== 404) throw err;
+    }
+    if (v.external) throw new Error(`the external volume "${v.name}" does not exist: create it first, or drop external: true`);
+    await docker.createVolume({ Name: v.name, Driver: v.driver, DriverOpts: v.driverOpts, Labels: v.labels });
+    io.log(`volume ${v.name} created`);
+  }));
+}
+
+/** stops (ignoring "already stopped") then removes a container; `volumes` also removes its anonymous volumes. */
+export async function removeContainer(deps: ResourceDeps, id: string, opts: { volumes: boolean; stopSeconds?: number }): Promise<void> {
+  const c = deps.docker.getContainer(id);
+  try {
+    await c.stop({ t: opts.stopSeconds ?? deps.stopSeconds });
+  } catch (err) {
+    const status = statusOf(err);
+    if (status === 404) return;
+    if (status !== 304) throw err;
+  }
+  try {
+    await c.remove({ force: true, v: opts.volumes });
+  } catch (err) {
+    // 409: a removal is already in progress
+    if (statusOf(err) !== 404 && statusOf(err) !== 409) throw err;
+  }
+}
+
+/** removes the project's containers and networks; volumes stay. */
+export async function takeDown(deps: ResourceDeps, project: string, io: DeployIo, opts: { volumes: boolean }): Promise<string[]> {
+  const containers = await deps.docker.listContainers({ all: true, size: false, filters: filterFor.project(project) });
+  const removed: string[] = [];
+  const failures: string[] = [];
+  await Promise.all(containers.map(async (c) => {
+    const name = bareName(c.Names);
+    try {
+      await removeContainer(deps, c.Id, { volumes: opts.volumes });
+      removed.push(name);
+      io.log(`${name} removed`);
+    } catch (err) {
+      failures.push(`${name}: ${reasonOf(err)}`);
+    }
+  }));
+  if (failures.length) throw new Error(`some containers of "${project}" could not be removed: ${failures.join('; ')}`);
+  const networks = await deps.docker.listNetworks({ filters: filterFor.project(project) });
+  for (const n of networks) {
+    try {
+      await deps.docker.getNetwork(n.Id).remove();
+      io.log(`network ${n.Name} removed`);
+    } catch (err) {
+      if (statusOf(err) !== 404) io.log(`network ${n.Name} kept: ${reasonOf(err)}`);
+    }
+  }
+  if (!containers.length && !networks.length) io.log(`nothing of "${project}" was running`);
+  return removed.sort();
+}
+
+export async function removeVolumes(docker: Dockerode, project: string, io: DeployIo): Promise<void> {
+  const { Volumes } = await docker.listVolumes({ filters: filterFor.project(project) });
+  const failures: string[] = [];
+  for (const v of Volumes ?? []) {
+    try {
+      await docker.getVolume(v.Name).remove();
+      io.log(`volume ${v.Name} removed`);
+    } catch (err) {
+      if (statusOf(err) !== 404) failures.push(`${v.Name}: ${reasonOf(err)}`);
+    }
+  }
+  if (failures.length) throw new Error(`some volumes of "${project}" could not be removed: ${failures.join('; ')}`);
+}

@@ -1,0 +1,100 @@
+// A normalized service → the Engine API create body of one of its containers, and the config hash that detects changes.
+import { createHash } from 'node:crypto';
+import type { ContainerCreateOptions, MountSettings } from 'dockerode';
+import type { NormalizedService, ServiceNetwork } from './types.ts';
+import { containerName, label, labelsFor } from './labels.ts';
+
+export interface ContainerPlan {
+  service: string;
+  number: number;
+  name: string;
+  hash: string;
+  create: ContainerCreateOptions & { name: string };
+  /** networks joined after create: API 1.41 takes one endpoint at create time */
+  extraNetworks: ServiceNetwork[];
+}
+
+function stable(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(stable);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.keys(value).sort().filter((k) => (value as Record<string, unknown>)[k] !== undefined)
+      .map((k) => [k, stable((value as Record<string, unknown>)[k])]));
+  }
+  return value;
+}
+
+const endpoint = (n: ServiceNetwork) => ({ Aliases: n.aliases, ...(n.ipv4Address ? { IPAMConfig: { IPv4Address: n.ipv4Address } } : {}) });
+
+function hostConfig(s: NormalizedService): ContainerCreateOptions['HostConfig'] {
+  const portBindings: Record<string, { HostIp: string; HostPort: string }[]> = {};
+  for (const p of s.ports) {
+    (portBindings[`${p.target}/${p.protocol}`] ??= []).push({ HostIp: p.hostIp, HostPort: p.published === null ? '' : String(p.published) });
+  }
+  const binds = s.mounts.filter((m) => m.type === 'bind' && m.createHostPath).map((m) => `${m.source}:${m.target}${m.readOnly ? ':ro' : ''}`);
+  // the typings demand every optional member of the engine's mount settings
+  const mounts: MountSettings[] = s.mounts.filter((m) => !(m.type === 'bind' && m.createHostPath)).map((m) => ({
+    Type: m.type, Target: m.target, ReadOnly: m.readOnly, Source: m.source ?? '',
+    ...(m.noCopy ? { VolumeOptions: { NoCopy: true } } : {}),
+    ...(m.tmpfsSize !== undefined ? { TmpfsOptions: { SizeBytes: m.tmpfsSize } } : {}),
+  }) as MountSettings);
+  const r = s.resources;
+  return {
+    PortBindings: portBindings,
+    Binds: binds.length ? binds : undefined,
+    Mounts: mounts.length ? mounts : undefined,
+    RestartPolicy: { Name: s.restart.name === 'no' ? '' : s.restart.name, MaximumRetryCount: s.restart.maximumRetryCount },
+    NetworkMode: s.networkMode ?? s.networks[0]?.name,
+    LogConfig: s.logging ? { Type: s.logging.driver, Config: s.logging.options } : undefined,
+    ExtraHosts: s.extraHosts.length ? s.extraHosts : undefined,
+    Memory: r.memory, MemoryReservation: r.memoryReservation, NanoCpus: r.nanoCpus, CpuShares: r.cpuShares, PidsLimit: r.pidsLimit, ShmSize: r.shmSize,
+    CapAdd: s.capAdd.length ? s.capAdd : undefined,
+    CapDrop: s.capDrop.length ? s.capDrop : undefined,
+    Privileged: s.privileged || undefined,
+    ReadonlyRootfs: s.readOnly || undefined,
+    Init: s.init ?? undefined,
+    Dns: s.dns.length ? s.dns : undefined,
+    DnsSearch: s.dnsSearch.length ? s.dnsSearch : undefined,
+    SecurityOpt: s.securityOpt.length ? s.securityOpt : undefined,
+    Sysctls: Object.keys(s.sysctls).length ? s.sysctls : undefined,
+    Ulimits: s.ulimits.length ? s.ulimits.map((u) => ({ Name: u.name, Soft: u.soft, Hard: u.hard })) : undefined,
+    Devices: s.devices.length ? s.devices.map((d) => ({ PathOnHost: d.host, PathInContainer: d.container, CgroupPermissions: d.permissions })) : undefined,
+    PidMode: s.pid ?? undefined,
+    IpcMode: s.ipc ?? undefined,
+    GroupAdd: s.groupAdd.length ? s.groupAdd : undefined,
+  };
+}
+
+/** the container `number` of service `s` in `project`, running the image whose id is `imageId`. */
+export function planContainer(project: string, s: NormalizedService, number: number, imageId: string): ContainerPlan {
+  const exposed: Record<string, object> = {};
+  for (const p of s.ports) exposed[`${p.target}/${p.protocol}`] = {};
+  for (const e of s.expose) exposed[e.includes('/') ? e : `${e}/tcp`] = {};
+  const hc = s.healthcheck;
+  const [first, ...extraNetworks] = s.networks;
+  const name = containerName(project, s.name, number, s.containerName);
+  const body = {
+    name,
+    Image: s.image,
+    Cmd: s.command ?? undefined,
+    Entrypoint: s.entrypoint ?? undefined,
+    Env: Object.keys(s.environment).sort().map((k) => `${k}=${s.environment[k]}`),
+    Labels: { ...s.labels, ...labelsFor.container(project, s.name, number, '') },
+    ExposedPorts: Object.keys(exposed).length ? exposed : undefined,
+    Healthcheck: hc ? { Test: hc.test, Interval: hc.intervalNs, Timeout: hc.timeoutNs, Retries: hc.retries, StartPeriod: hc.startPeriodNs } : undefined,
+    User: s.user ?? undefined,
+    WorkingDir: s.workingDir ?? undefined,
+    Hostname: s.hostname ?? undefined,
+    Domainname: s.domainname ?? undefined,
+    StopSignal: s.stopSignal ?? undefined,
+    StopTimeout: s.stopGracePeriodSeconds ?? undefined,
+    Tty: s.tty || undefined,
+    OpenStdin: s.stdinOpen || undefined,
+    HostConfig: hostConfig(s),
+    NetworkingConfig: first && !s.networkMode ? { EndpointsConfig: { [first.name]: endpoint(first) } } : undefined,
+  };
+  const hash = createHash('sha256').update(JSON.stringify(stable({ body, extraNetworks, imageId }))).digest('hex');
+  body.Labels[label.configHash] = hash;
+  return { service: s.name, number, name, hash, create: stable(body) as ContainerPlan['create'], extraNetworks };
+}
+
+export { endpoint as endpointConfig };

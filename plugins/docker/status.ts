@@ -1,0 +1,67 @@
+// Read-only views of the engine: project status and published ports from one container list each, and the engine's version.
+import type Dockerode from 'dockerode';
+import type { ContainerInfo } from 'dockerode';
+import type { ContainerStatus, ServiceStatus } from './types.ts';
+import { bareName, filterFor, label } from './labels.ts';
+import { engineProblem, reasonOf } from './client.ts';
+
+/** "Up 2 minutes (healthy)" → healthy; the list call carries health only in this text. */
+export function healthOf(status: string): string | null {
+  const m = /\((healthy|unhealthy|health: starting)\)/.exec(status);
+  return m ? (m[1] === 'health: starting' ? 'starting' : m[1]) : null;
+}
+
+export function containerStatus(c: ContainerInfo): ContainerStatus {
+  return {
+    id: c.Id, name: bareName(c.Names), state: c.State, status: c.Status, health: healthOf(c.Status),
+    image: c.Image, createdAt: new Date(c.Created * 1000).toISOString(),
+  };
+}
+
+export async function projectStatus(docker: Dockerode, names: readonly string[]): Promise<Map<string, ServiceStatus[]>> {
+  const out = new Map<string, ServiceStatus[]>(names.map((n) => [n, []]));
+  if (!names.length) return out;
+  // one call for every project: label filters AND together, so the project is picked here rather than by the engine
+  const filters = names.length === 1 ? filterFor.project(names[0]) : filterFor.managed();
+  const list = await docker.listContainers({ all: true, size: false, filters });
+  for (const c of list) {
+    const services = out.get(c.Labels[label.project]);
+    const service = c.Labels[label.service];
+    if (!services || !service) continue;
+    let entry = services.find((s) => s.service === service);
+    if (!entry) services.push(entry = { service, containers: [] });
+    entry.containers.push(containerStatus(c));
+  }
+  for (const services of out.values()) {
+    services.sort((a, b) => a.service.localeCompare(b.service));
+    for (const s of services) s.containers.sort((a, b) => a.name.localeCompare(b.name));
+  }
+  return out;
+}
+
+export async function publishedPorts(docker: Dockerode, exceptProject?: string): Promise<{ project: string | null; hostPort: number; protocol: string }[]> {
+  const list = await docker.listContainers({ all: false, size: false });
+  const seen = new Set<string>();
+  const out: { project: string | null; hostPort: number; protocol: string }[] = [];
+  for (const c of list) {
+    const project = c.Labels?.[label.managed] === 'true' ? c.Labels[label.project] ?? null : null;
+    if (exceptProject !== undefined && project === exceptProject) continue;
+    for (const p of c.Ports ?? []) {
+      if (!p.PublicPort) continue;
+      const key = `${project}/${p.PublicPort}/${p.Type}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      out.push({ project, hostPort: p.PublicPort, protocol: p.Type });
+    }
+  }
+  return out.sort((a, b) => a.hostPort - b.hostPort);
+}
+
+export async function engineState(docker: Dockerode, endpoint: string): Promise<{ ok: true; version: string } | { ok: false; reason: string }> {
+  try {
+    const v = await docker.version();
+    return { ok: true, version: v.Version };
+  } catch (err) {
+    return { ok: false, reason: engineProblem(err, endpoint)?.detail ?? reasonOf(err) };
+  }
+}

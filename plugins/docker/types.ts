@@ -1,0 +1,181 @@
+// The docker plugin's public API: the compose model and the runtime that stacks, containers and backups call.
+import type Dockerode from 'dockerode';
+
+export interface ComposeProject {
+  /** project (stack) name: ^[a-z0-9][a-z0-9_-]{0,62}$ */
+  name: string;
+  /** compose file text (YAML) */
+  compose: string;
+  /** for ${VAR} interpolation (and nothing else implicitly) */
+  variables: Record<string, string>;
+  /** source tree: env_file, relative bind mounts and build contexts are resolved inside it; escapes are refused */
+  workdir?: string;
+}
+
+/** path like "services.web.ports[0]" */
+export interface ComposeIssue { path: string; message: string }
+
+export type DependsCondition = 'service_started' | 'service_healthy' | 'service_completed_successfully';
+
+export interface NormalizedPort {
+  target: number;
+  /** null: the engine picks a free host port */
+  published: number | null;
+  /** '' binds every address */
+  hostIp: string;
+  protocol: 'tcp' | 'udp' | 'sctp';
+}
+
+export interface NormalizedMount {
+  type: 'volume' | 'bind' | 'tmpfs';
+  /** volume: engine volume name (null: anonymous); bind: absolute host path; tmpfs: null */
+  source: string | null;
+  target: string;
+  readOnly: boolean;
+  /** volume: do not copy the image's content into a new volume */
+  noCopy?: boolean;
+  /** tmpfs: size in bytes */
+  tmpfsSize?: number;
+  /** bind: create a missing host directory (the short syntax does, the long one only when asked) */
+  createHostPath?: boolean;
+}
+
+export interface ServiceNetwork {
+  /** the key under the top-level `networks` */
+  key: string;
+  /** the engine network name */
+  name: string;
+  aliases: string[];
+  ipv4Address?: string;
+}
+
+export interface NormalizedHealthcheck {
+  /** ["NONE"] disables the image's healthcheck */
+  test: string[];
+  intervalNs?: number;
+  timeoutNs?: number;
+  retries?: number;
+  startPeriodNs?: number;
+}
+
+export interface NormalizedBuild {
+  /** absolute path inside the project's workdir */
+  context: string;
+  dockerfile: string;
+  args: Record<string, string>;
+  target?: string;
+}
+
+export interface NormalizedService {
+  name: string;
+  /** the image reference; for build-only services `<project>-<service>` */
+  image: string;
+  build: NormalizedBuild | null;
+  pullPolicy: 'missing' | 'always' | 'never' | 'build';
+  replicas: number;
+  containerName: string | null;
+  command: string[] | null;
+  entrypoint: string[] | null;
+  environment: Record<string, string>;
+  ports: NormalizedPort[];
+  expose: string[];
+  mounts: NormalizedMount[];
+  /** host, none, bridge; null: the project networks in `networks` */
+  networkMode: string | null;
+  networks: ServiceNetwork[];
+  labels: Record<string, string>;
+  restart: { name: '' | 'no' | 'always' | 'on-failure' | 'unless-stopped'; maximumRetryCount: number };
+  healthcheck: NormalizedHealthcheck | null;
+  dependsOn: { service: string; condition: DependsCondition; required: boolean }[];
+  user: string | null;
+  workingDir: string | null;
+  hostname: string | null;
+  domainname: string | null;
+  resources: { memory?: number; memoryReservation?: number; nanoCpus?: number; cpuShares?: number; pidsLimit?: number; shmSize?: number };
+  logging: { driver: string; options: Record<string, string> } | null;
+  extraHosts: string[];
+  dns: string[];
+  dnsSearch: string[];
+  capAdd: string[];
+  capDrop: string[];
+  privileged: boolean;
+  readOnly: boolean;
+  init: boolean | null;
+  tty: boolean;
+  stdinOpen: boolean;
+  stopSignal: string | null;
+  stopGracePeriodSeconds: number | null;
+  securityOpt: string[];
+  sysctls: Record<string, string>;
+  ulimits: { name: string; soft: number; hard: number }[];
+  devices: { host: string; container: string; permissions: string }[];
+  pid: string | null;
+  ipc: string | null;
+  groupAdd: string[];
+}
+
+export interface NormalizedNetwork {
+  key: string;
+  name: string;
+  external: boolean;
+  driver: string;
+  driverOpts: Record<string, string>;
+  internal: boolean;
+  attachable: boolean;
+  labels: Record<string, string>;
+}
+
+export interface NormalizedVolume {
+  key: string;
+  name: string;
+  external: boolean;
+  driver: string;
+  driverOpts: Record<string, string>;
+  labels: Record<string, string>;
+}
+
+export interface LoadedCompose {
+  /** the interpolated YAML document (what platform rules inspect, with paths as in the user's file) */
+  raw: Record<string, unknown>;
+  services: NormalizedService[];
+  /** YAML syntax errors, schema/shape errors, unknown interpolation syntax, missing image (and no build), dependency cycles, unknown depends_on targets… */
+  errors: ComposeIssue[];
+  /** what compose would warn about (unset variables, ignored keys); deploy logs them */
+  warnings: ComposeIssue[];
+  /** the project networks and volumes the services use */
+  networks: NormalizedNetwork[];
+  volumes: NormalizedVolume[];
+}
+
+export interface DeployIo { log(line: string): void; signal?: AbortSignal }
+
+export interface ContainerStatus { id: string; name: string; state: string; status: string; health: string | null; image: string; createdAt: string }
+export interface ServiceStatus { service: string; containers: ContainerStatus[] }
+
+export type RegistryAuthProvider = (registryHost: string) => Promise<{ username: string; password: string; serveraddress: string } | null>;
+
+export interface DeployResult {
+  services: { service: string; action: 'created' | 'recreated' | 'unchanged' }[];
+  removed: string[];
+}
+
+export interface DockerRuntime {
+  /** pure: no Docker calls (reads env_file from the workdir) */
+  load(project: ComposeProject): LoadedCompose;
+  deploy(project: ComposeProject, io: DeployIo): Promise<DeployResult>;
+  /** removes containers (and project networks), keeps volumes */
+  stop(name: string, io: DeployIo): Promise<{ removed: string[] }>;
+  /** stop + optionally the volumes */
+  remove(name: string, io: DeployIo, opts: { volumes: boolean }): Promise<void>;
+  pull(project: ComposeProject, io: DeployIo): Promise<{ images: { image: string; before: string | null; after: string; changed: boolean }[] }>;
+  /** ONE list call for all projects; never sizes */
+  status(names: readonly string[]): Promise<Map<string, ServiceStatus[]>>;
+  /** host ports in use by running containers (project null: not ours) */
+  publishedPorts(exceptProject?: string): Promise<{ project: string | null; hostPort: number; protocol: string }[]>;
+  engine(): Promise<{ ok: true; version: string } | { ok: false; reason: string }>;
+  setRegistryAuth(provider: RegistryAuthProvider): void;
+  /** the client: connection failures and timeouts reject with a 503 Problem */
+  docker: Dockerode;
+  /** the engine address, for messages */
+  readonly endpoint: string;
+}
