@@ -112,10 +112,11 @@ export function loadCompose(project: ComposeProject): LoadedCompose {
   const issues = new Issues();
   const empty = (): LoadedCompose => ({ raw: {}, services: [], errors: issues.errors, warnings: issues.warnings, networks: [], volumes: [] });
   if (!projectNamePattern.test(project.name)) issues.error('name', `the project name "${project.name}" must match ${projectNamePattern.source}`);
-  const doc = parseDocument(project.compose, { merge: true, uniqueKeys: true, prettyErrors: false });
+  const doc = parseDocument(project.compose, { merge: true, uniqueKeys: true });
   for (const e of doc.errors) {
     const at = e.linePos?.[0];
-    issues.error('', `YAML syntax error${at ? ` at line ${at.line}, column ${at.col}` : ''}: ${e.message.split('\n')[0]}`);
+    const message = e.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
+    issues.error('', `YAML syntax error${at ? ` at line ${at.line}, column ${at.col}` : ''}: ${message}`);
   }
   if (issues.errors.length) return empty();
   let parsed: unknown;

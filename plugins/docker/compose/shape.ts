@@ -1,6 +1,6 @@
 // Shape checks shared by the compose normalizers: issues with paths, and the "string or list", "map or KEY=VALUE list" forms.
 import { realpathSync } from 'node:fs';
-import { isAbsolute, relative, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import type { ComposeIssue } from '../types.ts';
 
 export class Issues {
@@ -85,6 +85,16 @@ export function mapOrList(v: unknown, path: string, issues: Issues, seps = '='):
   return [];
 }
 
+/** the real path of the longest existing part of `p`, with the rest appended */
+function realExisting(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    const parent = dirname(p);
+    return parent === p ? p : join(realExisting(parent), basename(p));
+  }
+}
+
 /** a path inside the source tree, or null after an error: `..`, absolute paths and links leading out are refused. */
 export function inside(workdir: string | undefined, rel: string, path: string, issues: Issues, what: string): string | null {
   if (!workdir) {
@@ -98,14 +108,10 @@ export function inside(workdir: string | undefined, rel: string, path: string, i
     issues.error(path, `${what} "${rel}" points outside the source tree`);
     return null;
   }
-  try {
-    // a symlink inside the tree may still lead out of it
-    if (escapes(realpathSync(root), realpathSync(target))) {
-      issues.error(path, `${what} "${rel}" leads outside the source tree through a symbolic link`);
-      return null;
-    }
-  } catch {
-    // not there (yet): the callers that need it to exist say so
+  // a symlink inside the tree may still lead out of it, even when what it leads to does not exist (yet)
+  if (escapes(realpathSync(root), realExisting(target))) {
+    issues.error(path, `${what} "${rel}" leads outside the source tree through a symbolic link`);
+    return null;
   }
   return target;
 }

@@ -1,0 +1,137 @@
+// The containers plugin: list containers, start/stop/restart them and read their logs, over the docker plugin's client.
+import type Dockerode from 'dockerode';
+import { definePlugin, defineRoute, Problem, problem, streamReply, Type } from '../../sdk/index.ts';
+import type { DockerRuntime } from '../docker/types.ts';
+import { logsStream, parseSince } from './logs.ts';
+import { ContainerSchema, toView, type ContainerView } from './view.ts';
+
+const Id = Type.Object({
+  id: Type.String({ pattern: '^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,127}$', description: 'full or short container id, or container name' }),
+});
+const states = ['created', 'restarting', 'running', 'removing', 'paused', 'exited', 'dead'];
+const Flag = Type.Union([Type.Literal('0'), Type.Literal('1'), Type.Literal('true'), Type.Literal('false')]);
+const on = (flag: string | undefined) => flag === '1' || flag === 'true';
+const Action = Type.Composite([ContainerSchema, Type.Object({ changed: Type.Boolean({ description: 'false when the container already was in the asked state' }) })]);
+
+function statusOf(err: unknown): number | undefined {
+  const code = (err as { statusCode?: unknown })?.statusCode;
+  return typeof code === 'number' ? code : undefined;
+}
+function reasonOf(err: unknown): string {
+  const json = (err as { json?: { message?: unknown } })?.json;
+  return typeof json?.message === 'string' ? json.message : (err as Error)?.message ?? String(err);
+}
+
+export default definePlugin({
+  name: 'containers',
+  version: '1.0.0',
+  description: 'Containers: list, start, stop, restart, logs',
+  requires: ['docker'],
+  setup(ctx) {
+    const runtime = ctx.deps.docker as DockerRuntime;
+    const docker: Dockerode = runtime.docker;
+
+    ctx.scopes.define({
+      'containers:read': { description: 'list containers and their state', role: 'viewer' },
+      'containers:write': { description: 'start, stop and restart containers', role: 'operator' },
+      'containers:logs': { description: 'read container logs', role: 'operator' },
+    });
+
+    /** engine errors other than "unreachable" (already a 503 problem) as problems naming the container. */
+    const fail = (err: unknown, id: string): never => {
+      if (err instanceof Problem) throw err;
+      const status = statusOf(err);
+      if (status === 404) throw problem(404, `there is no container "${id}"`);
+      if (status === 409) throw problem(409, `container "${id}": ${reasonOf(err)}`);
+      if (/multiple IDs found/i.test(reasonOf(err))) throw problem(409, `"${id}" is the start of several container ids: give more of it`);
+      throw problem(502, `the Docker engine refused the request for "${id}": ${reasonOf(err)}`, { code: 'docker-error' });
+    };
+
+    const inspect = async (id: string) => {
+      try {
+        return await docker.getContainer(id).inspect();
+      } catch (err) {
+        return fail(err, id);
+      }
+    };
+
+    /** the list entry of one container: the same answer as the list, from one filtered list call. */
+    const view = async (fullId: string, asked: string): Promise<ContainerView> => {
+      const [c] = await docker.listContainers({ all: true, size: false, filters: { id: [fullId] } });
+      if (!c) throw problem(404, `there is no container "${asked}" any more`);
+      return toView(c);
+    };
+
+    ctx.routes.add(defineRoute({
+      method: 'GET', path: '/containers', scopes: ['containers:read'], page: true, errors: [503],
+      summary: 'List containers (every container of the engine, with the stack that owns it)',
+      description: 'One engine call; sizes are never computed. Sorted by name; `cursor` is the last name of the previous page.',
+      query: Type.Object({
+        stack: Type.Optional(Type.String({ pattern: '^[a-z0-9][a-z0-9_-]{0,62}$', description: 'only the containers of this stack' })),
+        status: Type.Optional(Type.Union(states.map((s) => Type.Literal(s)), { description: 'only containers in this state' })),
+      }),
+      response: ContainerSchema,
+      handler: async ({ query, page }) => {
+        const filters: Record<string, string[]> = {};
+        if (query.stack) filters.label = ['dockwright.managed=true', `dockwright.project=${query.stack}`];
+        if (query.status) filters.status = [query.status];
+        const list = (await docker.listContainers({ all: true, size: false, filters })).map(toView).sort((a, b) => a.name.localeCompare(b.name));
+        const rest = page.cursor ? list.filter((c) => c.name.localeCompare(page.cursor!) > 0) : list;
+        const items = rest.slice(0, page.limit);
+        return { items, next: rest.length > page.limit ? items.at(-1)!.name : undefined };
+      },
+    }));
+
+    const action = (verb: 'start' | 'stop' | 'restart', summary: string) => defineRoute({
+      method: 'POST', path: `/containers/:id/${verb}`, scopes: ['containers:write'], summary, params: Id,
+      query: verb === 'start' ? undefined : Type.Object({ timeout: Type.Optional(Type.Integer({ minimum: 0, maximum: 600, default: 10, description: 'seconds to wait before killing it' })) }),
+      response: Action, errors: [404, 409, 502, 503],
+      activity: `containers.${verb}`, resource: 'container:{id}',
+      handler: async ({ params, query }) => {
+        const info = await inspect(params.id);
+        const t = (query as { timeout?: number } | undefined)?.timeout ?? 10;
+        const c = docker.getContainer(info.Id);
+        let changed = true;
+        try {
+          if (verb === 'start') await c.start();
+          else if (verb === 'stop') await c.stop({ t });
+          else await c.restart({ t });
+        } catch (err) {
+          // 304: already running / already stopped: the wanted state holds, nothing to do
+          if (statusOf(err) !== 304) fail(err, params.id);
+          changed = false;
+        }
+        return { ...(await view(info.Id, params.id)), changed };
+      },
+    });
+    ctx.routes.add(action('start', 'Start a container (a running one is left alone)'));
+    ctx.routes.add(action('stop', 'Stop a container (a stopped one is left alone)'));
+    ctx.routes.add(action('restart', 'Restart a container'));
+
+    ctx.routes.add(defineRoute({
+      method: 'GET', path: '/containers/:id/logs', scopes: ['containers:logs'], params: Id, errors: [404, 503],
+      summary: 'Read a container\'s logs as text/plain, stdout and stderr taken apart; follow=1 streams until the client leaves',
+      query: Type.Object({
+        tail: Type.Optional(Type.String({ pattern: '^(all|[0-9]{1,7})$', default: 'all', description: 'the last N lines, or all' })),
+        since: Type.Optional(Type.String({ maxLength: 40, description: 'unix seconds or an ISO 8601 date' })),
+        timestamps: Type.Optional(Flag),
+        follow: Type.Optional(Flag),
+        stream: Type.Optional(Type.Union([Type.Literal('stdout'), Type.Literal('stderr'), Type.Literal('both')], { default: 'both' })),
+      }),
+      handler: async ({ params, query }) => {
+        const since = query.since ? parseSince(query.since) : undefined;
+        const info = await inspect(params.id);
+        const which = query.stream ?? 'both';
+        try {
+          const stream = await logsStream(docker, info.Id, info.Config.Tty, {
+            follow: on(query.follow), timestamps: on(query.timestamps), tail: query.tail ?? 'all', since,
+            stdout: which !== 'stderr', stderr: which !== 'stdout',
+          });
+          return streamReply(stream, 'text/plain; charset=utf-8', { 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' });
+        } catch (err) {
+          return fail(err, params.id);
+        }
+      },
+    }));
+  },
+});

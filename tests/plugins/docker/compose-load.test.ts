@@ -1,0 +1,274 @@
+// The compose loader through the runtime's load(): interpolation, short and long syntax, env_file from the source tree, and every kind of error.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TestServer } from '../../helpers/harness.ts';
+import type { LoadedCompose } from '../../../plugins/docker/types.ts';
+import { startDockerServer } from './helpers.ts';
+
+let s: TestServer;
+let tree: string;
+before(async () => {
+  s = await startDockerServer();
+  tree = mkdtempSync(join(tmpdir(), 'dw-compose-'));
+  writeFileSync(join(tree, 'web.env'), '# comment\nexport A=1\nB="two words"\nC=3 # trailing comment\nD\nE=from-file\n');
+  mkdirSync(join(tree, 'app'));
+  writeFileSync(join(tree, 'app', 'Dockerfile'), 'FROM dockwright-test/busybox:1\n');
+  symlinkSync('/etc', join(tree, 'outside'));
+});
+after(async () => {
+  await s?.close();
+  if (tree) rmSync(tree, { recursive: true, force: true });
+});
+
+async function load(compose: string, variables: Record<string, string> = {}, extra: { name?: string; workdir?: string } = {}): Promise<LoadedCompose> {
+  const res = await s.api('POST', '/api/v1/driver/load', { body: { name: extra.name ?? 'proj', compose, variables, workdir: extra.workdir } });
+  assert.equal(res.status, 200, res.text);
+  return res.body;
+}
+const service = (l: LoadedCompose, name: string) => l.services.find((x) => x.name === name)!;
+const messages = (issues: { path: string; message: string }[]) => issues.map((e) => `${e.path}: ${e.message}`);
+
+test('interpolation: ${VAR}, $VAR, defaults, alternatives, $$ escapes and unset variables (empty, with a warning)', async () => {
+  const l = await load(`
+services:
+  web:
+    image: "dockwright-test/busybox:\${TAG}"
+    command: echo $$HOME \${GREETING:-hello} \${EMPTY:-fallback} \${EMPTY-kept} \${SET:+alt} \${UNSET:+alt}x
+    environment:
+      PLAIN: $NAME
+      NESTED: "\${MISSING:-\${NAME}-nested}"
+      UNSET: "[\${NOPE}]"
+      DOLLARS: "a$$b"
+`, { TAG: '1', NAME: 'world', EMPTY: '', SET: 'y' });
+  assert.deepEqual(l.errors, []);
+  const web = service(l, 'web');
+  assert.equal(web.image, 'dockwright-test/busybox:1');
+  assert.deepEqual(web.command, ['echo', '$HOME', 'hello', 'fallback', 'alt', 'x']);
+  assert.deepEqual(web.environment, { PLAIN: 'world', NESTED: 'world-nested', UNSET: '[]', DOLLARS: 'a$b' });
+  assert.equal((l.raw as any).services.web.environment.NESTED, 'world-nested', 'raw is the interpolated document');
+  assert.deepEqual(messages(l.warnings), ['services.web.environment.UNSET: the variable NOPE is not set; using an empty string']);
+});
+
+test('interpolation errors: required variables, unclosed braces, bad names and lone dollars', async () => {
+  const l = await load(`
+services:
+  web:
+    image: dockwright-test/busybox:1
+    environment:
+      A: "\${NEEDED:?set NEEDED to the database password}"
+      B: "\${OPEN"
+      C: "\${1BAD}"
+      D: "cost: 5$"
+`);
+  const got = messages(l.errors);
+  assert.ok(got.includes('services.web.environment.A: the variable NEEDED is required and must not be empty: set NEEDED to the database password'), got.join('\n'));
+  assert.ok(got.some((m) => m.startsWith('services.web.environment.B: invalid interpolation') && m.includes('closing')), got.join('\n'));
+  assert.ok(got.some((m) => m.startsWith('services.web.environment.C: invalid interpolation')), got.join('\n'));
+  assert.ok(got.some((m) => m.startsWith('services.web.environment.D: invalid interpolation') && m.includes('$$')), got.join('\n'));
+});
+
+test('short and long syntax normalize to one model', async () => {
+  const l = await load(`
+x-common: &common
+  restart: unless-stopped
+  labels: { team: core }
+services:
+  web:
+    <<: *common
+    image: dockwright-test/web:1
+    entrypoint: ["/bin/sh", "-c"]
+    command: 'echo "a b" c\\ d'
+    ports:
+      - "8080"
+      - "127.0.0.1:9000:80"
+      - "9100-9101:100-101/udp"
+      - target: 443
+        published: "8443"
+        host_ip: 127.0.0.1
+    volumes:
+      - data:/data:ro
+      - ./app:/app
+      - /srv/static:/static
+      - type: volume
+        source: data
+        target: /more
+        volume: { nocopy: true }
+      - type: tmpfs
+        target: /scratch
+        tmpfs: { size: 64m }
+    tmpfs: /run
+    environment: [ "X=1", "Y=a=b", "FROM_VARS" ]
+    env_file: web.env
+    networks:
+      front:
+        aliases: [www]
+      default:
+    healthcheck:
+      test: wget -q -O - http://127.0.0.1:8080/
+      interval: 1m30s
+      timeout: 500ms
+      retries: 3
+      start_period: 2s
+    depends_on:
+      db: { condition: service_healthy }
+      init: { condition: service_completed_successfully, required: false }
+    user: "1000:1000"
+    working_dir: /app
+    deploy:
+      replicas: 2
+      resources: { limits: { cpus: "0.5", memory: 64m, pids: 100 }, reservations: { memory: 16m } }
+    logging: { driver: json-file, options: { max-size: 1m } }
+    extra_hosts: [ "db.local:10.0.0.2", "other=10.0.0.3" ]
+    stop_grace_period: 1m
+  db:
+    image: dockwright-test/busybox:1
+    restart: on-failure:3
+    depends_on: [init]
+    healthcheck: { test: ["CMD", "true"] }
+    network_mode: none
+  init:
+    image: dockwright-test/busybox:1
+    healthcheck: { disable: true }
+networks:
+  front: {}
+volumes:
+  data:
+`, { FROM_VARS: 'v' }, { workdir: tree });
+  assert.deepEqual(l.errors, []);
+  const web = service(l, 'web');
+  assert.deepEqual(web.entrypoint, ['/bin/sh', '-c']);
+  assert.deepEqual(web.command, ['echo', 'a b', 'c d']);
+  assert.deepEqual(web.restart, { name: 'unless-stopped', maximumRetryCount: 0 });
+  assert.deepEqual(web.labels, { team: 'core' });
+  assert.deepEqual(web.ports, [
+    { target: 8080, published: null, hostIp: '', protocol: 'tcp' },
+    { target: 80, published: 9000, hostIp: '127.0.0.1', protocol: 'tcp' },
+    { target: 100, published: 9100, hostIp: '', protocol: 'udp' },
+    { target: 101, published: 9101, hostIp: '', protocol: 'udp' },
+    { target: 443, published: 8443, hostIp: '127.0.0.1', protocol: 'tcp' },
+  ]);
+  assert.deepEqual(web.mounts, [
+    { type: 'volume', source: 'proj_data', target: '/data', readOnly: true, noCopy: false },
+    { type: 'bind', source: join(tree, 'app'), target: '/app', readOnly: false, createHostPath: true },
+    { type: 'bind', source: '/srv/static', target: '/static', readOnly: false, createHostPath: true },
+    { type: 'volume', source: 'proj_data', target: '/more', readOnly: false, noCopy: true },
+    { type: 'tmpfs', source: null, target: '/scratch', readOnly: false, tmpfsSize: 64 * 1024 ** 2 },
+    { type: 'tmpfs', source: null, target: '/run', readOnly: false },
+  ]);
+  assert.deepEqual(web.environment, { A: '1', B: 'two words', C: '3', E: 'from-file', X: '1', Y: 'a=b', FROM_VARS: 'v' });
+  assert.deepEqual(web.networks, [
+    { key: 'front', name: 'proj_front', aliases: ['web', 'www'] },
+    { key: 'default', name: 'proj_default', aliases: ['web'] },
+  ]);
+  assert.deepEqual(web.healthcheck, { test: ['CMD-SHELL', 'wget -q -O - http://127.0.0.1:8080/'], intervalNs: 90e9, timeoutNs: 500e6, retries: 3, startPeriodNs: 2e9 });
+  assert.deepEqual(web.dependsOn, [
+    { service: 'db', condition: 'service_healthy', required: true },
+    { service: 'init', condition: 'service_completed_successfully', required: false },
+  ]);
+  assert.equal(web.user, '1000:1000');
+  assert.equal(web.workingDir, '/app');
+  assert.equal(web.replicas, 2);
+  assert.deepEqual(web.resources, { memory: 64 * 1024 ** 2, memoryReservation: 16 * 1024 ** 2, nanoCpus: 5e8, pidsLimit: 100 });
+  assert.deepEqual(web.logging, { driver: 'json-file', options: { 'max-size': '1m' } });
+  assert.deepEqual(web.extraHosts, ['db.local:10.0.0.2', 'other:10.0.0.3']);
+  assert.equal(web.stopGracePeriodSeconds, 60);
+  const db = service(l, 'db');
+  assert.deepEqual(db.restart, { name: 'on-failure', maximumRetryCount: 3 });
+  assert.deepEqual(db.dependsOn, [{ service: 'init', condition: 'service_started', required: true }]);
+  assert.equal(db.networkMode, 'none');
+  assert.deepEqual(db.networks, []);
+  assert.deepEqual(service(l, 'init').healthcheck, { test: ['NONE'] });
+  assert.deepEqual(l.networks.map((n) => n.name).sort(), ['proj_default', 'proj_front']);
+  assert.deepEqual(l.volumes.map((v) => [v.name, v.labels]), [['proj_data', { 'dockwright.managed': 'true', 'dockwright.project': 'proj' }]]);
+});
+
+test('errors: bad YAML names its line', async () => {
+  const l = await load('services:\n  web:\n    image: [unclosed\n');
+  assert.equal(l.errors.length >= 1, true);
+  assert.match(l.errors[0].message, /^YAML syntax error at line \d+, column \d+/);
+  assert.deepEqual(l.services, []);
+});
+
+test('errors: missing image, depends_on cycles and unknown targets, undeclared volumes and networks, unknown keys, bad ports', async () => {
+  const l = await load(`
+services:
+  noimage:
+    command: echo
+  a:
+    image: dockwright-test/busybox:1
+    depends_on: [b]
+  b:
+    image: dockwright-test/busybox:1
+    depends_on: [c]
+  c:
+    image: dockwright-test/busybox:1
+    depends_on: [a, ghost]
+  d:
+    image: dockwright-test/busybox:1
+    volumes: [undeclared:/data]
+    networks: [nowhere]
+    ports: ["99999:80", "1:2:3:4"]
+    privileged: true
+    secrets: [x]
+    restart: sometimes
+configs:
+  c: { file: ./c }
+`);
+  const got = messages(l.errors);
+  const expect = [
+    'services.noimage: the service "noimage" has no image (and no build)',
+    'services.c.depends_on: depends on "ghost", which is not a service of this file',
+    'services.d.volumes[0]: refers to the volume "undeclared", which is not declared under the top-level volumes',
+    'services.d.networks.nowhere: refers to the network "nowhere", which is not declared under the top-level networks',
+    'services.d.ports[0]: host port "99999" is not a port number (1-65535) or range',
+    'services.d.ports[1]: "1:2:3:4" is not container, host:container or ip:host:container',
+    'services.d.secrets: "secrets" is not a service option Dockwright supports',
+    'services.d.restart: "sometimes" is not no, always, unless-stopped or on-failure[:N]',
+    'configs: top-level configs are not supported; use environment variables or bind mounts from the source tree',
+  ];
+  for (const e of expect) assert.ok(got.includes(e), `missing error ${e}\ngot:\n${got.join('\n')}`);
+  const cycles = got.filter((m) => m.includes('dependency cycle'));
+  assert.equal(cycles.length, 1, got.join('\n'));
+  assert.match(cycles[0], /dependency cycle: (a → b → c → a|b → c → a → b|c → a → b → c)/);
+  assert.ok(!got.some((m) => m.includes('privileged')), 'privileged is a platform rule of stacks, not a load error');
+  assert.equal((l.raw as any).services.d.privileged, true, 'raw keeps what the platform rules inspect');
+});
+
+test('the source tree: env_file and relative paths stay inside it; without one they are refused', async () => {
+  const escapes = await load(`
+services:
+  web:
+    image: dockwright-test/busybox:1
+    env_file: [../etc/passwd, { path: missing.env, required: false }, absent.env]
+    volumes: ["../up:/up", "./outside/x:/x", "~/home:/h"]
+    build: { context: ../elsewhere }
+`, {}, { workdir: tree });
+  const got = messages(escapes.errors);
+  assert.ok(got.includes('services.web.env_file[0]: env_file "../etc/passwd" points outside the source tree'), got.join('\n'));
+  assert.ok(got.includes('services.web.env_file[2]: env_file "absent.env" is not in the source tree'), got.join('\n'));
+  assert.ok(!got.some((m) => m.includes('missing.env')), 'an optional env_file may be absent');
+  assert.ok(got.includes('services.web.volumes[0]: bind mount source "../up" points outside the source tree'), got.join('\n'));
+  assert.ok(got.includes('services.web.volumes[1]: bind mount source "./outside/x" leads outside the source tree through a symbolic link'), got.join('\n'));
+  assert.ok(got.some((m) => m.startsWith('services.web.volumes[2]: bind mount source "~/home": home directory paths are not supported')), got.join('\n'));
+  assert.ok(got.includes('services.web.build.context: build context "../elsewhere" points outside the source tree'), got.join('\n'));
+
+  const noTree = await load('services:\n  web:\n    build: ./app\n    env_file: web.env\n');
+  assert.deepEqual(messages(noTree.errors).sort(), [
+    'services.web.build.context: build context "./app" needs a source tree, and this stack has none',
+    'services.web.env_file: env_file "web.env" needs a source tree, and this stack has none',
+  ]);
+
+  const build = await load('services:\n  app:\n    build: ./app\n', {}, { workdir: tree });
+  assert.deepEqual(build.errors, []);
+  assert.equal(service(build, 'app').image, 'proj-app');
+  assert.equal(service(build, 'app').pullPolicy, 'build');
+  assert.deepEqual(service(build, 'app').build, { context: join(tree, 'app'), dockerfile: 'Dockerfile', args: {} });
+});
+
+test('a project name must be a stack name', async () => {
+  const l = await load('services:\n  web:\n    image: x\n', {}, { name: 'Bad Name' });
+  assert.match(messages(l.errors)[0], /^name: the project name "Bad Name" must match/);
+});
