@@ -90,13 +90,17 @@ function braced(body: string, whole: string, path: string, ctx: InterpolationCon
 }
 
 /** interpolates every string value of a parsed YAML document (keys are left alone, as compose does); `x-` extension fields too. */
-export function interpolateTree(value: unknown, path: string, ctx: InterpolationContext): unknown {
+export function interpolateTree(value: unknown, path: string, ctx: InterpolationContext, ancestors: object[] = []): unknown {
   if (typeof value === 'string') return interpolate(value, path, ctx);
-  if (Array.isArray(value)) return value.map((v, i) => interpolateTree(v, `${path}[${i}]`, ctx));
-  if (value && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = interpolateTree(v, path ? `${path}.${k}` : k, ctx);
-    return out;
+  if (!value || typeof value !== 'object') return value;
+  // a YAML alias may point at its own ancestor
+  if (ancestors.includes(value)) {
+    ctx.errors.push({ path, message: 'a YAML alias refers to a node that contains it' });
+    return null;
   }
-  return value;
+  const inner = [...ancestors, value];
+  if (Array.isArray(value)) return value.map((v, i) => interpolateTree(v, `${path}[${i}]`, ctx, inner));
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) out[k] = interpolateTree(v, path ? `${path}.${k}` : k, ctx, inner);
+  return out;
 }

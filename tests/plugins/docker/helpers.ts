@@ -13,7 +13,8 @@ export function startDockerServer(opts: { docker?: Record<string, unknown>; cont
   return startServer({
     ...rest,
     plugins: {
-      docker: { options: { healthTimeoutMs: 60_000, ...dockerOptions } },
+      // busybox as PID 1 ignores SIGTERM: a short grace time keeps stops and recreates quick
+      docker: { options: { healthTimeoutMs: 60_000, stopTimeoutSeconds: 1, ...dockerOptions } },
       ...(containers ? { containers: {} } : {}),
       'compose-driver': { path: driverPath },
     },
