@@ -105,8 +105,8 @@ export interface RouteDef<P extends TSchema, Q extends TSchema, B extends TSchem
   response?: R;
   /** success status (default 200). */
   status?: number;
-  /** `required`: the write names its base revision (If-Match or body `revision`, 0 / `If-None-Match: *` creates). */
-  revision?: 'required';
+  /** `required`: the write names its base revision (If-Match or body `revision`, 0 / `If-None-Match: *` creates); `optional`: it may. */
+  revision?: 'required' | 'optional';
   /** the body is an upload (raw bytes, upload size limit), exempt from the rate limit. */
   upload?: boolean;
   /** keep the raw body bytes (signature checks); JSON is still parsed into `body`. */

@@ -41,7 +41,8 @@ function operation(entry: CompiledRoute): Record<string, unknown> {
   if (entry.mount === 'api') statuses.add(429);
   if (route.params || route.query || route.body || route.page) statuses.add(400);
   if (route.body || route.upload) statuses.add(413);
-  if (route.revision) [412, 428].forEach((s) => statuses.add(s));
+  if (route.revision) statuses.add(412);
+  if (route.revision === 'required') statuses.add(428);
   if (route.path.includes(':')) statuses.add(404);
 
   const success = route.status ?? 200;

@@ -55,7 +55,7 @@ function parseRevision(value: string | undefined): number | undefined {
   return match ? Number(match[1]) : undefined;
 }
 
-function revisionOf(req: IncomingMessage, body: unknown): number {
+function revisionOf(req: IncomingMessage, body: unknown, required: boolean): number | undefined {
   if (req.headers['if-none-match']?.trim() === '*') return 0;
   const header = req.headers['if-match'];
   if (header !== undefined) {
@@ -65,6 +65,7 @@ function revisionOf(req: IncomingMessage, body: unknown): number {
   }
   const fromBody = (body as { revision?: unknown } | undefined)?.revision;
   if (typeof fromBody === 'number' && Number.isInteger(fromBody) && fromBody >= 0) return fromBody;
+  if (!required) return undefined;
   throw problem(428, 'this write must name the revision it is based on: If-Match: "N" (or If-None-Match: * to create), or a body field revision', { code: 'revision-required' });
 }
 
@@ -137,7 +138,7 @@ export function createHttpServer(deps: HttpDeps): Server {
         const found = entry.check.body!(body);
         if (found) throw problem(400, 'the body does not match the schema', { code: 'invalid-request', errors: found.map((e) => ({ path: `/body${e.path}`, message: e.message })) });
       }
-      const revision = route.revision === 'required' ? revisionOf(req, body) : undefined;
+      const revision = route.revision ? revisionOf(req, body, route.revision === 'required') : undefined;
       const { limit, cursor, ...ownQuery } = query as { limit?: number; cursor?: string };
 
       const out = await route.handler({

@@ -1,0 +1,141 @@
+// The stacks core: validation against the platform rules, the project a deploy runs, live state for many stacks, and the stack jobs.
+import { defineJob, Type, type Actor, type JobHandle, type PluginContext } from '../../sdk/index.ts';
+import type { ComposeProject, DeployIo, DockerRuntime, LoadedCompose } from '../docker/types.ts';
+import { checkRules, type PlatformRule, type RuleError } from './rules.ts';
+import type { StackRow, StackStore } from './store.ts';
+import { templateVariables } from './templates.ts';
+import type { LiveState } from './view.ts';
+
+/** where a stack's files come from when it has a source tree (the git plugin provides one). */
+export interface StackSource {
+  hasSource(stack: string): Promise<boolean>;
+  /** the checked-out tree to deploy from, and the compose text found there (when the source carries it) */
+  prepare(stack: string, io: DeployIo): Promise<{ workdir: string; compose?: string; commit?: string } | null>;
+}
+
+export const deployKind = 'stacks.deploy';
+export const pushKind = 'stacks.push';
+export const resourceOf = (stack: string) => `stack:${stack}`;
+
+export interface Core {
+  validate(stack: string, content: string, env: Record<string, string>, settings?: { template: string | null; settings: Record<string, unknown> }): Promise<{ loaded: LoadedCompose; errors: RuleError[] }>;
+  live(rows: readonly StackRow[]): Promise<LiveState>;
+  jobs: { deploy: JobHandle<{ stack: string }>; stop: JobHandle<{ stack: string }>; pull: JobHandle<{ stack: string }>; remove: JobHandle<{ stack: string; revision: number; volumes: boolean }>; autoupdate: JobHandle<{ stack: string }> };
+  /** queues a job on the stack's serial key and remembers it on the stack */
+  start(kind: 'deploy' | 'stop' | 'pull' | 'autoupdate', stack: string, actor: Actor, attach?: boolean): Promise<Awaited<ReturnType<JobHandle<unknown>['enqueue']>>>;
+  sources: StackSource[];
+}
+
+export function createCore(ctx: PluginContext, deps: { runtime: DockerRuntime; store: StackStore; rules: PlatformRule[]; switches: Record<string, boolean> }): Core {
+  const { runtime, store } = deps;
+  const sources: StackSource[] = [];
+
+  const hasSource = async (stack: string) => (await Promise.all(sources.map((s) => s.hasSource(stack)))).some(Boolean);
+  const variablesOf = (env: Record<string, string>, t?: { template: string | null; settings: Record<string, unknown> }) =>
+    t?.template ? templateVariables(t.settings, env) : env;
+
+  async function projectOf(row: StackRow, io: DeployIo & { redact(secret: string): void }): Promise<ComposeProject> {
+    for (const value of Object.values(row.env)) if (value.length >= 6) io.redact(value);
+    let prepared: Awaited<ReturnType<StackSource['prepare']>> = null;
+    for (const source of sources) prepared ??= await source.prepare(row.name, io);
+    if (prepared?.commit) io.log(`source at commit ${prepared.commit}`);
+    return { name: row.name, compose: prepared?.compose ?? row.compose, variables: variablesOf(row.env, row), workdir: prepared?.workdir };
+  }
+
+  async function load(stack: string, io: DeployIo & { redact(secret: string): void }) {
+    const row = await store.get(stack);
+    if (!row) throw new Error(`stack ${stack} no longer exists`);
+    const project = await projectOf(row, io);
+    const loaded = runtime.load(project);
+    if (loaded.errors.length) throw new Error(`the compose file of ${stack} is invalid: ${loaded.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`);
+    for (const w of loaded.warnings) io.log(`warning: ${w.path}: ${w.message}`);
+    return { row, project };
+  }
+
+  const Input = Type.Object({ stack: Type.String() });
+  const deploy = async (job: { input: { stack: string }; log(l: string): void; redact(s: string): void; signal: AbortSignal; id: string }) => {
+    const { row, project } = await load(job.input.stack, job);
+    job.log(`deploying ${row.name} at revision ${row.revision}`);
+    try {
+      const result = await runtime.deploy(project, { log: job.log, signal: job.signal });
+      await store.set(row.name, { desired: 'running', deployed_revision: row.revision });
+      ctx.events.emit('stack.deployed', { stack: row.name, revision: row.revision, jobId: job.id });
+      return { revision: row.revision, ...result };
+    } catch (err) {
+      ctx.events.emit('stack.deploy.failed', { stack: row.name, revision: row.revision, jobId: job.id, error: (err as Error).message });
+      throw err;
+    }
+  };
+
+  const jobs = {
+    deploy: ctx.jobs.define(defineJob({ type: 'stacks.deploy', input: Input, run: deploy })),
+    stop: ctx.jobs.define(defineJob({
+      type: 'stacks.stop', input: Input,
+      async run(job) {
+        const result = await runtime.stop(job.input.stack, { log: job.log, signal: job.signal });
+        await store.set(job.input.stack, { desired: 'stopped' });
+        return result;
+      },
+    })),
+    pull: ctx.jobs.define(defineJob({
+      type: 'stacks.pull', input: Input,
+      async run(job) {
+        const { project } = await load(job.input.stack, job);
+        return runtime.pull(project, { log: job.log, signal: job.signal });
+      },
+    })),
+    autoupdate: ctx.jobs.define(defineJob({
+      type: 'stacks.autoupdate', input: Input,
+      async run(job) {
+        const { project } = await load(job.input.stack, job);
+        const pulled = await runtime.pull(project, { log: job.log, signal: job.signal });
+        const changed = pulled.images.filter((i) => i.changed).map((i) => i.image);
+        if (!changed.length) {
+          job.log('every image is up to date: nothing to redeploy');
+          return { changed, redeployed: false };
+        }
+        job.log(`new images: ${changed.join(', ')}; redeploying the services that use them`);
+        return { changed, redeployed: true, deploy: await deploy(job) };
+      },
+    })),
+    remove: ctx.jobs.define(defineJob({
+      type: 'stacks.remove', input: Type.Object({ stack: Type.String(), revision: Type.Integer(), volumes: Type.Boolean() }),
+      async run(job) {
+        const { stack, revision, volumes } = job.input;
+        if ((await ctx.revisions.current('stack', stack)) !== revision) throw new Error(`stack ${stack} changed since revision ${revision}: read it again and retry`);
+        await runtime.remove(stack, { log: job.log, signal: job.signal }, { volumes });
+        await ctx.revisions.remove({ kind: 'stack', key: stack, expected: revision, apply: (tx) => store.remove(tx, stack) });
+        await Promise.all([deployKind, pushKind].map((kind) => ctx.actionTokens.revoke(kind, stack)));
+        job.log(`stack ${stack} removed${volumes ? ' with its volumes' : '; its volumes are kept'}`);
+        return { removed: stack, volumes };
+      },
+    })),
+  };
+
+  return {
+    jobs,
+    sources,
+    async validate(stack, content, env, t) {
+      const source = await hasSource(stack);
+      const loaded = runtime.load({ name: stack, compose: content, variables: variablesOf(env, t) });
+      const errors = await checkRules(deps.rules, deps.switches, { stack, loaded, hasSource: source });
+      return { loaded, errors };
+    },
+    async live(rows) {
+      const names = rows.map((r) => r.name);
+      const jobIds = rows.flatMap((r) => [r.lastDeployJob, r.lastJob]).filter((id): id is string => Boolean(id));
+      const [services, jobsById, deployWebhooks, pushWebhooks] = await Promise.all([
+        runtime.status(names).then((m) => ({ m, err: null as string | null }), (err: Error) => ({ m: null, err: err.message })),
+        ctx.jobs.getMany(jobIds),
+        ctx.actionTokens.enabled(deployKind, names),
+        ctx.actionTokens.enabled(pushKind, names),
+      ]);
+      return { services: services.m, engineError: services.err, jobs: jobsById, deployWebhooks, pushWebhooks };
+    },
+    async start(kind, stack, actor, attach = false) {
+      const job = await jobs[kind].enqueue({ stack }, { actor, resource: resourceOf(stack), serialKey: resourceOf(stack), attachToQueued: attach });
+      if (!job.attached) await store.set(stack, kind === 'deploy' ? { last_deploy_job: job.id, last_job: job.id } : { last_job: job.id });
+      return job;
+    },
+  };
+}

@@ -1,0 +1,114 @@
+// The stacks plugin: compose stacks with variables, settings, revisions, deploy/stop/pull jobs, access lists, autoupdate and the deploy webhook.
+import { definePlugin, Type, type Actor, type AttentionItem, type Job } from '../../sdk/index.ts';
+import type { DockerRuntime } from '../docker/types.ts';
+import { canSee } from './access.ts';
+import { createCore, resourceOf, type StackSource } from './core.ts';
+import { stackRoutes } from './routes.ts';
+import { builtInRules, type PlatformRule } from './rules.ts';
+import { createStore } from './store.ts';
+import { Templates, type StackTemplate } from './templates.ts';
+import { stackView } from './view.ts';
+import { deployWebhook } from './webhook.ts';
+
+export type { PlatformRule, StackSource, StackTemplate };
+
+/** what other plugins may do with stacks */
+export interface StacksApi {
+  addRule(rule: PlatformRule): void;
+  addTemplate(template: StackTemplate): void;
+  /** a provider of source trees (the git plugin) */
+  addSource(source: StackSource, describe?: (stack: string) => Promise<Record<string, unknown>>): void;
+  /** queues a deploy of the stack (attached to a queued one when asked) */
+  deploy(stack: string, actor: Actor, attach?: boolean): Promise<Job & { attached: boolean }>;
+  exists(stack: string): Promise<boolean>;
+}
+
+const Options = Type.Object({
+  rules: Type.Record(Type.String(), Type.Boolean(), { default: {}, description: 'false switches a platform rule off for this install' }),
+  allowedBindRoots: Type.Array(Type.String({ pattern: '^/' }), { default: [] }),
+  dangerousCapabilities: Type.Array(Type.String(), {
+    default: ['ALL', 'SYS_ADMIN', 'SYS_MODULE', 'SYS_PTRACE', 'SYS_RAWIO', 'SYS_BOOT', 'SYS_TIME', 'NET_ADMIN', 'DAC_READ_SEARCH', 'MAC_ADMIN', 'MAC_OVERRIDE', 'BPF', 'PERFMON', 'SYSLOG'],
+  }),
+  autoupdateCron: Type.String({ default: '0 3 * * *', description: 'when autoupdate runs (cron, server time)' }),
+  webhookWindowSeconds: Type.Integer({ minimum: 1, default: 30 }),
+  webhookWaitSeconds: Type.Integer({ minimum: 1, default: 600 }),
+  templates: Type.Record(Type.String(), Type.Object({ description: Type.String({ default: '' }), compose: Type.String(), inputs: Type.Record(Type.String(), Type.Unknown(), { default: {} }) }), { default: {} }),
+});
+
+export default definePlugin({
+  name: 'stacks',
+  version: '1.0.0',
+  requires: ['docker'],
+  options: Options,
+  setup(ctx): StacksApi {
+    const runtime = ctx.deps.docker as DockerRuntime;
+    const options = ctx.options;
+    ctx.scopes.define({
+      'stacks:read': { description: 'read stacks, their compose files, variables (secrets hidden), revisions and status', role: 'viewer' },
+      'stacks:write': { description: 'change compose files, variables, settings, access lists, autoupdate and webhooks', role: 'operator' },
+      'stacks:deploy': { description: 'deploy, stop and pull stacks, restore revisions', role: 'operator' },
+    });
+    ctx.migrations.from(new URL('./migrations', import.meta.url));
+
+    const store = createStore(ctx.db, ctx.secrets);
+    const templates = new Templates();
+    for (const [name, t] of Object.entries(options.templates)) templates.add({ name, description: t.description, compose: t.compose, inputs: t.inputs });
+    const rules = builtInRules({
+      allowedBindRoots: options.allowedBindRoots,
+      dangerousCapabilities: options.dangerousCapabilities,
+      portsInUse: (stack) => runtime.publishedPorts(stack).catch(() => null),
+    });
+    const core = createCore(ctx, { runtime, store, rules, switches: options.rules });
+    const describers: ((stack: string) => Promise<Record<string, unknown>>)[] = [];
+    const describe = async (stack: string) => Object.assign({ source: null }, ...(await Promise.all(describers.map((d) => d(stack)))));
+
+    for (const route of stackRoutes({ ctx, core, store, templates, autoupdateCron: options.autoupdateCron, describe })) ctx.routes.add(route);
+    for (const route of deployWebhook({ ctx, core, store, windowSeconds: options.webhookWindowSeconds, waitSeconds: options.webhookWaitSeconds })) ctx.webhooks.add(route);
+
+    ctx.schedule.cron('autoupdate', options.autoupdateCron, async () => {
+      for (const row of await store.all()) {
+        if (row.autoupdate && row.desired === 'running') await core.start('autoupdate', row.name, { kind: 'system', name: 'autoupdate' }, true);
+      }
+    });
+
+    ctx.overview.add({
+      scope: 'stacks:read',
+      async summary(viewer) {
+        const rows = (await store.all()).filter((r) => canSee(viewer, r.access));
+        const live = await core.live(rows);
+        const counts: Record<string, number> = { total: rows.length };
+        for (const r of rows) {
+          const status = stackView(r, live).status;
+          counts[status] = (counts[status] ?? 0) + 1;
+        }
+        return counts;
+      },
+      async attention(viewer) {
+        const rows = (await store.all()).filter((r) => canSee(viewer, r.access));
+        const live = await core.live(rows);
+        return rows.flatMap((r): AttentionItem[] => {
+          const view = stackView(r, live);
+          if (view.status === 'failed') {
+            return [{ severity: 'critical', kind: 'deploy-failed', resource: resourceOf(r.name), message: `the last deploy of ${r.name} failed: ${view.lastDeploy?.error ?? ''}`, since: view.lastDeploy?.finishedAt ?? undefined }];
+          }
+          if (r.desired === 'running' && (view.status === 'partial' || view.status === 'stopped')) {
+            const down = view.services.filter((s) => s.declared && !s.containers.some((c) => c.state === 'running')).map((s) => s.name);
+            return [{ severity: 'warning', kind: 'services-down', resource: resourceOf(r.name), message: `${r.name}: ${down.length ? down.join(', ') : 'services'} should run but ${down.length === 1 ? 'is' : 'are'} not running` }];
+          }
+          return [];
+        });
+      },
+    });
+
+    return {
+      addRule: (rule) => { rules.push(rule); },
+      addTemplate: (template) => templates.add(template),
+      addSource: (source, describeFn) => {
+        core.sources.push(source);
+        if (describeFn) describers.push(describeFn);
+      },
+      deploy: (stack, actor, attach) => core.start('deploy', stack, actor, attach),
+      exists: async (stack) => (await store.get(stack)) !== null,
+    };
+  },
+});

@@ -1,0 +1,307 @@
+// The stack endpoints of /api/v1: stacks, compose, variables, settings, deploy/stop/pull, revisions, access list, autoupdate, deploy webhook.
+import { defineRoute, problem, reply, Type, type Actor, type AnyRoute, type PluginContext, type Principal } from '../../sdk/index.ts';
+import { AccessEntrySchema, assertAccess, canSee, type AccessEntry, type Need } from './access.ts';
+import { deployKind, resourceOf, type Core } from './core.ts';
+import type { StackContent, StackRow, StackStore } from './store.ts';
+import type { Templates } from './templates.ts';
+import { stackView, visibleVariables } from './view.ts';
+
+export const StackName = Type.String({ pattern: '^[a-z0-9][a-z0-9_-]{0,62}$', description: 'lowercase letters, digits, - and _' });
+const Params = Type.Object({ name: StackName });
+const RevisionParams = Type.Object({ name: StackName, id: Type.Integer({ minimum: 1 }) });
+const Revision = Type.Optional(Type.Integer({ minimum: 0, description: 'the revision this write is based on (or If-Match)' }));
+const Message = Type.Optional(Type.String({ maxLength: 500, description: 'a note kept with the revision' }));
+const VariableName = '^[A-Za-z_][A-Za-z0-9_]{0,127}$';
+const Values = Type.Record(Type.String({ pattern: VariableName }), Type.String({ maxLength: 65536 }), { maxProperties: 500 });
+const Compose = Type.String({ maxLength: 512 * 1024 });
+
+export interface RouteDeps {
+  ctx: PluginContext;
+  core: Core;
+  store: StackStore;
+  templates: Templates;
+  autoupdateCron: string;
+  /** extra fields of the stack answer from other plugins (the git source) */
+  describe(stack: string): Promise<Record<string, unknown>>;
+}
+
+export function stackRoutes({ ctx, core, store, templates, autoupdateCron, describe }: RouteDeps): AnyRoute[] {
+  /** the stack as this caller may use it: 404 when absent or invisible to them, 403 when their role on it is too low */
+  async function stackFor(name: string, principal: Principal, need: Need): Promise<StackRow> {
+    const row = await store.get(name);
+    if (!row) throw problem(404, `no stack "${name}"`);
+    assertAccess(principal, name, row.access, need);
+    return row;
+  }
+
+  async function fullView(name: string) {
+    const row = (await store.get(name))!;
+    const [live, recent, extra] = await Promise.all([core.live([row]), store.recentWebhookCalls(name), describe(name)]);
+    const view = stackView(row, live);
+    return { ...view, ...extra, webhooks: { ...view.webhooks, deploy: { ...view.webhooks.deploy, recent } } };
+  }
+
+  async function write(name: string, expected: number, actor: Actor, content: StackContent, message?: string) {
+    const { loaded, errors } = await core.validate(name, content.compose, content.env, content);
+    if (errors.length) {
+      throw problem(422, `the compose file breaks ${errors.length} platform rule${errors.length > 1 ? 's' : ''}; nothing was saved`, { code: 'compose-refused', errors });
+    }
+    await ctx.revisions.write({
+      kind: 'stack', key: name, expected, actor, message,
+      apply: (tx, revision) => store.writeContent(tx, name, revision, { ...content, services: loaded.services.map((s) => s.name) }),
+    });
+  }
+
+  const contentOf = (row: StackRow): StackContent => ({ compose: row.compose, env: row.env, template: row.template, settings: row.settings, services: row.services });
+
+  const action = (verb: 'deploy' | 'stop' | 'pull', summary: string) => defineRoute({
+    method: 'POST', path: `/stacks/:name/${verb}`, scopes: ['stacks:deploy'], summary, params: Params, status: 202,
+    activity: `stack.${verb}`, resource: 'stack:{name}',
+    handler: async ({ params, principal }) => {
+      await stackFor(params.name, principal, 'deploy');
+      const job = await core.start(verb, params.name, principal.actor);
+      return reply(202, { ...job, jobId: job.id }, { Location: `/api/v1/jobs/${job.id}` });
+    },
+  });
+
+  return [
+    defineRoute({
+      method: 'GET', path: '/stacks', scopes: ['stacks:read'], page: true, summary: 'List stacks with their live status',
+      handler: async ({ page, principal }) => {
+        const rows: StackRow[] = [];
+        let after = page.cursor;
+        // invisible stacks are skipped, so a page may need more than one read
+        for (let more = true; more && rows.length <= page.limit;) {
+          const batch = await store.page(after, page.limit + 1);
+          more = batch.length === page.limit + 1;
+          after = batch.at(-1)?.name;
+          rows.push(...batch.filter((r) => canSee(principal, r.access)));
+        }
+        const items = rows.slice(0, page.limit);
+        const live = await core.live(items);
+        return { items: items.map((r) => stackView(r, live)), next: rows.length > page.limit ? items.at(-1)!.name : undefined };
+      },
+    }),
+    defineRoute({
+      method: 'GET', path: '/stacks/:name', scopes: ['stacks:read'], params: Params,
+      summary: 'One stack: revision, status, services with their containers, last deploy, webhooks, source',
+      handler: async ({ params, principal }) => {
+        await stackFor(params.name, principal, 'read');
+        return fullView(params.name);
+      },
+    }),
+    defineRoute({
+      method: 'DELETE', path: '/stacks/:name', scopes: ['stacks:write'], params: Params, revision: 'required',
+      query: Type.Object({ volumes: Type.Optional(Type.Boolean({ description: 'also remove the named volumes (default: keep them)' })) }),
+      summary: 'Stop and remove a stack (a job; answers when it is done, or 202 with the job after 30 s)',
+      activity: 'stack.delete', resource: 'stack:{name}', status: 200,
+      handler: async ({ params, query, revision, principal }) => {
+        const row = await stackFor(params.name, principal, 'write');
+        if (row.revision !== revision) throw problem(412, `stack "${params.name}" is at revision ${row.revision}; read it again and retry`, { code: 'stale-revision', extra: { currentRevision: row.revision } });
+        const job = await core.jobs.remove.enqueue({ stack: params.name, revision: revision!, volumes: query.volumes ?? false },
+          { actor: principal.actor, resource: resourceOf(params.name), serialKey: resourceOf(params.name) });
+        const done = await ctx.jobs.wait(job.id, 30_000);
+        if (!done?.done) return reply(202, { ...job, jobId: job.id }, { Location: `/api/v1/jobs/${job.id}` });
+        if (done.status !== 'succeeded') throw problem(409, `removing stack "${params.name}" failed: ${done.error}`, { extra: { jobId: done.id } });
+        return { removed: params.name, jobId: done.id };
+      },
+    }),
+    defineRoute({
+      method: 'GET', path: '/stacks/:name/compose', scopes: ['stacks:read'], params: Params, summary: 'The compose file',
+      response: Type.Object({ name: Type.String(), revision: Type.Integer(), content: Type.String(), template: Type.Union([Type.String(), Type.Null()]) }),
+      handler: async ({ params, principal }) => {
+        const row = await stackFor(params.name, principal, 'read');
+        return { name: row.name, revision: row.revision, content: row.compose, template: row.template };
+      },
+    }),
+    defineRoute({
+      method: 'PUT', path: '/stacks/:name/compose', scopes: ['stacks:write'], params: Params, revision: 'required', errors: [409, 422],
+      summary: 'Replace the compose file; creates the stack with If-None-Match: * (or revision 0), optionally from a template',
+      body: Type.Object({
+        content: Type.Optional(Compose),
+        template: Type.Optional(Type.String({ description: 'create from this template (GET /templates); content defaults to its compose file' })),
+        settings: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: "the template's inputs" })),
+        revision: Revision, message: Message,
+      }, { additionalProperties: false }),
+      activity: 'stack.compose.write', resource: 'stack:{name}',
+      handler: async ({ params, body, revision, principal }) => {
+        const name = params.name;
+        if (revision === 0) {
+          const template = body.template ? templates.get(body.template) : undefined;
+          if (body.template && !template) throw problem(400, `no template "${body.template}"; GET /api/v1/templates lists them`);
+          const settings = { ...body.settings };
+          const invalid = template && templates.check(template.name, settings);
+          if (invalid) throw problem(400, `the settings do not fit template ${template.name}`, { code: 'invalid-settings', errors: invalid });
+          const compose = body.content ?? template?.compose;
+          if (!compose) throw problem(400, 'content (the compose file) or template is required', { errors: [{ path: '/body/content', message: 'is required' }] });
+          await write(name, 0, principal.actor, { compose, env: {}, template: template?.name ?? null, settings, services: [] }, body.message);
+        } else {
+          const row = await stackFor(name, principal, 'write');
+          if (body.template !== undefined || body.settings !== undefined) throw problem(400, 'a template is chosen when a stack is created; change settings with PUT /stacks/{name}/settings');
+          if (body.content === undefined) throw problem(400, 'content is required', { errors: [{ path: '/body/content', message: 'is required' }] });
+          await write(name, revision!, principal.actor, { ...contentOf(row), compose: body.content }, body.message);
+        }
+        return fullView(name);
+      },
+    }),
+    defineRoute({
+      method: 'POST', path: '/stacks/:name/validate', scopes: ['stacks:read'], params: Params,
+      summary: "Check a compose file against the platform rules (with the stack's variables) without saving it",
+      body: Type.Object({ content: Compose }, { additionalProperties: false }),
+      response: Type.Object({
+        valid: Type.Boolean(),
+        errors: Type.Array(Type.Object({ rule: Type.String(), path: Type.String(), message: Type.String() })),
+        warnings: Type.Array(Type.Object({ path: Type.String(), message: Type.String() })),
+        services: Type.Array(Type.String()),
+      }),
+      activity: false,
+      handler: async ({ params, body, principal }) => {
+        const row = await store.get(params.name);
+        if (row) assertAccess(principal, params.name, row.access, 'read');
+        const { loaded, errors } = await core.validate(params.name, body.content, row?.env ?? {}, row ?? undefined);
+        return { valid: errors.length === 0, errors, warnings: loaded.warnings, services: loaded.services.map((s) => s.name) };
+      },
+    }),
+    defineRoute({
+      method: 'GET', path: '/stacks/:name/env', scopes: ['stacks:read'], params: Params,
+      summary: 'The variables; values of secret-looking names are hidden unless the token has stacks:write',
+      response: Type.Object({ name: Type.String(), revision: Type.Integer(), values: Values, redacted: Type.Array(Type.String()) }),
+      handler: async ({ params, principal }) => {
+        const row = await stackFor(params.name, principal, 'read');
+        return { name: row.name, revision: row.revision, ...visibleVariables(row.env, principal) };
+      },
+    }),
+    defineRoute({
+      method: 'PUT', path: '/stacks/:name/env', scopes: ['stacks:write'], params: Params, revision: 'required', errors: [422],
+      summary: 'Replace the variables (they fill ${VAR} in the compose file)',
+      body: Type.Object({ values: Values, revision: Revision, message: Message }, { additionalProperties: false }),
+      activity: 'stack.env.write', resource: 'stack:{name}',
+      handler: async ({ params, body, revision, principal }) => {
+        const row = await stackFor(params.name, principal, 'write');
+        await write(params.name, revision!, principal.actor, { ...contentOf(row), env: body.values }, body.message);
+        const after = (await store.get(params.name))!;
+        return { name: after.name, revision: after.revision, values: after.env, redacted: [] };
+      },
+    }),
+    defineRoute({
+      method: 'GET', path: '/stacks/:name/settings', scopes: ['stacks:read'], params: Params, summary: "The template settings and the template's input schema",
+      handler: async ({ params, principal }) => {
+        const row = await stackFor(params.name, principal, 'read');
+        return { name: row.name, revision: row.revision, template: row.template, settings: row.settings, inputs: row.template ? templates.get(row.template)?.inputs ?? null : null };
+      },
+    }),
+    defineRoute({
+      method: 'PUT', path: '/stacks/:name/settings', scopes: ['stacks:write'], params: Params, revision: 'required', errors: [409, 422],
+      summary: "Change the template settings (validated against the template's input schema)",
+      body: Type.Object({ settings: Type.Record(Type.String(), Type.Unknown()), revision: Revision, message: Message }, { additionalProperties: false }),
+      activity: 'stack.settings.write', resource: 'stack:{name}',
+      handler: async ({ params, body, revision, principal }) => {
+        const row = await stackFor(params.name, principal, 'write');
+        if (!row.template) throw problem(409, `stack "${params.name}" was not created from a template: it has no settings`);
+        if (!templates.get(row.template)) throw problem(409, `the template "${row.template}" of this stack is no longer installed`);
+        const settings = { ...body.settings };
+        const invalid = templates.check(row.template, settings);
+        if (invalid) throw problem(400, `the settings do not fit template ${row.template}`, { code: 'invalid-settings', errors: invalid });
+        await write(params.name, revision!, principal.actor, { ...contentOf(row), settings }, body.message);
+        const after = (await store.get(params.name))!;
+        return { name: after.name, revision: after.revision, template: after.template, settings: after.settings };
+      },
+    }),
+    action('deploy', 'Deploy the stack (a job: 202 with its id)'),
+    action('stop', "Stop the stack: remove its containers, keep its volumes (a job)"),
+    action('pull', 'Pull the images of the stack (a job)'),
+    defineRoute({
+      method: 'PUT', path: '/stacks/:name/autoupdate', scopes: ['stacks:write'], params: Params,
+      summary: 'Nightly update on or off: pull, and redeploy only when an image changed',
+      body: Type.Object({ enabled: Type.Boolean() }, { additionalProperties: false }),
+      response: Type.Object({ name: Type.String(), autoupdate: Type.Boolean(), schedule: Type.String() }),
+      activity: 'stack.autoupdate', resource: 'stack:{name}',
+      handler: async ({ params, body, principal }) => {
+        await stackFor(params.name, principal, 'write');
+        await store.set(params.name, { autoupdate: body.enabled });
+        return { name: params.name, autoupdate: body.enabled, schedule: autoupdateCron };
+      },
+    }),
+    defineRoute({
+      method: 'GET', path: '/stacks/:name/revisions', scopes: ['stacks:read'], params: Params, page: true, summary: 'The revision history, newest first',
+      handler: async ({ params, page, principal }) => {
+        await stackFor(params.name, principal, 'read');
+        const before = page.cursor === undefined ? undefined : Number(page.cursor);
+        if (before !== undefined && !Number.isInteger(before)) throw problem(400, 'the cursor is not one this server gave out');
+        const items = await ctx.revisions.list('stack', params.name, { limit: page.limit + 1, before });
+        const shown = items.slice(0, page.limit);
+        return { items: shown.map((r) => ({ id: r.revision, ...r })), next: items.length > page.limit ? String(shown.at(-1)!.revision) : undefined };
+      },
+    }),
+    defineRoute({
+      method: 'GET', path: '/stacks/:name/revisions/:id', scopes: ['stacks:read'], params: RevisionParams, summary: 'One revision: compose, variables, settings, author',
+      handler: async ({ params, principal }) => {
+        await stackFor(params.name, principal, 'read');
+        const found = await ctx.revisions.get('stack', params.name, params.id);
+        if (!found) throw problem(404, `stack "${params.name}" has no revision ${params.id}`);
+        const content = store.contentOf(found.snapshot);
+        return {
+          id: found.revision, revision: found.revision, author: found.author, message: found.message, createdAt: found.createdAt,
+          compose: content.compose, ...visibleVariables(content.env, principal), template: content.template, settings: content.settings,
+        };
+      },
+    }),
+    defineRoute({
+      method: 'POST', path: '/stacks/:name/revisions/:id/restore', scopes: ['stacks:deploy'], params: RevisionParams, revision: 'optional', errors: [422],
+      summary: 'Restore a revision: a new revision whose compose, variables and settings equal it (deploy to apply it)',
+      activity: 'stack.restore', resource: 'stack:{name}',
+      handler: async ({ params, revision, principal }) => {
+        const row = await stackFor(params.name, principal, 'deploy');
+        const found = await ctx.revisions.get('stack', params.name, params.id);
+        if (!found) throw problem(404, `stack "${params.name}" has no revision ${params.id}`);
+        await write(params.name, revision ?? row.revision, principal.actor, store.contentOf(found.snapshot), `restore of revision ${params.id}`);
+        return fullView(params.name);
+      },
+    }),
+    defineRoute({
+      method: 'GET', path: '/stacks/:name/access', scopes: ['stacks:read'], params: Params, summary: 'The access list (empty: every user, by their role)',
+      response: Type.Array(AccessEntrySchema),
+      handler: async ({ params, principal }) => (await stackFor(params.name, principal, 'read')).access,
+    }),
+    defineRoute({
+      method: 'POST', path: '/stacks/:name/access', scopes: ['stacks:write'], params: Params,
+      summary: 'Replace the access list; managers and admins may change it',
+      body: Type.Object({ entries: Type.Array(AccessEntrySchema, { maxItems: 200 }) }, { additionalProperties: false }),
+      response: Type.Object({ name: Type.String(), entries: Type.Array(AccessEntrySchema) }),
+      activity: 'stack.access.write', resource: 'stack:{name}',
+      handler: async ({ params, body, principal }) => {
+        await stackFor(params.name, principal, 'write');
+        const entries = [...new Map(body.entries.map((e) => [e.principal, e as AccessEntry])).values()];
+        await store.set(params.name, { access: entries });
+        return { name: params.name, entries };
+      },
+    }),
+    defineRoute({
+      method: 'POST', path: '/stacks/:name/webhooks/deploy', scopes: ['stacks:write'], params: Params,
+      summary: 'Enable or rotate the deploy webhook: the token is shown this once; the previous one stops working at once',
+      response: Type.Object({ token: Type.String(), url: Type.String() }),
+      activity: 'stack.webhook.deploy.rotate', resource: 'stack:{name}',
+      handler: async ({ params, principal, headers }) => {
+        await stackFor(params.name, principal, 'write');
+        const token = await ctx.actionTokens.issue(deployKind, params.name);
+        const host = typeof headers.host === 'string' ? headers.host : 'localhost';
+        const proto = headers['x-forwarded-proto'] === 'https' ? 'https' : 'http';
+        return { token, url: `${proto}://${host}/api/stacks/${params.name}/deploy` };
+      },
+    }),
+    defineRoute({
+      method: 'DELETE', path: '/stacks/:name/webhooks/deploy', scopes: ['stacks:write'], params: Params, summary: 'Disable the deploy webhook',
+      response: Type.Object({ name: Type.String(), enabled: Type.Boolean() }),
+      activity: 'stack.webhook.deploy.disable', resource: 'stack:{name}',
+      handler: async ({ params, principal }) => {
+        await stackFor(params.name, principal, 'write');
+        await ctx.actionTokens.revoke(deployKind, params.name);
+        return { name: params.name, enabled: false };
+      },
+    }),
+    defineRoute({
+      method: 'GET', path: '/templates', scopes: ['stacks:read'], summary: 'Stack templates: a compose file and the schema of its inputs',
+      handler: async () => templates.list(),
+    }),
+  ] as AnyRoute[];
+}

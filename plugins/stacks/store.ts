@@ -1,0 +1,104 @@
+// The stacks table: rows in and out, variables sealed at rest, and the snapshot each revision keeps.
+import type { Db, SecretsApi, Snapshot } from '../../sdk/index.ts';
+import type { AccessEntry } from './access.ts';
+
+export interface StackRow {
+  name: string;
+  revision: number;
+  compose: string;
+  env: Record<string, string>;
+  template: string | null;
+  settings: Record<string, unknown>;
+  services: string[];
+  autoupdate: boolean;
+  access: AccessEntry[];
+  desired: 'none' | 'running' | 'stopped';
+  deployedRevision: number | null;
+  deployedAt: string | null;
+  lastDeployJob: string | null;
+  lastJob: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** what a revision restores: the content that revisions count */
+export interface StackContent {
+  compose: string;
+  env: Record<string, string>;
+  template: string | null;
+  settings: Record<string, unknown>;
+  services: string[];
+}
+
+const select = `SELECT name, revision, compose, env_sealed, template, settings, services, autoupdate, access, desired,
+  deployed_revision AS "deployedRevision", deployed_at AS "deployedAt", last_deploy_job AS "lastDeployJob", last_job AS "lastJob",
+  created_at AS "createdAt", updated_at AS "updatedAt" FROM stacks`;
+
+export function createStore(db: Db, secrets: SecretsApi) {
+  const open = (row: StackRow & { env_sealed: string }): StackRow => {
+    const { env_sealed, ...rest } = row;
+    return { ...rest, env: JSON.parse(secrets.open(env_sealed)) };
+  };
+
+  return {
+    async get(name: string, conn: Db = db): Promise<StackRow | null> {
+      const { rows } = await conn.query<StackRow & { env_sealed: string }>(`${select} WHERE name = $1`, [name]);
+      return rows[0] ? open(rows[0]) : null;
+    },
+
+    async page(after: string | undefined, limit: number): Promise<StackRow[]> {
+      const { rows } = await db.query<StackRow & { env_sealed: string }>(`${select} WHERE $1::text IS NULL OR name > $1 ORDER BY name LIMIT $2`, [after ?? null, limit]);
+      return rows.map(open);
+    },
+
+    async all(): Promise<StackRow[]> {
+      const { rows } = await db.query<StackRow & { env_sealed: string }>(`${select} ORDER BY name`);
+      return rows.map(open);
+    },
+
+    /** writes the content of a new revision (inside the revision's transaction) and returns its snapshot. */
+    async writeContent(tx: Db, name: string, revision: number, content: StackContent): Promise<Snapshot> {
+      const sealed = secrets.seal(JSON.stringify(content.env));
+      await tx.query(
+        `INSERT INTO stacks (name, revision, compose, env_sealed, template, settings, services) VALUES ($1, $2, $3, $4, $5, $6, $7)
+         ON CONFLICT (name) DO UPDATE SET revision = $2, compose = $3, env_sealed = $4, template = $5, settings = $6, services = $7, updated_at = now()`,
+        [name, revision, content.compose, sealed, content.template, JSON.stringify(content.settings), content.services]);
+      return { compose: content.compose, envSealed: sealed, template: content.template, settings: content.settings, services: content.services };
+    },
+
+    contentOf(snapshot: Snapshot): StackContent {
+      return {
+        compose: snapshot.compose as string,
+        env: JSON.parse(secrets.open(snapshot.envSealed as string)),
+        template: (snapshot.template as string | null) ?? null,
+        settings: (snapshot.settings as Record<string, unknown>) ?? {},
+        services: (snapshot.services as string[]) ?? [],
+      };
+    },
+
+    async set(name: string, fields: Partial<Record<'autoupdate' | 'desired' | 'last_deploy_job' | 'last_job' | 'deployed_revision', unknown>> & { access?: AccessEntry[] }): Promise<void> {
+      const entries = Object.entries(fields).map(([k, v]) => [k, k === 'access' ? JSON.stringify(v) : v] as const);
+      const sets = entries.map(([k], i) => `${k} = $${i + 2}`);
+      if ('deployed_revision' in fields) sets.push('deployed_at = now()');
+      await db.query(`UPDATE stacks SET ${sets.join(', ')} WHERE name = $1`, [name, ...entries.map(([, v]) => v)]);
+    },
+
+    async remove(tx: Db, name: string): Promise<void> {
+      await tx.query('DELETE FROM stacks WHERE name = $1', [name]);
+    },
+
+    async recordWebhookCall(name: string, call: { address: string; jobId: string | null; outcome: string }): Promise<void> {
+      await db.query(
+        `WITH added AS (INSERT INTO stack_webhook_calls (stack, address, job_id, outcome) VALUES ($1, $2, $3, $4))
+         DELETE FROM stack_webhook_calls WHERE stack = $1 AND id NOT IN (SELECT id FROM stack_webhook_calls WHERE stack = $1 ORDER BY id DESC LIMIT 199)`,
+        [name, call.address, call.jobId, call.outcome]);
+    },
+
+    async recentWebhookCalls(name: string, limit = 10): Promise<{ at: string; address: string; jobId: string | null; outcome: string }[]> {
+      const { rows } = await db.query<{ at: string; address: string; jobId: string | null; outcome: string }>(
+        `SELECT at, address, job_id AS "jobId", outcome FROM stack_webhook_calls WHERE stack = $1 ORDER BY id DESC LIMIT $2`, [name, limit]);
+      return rows;
+    },
+  };
+}
+export type StackStore = ReturnType<typeof createStore>;

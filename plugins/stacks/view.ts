@@ -1,0 +1,61 @@
+// What a stack looks like in answers: its live status from the engine, last deploy, webhooks — built for many stacks with one call each.
+import type { Job, Principal } from '../../sdk/index.ts';
+import type { ServiceStatus } from '../docker/types.ts';
+import type { StackRow } from './store.ts';
+
+export type StackStatus = 'running' | 'partial' | 'stopped' | 'failed' | 'deploying' | 'never-deployed' | 'unknown';
+
+const secretName = /(pass|secret|token|key|private|credential|auth|salt|cert|dsn|api_?key)/i;
+export const looksSecret = (name: string) => secretName.test(name);
+
+/** variables as the caller may see them: values of secret-looking names are hidden from callers who cannot write the stack. */
+export function visibleVariables(env: Record<string, string>, principal: Principal): { values: Record<string, string>; redacted: string[] } {
+  if (principal.can('stacks:write')) return { values: env, redacted: [] };
+  const redacted = Object.keys(env).filter(looksSecret);
+  return { values: Object.fromEntries(Object.entries(env).map(([k, v]) => [k, looksSecret(k) ? '***' : v])), redacted };
+}
+
+export function deriveStatus(row: StackRow, services: ServiceStatus[] | null, lastDeploy: Job | null): StackStatus {
+  if (lastDeploy && !lastDeploy.done) return 'deploying';
+  if (services === null) return 'unknown';
+  if (lastDeploy?.status === 'failed') return 'failed';
+  const containers = services.flatMap((s) => s.containers);
+  if (!containers.length) return row.desired === 'none' ? 'never-deployed' : 'stopped';
+  const up = new Set(services.filter((s) => s.containers.some((c) => c.state === 'running' && c.health !== 'unhealthy')).map((s) => s.service));
+  if (!up.size) return 'stopped';
+  return row.services.every((name) => up.has(name)) ? 'running' : 'partial';
+}
+
+export interface LiveState {
+  services: Map<string, ServiceStatus[]> | null;
+  engineError: string | null;
+  jobs: Map<string, Job>;
+  deployWebhooks: Set<string>;
+  pushWebhooks: Set<string>;
+}
+
+export function stackView(row: StackRow, live: LiveState) {
+  const lastDeploy = row.lastDeployJob ? live.jobs.get(row.lastDeployJob) ?? null : null;
+  const lastJob = row.lastJob ? live.jobs.get(row.lastJob) ?? null : null;
+  const services = live.services ? live.services.get(row.name) ?? [] : null;
+  const byName = new Map((services ?? []).map((s) => [s.service, s.containers]));
+  return {
+    name: row.name,
+    revision: row.revision,
+    status: deriveStatus(row, services, lastDeploy),
+    ...(live.engineError ? { engineError: live.engineError } : {}),
+    services: [...new Set([...row.services, ...byName.keys()])].map((name) => ({ name, declared: row.services.includes(name), containers: byName.get(name) ?? [] })),
+    template: row.template,
+    autoupdate: row.autoupdate,
+    webhooks: { deploy: { enabled: live.deployWebhooks.has(row.name) }, push: { enabled: live.pushWebhooks.has(row.name) } },
+    lastDeploy: lastDeploy && {
+      jobId: lastDeploy.id, status: lastDeploy.status, error: lastDeploy.error, actor: lastDeploy.actor,
+      createdAt: lastDeploy.createdAt, finishedAt: lastDeploy.finishedAt,
+    },
+    lastJob: lastJob && { jobId: lastJob.id, type: lastJob.type, status: lastJob.status, finishedAt: lastJob.finishedAt },
+    deployedRevision: row.deployedRevision,
+    deployedAt: row.deployedAt,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  };
+}
