@@ -21,16 +21,20 @@ export interface DeployDeps {
 type Action = DeployResult['services'][number]['action'];
 const rank: Record<Action, number> = { unchanged: 0, created: 1, recreated: 2 };
 
-class DependencyFailed extends Error {}
+/** a service not started because `dependency` failed or never got healthy */
+class DependencyFailed extends Error {
+  constructor(message: string, readonly dependency: string) { super(message); }
+}
 
 export async function deployProject(deps: DeployDeps, project: string, loaded: LoadedCompose, io: DeployIo): Promise<DeployResult> {
   const { docker } = deps;
   const signal = io.signal;
   for (const w of loaded.warnings) io.log(`warning: ${w.path ? `${w.path}: ` : ''}${w.message}`);
   io.log(`deploying ${plural(loaded.services.length, 'service')}: ${loaded.services.map((s) => s.name).join(', ')}`);
-  await Promise.all([ensureNetworks(docker, loaded.networks, io), ensureVolumes(docker, loaded.volumes, io)]);
-  signal?.throwIfAborted();
+  // images first: a deploy that cannot get them leaves nothing behind
   const imageIds = await ensureImages(deps.images, loaded.services, io);
+  signal?.throwIfAborted();
+  await Promise.all([ensureNetworks(docker, loaded.networks, io), ensureVolumes(docker, loaded.volumes, io)]);
   signal?.throwIfAborted();
 
   const existing = await docker.listContainers({ all: true, size: false, filters: filterFor.project(project) });
@@ -95,7 +99,7 @@ export async function deployProject(deps: DeployDeps, project: string, loaded: L
         try {
           ids = await run(dep);
         } catch (err) {
-          throw new DependencyFailed(err instanceof DependencyFailed ? err.message : `"${dep}" failed`);
+          throw new DependencyFailed(err instanceof DependencyFailed ? err.message : `"${dep}" failed`, dep);
         }
         if (cond === 'service_healthy') await waitHealthy(deps, dep, ids, io);
         if (cond === 'service_completed_successfully') await waitCompleted(deps, dep, ids, io);
@@ -114,7 +118,7 @@ export async function deployProject(deps: DeployDeps, project: string, loaded: L
           try {
             await condition(d.service, d.condition);
           } catch (err) {
-            if (d.required || !(err instanceof DependencyFailed)) throw new DependencyFailed(`${name} was not started: ${err instanceof DependencyFailed ? err.message : reasonOf(err)}`);
+            if (d.required || !(err instanceof DependencyFailed)) throw new DependencyFailed(`${name} was not started: ${err instanceof DependencyFailed ? err.message : reasonOf(err)}`, d.service);
             io.log(`${name}: its optional dependency ${d.service} failed; starting anyway`);
           }
         }
@@ -130,11 +134,12 @@ export async function deployProject(deps: DeployDeps, project: string, loaded: L
   const failures = results.flatMap((r, i) => r.status === 'rejected' ? [{ service: loaded.services[i].name, err: r.reason as unknown }] : []);
   if (failures.length) {
     signal?.throwIfAborted();
-    // root causes first: a dependent's failure only repeats its dependency's
-    const roots = failures.filter((f) => !(f.err instanceof DependencyFailed));
-    const shown = (roots.length ? roots : failures).map((f) => f.err instanceof DependencyFailed ? f.err.message : `${f.service}: ${reasonOf(f.err)}`);
-    const skipped = failures.length - roots.length;
-    throw new Error(`deploy of "${project}" failed: ${shown.join('; ')}${roots.length && skipped ? ` (${plural(skipped, 'dependent service')} not started)` : ''}`);
+    // a service that failed on its own, or the first one a dependency let down, tells the story; its dependents only repeat it
+    const failed = new Set(failures.map((f) => f.service));
+    const shown = failures.filter((f) => !(f.err instanceof DependencyFailed && failed.has(f.err.dependency)));
+    const text = shown.map((f) => f.err instanceof DependencyFailed ? f.err.message : `${f.service}: ${reasonOf(f.err)}`);
+    const more = failures.length - shown.length;
+    throw new Error(`deploy of "${project}" failed: ${text.join('; ')}${more ? ` (${plural(more, 'dependent service')} not started)` : ''}`);
   }
   io.log(`deployed: ${loaded.services.map((s) => `${s.name} ${actions.get(s.name)}`).join(', ')}${removed.length ? `; removed ${removed.join(', ')}` : ''}`);
   return { services: loaded.services.map((s) => ({ service: s.name, action: actions.get(s.name)! })), removed: removed.sort() };

@@ -84,7 +84,7 @@ test('a first deploy creates network, volume and containers; independent service
   assert.match(web.Config.Labels['dockwright.config-hash'], /^[0-9a-f]{64}$/);
   assert.ok(web.NetworkSettings.Networks[`${name}_default`].Aliases?.includes('web'));
   const net = await docker.getNetwork(`${name}_default`).inspect();
-  assert.equal(net.Labels['dockwright.project'], name);
+  assert.equal(net.Labels?.['dockwright.project'], name);
   firstIds = await ids();
 });
 
