@@ -12,7 +12,7 @@ const RevisionParams = Type.Object({ name: StackName, id: Type.Integer({ minimum
 const Revision = Type.Optional(Type.Integer({ minimum: 0, description: 'the revision this write is based on (or If-Match)' }));
 const Message = Type.Optional(Type.String({ maxLength: 500, description: 'a note kept with the revision' }));
 const VariableName = '^[A-Za-z_][A-Za-z0-9_]{0,127}$';
-const Values = Type.Record(Type.String({ pattern: VariableName }), Type.String({ maxLength: 65536 }), { maxProperties: 500 });
+const Values = Type.Record(Type.String({ pattern: VariableName }), Type.String({ maxLength: 65536 }), { maxProperties: 500, additionalProperties: false });
 const Compose = Type.String({ maxLength: 512 * 1024 });
 
 export interface RouteDeps {

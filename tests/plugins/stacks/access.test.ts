@@ -1,0 +1,93 @@
+// Access lists and crashes: who sees and deploys a stack; a restart in the middle of a deploy leaves a failed job and a redeploy converges.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { call, eventually, startChild, type TestServer } from '../../helpers/harness.ts';
+import { busybox, cleanupProjects, createStack, projectContainers, startStacksServer, uniqueName, waitJob } from './helpers.ts';
+
+let s: TestServer;
+const names: string[] = [];
+const fresh = (prefix: string) => { const n = uniqueName(prefix); names.push(n); return n; };
+before(async () => { s = await startStacksServer(); });
+after(async () => { await cleanupProjects(...names); await s.close(); });
+
+test('a user not on a non-empty access list gets 404; list roles gate read, deploy and write; admins see all', async () => {
+  const open = fresh('acc');
+  const guarded = fresh('acc');
+  await createStack(s, open, busybox());
+  await createStack(s, guarded, busybox());
+  const all = ['stacks:read', 'stacks:write', 'stacks:deploy'];
+  const alice = await s.token('operator', all, { name: `alice-${guarded}` });
+  const bob = await s.token('operator', all, { name: `bob-${guarded}` });
+  const carol = await s.token('operator', all, { name: `carol-${guarded}`, teams: ['ops'] });
+  const dave = await s.token('operator', all, { name: `dave-${guarded}` });
+
+  const bad = await s.api('POST', `/api/v1/stacks/${guarded}/access`, { body: { entries: [{ principal: 'group:x', role: 'viewer' }] } });
+  assert.equal(bad.status, 400);
+  const set = await s.api('POST', `/api/v1/stacks/${guarded}/access`, {
+    body: { entries: [{ principal: `user:alice-${guarded}`, role: 'manager' }, { principal: `user:bob-${guarded}`, role: 'viewer' }, { principal: 'team:ops', role: 'operator' }] },
+  });
+  assert.equal(set.status, 200, set.text);
+  assert.equal((await s.api('GET', `/api/v1/stacks/${guarded}/access`)).body.length, 3);
+
+  const get = (token: string, path = '') => call(s.url, 'GET', `/api/v1/stacks/${guarded}${path}`, { token });
+  assert.equal((await get(dave)).status, 404, 'not on the list: the stack does not exist for dave');
+  assert.equal((await get(dave, '/compose')).status, 404);
+  assert.equal((await call(s.url, 'POST', `/api/v1/stacks/${guarded}/deploy`, { token: dave })).status, 404);
+  const daveList = await call(s.url, 'GET', '/api/v1/stacks?limit=1000', { token: dave });
+  assert.ok(!daveList.body.some((x: any) => x.name === guarded));
+  assert.ok(daveList.body.some((x: any) => x.name === open), 'a stack with an empty list is governed by roles alone');
+
+  assert.equal((await get(bob)).status, 200, 'viewer on the list reads');
+  assert.equal((await call(s.url, 'POST', `/api/v1/stacks/${guarded}/deploy`, { token: bob })).status, 403, 'a viewer cannot deploy');
+  const carolDeploy = await call(s.url, 'POST', `/api/v1/stacks/${guarded}/deploy`, { token: carol });
+  assert.equal(carolDeploy.status, 202, 'a team operator deploys');
+  assert.equal((await call(s.url, 'PUT', `/api/v1/stacks/${guarded}/env`, { token: carol, body: { values: {}, revision: 1 } })).status, 403, 'an operator on the list cannot write');
+  assert.equal((await call(s.url, 'PUT', `/api/v1/stacks/${guarded}/env`, { token: alice, body: { values: { A: '1' }, revision: 1 } })).status, 200, 'a manager writes');
+  assert.equal((await call(s.url, 'POST', `/api/v1/stacks/${guarded}/access`, { token: carol, body: { entries: [] } })).status, 403);
+  assert.equal((await get(s.admin)).status, 200, 'admins see every stack');
+  await waitJob(s, carolDeploy.body.id);
+});
+
+test('a restart during a deploy: the job fails "interrupted by restart", and a redeploy converges', async () => {
+  const name = fresh('crash');
+  const compose = (seconds: number) => `services:
+  slow:
+    image: dockwright-test/busybox:1
+    command: ["sh", "-c", "sleep ${seconds}; touch /tmp/ok; sleep 3600"]
+    healthcheck: { test: ["CMD", "test", "-f", "/tmp/ok"], interval: 1s, timeout: 2s, retries: 60 }
+  app:
+    image: dockwright-test/busybox:1
+    command: ["sleep", "3600"]
+    depends_on: { slow: { condition: service_healthy } }
+`;
+  await createStack(s, name, compose(30));
+  const config = {
+    databaseUrl: s.databaseUrl, dataDir: s.dataDir,
+    plugins: { docker: { options: { stopTimeoutSeconds: 1, healthTimeoutMs: 120_000 } }, containers: {}, stacks: {} },
+  };
+  const first = await startChild(config);
+  const job = (await call(first.url, 'POST', `/api/v1/stacks/${name}/deploy`, { token: s.admin })).body;
+  await eventually(async () => (await projectContainers(name)).some((c) => c.Labels['dockwright.service'] === 'slow' && c.State === 'running'), 60_000, 'the slow service to start');
+  await first.kill('SIGKILL');
+
+  const second = await startChild(config);
+  try {
+    const interrupted = (await call(second.url, 'GET', `/api/v1/jobs/${job.id}/wait`, { token: s.admin })).body;
+    assert.equal(interrupted.status, 'failed');
+    assert.equal(interrupted.error, 'interrupted by restart');
+    const stack = (await call(second.url, 'GET', `/api/v1/stacks/${name}`, { token: s.admin })).body;
+    assert.equal(stack.status, 'failed');
+    await call(second.url, 'PUT', `/api/v1/stacks/${name}/compose`, { token: s.admin, body: { content: compose(2), revision: 1 } });
+    const redeploy = (await call(second.url, 'POST', `/api/v1/stacks/${name}/deploy`, { token: s.admin })).body;
+    let done: any;
+    do done = (await call(second.url, 'GET', `/api/v1/jobs/${redeploy.id}/wait?timeout=60`, { token: s.admin })).body; while (!done.done);
+    assert.equal(done.status, 'succeeded', done.output);
+    const after = (await call(second.url, 'GET', `/api/v1/stacks/${name}`, { token: s.admin })).body;
+    assert.equal(after.status, 'running');
+    const containers = await projectContainers(name);
+    assert.deepEqual(containers.map((c) => c.Labels['dockwright.service']).sort(), ['app', 'slow'], 'one container per service, nothing left over');
+    assert.ok(containers.every((c) => c.State === 'running'));
+  } finally {
+    await second.kill('SIGTERM');
+  }
+});
