@@ -9,8 +9,11 @@ import type { LiveState } from './view.ts';
 /** where a stack's files come from when it has a source tree (the git plugin provides one). */
 export interface StackSource {
   hasSource(stack: string): Promise<boolean>;
-  /** the checked-out tree to deploy from, and the compose text found there (when the source carries it) */
-  prepare(stack: string, io: DeployIo): Promise<{ workdir: string; compose?: string; commit?: string } | null>;
+  /**
+   * Called by every deploy, pull and autoupdate job of the stack (one at a time per stack): the tree to deploy from
+   * (checked out at the commit to deploy), the compose text found there, and the commit; null when the stack has no source.
+   */
+  prepare(stack: string, io: DeployIo & { redact(secret: string): void }): Promise<{ workdir: string; compose?: string; commit?: string } | null>;
 }
 
 export const deployKind = 'stacks.deploy';
@@ -34,33 +37,38 @@ export function createCore(ctx: PluginContext, deps: { runtime: DockerRuntime; s
   const variablesOf = (env: Record<string, string>, t?: { template: string | null; settings: Record<string, unknown> }) =>
     t?.template ? templateVariables(t.settings, env) : env;
 
-  async function projectOf(row: StackRow, io: DeployIo & { redact(secret: string): void }): Promise<ComposeProject> {
+  async function projectOf(row: StackRow, io: DeployIo & { redact(secret: string): void }) {
     for (const value of Object.values(row.env)) if (value.length >= 6) io.redact(value);
     let prepared: Awaited<ReturnType<StackSource['prepare']>> = null;
     for (const source of sources) prepared ??= await source.prepare(row.name, io);
     if (prepared?.commit) io.log(`source at commit ${prepared.commit}`);
-    return { name: row.name, compose: prepared?.compose ?? row.compose, variables: variablesOf(row.env, row), workdir: prepared?.workdir };
+    const project: ComposeProject = { name: row.name, compose: prepared?.compose ?? row.compose, variables: variablesOf(row.env, row), workdir: prepared?.workdir };
+    return { project, commit: prepared?.commit ?? null, fromSource: prepared?.compose !== undefined };
   }
 
+  /** the project a job runs; a compose file that comes from a source tree meets the platform rules here, as it was never saved */
   async function load(stack: string, io: DeployIo & { redact(secret: string): void }) {
     const row = await store.get(stack);
     if (!row) throw new Error(`stack ${stack} no longer exists`);
-    const project = await projectOf(row, io);
+    const { project, commit, fromSource } = await projectOf(row, io);
     const loaded = runtime.load(project);
-    if (loaded.errors.length) throw new Error(`the compose file of ${stack} is invalid: ${loaded.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`);
+    const errors = fromSource
+      ? await checkRules(deps.rules, deps.switches, { stack, loaded, hasSource: true })
+      : loaded.errors.map((e) => ({ rule: 'compose-valid', ...e }));
+    if (errors.length) throw new Error(`the compose file of ${stack} is refused: ${errors.map((e) => `${e.path}: ${e.message} (${e.rule})`).join('; ')}`);
     for (const w of loaded.warnings) io.log(`warning: ${w.path}: ${w.message}`);
-    return { row, project };
+    return { row, project, commit };
   }
 
   const Input = Type.Object({ stack: Type.String() });
   const deploy = async (job: { input: { stack: string }; log(l: string): void; redact(s: string): void; signal: AbortSignal; id: string }) => {
-    const { row, project } = await load(job.input.stack, job);
-    job.log(`deploying ${row.name} at revision ${row.revision}`);
+    const { row, project, commit } = await load(job.input.stack, job);
+    job.log(`deploying ${row.name} at revision ${row.revision}${commit ? `, commit ${commit}` : ''}`);
     try {
       const result = await runtime.deploy(project, { log: job.log, signal: job.signal });
       await store.set(row.name, { desired: 'running', deployed_revision: row.revision });
-      ctx.events.emit('stack.deployed', { stack: row.name, revision: row.revision, jobId: job.id });
-      return { revision: row.revision, ...result };
+      ctx.events.emit('stack.deployed', { stack: row.name, revision: row.revision, commit, jobId: job.id });
+      return { revision: row.revision, commit, ...result };
     } catch (err) {
       ctx.events.emit('stack.deploy.failed', { stack: row.name, revision: row.revision, jobId: job.id, error: (err as Error).message });
       throw err;

@@ -1,7 +1,7 @@
 // The stacks plugin: compose stacks with variables, settings, revisions, deploy/stop/pull jobs, access lists, autoupdate and the deploy webhook.
-import { definePlugin, Type, type Actor, type AttentionItem, type Job } from '../../sdk/index.ts';
+import { definePlugin, problem, Type, type Actor, type AttentionItem, type Job, type Principal } from '../../sdk/index.ts';
 import type { DockerRuntime } from '../docker/types.ts';
-import { canSee } from './access.ts';
+import { assertAccess, canSee, type Need } from './access.ts';
 import { createCore, resourceOf, type StackSource } from './core.ts';
 import { stackRoutes } from './routes.ts';
 import { builtInRules, type PlatformRule } from './rules.ts';
@@ -10,7 +10,8 @@ import { Templates, type StackTemplate } from './templates.ts';
 import { stackView } from './view.ts';
 import { deployWebhook } from './webhook.ts';
 
-export type { PlatformRule, StackSource, StackTemplate };
+export type { Need, PlatformRule, StackSource, StackTemplate };
+export { deployKind, pushKind } from './core.ts';
 
 /** what other plugins may do with stacks */
 export interface StacksApi {
@@ -21,6 +22,8 @@ export interface StacksApi {
   /** queues a deploy of the stack (attached to a queued one when asked) */
   deploy(stack: string, actor: Actor, attach?: boolean): Promise<Job & { attached: boolean }>;
   exists(stack: string): Promise<boolean>;
+  /** the stack for this caller: a 404 problem when absent or invisible to them, 403 when their role on it is too low */
+  access(stack: string, principal: Principal, need: Need): Promise<void>;
 }
 
 const Options = Type.Object({
@@ -109,6 +112,11 @@ export default definePlugin({
       },
       deploy: (stack, actor, attach) => core.start('deploy', stack, actor, attach),
       exists: async (stack) => (await store.get(stack)) !== null,
+      access: async (stack, principal, need) => {
+        const row = await store.get(stack);
+        if (!row) throw problem(404, `no stack "${stack}"`);
+        assertAccess(principal, stack, row.access, need);
+      },
     };
   },
 });
