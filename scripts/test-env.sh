@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# Owns the test machine setup: Debian packages, PostgreSQL role/db, a Docker engine, local test images, git identity, .test-env.
-# Usage: scripts/test-env.sh [--verify]   (--verify re-runs the container smoke tests even when no image was built)
+# Owns the test machine setup: Debian packages, PostgreSQL role/db, a Docker engine, local test images,
+# two local image registries (open on 127.0.0.1:5000, basic auth on 127.0.0.1:5001), git identity, .test-env.
+# Usage: scripts/test-env.sh [--verify]   (--verify re-runs the container and registry smoke tests even when
+#                                           nothing was built or pushed)
 set -euo pipefail
 
 START=$EPOCHREALTIME
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$REPO_ROOT"
 IMAGES_DIR="$REPO_ROOT/scripts/images"
+REGISTRY_CONF_DIR="$REPO_ROOT/scripts/registry"
 
 export DEBIAN_FRONTEND=noninteractive
 # pg_createcluster and perl tools choke on locales that are set but not generated; C.UTF-8 always exists.
@@ -24,6 +27,13 @@ BUSYBOX_IMAGE=dockwright-test/busybox
 WEB_IMAGE=dockwright-test/web:1
 REQUIRED_APPLETS=(sh sleep echo cat ls wget nc httpd env true false hostname id ps mkdir touch date tail head grep nslookup)
 VERIFY_PREFIX=dockwright-test-verify
+REGISTRY_BIN=/usr/bin/docker-registry
+REGISTRY_DATA=/var/lib/dockwright-test-registry
+REGISTRY_OPEN=127.0.0.1:5000
+REGISTRY_AUTH=127.0.0.1:5001
+REGISTRY_AUTH_USER=dwtest
+REGISTRY_AUTH_PASSWORD=dwtest-pass   # its bcrypt hash is in scripts/registry/htpasswd
+REGISTRY_REPO=dockwright-test/busybox  # pushed to both registries with tag 1 = $BUSYBOX_IMAGE:1
 
 verify=0
 case "${1:-}" in
@@ -38,12 +48,14 @@ die() { printf '[test-env] ERROR: %s\n' "$*" >&2; exit 1; }
 [[ $EUID -eq 0 ]] || die "must run as root (it installs packages and starts services)"
 
 TMP_PATHS=()
+TMP_TAGS=()   # local 127.0.0.1:500x/... tags from pushes/pulls; tests must start without them
 verify_started=0
 cleanup() {
   if (( verify_started )); then
     docker rm -f "$VERIFY_PREFIX-web" "$VERIFY_PREFIX-peer" >/dev/null 2>&1 || true
     docker network rm "$VERIFY_PREFIX-net" >/dev/null 2>&1 || true
   fi
+  if (( ${#TMP_TAGS[@]} )); then docker rmi "${TMP_TAGS[@]}" >/dev/null 2>&1 || true; TMP_TAGS=(); fi
   if (( ${#TMP_PATHS[@]} )); then rm -rf "${TMP_PATHS[@]}"; fi
   return 0
 }
@@ -76,11 +88,20 @@ apt_install() {
 }
 
 missing=()
-for pkg in postgresql docker.io busybox-static git iproute2; do
+for pkg in postgresql docker.io busybox-static git iproute2 docker-registry; do
   is_installed "$pkg" || missing+=("$pkg")
 done
 if (( ${#missing[@]} )); then
   apt_install "${missing[@]}" || die "could not install: ${missing[*]}"
+fi
+# docker-registry's postinst enables Debian's own registry service (all interfaces, :5000, its own
+# config), which would take our open registry's port at the next boot: keep it disabled. Cheap when done.
+if compgen -G '/etc/rc[2-5].d/S[0-9][0-9]docker-registry' >/dev/null; then
+  update-rc.d docker-registry disable >/dev/null 2>&1 || log "WARNING: could not disable Debian's docker-registry init script"
+fi
+if [[ -e /etc/systemd/system/multi-user.target.wants/docker-registry.service ]]; then
+  deb-systemd-helper disable docker-registry.service >/dev/null 2>&1 \
+    || rm -f /etc/systemd/system/multi-user.target.wants/docker-registry.service
 fi
 # Only a later benchmark needs docker-compose 1.29, so its failure must not block the tests.
 if ! is_installed docker-compose; then
@@ -175,7 +196,7 @@ fi
 image_exists() { docker image inspect "$@" >/dev/null 2>&1; }
 
 built=0
-if ! image_exists "$BUSYBOX_IMAGE:1" "$BUSYBOX_IMAGE:2" "$WEB_IMAGE"; then
+if ! image_ids="$(docker image inspect -f '{{.Id}}' "$BUSYBOX_IMAGE:1" "$BUSYBOX_IMAGE:2" "$WEB_IMAGE" 2>/dev/null)"; then
   busybox_bin=/bin/busybox
   [[ -x "$busybox_bin" ]] || die "$busybox_bin missing (busybox-static)"
   applets="$("$busybox_bin" --list)"
@@ -212,7 +233,9 @@ if ! image_exists "$BUSYBOX_IMAGE:1" "$BUSYBOX_IMAGE:2" "$WEB_IMAGE"; then
 $build_out"
     built=1
   fi
+  image_ids="$(docker image inspect -f '{{.Id}}' "$BUSYBOX_IMAGE:1")"
 fi
+busybox1_id="${image_ids%%$'\n'*}"
 
 # Smoke tests of the engine features the tests rely on: run, healthcheck, published port on 127.0.0.1,
 # and name resolution between containers on a user-defined bridge network.
@@ -260,20 +283,263 @@ if (( built || verify )); then
   log "verified: run, healthcheck, published port 127.0.0.1:$web_port, bridge DNS"
 fi
 
-# --- 5. Git ---------------------------------------------------------------------
+# --- 5. Local image registries -------------------------------------------------
+# Debian's docker-registry (distribution 2.8), run directly as two detached processes (no container, no
+# systemd), each on 127.0.0.1 over plain HTTP. dockerd treats 127.0.0.0/8 as an insecure registry by
+# default, and the registry accepts htpasswd basic auth over plain HTTP (its docs only *recommend* TLS),
+# so no certificates are involved. Configs: scripts/registry/{open,auth}.yml and htpasswd, copied to
+# $REGISTRY_DATA so the running processes do not depend on this checkout.
+
+REGISTRY_AUTH_HEADER="Authorization: Basic $(printf '%s:%s' "$REGISTRY_AUTH_USER" "$REGISTRY_AUTH_PASSWORD" | base64 -w0)"
+MANIFEST_ACCEPT="Accept: application/vnd.docker.distribution.manifest.v2+json, application/vnd.docker.distribution.manifest.list.v2+json, application/vnd.oci.image.manifest.v1+json, application/vnd.oci.image.index.v1+json"
+
+# One HTTP/1.0 request over bash /dev/tcp (a fresh machine may lack curl): method host:port path [header...]
+# Sets resp_status (000: nothing answered), resp_api (Docker-Distribution-Api-Version), resp_digest
+# (Docker-Content-Digest) and resp_challenge (Www-Authenticate).
+http_req() {
+  local method=$1 hostport=$2 path=$3 req resp line h
+  shift 3
+  req="$method $path HTTP/1.0"$'\r\n'"Host: $hostport"$'\r\n'
+  for h in "$@"; do req+="$h"$'\r\n'; done
+  req+=$'\r\n'
+  resp="$(
+    { exec 3<>"/dev/tcp/${hostport%:*}/${hostport##*:}"; } 2>/dev/null || exit 0
+    printf '%s' "$req" >&3
+    timeout 3 cat <&3
+  )" || true
+  resp_status=000 resp_api="" resp_digest="" resp_challenge=""
+  [[ "$resp" == HTTP/* ]] || return 0
+  read -r _ resp_status _ <<<"$resp"
+  while IFS= read -r line; do
+    line="${line%$'\r'}"
+    [[ -n "$line" ]] || break
+    case "${line,,}" in
+      docker-distribution-api-version:*) resp_api="${line#*: }" ;;
+      docker-content-digest:*) resp_digest="${line#*: }" ;;
+      www-authenticate:*) resp_challenge="${line#*: }" ;;
+    esac
+  done <<<"$resp"
+}
+
+registry_addr() { if [[ $1 == open ]]; then echo "$REGISTRY_OPEN"; else echo "$REGISTRY_AUTH"; fi; }
+
+# registry_probe open|auth: is a registry with the right auth behaviour answering on its address?
+# Sets reg_ok (1/0), reg_why (if not), reg_digest (digest of $REGISTRY_REPO:1 there, "" if absent).
+registry_probe() {
+  local kind=$1 addr auth=()
+  addr="$(registry_addr "$kind")"
+  reg_ok=0 reg_why="" reg_digest=""
+  if [[ $kind == auth ]]; then
+    http_req HEAD "$addr" "/v2/$REGISTRY_REPO/manifests/1" "$MANIFEST_ACCEPT"
+    if [[ $resp_status == 000 ]]; then
+      reg_why="no answer within 3 s"
+      return 0
+    elif [[ $resp_status != 401 || ${resp_challenge,,} != basic* ]]; then
+      reg_why="a request without credentials got HTTP $resp_status ${resp_challenge:+($resp_challenge)}, not 401 with a Basic challenge"
+      return 0
+    fi
+    auth=("$REGISTRY_AUTH_HEADER")
+  fi
+  http_req HEAD "$addr" "/v2/$REGISTRY_REPO/manifests/1" "$MANIFEST_ACCEPT" "${auth[@]}"
+  case "$resp_status" in
+    200|404) ;;
+    000) reg_why="no answer within 3 s"; return 0 ;;
+    *) reg_why="HTTP $resp_status for /v2/$REGISTRY_REPO/manifests/1"; return 0 ;;
+  esac
+  [[ $resp_api == registry/2.0 ]] || { reg_why="not a v2 registry (HTTP $resp_status)"; return 0; }
+  [[ $resp_status == 404 ]] || reg_digest="$resp_digest"
+  reg_ok=1
+}
+
+registry_pidfile() { echo "/var/run/dockwright-test-registry-$1.pid"; }
+
+# Pid of the registry this script started for open|auth, if it still runs.
+registry_pid() {
+  local pid args
+  pid="$(cat "$(registry_pidfile "$1")" 2>/dev/null)" || return 1
+  [[ "$pid" =~ ^[0-9]+$ ]] || return 1
+  mapfile -d '' args 2>/dev/null <"/proc/$pid/cmdline" || return 1
+  [[ "${args[*]}" == "$REGISTRY_BIN serve $REGISTRY_DATA/$1.yml" ]] && echo "$pid"
+}
+
+# Running (not gone, not a zombie: whoever reaps orphans here may take a while).
+proc_alive() {
+  local st
+  read -r st 2>/dev/null </proc/"$1"/stat || return 1
+  st="${st##*) }"
+  [[ "${st%% *}" != Z ]]
+}
+
+stop_pid() {
+  local pid=$1 i
+  kill "$pid" 2>/dev/null || return 0
+  kill -CONT "$pid" 2>/dev/null || true  # a stopped (hung) process handles TERM only once continued
+  for ((i = 0; i < 50; i++)); do
+    proc_alive "$pid" || return 0
+    sleep 0.1
+  done
+  kill -KILL "$pid" 2>/dev/null || true
+}
+
+# Debian's own docker-registry service (if some init started it) listens on *:5000 with its own config.
+stop_debian_registry_service() {
+  local pid
+  if pid="$(cat /var/run/docker-registry.pid 2>/dev/null)" && [[ "$(cat "/proc/$pid/comm" 2>/dev/null)" == docker-registry ]]; then
+    log "stopping Debian's docker-registry service (pid $pid), it would hold port 5000"
+    stop_pid "$pid"
+  fi
+  if [[ -d /run/systemd/system ]] && systemctl is-active --quiet docker-registry.service 2>/dev/null; then
+    log "stopping Debian's docker-registry.service, it would hold port 5000"
+    systemctl stop docker-registry.service || true
+  fi
+}
+
+registry_ensure() {
+  local kind=$1 addr pid="" pidfile logf log_start deadline
+  addr="$(registry_addr "$kind")"
+  pidfile="$(registry_pidfile "$kind")"
+  logf="/var/log/dockwright-test-registry-$kind.log"
+  pid="$(registry_pid "$kind")" || pid=""
+  registry_probe "$kind"
+  if (( reg_ok )) && [[ -n "$pid" ]] && [[ "$REGISTRY_DATA/$kind.yml" -nt "$pidfile" \
+      || ( $kind == auth && "$REGISTRY_DATA/htpasswd" -nt "$pidfile" ) ]]; then
+    log "registry $addr: configuration changed, restarting (pid $pid)"
+    stop_pid "$pid"
+    pid="" reg_ok=0 reg_why="restarted"
+  fi
+  (( reg_ok )) && return 0
+  if [[ -n "$pid" ]]; then
+    log "registry $addr (pid $pid) does not answer properly ($reg_why): restarting"
+    stop_pid "$pid"
+  fi
+  stop_debian_registry_service
+  log "starting registry on $addr (log: $logf)"
+  log_start="$(stat -c %s "$logf" 2>/dev/null || echo 0)"  # error messages show only this start's log lines
+  setsid nohup "$REGISTRY_BIN" serve "$REGISTRY_DATA/$kind.yml" >>"$logf" 2>&1 </dev/null &
+  pid=$!
+  echo "$pid" >"$pidfile"
+  deadline=$((SECONDS + 15))
+  while :; do
+    registry_probe "$kind"
+    (( reg_ok )) && break
+    if ! proc_alive "$pid"; then
+      die "the registry for $addr exited; its log ($logf):
+$(tail -c +$((log_start + 1)) "$logf" | tail -n 10)
+listeners on that port: $(ss -Hltnp "sport = :${addr##*:}" 2>/dev/null)"
+    fi
+    (( SECONDS < deadline )) || die "the registry for $addr (pid $pid) does not answer properly within 15 s ($reg_why); its log ($logf):
+$(tail -c +$((log_start + 1)) "$logf" | tail -n 10)"
+    sleep 0.1
+  done
+}
+
+# docker login into a throwaway DOCKER_CONFIG (removed on exit), so no credentials land in
+# ~/.docker/config.json. Sets auth_cfg to the directory to use as DOCKER_CONFIG.
+auth_docker_config() {
+  auth_cfg="$(mktemp -d)"
+  TMP_PATHS+=("$auth_cfg")
+  printf '%s' "$REGISTRY_AUTH_PASSWORD" | DOCKER_CONFIG="$auth_cfg" docker login -u "$REGISTRY_AUTH_USER" \
+    --password-stdin "$REGISTRY_AUTH" >/dev/null 2>&1 || die "docker login $REGISTRY_AUTH failed"
+}
+
+# Push $BUSYBOX_IMAGE:1 as <addr>/$REGISTRY_REPO:1 and record "<image id> <digest>" in $REGISTRY_DATA/<kind>.pushed.
+registry_push() {
+  local kind=$1 addr ref out digest dcfg="${DOCKER_CONFIG:-}"  # empty: docker's default
+  addr="$(registry_addr "$kind")"
+  ref="$addr/$REGISTRY_REPO:1"
+  log "pushing $BUSYBOX_IMAGE:1 to $ref"
+  docker tag "$BUSYBOX_IMAGE:1" "$ref"
+  TMP_TAGS+=("$ref")
+  if [[ $kind == auth ]]; then auth_docker_config; dcfg="$auth_cfg"; fi
+  out="$(DOCKER_CONFIG="$dcfg" docker push "$ref" 2>&1)" || die "docker push $ref failed:
+$out"
+  [[ $kind == open ]] || DOCKER_CONFIG="$dcfg" docker logout "$REGISTRY_AUTH" >/dev/null 2>&1 || true
+  docker rmi "$ref" >/dev/null
+  digest="$(grep -o 'digest: sha256:[0-9a-f]\{64\}' <<<"$out")" || die "no digest in the output of docker push $ref:
+$out"
+  digest="${digest#digest: }"
+  registry_probe "$kind"
+  [[ "$reg_digest" == "$digest" ]] || die "after pushing, $ref has digest '$reg_digest', not $digest"
+  printf '%s %s\n' "$busybox1_id" "$digest" >"$REGISTRY_DATA/$kind.pushed"
+  pushed=1
+}
+
+[[ -x "$REGISTRY_BIN" ]] || die "$REGISTRY_BIN missing (docker-registry)"
+mkdir -p "$REGISTRY_DATA/open" "$REGISTRY_DATA/auth"
+# Copy only on change: a newer copy than the pid file makes registry_ensure restart that registry.
+cmp -s "$REGISTRY_CONF_DIR/open.yml" "$REGISTRY_DATA/open.yml" || install -m 644 "$REGISTRY_CONF_DIR/open.yml" "$REGISTRY_DATA/open.yml"
+cmp -s "$REGISTRY_CONF_DIR/auth.yml" "$REGISTRY_DATA/auth.yml" || install -m 644 "$REGISTRY_CONF_DIR/auth.yml" "$REGISTRY_DATA/auth.yml"
+cmp -s "$REGISTRY_CONF_DIR/htpasswd" "$REGISTRY_DATA/htpasswd" || install -m 600 "$REGISTRY_CONF_DIR/htpasswd" "$REGISTRY_DATA/htpasswd"
+
+pushed=0
+for kind in open auth; do
+  registry_ensure "$kind"
+  # (Re)push when the tag is missing, points elsewhere (a test left an "update" behind) or $BUSYBOX_IMAGE:1 was rebuilt.
+  read -r st_id st_digest 2>/dev/null <"$REGISTRY_DATA/$kind.pushed" || st_id="" st_digest=""
+  if [[ -z "$reg_digest" || "$reg_digest" != "$st_digest" || "$st_id" != "$busybox1_id" ]]; then
+    registry_push "$kind"
+  fi
+done
+
+if (( pushed || verify )); then
+  log "verifying registries"
+  ref_open="$REGISTRY_OPEN/$REGISTRY_REPO:1"
+  ref_auth="$REGISTRY_AUTH/$REGISTRY_REPO:1"
+  TMP_TAGS+=("$ref_open" "$ref_auth")
+  docker rmi "$ref_open" "$ref_auth" >/dev/null 2>&1 || true
+  out="$(docker pull "$ref_open" 2>&1)" || die "docker pull $ref_open failed:
+$out"
+  [[ "$(docker image inspect -f '{{.Id}}' "$ref_open")" == "$busybox1_id" ]] || die "$ref_open is not $BUSYBOX_IMAGE:1"
+  # Anonymous: an empty DOCKER_CONFIG, whatever ~/.docker holds.
+  anon_cfg="$(mktemp -d)"
+  TMP_PATHS+=("$anon_cfg")
+  if out="$(DOCKER_CONFIG="$anon_cfg" docker pull "$ref_auth" 2>&1)"; then
+    die "docker pull $ref_auth without credentials succeeded"
+  fi
+  [[ "$out" == *"no basic auth credentials"* || "$out" == *unauthorized* ]] \
+    || die "docker pull $ref_auth without credentials failed, but not with an auth error: $out"
+  auth_docker_config
+  out="$(DOCKER_CONFIG="$auth_cfg" docker pull "$ref_auth" 2>&1)" || die "docker pull $ref_auth after login failed:
+$out"
+  DOCKER_CONFIG="$auth_cfg" docker logout "$REGISTRY_AUTH" >/dev/null 2>&1 || true
+  # Image update detection the way tests simulate it: push other content under the same tag (scratch repository).
+  ref_upd="$REGISTRY_OPEN/$VERIFY_PREFIX/update:1"
+  TMP_TAGS+=("$ref_upd")
+  upd_digests=()
+  for v in 1 2; do
+    docker tag "$BUSYBOX_IMAGE:$v" "$ref_upd"
+    out="$(docker push "$ref_upd" 2>&1)" || die "docker push $ref_upd failed: $out"
+    docker rmi "$ref_upd" >/dev/null
+    out="$(docker pull "$ref_upd" 2>&1)" || die "docker pull $ref_upd failed: $out"
+    d="$(grep -o 'Digest: sha256:[0-9a-f]\{64\}' <<<"$out")" || die "no digest in docker pull output: $out"
+    upd_digests+=("${d#Digest: }")
+    [[ "$(docker run --rm "$ref_upd" cat /version)" == "$v" ]] || die "pulling $ref_upd after pushing :$v content did not give it"
+    # Untagging by tag also drops the pulled repo digest reference (else a <none> entry stays behind).
+    docker rmi "$ref_upd" >/dev/null
+  done
+  [[ "${upd_digests[0]}" != "${upd_digests[1]}" ]] || die "pushing $BUSYBOX_IMAGE:2 over $ref_upd did not change its digest"
+  cleanup
+  log "verified: pull from $REGISTRY_OPEN, auth error then pull after login on $REGISTRY_AUTH, digest change on re-push"
+fi
+
+# --- 6. Git ---------------------------------------------------------------------
 
 command -v git >/dev/null || die "git not found"
 git config --global user.email >/dev/null || git config --global user.email "dockwright-tests@localhost"
 git config --global user.name >/dev/null || git config --global user.name "Dockwright Tests"
 
-# --- 6. .test-env ---------------------------------------------------------------
+# --- 7. .test-env ---------------------------------------------------------------
 
 env_file_content="export DATABASE_URL_TEST=$DATABASE_URL_TEST
-export DOCKER_HOST=$DOCKER_HOST"
+export DOCKER_HOST=$DOCKER_HOST
+export REGISTRY_OPEN=$REGISTRY_OPEN
+export REGISTRY_AUTH=$REGISTRY_AUTH
+export REGISTRY_AUTH_USER=$REGISTRY_AUTH_USER
+export REGISTRY_AUTH_PASSWORD=$REGISTRY_AUTH_PASSWORD"
 if [[ "$(cat .test-env 2>/dev/null)" != "$env_file_content" ]]; then
   printf '%s\n' "$env_file_content" >.test-env
 fi
 
 docker_ver="$(docker version -f '{{.Server.Version}}' 2>/dev/null || echo '?')"
 elapsed="$(awk -v a="$START" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')"
-echo "test-env ready in ${elapsed}s: postgres $pg_ver on 127.0.0.1:$pg_port ($DB_NAME), docker $docker_ver, images $BUSYBOX_IMAGE:1 $BUSYBOX_IMAGE:2 $WEB_IMAGE, env in .test-env"
+echo "test-env ready in ${elapsed}s: postgres $pg_ver on 127.0.0.1:$pg_port ($DB_NAME), docker $docker_ver, images $BUSYBOX_IMAGE:1 $BUSYBOX_IMAGE:2 $WEB_IMAGE, registries $REGISTRY_OPEN (open) $REGISTRY_AUTH (basic auth) with $REGISTRY_REPO:1, env in .test-env"
