@@ -1,8 +1,8 @@
 // The containers API against a real engine: list and filters, start/stop/restart by id, short id or name (idempotent, in the activity log), logs, scopes.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { call, eventually, type TestServer } from '../../helpers/harness.ts';
-import { cleanupProjects, deployOk, docker, freePort, logsOf, startDockerServer, uniqueName } from '../docker/helpers.ts';
+import { call, type TestServer } from '../../helpers/harness.ts';
+import { cleanupProjects, deployOk, docker, freePort, logsOf, startDockerServer, uniqueName, until } from '../docker/helpers.ts';
 
 const name = uniqueName('ctr');
 const loose = `${name}-loose`;
@@ -26,7 +26,7 @@ services:
 `);
   // a container Dockwright does not own
   await (await docker.createContainer({ name: loose, Image: 'dockwright-test/busybox:1', Cmd: ['sleep', '3600'], StopTimeout: 1 })).start();
-  await eventually(async () => (await docker.getContainer(`${name}-done-1`).inspect()).State.Status === 'exited', 30_000, 'the one-shot to exit');
+  await until(async () => (await docker.getContainer(`${name}-done-1`).inspect()).State.Status === 'exited', 30_000, 'the one-shot to exit');
 });
 after(async () => {
   await s?.close();
@@ -54,7 +54,7 @@ test('GET /containers lists every container with its stack and service; filters 
   assert.deepEqual(mine.body.map((c: any) => c.name), [`${name}-done-1`, `${name}-talker-1`, `${name}-web-1`]);
   const exited = await s.api('GET', `/api/v1/containers?stack=${name}&status=exited`);
   assert.deepEqual(exited.body.map((c: any) => c.name), [`${name}-done-1`]);
-  await eventually(async () => (await s.api('GET', `/api/v1/containers?stack=${name}`)).body.find((c: any) => c.service === 'web').health === 'healthy', 30_000, 'web to report healthy');
+  await until(async () => (await s.api('GET', `/api/v1/containers?stack=${name}`)).body.find((c: any) => c.service === 'web').health === 'healthy', 30_000, 'web to report healthy');
 
   const first = await s.api('GET', `/api/v1/containers?stack=${name}&limit=2`);
   assert.equal(first.body.length, 2);
@@ -106,7 +106,7 @@ test('unknown containers are 404 problems; malformed ids are 400', async () => {
 
 test('logs: stdout and stderr demultiplexed into plain text, tail, stream selection, timestamps, since', async () => {
   const container = `${name}-talker-1`;
-  const text = await eventually(async () => { const t = await logsOf(s, container); return /tick 3\n/.test(t) && t; }, 30_000, 'a few ticks');
+  const text = await until(async () => { const t = await logsOf(s, container); return /tick 3\n/.test(t) && t; }, 30_000, 'a few ticks');
   const res = await s.api('GET', `/api/v1/containers/${container}/logs`);
   assert.match(res.headers.get('content-type') ?? '', /^text\/plain/);
   // stdout and stderr are logged apart, so their relative order is not fixed
@@ -115,7 +115,7 @@ test('logs: stdout and stderr demultiplexed into plain text, tail, stream select
   assert.ok(!/[\x00-\x08]/.test(text), 'no multiplexing bytes left in the text');
 
   // the earlier restart printed its first lines again: wait for ticks to be the newest lines
-  const tail = await eventually(async () => { const t = await logsOf(s, container, 'tail=2'); return /^tick \d+\ntick \d+\n$/.test(t) && t; }, 30_000, 'two ticks at the end');
+  const tail = await until(async () => { const t = await logsOf(s, container, 'tail=2'); return /^tick \d+\ntick \d+\n$/.test(t) && t; }, 30_000, 'two ticks at the end');
   assert.equal(tail.trimEnd().split('\n').length, 2);
   const stderr = await logsOf(s, container, 'stream=stderr');
   assert.equal(stderr.trim().split('\n').every((l) => l === 'err-line'), true, stderr);

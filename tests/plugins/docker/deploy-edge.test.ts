@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { eventually, type TestServer } from '../../helpers/harness.ts';
-import { cleanupProjects, deployOk, docker, logsOf, projectContainers, run, startDockerServer, uniqueName } from './helpers.ts';
+import type { TestServer } from '../../helpers/harness.ts';
+import { cleanupProjects, deployOk, docker, logsOf, projectContainers, run, startDockerServer, uniqueName, until } from './helpers.ts';
 
 let s: TestServer;
 const used: string[] = [];
@@ -147,7 +147,7 @@ services:
 `;
   const job = await deployOk(s, name, compose, { workdir: tree, variables: { GREETING: 'hi there' } });
   assert.match(job.output, new RegExp(`app: building ${name}-app`));
-  const logs = await eventually(async () => { const l = await logsOf(s, `${name}-app-1`); return l.includes('env=') && l; }, 30_000, 'app output');
+  const logs = await until(async () => { const l = await logsOf(s, `${name}-app-1`); return l.includes('env=') && l; }, 30_000, 'app output');
   assert.match(logs, /built from the tree\nhi there\nmounted config\nenv=file-value\/compose/);
   const again = await deployOk(s, name, compose, { workdir: tree, variables: { GREETING: 'hi there' } });
   assert.deepEqual(again.result.services, [{ service: 'app', action: 'unchanged' }], 'an unchanged tree builds the same image: nothing to recreate');
@@ -168,4 +168,66 @@ test('pull: a registry that cannot be reached fails the job clearly; the credent
   assert.match(job.output, /pulling registry\.invalid:5000\/team\/app:1 \(as robot on registry\.invalid:5000\)/);
   assert.ok(!job.output.includes('hunter2') && !job.error!.includes('hunter2'), 'the password never reaches the job');
   assert.deepEqual((await s.api('GET', '/api/v1/driver/registry-auth')).body.asked, ['registry.invalid:5000']);
+});
+
+test('the options of a service reach the engine: limits, logging, hosts, user, workdir, restart, healthcheck, entrypoint, several networks with aliases', async () => {
+  const name = project('opts');
+  await deployOk(s, name, `
+services:
+  api:
+    image: dockwright-test/busybox:1
+    entrypoint: ["sh", "-c"]
+    command: ["sleep 3600"]
+    user: "0:0"
+    working_dir: /tmp
+    hostname: api-host
+    restart: on-failure:2
+    labels: { team: core }
+    extra_hosts: ["db.internal:10.1.2.3"]
+    logging: { driver: json-file, options: { max-size: 1m, max-file: "2" } }
+    deploy: { resources: { limits: { cpus: "0.5", memory: 64m, pids: 64 } } }
+    healthcheck: { test: ["CMD", "true"], interval: 2s, timeout: 1s, retries: 2, start_period: 1s }
+    stop_grace_period: 3s
+    cap_drop: [NET_RAW]
+    read_only: true
+    tmpfs: [/run]
+    networks:
+      front: { aliases: [api-front] }
+      back: { aliases: [api-back] }
+  probe:
+    image: dockwright-test/busybox:1
+    init: true
+    command: ["sh", "-c", "nslookup api-back >/dev/null 2>&1 && echo back-ok; echo probed; sleep 3600"]
+    networks: [back]
+networks:
+  front: {}
+  back: { internal: true, labels: { tier: back } }
+`);
+  const info = await docker.getContainer(`${name}-api-1`).inspect();
+  assert.deepEqual(info.Config.Entrypoint, ['sh', '-c']);
+  assert.deepEqual(info.Config.Cmd, ['sleep 3600']);
+  assert.equal(info.Config.User, "0:0");
+  assert.equal(info.Config.WorkingDir, '/tmp');
+  assert.equal(info.Config.Hostname, 'api-host');
+  assert.equal(info.Config.Labels.team, 'core');
+  assert.equal((info.Config as any).StopTimeout, 3);
+  assert.deepEqual(info.Config.Healthcheck, { Test: ['CMD', 'true'], Interval: 2e9, Timeout: 1e9, Retries: 2, StartPeriod: 1e9 });
+  const h = info.HostConfig as any;
+  assert.deepEqual(h.RestartPolicy, { Name: 'on-failure', MaximumRetryCount: 2 });
+  assert.deepEqual(h.ExtraHosts, ['db.internal:10.1.2.3']);
+  assert.deepEqual(h.LogConfig, { Type: 'json-file', Config: { 'max-size': '1m', 'max-file': '2' } });
+  assert.equal(h.NanoCpus, 5e8);
+  assert.equal(h.Memory, 64 * 1024 * 1024);
+  assert.equal(h.PidsLimit, 64);
+  assert.equal((await docker.getContainer(`${name}-probe-1`).inspect()).HostConfig.Init, true);
+  assert.deepEqual(h.CapDrop, ['NET_RAW']);
+  assert.equal(h.ReadonlyRootfs, true);
+  assert.deepEqual(Object.keys(info.NetworkSettings.Networks).sort(), [`${name}_back`, `${name}_front`]);
+  assert.ok(info.NetworkSettings.Networks[`${name}_front`].Aliases?.includes('api-front'));
+  assert.ok(info.NetworkSettings.Networks[`${name}_back`].Aliases?.includes('api-back'));
+  const back = await docker.getNetwork(`${name}_back`).inspect();
+  assert.equal(back.Internal, true);
+  assert.equal(back.Labels?.tier, 'back');
+  const logs = await until(async () => { const l = await logsOf(s, `${name}-probe-1`); return l.includes('probed') && l; }, 30_000, 'the probe to resolve names');
+  assert.match(logs, /back-ok/, 'the alias resolves on the shared network');
 });

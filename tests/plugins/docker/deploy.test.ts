@@ -1,8 +1,8 @@
 // A multi-service project through its life: deploy, idempotent redeploy, change (recreate, keep, orphan), status, ports, stop, remove.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { eventually, type TestServer } from '../../helpers/harness.ts';
-import { cleanupProjects, containerOf, deployOk, docker, freePort, httpGet, logsOf, projectContainers, run, startDockerServer, uniqueName } from './helpers.ts';
+import type { TestServer } from '../../helpers/harness.ts';
+import { cleanupProjects, containerOf, deployOk, docker, freePort, httpGet, logsOf, projectContainers, run, startDockerServer, uniqueName, until } from './helpers.ts';
 
 const name = uniqueName('life');
 let s: TestServer;
@@ -73,8 +73,8 @@ test('a first deploy creates network, volume and containers; independent service
   assert.equal(page.status, 200);
   assert.match(page.body, /hello from dockwright-test/);
   assert.match((await httpGet(port, '/cgi-bin/env')).body, /message=first-secret-msg/);
-  await eventually(async () => /message=first-secret-msg[\s\S]*fetched/.test(await logsOf(s, `${name}-client-1`)), 30_000, 'the client reaching web by its service name');
-  await eventually(async () => (await logsOf(s, `${name}-store-1`)).includes('boots=1'), 30_000, 'store to boot');
+  await until(async () => /message=first-secret-msg[\s\S]*fetched/.test(await logsOf(s, `${name}-client-1`)), 30_000, 'the client reaching web by its service name');
+  await until(async () => (await logsOf(s, `${name}-store-1`)).includes('boots=1'), 30_000, 'store to boot');
 
   const web = await docker.getContainer(`${name}-web-1`).inspect();
   assert.equal(web.Config.Labels['dockwright.managed'], 'true');
@@ -107,7 +107,7 @@ test('a changed deploy recreates changed services, keeps the unchanged one, remo
   assert.notEqual(now.store, firstIds.store);
   assert.equal(now.extra, undefined);
   assert.match((await httpGet(port, '/cgi-bin/env')).body, /message=second-msg/);
-  await eventually(async () => (await logsOf(s, `${name}-store-1`)).includes('boots=2'), 30_000, 'the recreated store to see the first boot in its volume');
+  await until(async () => (await logsOf(s, `${name}-store-1`)).includes('boots=2'), 30_000, 'the recreated store to see the first boot in its volume');
   const names = (await docker.listContainers({ all: true })).map((c) => c.Names[0]);
   assert.ok(!names.some((n) => n.includes('-dwold-')), 'no container set aside is left behind');
 });
@@ -122,7 +122,7 @@ test('status answers per project and service from one list, ports in use name th
   assert.equal(web.name, `${name}-web-1`);
   assert.equal(web.state, 'running');
   assert.equal(web.image, 'dockwright-test/web:1');
-  await eventually(async () => (await s.api('GET', `/api/v1/driver/status?names=${name}`)).body[name].find((x: any) => x.service === 'web').containers[0].health === 'healthy', 30_000, 'web healthy in status');
+  await until(async () => (await s.api('GET', `/api/v1/driver/status?names=${name}`)).body[name].find((x: any) => x.service === 'web').containers[0].health === 'healthy', 30_000, 'web healthy in status');
 
   const ports = (await s.api('GET', '/api/v1/driver/ports')).body;
   assert.ok(ports.some((p: any) => p.project === name && p.hostPort === port && p.protocol === 'tcp'), JSON.stringify(ports));
@@ -139,7 +139,7 @@ test('stop removes the containers and the network, keeps the volume; a later dep
   await docker.getVolume(`${name}_data`).inspect();
 
   await deployOk(s, name, withoutExtra, { variables: { MSG: 'third', PORT: String(port), GEN: '2' } });
-  await eventually(async () => (await logsOf(s, `${name}-store-1`)).includes('boots=3'), 30_000, 'store to see its earlier boots');
+  await until(async () => (await logsOf(s, `${name}-store-1`)).includes('boots=3'), 30_000, 'store to see its earlier boots');
 });
 
 test('remove with volumes takes the named volume too', async () => {

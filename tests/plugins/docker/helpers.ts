@@ -12,6 +12,8 @@ export function startDockerServer(opts: { docker?: Record<string, unknown>; cont
   const { docker: dockerOptions = {}, containers = true, ...rest } = opts;
   return startServer({
     ...rest,
+    // tests poll the API while containers come up: the per-token limit is the kernel's business, not theirs
+    config: { rateLimit: { perMinute: 100_000 }, ...rest.config },
     plugins: {
       // busybox as PID 1 ignores SIGTERM: a short grace time keeps stops and recreates quick
       docker: { options: { healthTimeoutMs: 60_000, stopTimeoutSeconds: 1, ...dockerOptions } },
@@ -19,6 +21,17 @@ export function startDockerServer(opts: { docker?: Record<string, unknown>; cont
       'compose-driver': { path: driverPath },
     },
   });
+}
+
+/** resolves with check()'s first truthy value; polls every intervalMs (gentler on a busy engine than the harness's 25 ms) */
+export async function until<T>(check: () => Promise<T | undefined | null | false>, timeoutMs: number, what: string, intervalMs = 200): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
 }
 
 /** a project name no other test (or earlier run) uses */

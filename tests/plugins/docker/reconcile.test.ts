@@ -1,8 +1,8 @@
 // Reconcile on start: containers a crash left half-created are removed, containers set aside by an interrupted recreate are adopted or removed, and a redeploy converges.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { eventually, type TestServer } from '../../helpers/harness.ts';
-import { cleanupProjects, deployOk, docker, startDockerServer, uniqueName } from './helpers.ts';
+import type { TestServer } from '../../helpers/harness.ts';
+import { cleanupProjects, deployOk, docker, startDockerServer, uniqueName, until } from './helpers.ts';
 
 const name = uniqueName('rec');
 let s: TestServer | undefined;
@@ -28,7 +28,7 @@ before(async () => {
   await make(`${name}-foreign`, null, 'created');
   // reconcile only touches what is older than the process: let the clock pass a second boundary
   const made = Math.floor(Date.now() / 1000);
-  await eventually(async () => Math.floor(Date.now() / 1000) > made, 3000, 'the next second');
+  await until(async () => Math.floor(Date.now() / 1000) > made, 3000, 'the next second');
   s = await startDockerServer();
 });
 after(async () => {
@@ -37,9 +37,9 @@ after(async () => {
 });
 
 test('a container created but never started is removed; one set aside is removed when its successor exists, adopted when not', async () => {
-  await eventually(async () => !(await exists(`${name}-web-1`)), 30_000, 'the half-created container to be removed');
-  await eventually(async () => !(await exists(`${name}-api-1-dwold-aaaaaaaaaaaa`)), 30_000, 'the replaced container to be removed');
-  await eventually(async () => (await exists(`${name}-db-1`)) && running(`${name}-db-1`), 30_000, 'the set-aside db container to be adopted and started');
+  await until(async () => !(await exists(`${name}-web-1`)), 30_000, 'the half-created container to be removed');
+  await until(async () => !(await exists(`${name}-api-1-dwold-aaaaaaaaaaaa`)), 30_000, 'the replaced container to be removed');
+  await until(async () => (await exists(`${name}-db-1`)) && running(`${name}-db-1`), 30_000, 'the set-aside db container to be adopted and started');
   assert.equal(await exists(`${name}-db-1-dwold-bbbbbbbbbbbb`), false);
   assert.equal(await running(`${name}-api-1`), true, 'a healthy container is left alone');
   assert.equal(await exists(`${name}-foreign`), true, 'containers without the ownership label are never touched');
