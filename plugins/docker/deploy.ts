@@ -141,8 +141,23 @@ export async function deployProject(deps: DeployDeps, project: string, loaded: L
     const more = failures.length - shown.length;
     throw new Error(`deploy of "${project}" failed: ${text.join('; ')}${more ? ` (${plural(more, 'dependent service')} not started)` : ''}`);
   }
+  await removeUnusedNetworks(docker, project, loaded, io);
   io.log(`deployed: ${loaded.services.map((s) => `${s.name} ${actions.get(s.name)}`).join(', ')}${removed.length ? `; removed ${removed.join(', ')}` : ''}`);
   return { services: loaded.services.map((s) => ({ service: s.name, action: actions.get(s.name)! })), removed: removed.sort() };
+}
+
+/** networks of this project that no service uses any more (a renamed or dropped network) */
+async function removeUnusedNetworks(docker: Dockerode, project: string, loaded: LoadedCompose, io: DeployIo): Promise<void> {
+  const wanted = new Set(loaded.networks.map((n) => n.name));
+  for (const n of await docker.listNetworks({ filters: filterFor.project(project) })) {
+    if (wanted.has(n.Name)) continue;
+    try {
+      await docker.getNetwork(n.Id).remove();
+      io.log(`network ${n.Name} removed (no service uses it any more)`);
+    } catch (err) {
+      if (statusOf(err) !== 404) io.log(`network ${n.Name} is no longer used but was kept: ${reasonOf(err)}`);
+    }
+  }
 }
 
 async function startIgnoringStarted(docker: Dockerode, id: string): Promise<void> {

@@ -230,4 +230,8 @@ networks:
   assert.equal(back.Labels?.tier, 'back');
   const logs = await until(async () => { const l = await logsOf(s, `${name}-probe-1`); return l.includes('probed') && l; }, 30_000, 'the probe to resolve names');
   assert.match(logs, /back-ok/, 'the alias resolves on the shared network');
+
+  const fewer = await deployOk(s, name, 'services:\n  api:\n    image: dockwright-test/busybox:1\n    command: sleep 3600\n');
+  assert.match(fewer.output, new RegExp(`network ${name}_back removed \\(no service uses it any more\\)`));
+  assert.deepEqual((await docker.listNetworks({ filters: { label: [`dockwright.project=${name}`] } })).map((n) => n.Name), [`${name}_default`]);
 });
