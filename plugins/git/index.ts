@@ -1,0 +1,55 @@
+// The git plugin: a stack's source from a git repository or an uploaded archive, pin/unpin, polling and the push receiver.
+import { definePlugin, Type } from '../../sdk/index.ts';
+import type { StacksApi } from '../stacks/index.ts';
+import { createGit } from './git.ts';
+import { keyedLock } from './lock.ts';
+import { pushReceiver } from './push.ts';
+import { sourceRoutes } from './routes.ts';
+import { createSources } from './sources.ts';
+import { createStore } from './store.ts';
+import { createWorkspace } from './workspace.ts';
+
+const Options = Type.Object({
+  allowedLocalRoots: Type.Array(Type.String({ pattern: '^/' }), { default: [], description: 'folders whose repositories may be used by local path or file:// URL (admins only)' }),
+  pollIntervalMs: Type.Integer({ minimum: 1000, default: 300_000, description: 'how often git stacks with autodeploy look for a new head' }),
+  gitTimeoutMs: Type.Integer({ minimum: 1000, default: 120_000 }),
+  gitOutputLimit: Type.Integer({ minimum: 65536, default: 4 * 1024 * 1024, description: 'bytes a git command may print' }),
+  pinSearchDepth: Type.Integer({ minimum: 1, maximum: 100_000, default: 200, description: 'commits of the branch fetched to find an abbreviated id' }),
+  archiveMaxEntries: Type.Integer({ minimum: 1, default: 10_000 }),
+  archiveMaxBytes: Type.Integer({ minimum: 1024, default: 500 * 1024 * 1024, description: 'total unpacked size of an uploaded archive' }),
+  keepDeliveries: Type.Integer({ minimum: 1, default: 100, description: 'push deliveries kept per stack' }),
+});
+
+export default definePlugin({
+  name: 'git',
+  version: '1.0.0',
+  requires: ['stacks'],
+  options: Options,
+  setup(ctx) {
+    const options = ctx.options;
+    const stacks = ctx.deps.stacks as StacksApi;
+    ctx.migrations.from(new URL('./migrations', import.meta.url));
+
+    const store = createStore(ctx.db, options.keepDeliveries);
+    const git = createGit({ allowFile: options.allowedLocalRoots.length > 0, timeoutMs: options.gitTimeoutMs, maxOutputBytes: options.gitOutputLimit, stateDir: () => ctx.dataDir });
+    const workspace = createWorkspace(() => ctx.dataDir, git);
+    const sources = createSources({
+      store, workspace, lock: keyedLock(), secrets: ctx.secrets, stacks, log: ctx.log,
+      settings: { pinSearchDepth: options.pinSearchDepth, archive: { maxEntries: options.archiveMaxEntries, maxBytes: options.archiveMaxBytes } },
+    });
+
+    stacks.addSource(sources.source, async (stack) => ({ source: await sources.viewOf(stack) }));
+    for (const route of sourceRoutes({ stacks, sources, store, actionTokens: ctx.actionTokens, allowedLocalRoots: options.allowedLocalRoots })) ctx.routes.add(route);
+    for (const route of pushReceiver({ stacks, store, actionTokens: ctx.actionTokens, activity: ctx.activity })) ctx.webhooks.add(route);
+
+    ctx.events.on('stack.deployed', async ({ stack, commit }) => {
+      if (typeof stack !== 'string' || !(await store.get(stack))) return;
+      await store.set(stack, { deployedCommit: typeof commit === 'string' ? commit : null, deployedAt: new Date().toISOString() });
+    });
+    ctx.schedule.every('poll', options.pollIntervalMs, () => sources.poll({ kind: 'system', name: 'git-poll' }));
+    ctx.onStart(async () => {
+      // trees of stacks removed while this process was not looking, and half-written uploads
+      await workspace.prune(new Set((await store.all()).map((r) => r.stack)), true);
+    });
+  },
+});

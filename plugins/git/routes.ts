@@ -1,0 +1,231 @@
+// The source endpoints of /api/v1: read, set and remove a stack's source; check, pin, unpin; archive upload; the push secret.
+import { defineRoute, problem, Type, type AnyRoute, type Principal } from '../../sdk/index.ts';
+import { pushKind, type StacksApi } from '../stacks/index.ts';
+import type { Credentials } from './git.ts';
+import type { SourceStore } from './store.ts';
+import type { Sources } from './sources.ts';
+import { branchError, commitId, Invalid, parseRepoUrl, sshKeyError, tokenError, treePath } from './validate.ts';
+
+export const StackName = Type.String({ pattern: '^[a-z0-9][a-z0-9_-]{0,62}$', description: 'lowercase letters, digits, - and _' });
+const Params = Type.Object({ name: StackName });
+const Deploy = Type.Optional(Type.Boolean({ description: 'also queue a deploy (needs stacks:deploy); the answer then holds jobId' }));
+
+const CredentialsSchema = Type.Union([
+  Type.Object({
+    token: Type.String({ minLength: 1, maxLength: 4096, description: 'an access token for https (GitHub, Gitea, Forgejo, GitLab…)' }),
+    username: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9._-]{1,100}$', description: 'sent with the token (default x-access-token; GitLab wants oauth2)' })),
+  }, { additionalProperties: false }),
+  Type.Object({ sshKey: Type.String({ minLength: 1, maxLength: 16384, description: 'a deploy key (private key) for ssh URLs' }) }, { additionalProperties: false }),
+  Type.Null(),
+], { description: 'kept encrypted and never answered; omitted: keep what the same repository URL had; null: none' });
+
+const SourceBody = Type.Object({
+  url: Type.String({ minLength: 1, maxLength: 2048, description: 'https://…, ssh://…, or user@host:path' }),
+  branch: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'default main' })),
+  path: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 1024 }), Type.Null()], {
+    description: 'the compose file inside the repository; default: the first of compose.yaml, compose.yml, docker-compose.yaml, docker-compose.yml',
+  })),
+  autodeploy: Type.Optional(Type.Boolean({ description: 'deploy new commits found by polling (default true)' })),
+  credentials: Type.Optional(CredentialsSchema),
+  check: Type.Optional(Type.Boolean({ description: 'fetch the branch right away (default true); a failure is reported in lastError, the source is saved anyway' })),
+}, { additionalProperties: false });
+
+const Commit = Type.Object({
+  commit: Type.String({ minLength: 1, description: 'the commit' }),
+  subject: Type.String(), author: Type.String(), date: Type.String(),
+});
+
+const invalid = (err: unknown) => {
+  if (err instanceof Invalid) return problem(400, err.message, { code: 'invalid-source', errors: [{ path: `/body/${err.field}`, message: err.message }] });
+  return err;
+};
+
+export function sourceRoutes({ stacks, sources, store, actionTokens, allowedLocalRoots }: {
+  stacks: StacksApi; sources: Sources; store: SourceStore;
+  actionTokens: { issueSecret(kind: string, resource: string): Promise<string>; revoke(kind: string, resource: string): Promise<boolean> };
+  allowedLocalRoots: readonly string[];
+}): AnyRoute[] {
+  async function deployIfAsked(name: string, principal: Principal, asked: boolean | undefined) {
+    if (!asked) return {};
+    if (!principal.can('stacks:deploy')) throw problem(403, 'deploy=true needs the scope stacks:deploy', { code: 'missing-scope', extra: { requiredScopes: ['stacks:deploy'] } });
+    await stacks.access(name, principal, 'deploy');
+    const job = await stacks.deploy(name, principal.actor);
+    return { jobId: job.id, job };
+  }
+
+  function credentialsFrom(body: { credentials?: unknown }, kind: 'https' | 'ssh' | 'local', fromUrl: Credentials | null): Credentials | null | undefined {
+    const given = body.credentials as { token?: string; username?: string; sshKey?: string } | null | undefined;
+    if (fromUrl) {
+      if (given) throw new Invalid('credentials', 'the URL already carries a password: give the token either in the URL or in credentials');
+      return fromUrl;
+    }
+    if (!given) return given;
+    if (kind === 'local') throw new Invalid('credentials', 'a local repository takes no credentials');
+    if (given.token !== undefined) {
+      if (kind !== 'https') throw new Invalid('credentials', 'a token works with https URLs; ssh URLs take credentials.sshKey');
+      const bad = tokenError(given.token);
+      if (bad) throw new Invalid('credentials/token', bad);
+      return { kind: 'token', token: given.token, ...(given.username ? { username: given.username } : {}) };
+    }
+    if (kind !== 'ssh') throw new Invalid('credentials', 'a deploy key works with ssh URLs; https URLs take credentials.token');
+    const bad = sshKeyError(given.sshKey!);
+    if (bad) throw new Invalid('credentials/sshKey', bad);
+    return { kind: 'ssh-key', sshKey: given.sshKey! };
+  }
+
+  const urlOf = (headers: Record<string, string | string[] | undefined>, path: string) => {
+    const host = typeof headers.host === 'string' ? headers.host : 'localhost';
+    const proto = headers['x-forwarded-proto'] === 'https' ? 'https' : 'http';
+    return `${proto}://${host}${path}`;
+  };
+
+  return [
+    defineRoute({
+      method: 'GET', path: '/stacks/:name/source', scopes: ['stacks:read'], params: Params,
+      summary: "The stack's source: repository, branch, compose path, pin, remote head, deployed commit, last push (credentials are never shown)",
+      handler: async ({ params, principal }) => {
+        await stacks.access(params.name, principal, 'read');
+        const view = await sources.viewOf(params.name);
+        if (!view) throw problem(404, `stack "${params.name}" has no source; PUT /api/v1/stacks/${params.name}/source sets one`, { code: 'no-source' });
+        return view;
+      },
+    }),
+    defineRoute({
+      method: 'PUT', path: '/stacks/:name/source', scopes: ['stacks:write'], params: Params, body: SourceBody,
+      summary: 'Set the git source: deploys then use the compose file (and env files, build contexts) of the checked-out commit',
+      description: 'The URL may be https://, ssh:// or user@host:path (local paths only below folders an admin allows). '
+        + 'Credentials are stored encrypted and never answered. A new repository URL drops the pin and the stored credentials unless new ones are given.',
+      activity: 'stack.source.write', resource: 'stack:{name}',
+      handler: async ({ params, body, principal }) => {
+        await stacks.access(params.name, principal, 'write');
+        let next;
+        try {
+          const url = parseRepoUrl(body.url, allowedLocalRoots);
+          const branch = body.branch ?? 'main';
+          const bad = branchError(branch);
+          if (bad) throw new Invalid('branch', bad);
+          const composePath = body.path ? treePath(body.path, 'path') : null;
+          const fromUrl: Credentials | null = url.password ? { kind: 'token', token: url.password, ...(url.username ? { username: url.username } : {}) } : null;
+          next = { url: url.url, branch, composePath, autodeploy: body.autodeploy, credentials: credentialsFrom(body, url.kind, fromUrl) };
+        } catch (err) {
+          throw invalid(err);
+        }
+        await sources.setGit(params.name, next);
+        let check = null;
+        if (body.check !== false) {
+          // a repository that cannot be reached yet is still saved: lastError says why
+          check = await sources.check(params.name).then((c) => ({ ok: c.error === null, remoteHead: c.head.commit, composePath: c.compose, error: c.error }),
+            (err: Error) => ({ ok: false, remoteHead: null, composePath: null, error: err.message }));
+        }
+        return { ...(await sources.viewOf(params.name)), check };
+      },
+    }),
+    defineRoute({
+      method: 'DELETE', path: '/stacks/:name/source', scopes: ['stacks:write'], params: Params,
+      summary: 'Remove the source: deploys use the compose file of the stack again',
+      activity: 'stack.source.delete', resource: 'stack:{name}',
+      handler: async ({ params, principal }) => {
+        await stacks.access(params.name, principal, 'write');
+        if (!(await sources.remove(params.name))) throw problem(404, `stack "${params.name}" has no source`, { code: 'no-source' });
+        return { stack: params.name, source: null };
+      },
+    }),
+    defineRoute({
+      method: 'POST', path: '/stacks/:name/source/check', scopes: ['stacks:read'], params: Params, errors: [409, 422, 502],
+      summary: 'Fetch the branch: its head, and whether it differs from the deployed commit (nothing is deployed)',
+      response: Type.Object({
+        stack: Type.String(), remoteHead: Commit, composePath: Type.Union([Type.String(), Type.Null()]),
+        deployedCommit: Type.Union([Type.String(), Type.Null()]), pinnedCommit: Type.Union([Type.String(), Type.Null()]),
+        changed: Type.Boolean({ description: 'the head differs from the deployed commit' }),
+        error: Type.Union([Type.String(), Type.Null()]),
+      }),
+      activity: 'stack.source.check', resource: 'stack:{name}',
+      handler: async ({ params, principal, signal }) => {
+        await stacks.access(params.name, principal, 'read');
+        const { head, compose, error } = await sources.check(params.name, signal);
+        const row = (await store.get(params.name))!;
+        return {
+          stack: params.name, remoteHead: head, composePath: compose, deployedCommit: row.deployedCommit, pinnedCommit: row.pinnedCommit,
+          changed: head.commit !== row.deployedCommit, error,
+        };
+      },
+    }),
+    defineRoute({
+      method: 'POST', path: '/stacks/:name/source/pin', scopes: ['stacks:write'], params: Params, errors: [409, 422, 502],
+      summary: 'Pin the stack to a commit (full or abbreviated id; it must exist): deploys use it, pushes and polling deploy nothing',
+      body: Type.Object({ commit: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false }),
+      query: Type.Object({ deploy: Deploy }),
+      activity: 'stack.source.pin', resource: 'stack:{name}',
+      handler: async ({ params, body, query, principal }) => {
+        await stacks.access(params.name, principal, 'write');
+        let id: string;
+        try { id = commitId(body.commit); } catch (err) { throw invalid(err); }
+        const pinned = await sources.pin(params.name, id);
+        return { ...(await sources.viewOf(params.name)), pinnedCommit: pinned, ...(await deployIfAsked(params.name, principal, query.deploy)) };
+      },
+    }),
+    defineRoute({
+      method: 'POST', path: '/stacks/:name/source/unpin', scopes: ['stacks:write'], params: Params, errors: [409],
+      summary: 'Remove the pin: deploys, pushes and polling follow the branch again',
+      query: Type.Object({ deploy: Deploy }),
+      activity: 'stack.source.unpin', resource: 'stack:{name}',
+      handler: async ({ params, query, principal }) => {
+        await stacks.access(params.name, principal, 'write');
+        await sources.unpin(params.name);
+        return { ...(await sources.viewOf(params.name)), ...(await deployIfAsked(params.name, principal, query.deploy)) };
+      },
+    }),
+    defineRoute({
+      method: 'PUT', path: '/stacks/:name/source/upload', scopes: ['stacks:write'], params: Params, upload: true, errors: [415, 422],
+      summary: 'Upload the source tree as a tar, tar.gz or zip archive; it replaces a git source (exempt from the rate limit)',
+      description: 'Every entry is checked before anything is written: entries leading out of the tree (.., absolute paths, links pointing out), '
+        + 'devices, too many entries or too many bytes refuse the whole archive and nothing changes.',
+      query: Type.Object({
+        path: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: 'the compose file in the archive; default: the first of compose.yaml, compose.yml, docker-compose.yaml, docker-compose.yml' })),
+        strip: Type.Optional(Type.Integer({ minimum: 0, maximum: 8, default: 0, description: 'leading folders to remove from every entry (1 for an archive with one top folder)' })),
+        deploy: Deploy,
+      }),
+      activity: 'stack.source.upload', resource: 'stack:{name}',
+      handler: async ({ params, query, rawBody, principal }) => {
+        await stacks.access(params.name, principal, 'write');
+        if (query.deploy && !principal.can('stacks:deploy')) throw problem(403, 'deploy=true needs the scope stacks:deploy', { code: 'missing-scope' });
+        let composePath: string | null;
+        try { composePath = query.path ? treePath(query.path, 'path') : null; } catch (err) { throw invalid(err); }
+        if (!rawBody?.length) throw problem(400, 'the body must be the archive (tar, tar.gz or zip)');
+        await sources.upload(params.name, rawBody, { composePath, strip: query.strip ?? 0 });
+        return { ...(await sources.viewOf(params.name)), ...(await deployIfAsked(params.name, principal, query.deploy)) };
+      },
+    }),
+    defineRoute({
+      method: 'POST', path: '/stacks/:name/webhooks/push', scopes: ['stacks:write'], params: Params,
+      summary: 'Enable or rotate the push webhook: the shared secret is shown this once; the previous one stops working at once',
+      description: 'Configure the hosting service (GitHub, Gitea, Forgejo) with the url, content type application/json, this secret, and the push event.',
+      response: Type.Object({ secret: Type.String(), url: Type.String(), contentType: Type.String(), events: Type.Array(Type.String()) }),
+      activity: 'stack.webhook.push.rotate', resource: 'stack:{name}',
+      handler: async ({ params, principal, headers }) => {
+        await stacks.access(params.name, principal, 'write');
+        const secret = await actionTokens.issueSecret(pushKind, params.name);
+        return { secret, url: urlOf(headers, `/api/stacks/${params.name}/github`), contentType: 'application/json', events: ['push'] };
+      },
+    }),
+    defineRoute({
+      method: 'DELETE', path: '/stacks/:name/webhooks/push', scopes: ['stacks:write'], params: Params, summary: 'Disable the push webhook',
+      response: Type.Object({ name: Type.String(), enabled: Type.Boolean() }),
+      activity: 'stack.webhook.push.disable', resource: 'stack:{name}',
+      handler: async ({ params, principal }) => {
+        await stacks.access(params.name, principal, 'write');
+        await actionTokens.revoke(pushKind, params.name);
+        return { name: params.name, enabled: false };
+      },
+    }),
+    defineRoute({
+      method: 'GET', path: '/stacks/:name/webhooks/push/deliveries', scopes: ['stacks:read'], params: Params,
+      summary: 'The latest push deliveries of the stack, newest first, with their outcome',
+      query: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })) }),
+      handler: async ({ params, query, principal }) => {
+        await stacks.access(params.name, principal, 'read');
+        return store.deliveries(params.name, query.limit ?? 20);
+      },
+    }),
+  ] as AnyRoute[];
+}
