@@ -65,7 +65,8 @@ export function repoRoot(): { root: string; rm(): void } {
 
 export function startGitServer(allowedLocalRoots: string[], git: Record<string, unknown> = {}, config: Record<string, unknown> = {}): Promise<TestServer> {
   return startServer({
-    config,
+    // the tests poll the API for deploys to land: the per-token limit is the kernel's business, not theirs
+    config: { rateLimit: { perMinute: 100_000 }, ...config },
     plugins: {
       docker: { options: { stopTimeoutSeconds: 1, healthTimeoutMs: 60_000 } },
       containers: {},

@@ -74,6 +74,8 @@ test('a zip upload with one top folder (strip=1), deployed at once with deploy=t
   assert.match(job.output, /compose file docker-compose\.yml/);
   assert.equal((await appEnv(name)).MESSAGE, 'zipped');
 
+  const openapi = (await s.api('GET', '/api/v1/openapi.json')).body;
+  assert.equal(openapi.paths['/api/v1/stacks/{name}/source/upload'].put['x-rate-limit-exempt'], true, 'uploads are exempt from the rate limit');
   const viewer = await s.token('operator', ['stacks:read', 'stacks:write']);
   assert.equal((await upload(archive, '?strip=1&deploy=true', viewer)).status, 403, 'deploy=true needs stacks:deploy');
 });
