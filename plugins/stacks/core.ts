@@ -56,7 +56,6 @@ export function createCore(ctx: PluginContext, deps: { runtime: DockerRuntime; s
       ? await checkRules(deps.rules, deps.switches, { stack, loaded, hasSource: true })
       : loaded.errors.map((e) => ({ rule: 'compose-valid', ...e }));
     if (errors.length) throw new Error(`the compose file of ${stack} is refused: ${errors.map((e) => `${e.path}: ${e.message} (${e.rule})`).join('; ')}`);
-    for (const w of loaded.warnings) io.log(`warning: ${w.path}: ${w.message}`);
     return { row, project, commit };
   }
 

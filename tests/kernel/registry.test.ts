@@ -1,7 +1,7 @@
 // The plugin registry at boot: order by requires, clear errors for disabled dependencies, cycles, duplicate or unscoped routes; npm-packaged plugins.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { boot } from '../../kernel/app.ts';
@@ -12,6 +12,9 @@ import { call, createDatabase, root } from '../helpers/harness.ts';
 async function bootWith(plugins: Record<string, string>, enabled: Record<string, unknown>) {
   const dir = mkdtempSync(join(tmpdir(), 'dw-registry-'));
   cpSync(join(root, 'config'), join(dir, 'config'), { recursive: true });
+  // only the plugins of the test: the install's own built-in plugins are not in this scratch root
+  const defaults = JSON.parse(readFileSync(join(dir, 'config/default.json'), 'utf8'));
+  writeFileSync(join(dir, 'config/default.json'), JSON.stringify({ ...defaults, plugins: {} }));
   writeFileSync(join(dir, 'package.json'), '{"name":"scratch","type":"module"}');
   for (const [name, source] of Object.entries(plugins)) {
     const pkg = join(dir, 'node_modules', `dockwright-plugin-${name}`);

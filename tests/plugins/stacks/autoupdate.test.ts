@@ -20,7 +20,7 @@ async function follow(stream: NodeJS.ReadableStream): Promise<void> {
 async function publish(local: string, ref: string): Promise<void> {
   const [repository, tag] = [ref.slice(0, ref.lastIndexOf(':')), ref.slice(ref.lastIndexOf(':') + 1)];
   await docker.getImage(local).tag({ repo: repository, tag });
-  await follow(await docker.getImage(ref).push({ authconfig: { serveraddress: registry } } as never));
+  await follow(await docker.getImage(ref).push({ authconfig: { serveraddress: registry } } as Record<string, unknown>) as unknown as NodeJS.ReadableStream);
   await docker.getImage(ref).remove().catch(() => undefined);
 }
 
