@@ -2,8 +2,9 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type { Readable } from 'node:stream';
 import { Problem, problem, type ProblemOptions } from './problem.ts';
+import { keyedLock, type KeyedLock } from './keyed-lock.ts';
 
-export { Type, type Static, type TSchema, Problem, problem, type ProblemOptions };
+export { Type, type Static, type TSchema, Problem, problem, type ProblemOptions, keyedLock, type KeyedLock };
 
 export type Role = 'viewer' | 'operator' | 'admin';
 export const roles: readonly Role[] = ['viewer', 'operator', 'admin'];

@@ -1,8 +1,7 @@
 // The git plugin: a stack's source from a git repository or an uploaded archive, pin/unpin, polling and the push receiver.
-import { definePlugin, Type } from '../../sdk/index.ts';
+import { definePlugin, keyedLock, Type } from '../../sdk/index.ts';
 import type { StacksApi } from '../stacks/index.ts';
 import { createGit } from './git.ts';
-import { keyedLock } from './lock.ts';
 import { pushReceiver } from './push.ts';
 import { sourceRoutes } from './routes.ts';
 import { createSources } from './sources.ts';
@@ -45,6 +44,9 @@ export default definePlugin({
     ctx.events.on('stack.deployed', async ({ stack, commit }) => {
       if (typeof stack !== 'string' || !(await store.get(stack))) return;
       await store.set(stack, { deployedCommit: typeof commit === 'string' ? commit : null, deployedAt: new Date().toISOString() });
+    });
+    ctx.events.on('stack.removed', async () => {
+      await workspace.prune(new Set((await store.all()).map((r) => r.stack)), false);
     });
     ctx.schedule.every('poll', options.pollIntervalMs, () => sources.poll({ kind: 'system', name: 'git-poll' }));
     ctx.onStart(async () => {

@@ -2,11 +2,10 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { problem, type Actor, type Logger, type Problem, type SecretsApi } from '../../sdk/index.ts';
+import { problem, type Actor, type KeyedLock, type Logger, type Problem, type SecretsApi } from '../../sdk/index.ts';
 import type { StacksApi, StackSource } from '../stacks/index.ts';
 import { ArchiveRefused, extractArchive, type ArchiveLimits } from './archive.ts';
 import { GitError, secretsOf, type Credentials } from './git.ts';
-import type { KeyedLock } from './lock.ts';
 import type { Delivery, SourceRow, SourceStore, UploadInfo } from './store.ts';
 import { NotFound, readCompose, type Remote, type Workspace } from './workspace.ts';
 

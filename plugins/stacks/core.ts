@@ -113,6 +113,7 @@ export function createCore(ctx: PluginContext, deps: { runtime: DockerRuntime; s
         await runtime.remove(stack, { log: job.log, signal: job.signal }, { volumes });
         await ctx.revisions.remove({ kind: 'stack', key: stack, expected: revision, apply: (tx) => store.remove(tx, stack) });
         await Promise.all([deployKind, pushKind].map((kind) => ctx.actionTokens.revoke(kind, stack)));
+        ctx.events.emit('stack.removed', { stack });
         job.log(`stack ${stack} removed${volumes ? ' with its volumes' : '; its volumes are kept'}`);
         return { removed: stack, volumes };
       },

@@ -1,26 +1,11 @@
 // The deploy webhook under /api: one token, one action on one stack — attach to a queued deploy, a 30 s window, wait or ?async=1.
-import { defineRoute, problem, reply, Type, type AnyRoute, type Job, type PluginContext } from '../../sdk/index.ts';
+import { defineRoute, keyedLock, problem, reply, Type, type AnyRoute, type Job, type PluginContext } from '../../sdk/index.ts';
 import { deployKind, resourceOf, type Core } from './core.ts';
 import { StackName } from './routes.ts';
 import type { StackStore } from './store.ts';
 
-/** one call at a time per stack in this process, so "attach, else take the window" is decided in order */
-function keyedLock() {
-  const tails = new Map<string, Promise<unknown>>();
-  return async <T>(key: string, fn: () => Promise<T>): Promise<T> => {
-    const before = tails.get(key) ?? Promise.resolve();
-    const run = before.then(fn, fn);
-    const tail = run.catch(() => undefined);
-    tails.set(key, tail);
-    try {
-      return await run;
-    } finally {
-      if (tails.get(key) === tail) tails.delete(key);
-    }
-  };
-}
-
 export function deployWebhook({ ctx, core, store, windowSeconds, waitSeconds }: { ctx: PluginContext; core: Core; store: StackStore; windowSeconds: number; waitSeconds: number }): AnyRoute[] {
+  // one call at a time per stack in this process, so "attach, else take the window" is decided in order
   const serialized = keyedLock();
   const token = { kind: deployKind, param: 'name' };
 

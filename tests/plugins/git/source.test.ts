@@ -234,3 +234,17 @@ test('scopes and access: reading needs stacks:read, changing needs stacks:write;
   assert.ok(openapi.paths['/api/v1/stacks/{name}/source/pin'].post.responses['422']);
   assert.ok(openapi.paths['/api/stacks/{name}/github'].post);
 });
+
+test('deleting a stack with a git source removes its working tree and its source', async () => {
+  const gone = uniqueName('gitgone');
+  await createStack(s, gone, busybox());
+  await setSource(s, gone, { url: repo.bare, branch: 'main' });
+  await act(s, 'deploy', gone);
+  const tree = join(s.dataDir, 'plugins', 'git', 'stacks', gone);
+  assert.ok(existsSync(tree), `a working tree at ${tree}`);
+  const revision = (await s.api('GET', `/api/v1/stacks/${gone}`)).body.revision;
+  const removed = await s.api('DELETE', `/api/v1/stacks/${gone}`, { headers: { 'if-match': `"${revision}"` } });
+  assert.equal(removed.status, 200, removed.text);
+  await eventually(async () => !existsSync(tree), 5000, 'the working tree to go');
+  assert.equal((await s.api('GET', `/api/v1/stacks/${gone}/source`)).status, 404);
+});

@@ -2,7 +2,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { call, eventually, startChild, type TestServer } from '../../helpers/harness.ts';
-import { busybox, cleanupProjects, createStack, projectContainers, startStacksServer, uniqueName, waitJob } from './helpers.ts';
+import { busybox, cleanupProjects, createStack, projectContainers, slowCompose, startStacksServer, uniqueName, waitJob } from './helpers.ts';
 
 let s: TestServer;
 const names: string[] = [];
@@ -50,17 +50,7 @@ test('a user not on a non-empty access list gets 404; list roles gate read, depl
 
 test('a restart during a deploy: the job fails "interrupted by restart", and a redeploy converges', async () => {
   const name = fresh('crash');
-  const compose = (seconds: number) => `services:
-  slow:
-    image: dockwright-test/busybox:1
-    command: ["sh", "-c", "sleep ${seconds}; touch /tmp/ok; sleep 3600"]
-    healthcheck: { test: ["CMD", "test", "-f", "/tmp/ok"], interval: 1s, timeout: 2s, retries: 60 }
-  app:
-    image: dockwright-test/busybox:1
-    command: ["sleep", "3600"]
-    depends_on: { slow: { condition: service_healthy } }
-`;
-  await createStack(s, name, compose(30));
+  await createStack(s, name, slowCompose(30));
   const config = {
     databaseUrl: s.databaseUrl, dataDir: s.dataDir,
     plugins: { docker: { options: { stopTimeoutSeconds: 1, healthTimeoutMs: 120_000 } }, containers: {}, stacks: {} },
@@ -77,7 +67,7 @@ test('a restart during a deploy: the job fails "interrupted by restart", and a r
     assert.equal(interrupted.error, 'interrupted by restart');
     const stack = (await call(second.url, 'GET', `/api/v1/stacks/${name}`, { token: s.admin })).body;
     assert.equal(stack.status, 'failed');
-    await call(second.url, 'PUT', `/api/v1/stacks/${name}/compose`, { token: s.admin, body: { content: compose(2), revision: 1 } });
+    await call(second.url, 'PUT', `/api/v1/stacks/${name}/compose`, { token: s.admin, body: { content: slowCompose(2), revision: 1 } });
     const redeploy = (await call(second.url, 'POST', `/api/v1/stacks/${name}/deploy`, { token: s.admin })).body;
     let done: any;
     do done = (await call(second.url, 'GET', `/api/v1/jobs/${redeploy.id}/wait?timeout=60`, { token: s.admin })).body; while (!done.done);

@@ -43,3 +43,15 @@ export async function act(s: TestServer, verb: 'deploy' | 'stop' | 'pull', name:
   if (job.status !== expect) throw new Error(`${verb} of ${name} ${job.status}, expected ${expect}: ${job.error}\n${job.output}`);
   return job;
 }
+
+/** a deploy that takes `seconds`: app waits for slow to become healthy */
+export const slowCompose = (seconds: number) => `services:
+  slow:
+    image: dockwright-test/busybox:1
+    command: ["sh", "-c", "sleep ${seconds}; touch /tmp/ok; sleep 3600"]
+    healthcheck: { test: ["CMD", "test", "-f", "/tmp/ok"], interval: 1s, timeout: 2s, retries: 60 }
+  app:
+    image: dockwright-test/busybox:1
+    command: ["sleep", "3600"]
+    depends_on: { slow: { condition: service_healthy } }
+`;

@@ -2,7 +2,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { call, type TestServer } from '../../helpers/harness.ts';
-import { busybox, cleanupProjects, createStack, startStacksServer, uniqueName, waitJob } from './helpers.ts';
+import { busybox, cleanupProjects, createStack, slowCompose, startStacksServer, uniqueName, waitJob } from './helpers.ts';
 
 let s: TestServer;
 const slow = uniqueName('whslow');
@@ -10,18 +10,6 @@ const fast = uniqueName('whfast');
 const broken = uniqueName('whbad');
 before(async () => { s = await startStacksServer(); });
 after(async () => { await cleanupProjects(slow, fast, broken); await s.close(); });
-
-/** a deploy that takes a few seconds: app waits for slow to become healthy */
-const slowCompose = (seconds: number) => `services:
-  slow:
-    image: dockwright-test/busybox:1
-    command: ["sh", "-c", "sleep ${seconds}; touch /tmp/ok; sleep 3600"]
-    healthcheck: { test: ["CMD", "test", "-f", "/tmp/ok"], interval: 1s, timeout: 2s, retries: 30 }
-  app:
-    image: dockwright-test/busybox:1
-    command: ["sleep", "3600"]
-    depends_on: { slow: { condition: service_healthy } }
-`;
 
 const hook = (name: string, token: string | undefined, query = '') => call(s.url, 'POST', `/api/stacks/${name}/deploy${query}`, { token });
 

@@ -1,4 +1,4 @@
-// One git or tree operation per stack at a time in this process: a keyed promise chain.
+// One operation per key at a time in this process (a keyed promise chain): what plugins use to serialize work per resource.
 export type KeyedLock = <T>(key: string, fn: () => Promise<T>) => Promise<T>;
 
 export function keyedLock(): KeyedLock {
