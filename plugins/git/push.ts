@@ -1,7 +1,7 @@
 // The push receiver under /api: HMAC-signed calls from GitHub, Gitea or Forgejo; a push to the stack's branch deploys it.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { defineRoute, problem, reply, Type, type ActionTokensApi, type ActivityApi, type Actor, type AnyRoute } from '../../sdk/index.ts';
-import { pushKind, type StacksApi } from '../stacks/index.ts';
+import type { StacksApi } from '../stacks/index.ts';
 import type { SourceStore } from './store.ts';
 import { StackName } from './routes.ts';
 
@@ -50,7 +50,7 @@ export function pushReceiver({ stacks, store, actionTokens, activity }: {
       handler: async ({ params, headers, rawBody, ip }) => {
         const name = params.name;
         const body = rawBody ?? Buffer.alloc(0);
-        const secret = await actionTokens.secret(pushKind, name);
+        const secret = await actionTokens.secret(stacks.webhookKinds.push, name);
         // an unknown stack, a disabled webhook and a wrong signature all look the same from outside
         if (!secret || !signatureValid(secret, body, headers)) {
           throw problem(401, 'the signature is missing or does not match the push secret of this stack', { headers: { 'WWW-Authenticate': 'HMAC-SHA256 realm="push"' } });

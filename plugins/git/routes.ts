@@ -1,6 +1,6 @@
 // The source endpoints of /api/v1: read, set and remove a stack's source; check, pin, unpin; archive upload; the push secret.
 import { defineRoute, problem, Type, type AnyRoute, type Principal } from '../../sdk/index.ts';
-import { pushKind, type StacksApi } from '../stacks/index.ts';
+import type { StacksApi } from '../stacks/index.ts';
 import type { Credentials } from './git.ts';
 import type { SourceStore } from './store.ts';
 import type { Sources } from './sources.ts';
@@ -204,7 +204,7 @@ export function sourceRoutes({ stacks, sources, store, actionTokens, allowedLoca
       activity: 'stack.webhook.push.rotate', resource: 'stack:{name}',
       handler: async ({ params, principal, headers }) => {
         await stacks.access(params.name, principal, 'write');
-        const secret = await actionTokens.issueSecret(pushKind, params.name);
+        const secret = await actionTokens.issueSecret(stacks.webhookKinds.push, params.name);
         return { secret, url: urlOf(headers, `/api/stacks/${params.name}/github`), contentType: 'application/json', events: ['push'] };
       },
     }),
@@ -214,7 +214,7 @@ export function sourceRoutes({ stacks, sources, store, actionTokens, allowedLoca
       activity: 'stack.webhook.push.disable', resource: 'stack:{name}',
       handler: async ({ params, principal }) => {
         await stacks.access(params.name, principal, 'write');
-        await actionTokens.revoke(pushKind, params.name);
+        await actionTokens.revoke(stacks.webhookKinds.push, params.name);
         return { name: params.name, enabled: false };
       },
     }),

@@ -2,7 +2,7 @@
 import { definePlugin, problem, Type, type Actor, type AttentionItem, type Job, type Principal } from '../../sdk/index.ts';
 import type { DockerRuntime } from '../docker/types.ts';
 import { assertAccess, canSee, type Need } from './access.ts';
-import { createCore, resourceOf, type StackSource } from './core.ts';
+import { createCore, deployKind, pushKind, resourceOf, type StackSource } from './core.ts';
 import { stackRoutes } from './routes.ts';
 import { builtInRules, type PlatformRule } from './rules.ts';
 import { createStore } from './store.ts';
@@ -11,7 +11,6 @@ import { stackView } from './view.ts';
 import { deployWebhook } from './webhook.ts';
 
 export type { Need, PlatformRule, StackSource, StackTemplate };
-export { deployKind, pushKind } from './core.ts';
 
 /** what other plugins may do with stacks */
 export interface StacksApi {
@@ -22,6 +21,8 @@ export interface StacksApi {
   /** queues a deploy of the stack (attached to a queued one when asked) */
   deploy(stack: string, actor: Actor, attach?: boolean): Promise<Job & { attached: boolean }>;
   exists(stack: string): Promise<boolean>;
+  /** the action-token kinds of the stack webhooks (the push secret is kept under `push`) */
+  webhookKinds: { deploy: string; push: string };
   /** the stack for this caller: a 404 problem when absent or invisible to them, 403 when their role on it is too low */
   access(stack: string, principal: Principal, need: Need): Promise<void>;
 }
@@ -112,6 +113,7 @@ export default definePlugin({
       },
       deploy: (stack, actor, attach) => core.start('deploy', stack, actor, attach),
       exists: async (stack) => (await store.get(stack)) !== null,
+      webhookKinds: { deploy: deployKind, push: pushKind },
       access: async (stack, principal, need) => {
         const row = await store.get(stack);
         if (!row) throw problem(404, `no stack "${stack}"`);
