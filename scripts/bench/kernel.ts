@@ -1,23 +1,14 @@
 // Benchmark (not a test): authenticated GET /api/v1/me against a bare node:http hello-world, and no-op jobs per second through the runner.
 // Run with `npm run bench:kernel` after `npm test` has prepared PostgreSQL (it reads .test-env).
-import { readFileSync } from 'node:fs';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import autocannon from 'autocannon';
 import { boot } from '../../kernel/app.ts';
 import { createDatabase, root, startChild } from '../../tests/helpers/harness.ts';
 import type { JobHandle } from '../../sdk/index.ts';
+import { load, loadTestEnv } from './common.ts';
 
-for (const line of readFileSync(join(root, '.test-env'), 'utf8').split('\n')) {
-  const m = /^export (\w+)=(.*)$/.exec(line);
-  if (m) process.env[m[1]] ??= m[2];
-}
-
-async function load(url: string, headers: Record<string, string>, seconds = 10) {
-  const result = await autocannon({ url, connections: 32, duration: seconds, headers });
-  return { rps: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx };
-}
+loadTestEnv();
 
 async function bareHello(): Promise<{ url: string; close(): void }> {
   const { spawn } = await import('node:child_process');
