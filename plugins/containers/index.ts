@@ -1,6 +1,6 @@
 // The containers plugin: list containers, start/stop/restart them and read their logs, over the docker plugin's client.
 import type Dockerode from 'dockerode';
-import { definePlugin, defineRoute, Problem, problem, streamReply, Type } from '../../sdk/index.ts';
+import { definePlugin, defineRoute, Problem, problem, streamReply, Type, type Principal } from '../../sdk/index.ts';
 import type { DockerRuntime } from '../docker/types.ts';
 import { logsStream, parseSince } from './logs.ts';
 import { ContainerSchema, toView, type ContainerView } from './view.ts';
@@ -55,6 +55,23 @@ export default definePlugin({
       }
     };
 
+    /**
+     * The container, when this caller may act on it: a stack's containers as the stack's access list allows (404 when
+     * the stack is hidden from them), containers outside Dockwright only for admins.
+     */
+    const actOn = async (id: string, principal: Principal) => {
+      const info = await inspect(id);
+      const labels = info.Config.Labels ?? {};
+      const project = labels['dockwright.managed'] === 'true' ? labels['dockwright.project'] : undefined;
+      if (project === undefined) {
+        if (principal.role !== 'admin') throw problem(403, `container "${id}" is not managed by Dockwright: only admins may act on it`);
+        return info;
+      }
+      if ((await runtime.allowedProjects(principal, [project], 'read')).size === 0) throw problem(404, `there is no container "${id}"`);
+      if ((await runtime.allowedProjects(principal, [project], 'deploy')).size === 0) throw problem(403, `your role on stack "${project}" does not allow acting on its containers`);
+      return info;
+    };
+
     /** the list entry of one container: the same answer as the list, from one filtered list call. */
     const view = async (fullId: string, asked: string): Promise<ContainerView> => {
       const [c] = await docker.listContainers({ all: true, size: false, filters: { id: [fullId] } });
@@ -67,15 +84,18 @@ export default definePlugin({
       summary: 'List containers (every container of the engine, with the stack that owns it)',
       description: 'One engine call; sizes are never computed. Sorted by name; `cursor` is the last name of the previous page.',
       query: Type.Object({
-        stack: Type.Optional(Type.String({ pattern: '^[a-z0-9][a-z0-9_-]{0,62}$', description: 'only the containers of this stack' })),
+        stack: Type.Optional(Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$', description: 'only the containers of this stack' })),
         status: Type.Optional(Type.Union(states.map((s) => Type.Literal(s)), { description: 'only containers in this state' })),
       }),
       response: ContainerSchema,
-      handler: async ({ query, page }) => {
+      handler: async ({ query, page, principal }) => {
         const filters: Record<string, string[]> = {};
         if (query.stack) filters.label = ['dockwright.managed=true', `dockwright.project=${query.stack}`];
         if (query.status) filters.status = [query.status];
-        const list = (await docker.listContainers({ all: true, size: false, filters })).map(toView).sort((a, b) => a.name.localeCompare(b.name));
+        const all = (await docker.listContainers({ all: true, size: false, filters })).map(toView);
+        // one access decision for all the stacks on the page, not one per container
+        const visible = await runtime.allowedProjects(principal, [...new Set(all.flatMap((c) => (c.project ? [c.project] : [])))], 'read');
+        const list = all.filter((c) => c.project === null || visible.has(c.project)).sort((a, b) => a.name.localeCompare(b.name));
         const rest = page.cursor ? list.filter((c) => c.name.localeCompare(page.cursor!) > 0) : list;
         const items = rest.slice(0, page.limit);
         return { items, next: rest.length > page.limit ? items.at(-1)!.name : undefined };
@@ -87,8 +107,8 @@ export default definePlugin({
       query: verb === 'start' ? undefined : Type.Object({ timeout: Type.Optional(Type.Integer({ minimum: 0, maximum: 600, default: 10, description: 'seconds to wait before killing it' })) }),
       response: Action, errors: [404, 409, 502, 503],
       activity: `containers.${verb}`, resource: 'container:{id}',
-      handler: async ({ params, query }) => {
-        const info = await inspect(params.id);
+      handler: async ({ params, query, principal }) => {
+        const info = await actOn(params.id, principal);
         const t = (query as { timeout?: number } | undefined)?.timeout ?? 10;
         const c = docker.getContainer(info.Id);
         let changed = true;
@@ -118,9 +138,9 @@ export default definePlugin({
         follow: Type.Optional(Flag),
         stream: Type.Optional(Type.Union([Type.Literal('stdout'), Type.Literal('stderr'), Type.Literal('both')], { default: 'both' })),
       }),
-      handler: async ({ params, query }) => {
+      handler: async ({ params, query, principal }) => {
         const since = query.since ? parseSince(query.since) : undefined;
-        const info = await inspect(params.id);
+        const info = await actOn(params.id, principal);
         const which = query.stream ?? 'both';
         try {
           const stream = await logsStream(docker, info.Id, info.Config.Tty, {

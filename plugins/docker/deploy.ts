@@ -8,6 +8,7 @@ import { bareName, filterFor, isReplacedName, label, replacedName } from './labe
 import { ensureNetworks, ensureVolumes, removeContainer } from './resources.ts';
 import { endpointConfig, planContainer, type ContainerPlan } from './spec.ts';
 import { limiter, plural, sleep } from './util.ts';
+import { realExisting } from './compose/shape.ts';
 
 export interface DeployDeps {
   docker: Dockerode;
@@ -168,8 +169,24 @@ async function startIgnoringStarted(docker: Dockerode, id: string): Promise<void
   }
 }
 
+/**
+ * Bind sources were resolved to real paths when the file was loaded; a link put in their way since (by a container
+ * that mounts part of the tree, say) would make the engine mount something else, so the deploy stops instead.
+ */
+function assertBindsUnmoved(plan: ContainerPlan): void {
+  const host = plan.create.HostConfig ?? {};
+  const sources = [
+    ...(host.Binds ?? []).map((b) => b.slice(0, b.indexOf(':'))),
+    ...(host.Mounts ?? []).filter((m) => m.Type === 'bind').map((m) => m.Source),
+  ];
+  for (const source of sources) {
+    if (realExisting(source) !== source) throw new Error(`${plan.name}: the bind mount source ${source} changed into a link since it was checked; refusing to mount it`);
+  }
+}
+
 /** creates, joins the further networks, starts; a container that never ran is removed again, so a retry starts clean. */
 async function createAndStart(docker: Dockerode, plan: ContainerPlan): Promise<string> {
+  assertBindsUnmoved(plan);
   let container: Dockerode.Container;
   try {
     container = await docker.createContainer(plan.create);

@@ -2,14 +2,22 @@
 import type Dockerode from 'dockerode';
 import type { DeployIo, NormalizedNetwork, NormalizedVolume } from './types.ts';
 import { reasonOf, statusOf } from './client.ts';
-import { bareName, filterFor } from './labels.ts';
+import { bareName, filterFor, label } from './labels.ts';
 
 export interface ResourceDeps { docker: Dockerode; stopSeconds: number }
+
+/** an existing network or volume of this name must be the project's own (or declared external): never another project's */
+function assertOwned(kind: string, name: string, external: boolean, labels: Record<string, string> | undefined, wanted: Record<string, string>): void {
+  if (external || labels?.[label.project] === wanted[label.project]) return;
+  const owner = labels?.[label.project];
+  throw new Error(`the ${kind} "${name}" exists but belongs to ${owner ? `project ${owner}` : 'something outside Dockwright'}; it is not reused`);
+}
 
 export async function ensureNetworks(docker: Dockerode, networks: readonly NormalizedNetwork[], io: DeployIo): Promise<void> {
   await Promise.all(networks.map(async (n) => {
     try {
-      await docker.getNetwork(n.name).inspect();
+      const info = await docker.getNetwork(n.name).inspect();
+      assertOwned('network', n.name, n.external, info.Labels, n.labels);
       return;
     } catch (err) {
       if (statusOf(err) !== 404) throw err;
@@ -27,7 +35,8 @@ export async function ensureNetworks(docker: Dockerode, networks: readonly Norma
 export async function ensureVolumes(docker: Dockerode, volumes: readonly NormalizedVolume[], io: DeployIo): Promise<void> {
   await Promise.all(volumes.map(async (v) => {
     try {
-      await docker.getVolume(v.name).inspect();
+      const info = await docker.getVolume(v.name).inspect();
+      assertOwned('volume', v.name, v.external, info.Labels ?? undefined, v.labels);
       return;
     } catch (err) {
       if (statusOf(err) !== 404) throw err;

@@ -1,5 +1,5 @@
 // The DockerRuntime: one client, the compose engine and the read views behind the API other plugins call.
-import type { ComposeProject, DeployIo, DockerRuntime, LoadedCompose, RegistryAuthProvider } from './types.ts';
+import type { AccessGuard, ComposeProject, DeployIo, DockerRuntime, LoadedCompose, RegistryAuthProvider } from './types.ts';
 import { createClient, reasonOf } from './client.ts';
 import { loadCompose } from './compose/load.ts';
 import { deployProject } from './deploy.ts';
@@ -35,6 +35,7 @@ function checkName(name: string): void {
 export function createRuntime(opts: RuntimeOptions): DockerRuntime {
   const docker = createClient({ endpoint: opts.endpoint, timeoutMs: opts.timeoutMs });
   let auth: RegistryAuthProvider | null = null;
+  let guard: AccessGuard | null = null;
   const images: ImageDeps = { docker, auth: () => auth, pullTimeoutMs: opts.pullTimeoutMs };
   const resources = { docker, stopSeconds: opts.stopTimeoutSeconds };
 
@@ -79,5 +80,7 @@ export function createRuntime(opts: RuntimeOptions): DockerRuntime {
     publishedPorts: (except) => publishedPorts(docker, except),
     engine: () => engineState(docker, opts.endpoint),
     setRegistryAuth(provider: RegistryAuthProvider) { auth = provider; },
+    setAccessGuard(g: AccessGuard) { guard = g; },
+    allowedProjects: (principal, projects, need) => (guard ? guard(principal, projects, need) : Promise.resolve(new Set(projects))),
   };
 }

@@ -1,5 +1,6 @@
 // The docker plugin's public API: the compose model and the runtime that stacks, containers and backups call.
 import type Dockerode from 'dockerode';
+import type { Principal } from '../../sdk/index.ts';
 
 export interface ComposeProject {
   /** project (stack) name: ^[a-z0-9][a-z0-9_-]{0,62}$ */
@@ -152,6 +153,11 @@ export interface DeployIo { log(line: string): void; signal?: AbortSignal }
 export interface ContainerStatus { id: string; name: string; state: string; status: string; health: string | null; image: string; createdAt: string }
 export interface ServiceStatus { service: string; containers: ContainerStatus[] }
 
+/** what a caller may do to the containers of a project: see them, or act on them (start, stop, logs) */
+export type ProjectNeed = 'read' | 'deploy';
+/** the projects among `projects` this caller may use as asked (the stacks plugin applies its access lists) */
+export type AccessGuard = (principal: Principal, projects: readonly string[], need: ProjectNeed) => Promise<Set<string>>;
+
 export type RegistryAuthProvider = (registryHost: string) => Promise<{ username: string; password: string; serveraddress: string } | null>;
 
 export interface DeployResult {
@@ -174,6 +180,9 @@ export interface DockerRuntime {
   publishedPorts(exceptProject?: string): Promise<{ project: string | null; hostPort: number; protocol: string }[]>;
   engine(): Promise<{ ok: true; version: string } | { ok: false; reason: string }>;
   setRegistryAuth(provider: RegistryAuthProvider): void;
+  /** who may see and act on the containers of which project; without a guard, scopes and roles alone decide */
+  setAccessGuard(guard: AccessGuard): void;
+  allowedProjects(principal: Principal, projects: readonly string[], need: ProjectNeed): Promise<Set<string>>;
   /** the client: connection failures and timeouts reject with a 503 Problem */
   docker: Dockerode;
   /** the engine address, for messages */

@@ -6,7 +6,7 @@ import type { SourceStore } from './store.ts';
 import type { Sources } from './sources.ts';
 import { branchError, commitId, Invalid, parseRepoUrl, sshKeyError, tokenError, treePath } from './validate.ts';
 
-export const StackName = Type.String({ pattern: '^[a-z0-9][a-z0-9_-]{0,62}$', description: 'lowercase letters, digits, - and _' });
+export const StackName = Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$', description: 'lowercase letters, digits and - (not _, which separates a stack from the names of its volumes and networks)' });
 const Params = Type.Object({ name: StackName });
 const Deploy = Type.Optional(Type.Boolean({ description: 'also queue a deploy (needs stacks:deploy); the answer then holds jobId' }));
 

@@ -38,7 +38,7 @@ export function createCore(ctx: PluginContext, deps: { runtime: DockerRuntime; s
     t?.template ? templateVariables(t.settings, env) : env;
 
   async function projectOf(row: StackRow, io: DeployIo & { redact(secret: string): void }) {
-    for (const value of Object.values(row.env)) if (value.length >= 6) io.redact(value);
+    for (const value of [...Object.values(row.env), ...Object.values(row.settings).map(String)]) if (value.length >= 6) io.redact(value);
     let prepared: Awaited<ReturnType<StackSource['prepare']>> = null;
     for (const source of sources) prepared ??= await source.prepare(row.name, io);
     if (prepared?.commit) io.log(`source at commit ${prepared.commit}`);
@@ -53,7 +53,7 @@ export function createCore(ctx: PluginContext, deps: { runtime: DockerRuntime; s
     const { project, commit, fromSource } = await projectOf(row, io);
     const loaded = runtime.load(project);
     const errors = fromSource
-      ? await checkRules(deps.rules, deps.switches, { stack, loaded, hasSource: true })
+      ? await checkRules(deps.rules, deps.switches, { stack, loaded, hasSource: true, workdir: project.workdir })
       : loaded.errors.map((e) => ({ rule: 'compose-valid', ...e }));
     if (errors.length) throw new Error(`the compose file of ${stack} is refused: ${errors.map((e) => `${e.path}: ${e.message} (${e.rule})`).join('; ')}`);
     return { row, project, commit };

@@ -1,7 +1,7 @@
 // The stacks plugin: compose stacks with variables, settings, revisions, deploy/stop/pull jobs, access lists, autoupdate and the deploy webhook.
 import { definePlugin, problem, Type, type Actor, type AttentionItem, type Job, type Principal } from '../../sdk/index.ts';
 import type { DockerRuntime } from '../docker/types.ts';
-import { assertAccess, canSee, type Need } from './access.ts';
+import { assertAccess, canSee, stackRole, type Need } from './access.ts';
 import { createCore, deployKind, pushKind, resourceOf, type StackSource } from './core.ts';
 import { stackRoutes } from './routes.ts';
 import { builtInRules, type PlatformRule } from './rules.ts';
@@ -68,6 +68,17 @@ export default definePlugin({
 
     for (const route of stackRoutes({ ctx, core, store, templates, autoupdateCron: options.autoupdateCron, describe })) ctx.routes.add(route);
     for (const route of deployWebhook({ ctx, core, store, windowSeconds: options.webhookWindowSeconds, waitSeconds: options.webhookWaitSeconds })) ctx.webhooks.add(route);
+
+    // the containers of a stack are as visible, and as usable, as the stack; projects that are no stack are for admins
+    runtime.setAccessGuard(async (principal, projects, need) => {
+      const access = await store.accessOf(projects);
+      return new Set(projects.filter((p) => {
+        const entries = access.get(p);
+        if (!entries) return principal.role === 'admin';
+        const role = stackRole(principal, entries);
+        return role === 'unlimited' || (role !== null && (need === 'read' || role !== 'viewer'));
+      }));
+    });
 
     ctx.schedule.cron('autoupdate', options.autoupdateCron, async () => {
       for (const row of await store.all()) {

@@ -4,9 +4,9 @@ import { AccessEntrySchema, assertAccess, canSee, type AccessEntry, type Need } 
 import { deployKind, resourceOf, type Core } from './core.ts';
 import type { StackContent, StackRow, StackStore } from './store.ts';
 import type { Templates } from './templates.ts';
-import { stackView, visibleVariables } from './view.ts';
+import { stackView, visibleSettings, visibleVariables } from './view.ts';
 
-export const StackName = Type.String({ pattern: '^[a-z0-9][a-z0-9_-]{0,62}$', description: 'lowercase letters, digits, - and _' });
+export const StackName = Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$', description: 'lowercase letters, digits and - (not _, which separates a stack from the names of its volumes and networks)' });
 const Params = Type.Object({ name: StackName });
 const RevisionParams = Type.Object({ name: StackName, id: Type.Integer({ minimum: 1 }) });
 const Revision = Type.Optional(Type.Integer({ minimum: 0, description: 'the revision this write is based on (or If-Match)' }));
@@ -158,7 +158,10 @@ export function stackRoutes({ ctx, core, store, templates, autoupdateCron, descr
       handler: async ({ params, body, principal }) => {
         const row = await store.get(params.name);
         if (row) assertAccess(principal, params.name, row.access, 'read');
-        const { loaded, errors } = await core.validate(params.name, body.content, row?.env ?? {}, row ?? undefined);
+        // interpolated values can surface in error messages: a reader validates with the secrets they may not see hidden
+        const env = row ? visibleVariables(row.env, principal).values : {};
+        const settings = row && { template: row.template, settings: visibleSettings(row.settings, principal) };
+        const { loaded, errors } = await core.validate(params.name, body.content, env, settings ?? undefined);
         return { valid: errors.length === 0, errors, warnings: loaded.warnings, services: loaded.services.map((s) => s.name) };
       },
     }),
@@ -187,7 +190,7 @@ export function stackRoutes({ ctx, core, store, templates, autoupdateCron, descr
       method: 'GET', path: '/stacks/:name/settings', scopes: ['stacks:read'], params: Params, summary: "The template settings and the template's input schema",
       handler: async ({ params, principal }) => {
         const row = await stackFor(params.name, principal, 'read');
-        return { name: row.name, revision: row.revision, template: row.template, settings: row.settings, inputs: row.template ? templates.get(row.template)?.inputs ?? null : null };
+        return { name: row.name, revision: row.revision, template: row.template, settings: visibleSettings(row.settings, principal), inputs: row.template ? templates.get(row.template)?.inputs ?? null : null };
       },
     }),
     defineRoute({
@@ -242,7 +245,7 @@ export function stackRoutes({ ctx, core, store, templates, autoupdateCron, descr
         const content = store.contentOf(found.snapshot);
         return {
           id: found.revision, revision: found.revision, author: found.author, message: found.message, createdAt: found.createdAt,
-          compose: content.compose, ...visibleVariables(content.env, principal), template: content.template, settings: content.settings,
+          compose: content.compose, ...visibleVariables(content.env, principal), template: content.template, settings: visibleSettings(content.settings, principal),
         };
       },
     }),

@@ -1,5 +1,6 @@
 // Platform rules for compose files: each rule reports its own errors, with the path in the user's file; admins switch rules off per install.
-import { posix } from 'node:path';
+import { realpathSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import type { LoadedCompose } from '../docker/types.ts';
 
 export interface RuleIssue { path: string; message: string }
@@ -8,6 +9,8 @@ export interface RuleInput {
   loaded: LoadedCompose;
   /** the stack has a source tree (build contexts and relative bind mounts are allowed) */
   hasSource: boolean;
+  /** that tree, when the compose file came from it (relative bind mounts resolve inside it) */
+  workdir?: string;
 }
 export interface PlatformRule {
   id: string;
@@ -32,17 +35,16 @@ function perService(loaded: LoadedCompose, key: string, bad: (value: unknown) =>
   return servicesOf(loaded).filter(([, s]) => key in s && bad(s[key])).map(([name, s]) => ({ path: `services.${name}.${key}`, message: message(name, s[key]) }));
 }
 
-const dockerSockets = ['/var/run/docker.sock', '/run/docker.sock'];
+const dockerSockets = ['/var/run/docker.sock', '/run/docker.sock'].map((p) => realExisting(p));
 
-/** the host side of a volume entry when it is a bind mount, else null */
-function bindSource(entry: unknown): string | null {
-  if (typeof entry === 'string') {
-    const [source, target] = entry.split(':');
-    if (target === undefined) return null; // anonymous volume
-    return /^[./~]/.test(source) ? source : null;
+/** the real path of the longest existing part of `p` (the kernel's answer, not a textual one), with the rest appended */
+function realExisting(p: string): string {
+  try {
+    return realpathSync.native(p);
+  } catch {
+    const parent = dirname(p);
+    return parent === p ? p : join(realExisting(parent), basename(p));
   }
-  if (entry && typeof entry === 'object' && (entry as Raw).type === 'bind') return String((entry as Raw).source ?? '');
-  return null;
 }
 
 /** host ports of one `ports` entry: "8080:80", "127.0.0.1:8080-8081:80-81/udp", { published: 8080 } */
@@ -65,8 +67,26 @@ function range(text: string): number[] {
   return to >= from && to - from < 1000 ? Array.from({ length: to - from + 1 }, (_, i) => from + i) : [];
 }
 
+/** the path of the `volumes` entry of a service that mounts at `target` (rules judge the normalized mount, report the user's line) */
+function volumePath(raw: Raw, service: string, target: string): string {
+  const list = Array.isArray(raw.volumes) ? raw.volumes : [];
+  const i = list.findIndex((v) => (typeof v === 'string' ? v.split(':')[1] === target : v && typeof v === 'object' && (v as Raw).target === target));
+  return i >= 0 ? `services.${service}.volumes[${i}]` : `services.${service}.volumes`;
+}
+
+/** what the engine will get, per service, with the raw service for paths */
+const normalized = (loaded: LoadedCompose) => {
+  const raw = Object.fromEntries(servicesOf(loaded));
+  return loaded.services.map((s) => ({ s, raw: raw[s.name] ?? {} }));
+};
+const foreignNamespace = (mode: string | null) => mode !== null && (mode === 'host' || mode.startsWith('container:'));
+
 export function builtInRules(opts: RuleOptions): PlatformRule[] {
   const dangerous = new Set(opts.dangerousCapabilities.map((c) => c.toUpperCase().replace(/^CAP_/, '')));
+  const underRoot = (path: string) => opts.allowedBindRoots.some((root) => {
+    const real = realExisting(root);
+    return path === real || path.startsWith(real.endsWith('/') ? real : real + '/');
+  });
   return [
     {
       id: 'compose-valid', description: 'valid YAML that follows the Compose Specification',
@@ -80,53 +100,61 @@ export function builtInRules(opts: RuleOptions): PlatformRule[] {
     },
     {
       id: 'no-privileged', description: 'no privileged containers',
-      check: ({ loaded }) => perService(loaded, 'privileged', (v) => v === true || v === 'true', (n) => `service ${n} asks to run privileged`),
+      check: ({ loaded }) => normalized(loaded).filter(({ s }) => s.privileged).map(({ s }) => ({ path: `services.${s.name}.privileged`, message: `service ${s.name} asks to run privileged` })),
     },
     {
-      id: 'no-host-network', description: 'no network_mode: host',
-      check: ({ loaded }) => perService(loaded, 'network_mode', (v) => v === 'host', (n) => `service ${n} asks for the host's network`),
+      id: 'no-host-network', description: "no network_mode: host (nor another container's network)",
+      check: ({ loaded }) => normalized(loaded).filter(({ s }) => foreignNamespace(s.networkMode))
+        .map(({ s }) => ({ path: `services.${s.name}.network_mode`, message: `service ${s.name} asks for the network of ${s.networkMode === 'host' ? 'the host' : s.networkMode}` })),
     },
     {
-      id: 'no-host-pid', description: 'no pid: host or ipc: host',
-      check: ({ loaded }) => [
-        ...perService(loaded, 'pid', (v) => v === 'host', (n) => `service ${n} asks for the host's process namespace`),
-        ...perService(loaded, 'ipc', (v) => v === 'host', (n) => `service ${n} asks for the host's IPC namespace`),
-      ],
+      id: 'no-host-pid', description: "no pid or ipc of the host (or of another container)",
+      check: ({ loaded }) => normalized(loaded).flatMap(({ s }) => [
+        ...(foreignNamespace(s.pid) ? [{ path: `services.${s.name}.pid`, message: `service ${s.name} asks for the process namespace of ${s.pid === 'host' ? 'the host' : s.pid}` }] : []),
+        ...(foreignNamespace(s.ipc) ? [{ path: `services.${s.name}.ipc`, message: `service ${s.name} asks for the IPC namespace of ${s.ipc === 'host' ? 'the host' : s.ipc}` }] : []),
+      ]),
     },
     {
       id: 'no-dangerous-capabilities', description: `no cap_add of ${[...dangerous].join(', ')}`,
-      check: ({ loaded }) => servicesOf(loaded).flatMap(([name, s]) => (Array.isArray(s.cap_add) ? s.cap_add : [])
-        .map((cap, i) => ({ cap: String(cap).toUpperCase().replace(/^CAP_/, ''), i }))
-        .filter(({ cap }) => dangerous.has(cap))
-        .map(({ cap, i }) => ({ path: `services.${name}.cap_add[${i}]`, message: `service ${name} adds the capability ${cap}` }))),
+      check: ({ loaded }) => normalized(loaded).flatMap(({ s, raw }) => s.capAdd
+        .map((cap) => cap.toUpperCase().replace(/^CAP_/, ''))
+        .filter((cap) => dangerous.has(cap))
+        .map((cap) => {
+          const i = Array.isArray(raw.cap_add) ? raw.cap_add.findIndex((c) => String(c).toUpperCase().replace(/^CAP_/, '') === cap) : -1;
+          return { path: `services.${s.name}.cap_add${i >= 0 ? `[${i}]` : ''}`, message: `service ${s.name} adds the capability ${cap}` };
+        })),
     },
     {
       id: 'no-devices', description: 'no host devices',
-      check: ({ loaded }) => perService(loaded, 'devices', (v) => Array.isArray(v) && v.length > 0, (n) => `service ${n} maps host devices`),
+      check: ({ loaded }) => normalized(loaded).filter(({ s }) => s.devices.length > 0).map(({ s }) => ({ path: `services.${s.name}.devices`, message: `service ${s.name} maps host devices` })),
     },
     {
       id: 'no-docker-socket', description: 'never the Docker socket',
-      check: ({ loaded }) => servicesOf(loaded).flatMap(([name, s]) => (Array.isArray(s.volumes) ? s.volumes : []).flatMap((v, i) => {
-        const source = bindSource(v);
-        if (source === null) return [];
-        const resolved = posix.resolve('/', source);
-        const exposes = dockerSockets.some((sock) => sock === resolved || sock.startsWith(resolved.endsWith('/') ? resolved : resolved + '/'));
-        return exposes ? [{ path: `services.${name}.volumes[${i}]`, message: `service ${name} mounts the Docker socket (or a folder holding it): that hands over the host` }] : [];
+      check: ({ loaded }) => normalized(loaded).flatMap(({ s, raw }) => s.mounts.filter((m) => m.type === 'bind' && m.source).flatMap((m) => {
+        const source = m.source!;
+        const exposes = dockerSockets.some((sock) => sock === source || sock.startsWith(source.endsWith('/') ? source : source + '/'));
+        return exposes ? [{ path: volumePath(raw, s.name, m.target), message: `service ${s.name} mounts the Docker socket (or a folder holding it): that hands over the host` }] : [];
       })),
     },
     {
       id: 'allowed-bind-mounts', description: `bind mounts only below the allowed roots${opts.allowedBindRoots.length ? ` (${opts.allowedBindRoots.join(', ')})` : ''}, or inside the stack's source tree`,
-      check: ({ loaded, hasSource }) => servicesOf(loaded).flatMap(([name, s]) => (Array.isArray(s.volumes) ? s.volumes : []).flatMap((v, i) => {
-        const source = bindSource(v);
-        if (source === null) return [];
-        if (!source.startsWith('/') && !source.startsWith('~')) {
-          const inside = !posix.normalize(source).startsWith('..');
-          return hasSource && inside ? [] : [{ path: `services.${name}.volumes[${i}]`, message: hasSource ? `service ${name} mounts ${source}, outside the source tree` : `service ${name} mounts the relative path ${source}, but this stack has no source tree` }];
-        }
-        const resolved = posix.resolve('/', source.replace(/^~/, '/root'));
-        const allowed = opts.allowedBindRoots.some((root) => resolved === posix.resolve(root) || resolved.startsWith(posix.resolve(root) + '/'));
-        return allowed ? [] : [{ path: `services.${name}.volumes[${i}]`, message: `service ${name} mounts the host path ${resolved}, which is not below an allowed root` }];
+      check: ({ loaded, workdir }) => normalized(loaded).flatMap(({ s, raw }) => s.mounts.filter((m) => m.type === 'bind' && m.source).flatMap((m) => {
+        const source = m.source!;
+        const inTree = workdir !== undefined && (source === realExisting(workdir) || source.startsWith(realExisting(workdir) + '/'));
+        return inTree || underRoot(source) ? [] : [{ path: volumePath(raw, s.name, m.target), message: `service ${s.name} mounts the host path ${source}, which is not below an allowed root` }];
       })),
+    },
+    {
+      id: 'no-host-volume-options', description: 'named volumes without driver options (a "local" volume with o=bind is a bind mount of any host path)',
+      check: ({ loaded }) => loaded.volumes.filter((v) => Object.keys(v.driverOpts).length > 0)
+        .map((v) => ({ path: `volumes.${v.key}.driver_opts`, message: `volume ${v.key} sets driver options` })),
+    },
+    {
+      id: 'no-external-resources', description: "volumes and networks belong to the stack: no external or explicitly named ones (they could be another stack's)",
+      check: ({ loaded, stack }) => [
+        ...loaded.volumes.filter((v) => v.external || v.name !== `${stack}_${v.key}`).map((v) => ({ path: `volumes.${v.key}`, message: `volume ${v.key} is ${v.external ? 'external' : `named ${v.name}`}` })),
+        ...loaded.networks.filter((n) => n.external || n.name !== `${stack}_${n.key}`).map((n) => ({ path: `networks.${n.key}`, message: `network ${n.key} is ${n.external ? 'external' : `named ${n.name}`}` })),
+      ],
     },
     {
       id: 'no-container-name', description: 'no container_name (names are the platform\'s, so stacks cannot collide)',

@@ -51,6 +51,12 @@ export function createStore(db: Db, secrets: SecretsApi) {
       return rows.map(open);
     },
 
+    /** name and access list of the named stacks (for access decisions on many at once) */
+    async accessOf(names: readonly string[]): Promise<Map<string, AccessEntry[]>> {
+      const { rows } = await db.query<{ name: string; access: AccessEntry[] }>('SELECT name, access FROM stacks WHERE name = ANY($1)', [names]);
+      return new Map(rows.map((r) => [r.name, r.access]));
+    },
+
     async all(): Promise<StackRow[]> {
       const { rows } = await db.query<StackRow & { env_sealed: string }>(`${select} ORDER BY name`);
       return rows.map(open);

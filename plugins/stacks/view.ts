@@ -15,6 +15,12 @@ export function visibleVariables(env: Record<string, string>, principal: Princip
   return { values: Object.fromEntries(Object.entries(env).map(([k, v]) => [k, looksSecret(k) ? '***' : v])), redacted };
 }
 
+/** template settings as the caller may see them: like variables, secret-looking names are hidden from readers */
+export function visibleSettings(settings: Record<string, unknown>, principal: Principal): Record<string, unknown> {
+  if (principal.can('stacks:write')) return settings;
+  return Object.fromEntries(Object.entries(settings).map(([k, v]) => [k, looksSecret(k) ? '***' : v]));
+}
+
 export function deriveStatus(row: StackRow, services: ServiceStatus[] | null, lastDeploy: Job | null): StackStatus {
   if (lastDeploy && !lastDeploy.done) return 'deploying';
   if (services === null) return 'unknown';

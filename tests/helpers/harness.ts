@@ -1,6 +1,6 @@
 // The test harness: a real kernel on a real PostgreSQL database of its own, spoken to over HTTP.
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
@@ -80,6 +80,12 @@ export interface StartOptions {
 
 let users = 0;
 
+/** exactly these plugins: config/default.json's others are switched off (config files merge, so they would load too) */
+export function onlyPlugins(plugins: Record<string, unknown>): Record<string, unknown> {
+  const defaults = JSON.parse(readFileSync(join(root, 'config/default.json'), 'utf8')).plugins as Record<string, unknown>;
+  return { ...Object.fromEntries(Object.keys(defaults).map((name) => [name, { enabled: false }])), ...plugins };
+}
+
 export async function startServer(opts: StartOptions = {}): Promise<TestServer> {
   const db = opts.reuse ? { url: opts.reuse.databaseUrl, drop: async () => undefined } : await createDatabase();
   const dataDir = opts.reuse?.dataDir ?? mkdtempSync(join(tmpdir(), 'dw-test-'));
@@ -88,7 +94,7 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
     env: { NODE_ENV: 'test', ...opts.env },
     config: {
       host: '127.0.0.1', port: 0, dataDir, databaseUrl: db.url, log: { level: 'silent' },
-      plugins: opts.plugins ?? { probe: { path: probePath } },
+      plugins: onlyPlugins(opts.plugins ?? { probe: { path: probePath } }),
       ...opts.config,
     },
   });
@@ -132,7 +138,7 @@ export async function eventually<T>(check: () => Promise<T | undefined | null | 
 export async function startChild(config: Record<string, unknown>): Promise<{ url: string; kill(signal?: NodeJS.Signals): Promise<void> }> {
   const { spawn } = await import('node:child_process');
   const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'tests/helpers/child-server.ts')], {
-    cwd: root, env: { ...process.env, DW_TEST_CONFIG: JSON.stringify({ host: '127.0.0.1', port: 0, log: { level: 'silent' }, ...config }) },
+    cwd: root, env: { ...process.env, DW_TEST_CONFIG: JSON.stringify({ host: '127.0.0.1', port: 0, log: { level: 'silent' }, ...config, plugins: onlyPlugins((config.plugins ?? {}) as Record<string, unknown>) }) },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const url = await new Promise<string>((resolveUrl, reject) => {

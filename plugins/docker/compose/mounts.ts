@@ -2,7 +2,7 @@
 import { isAbsolute } from 'node:path';
 import type { NormalizedMount, NormalizedVolume } from '../types.ts';
 import { type Issues, isObj, scalar, strList } from './shape.ts';
-import { inside } from './shape.ts';
+import { inside, realExisting } from './shape.ts';
 import { bytes } from './units.ts';
 
 export interface MountContext {
@@ -14,7 +14,8 @@ export interface MountContext {
 
 function bindSource(source: string, path: string, ctx: MountContext): string | null {
   if (source.startsWith('~')) { ctx.issues.error(path, `bind mount source "${source}": home directory paths are not supported; use an absolute path`); return null; }
-  if (isAbsolute(source)) return source;
+  // resolved now, so the rules judge (and the engine mounts) where it really leads
+  if (isAbsolute(source)) return realExisting(source);
   return inside(ctx.workdir, source, path, ctx.issues, 'bind mount source');
 }
 

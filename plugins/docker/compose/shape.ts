@@ -85,10 +85,13 @@ export function mapOrList(v: unknown, path: string, issues: Issues, seps = '='):
   return [];
 }
 
-/** the real path of the longest existing part of `p`, with the rest appended */
-function realExisting(p: string): string {
+/**
+ * The real path of the longest existing part of `p`, with the rest appended. The native realpath asks the kernel:
+ * JavaScript's resolves link targets as text, and `..` inside a link target can then appear to stay in the tree.
+ */
+export function realExisting(p: string): string {
   try {
-    return realpathSync(p);
+    return realpathSync.native(p);
   } catch {
     const parent = dirname(p);
     return parent === p ? p : join(realExisting(parent), basename(p));
@@ -109,9 +112,11 @@ export function inside(workdir: string | undefined, rel: string, path: string, i
     return null;
   }
   // a symlink inside the tree may still lead out of it, even when what it leads to does not exist (yet)
-  if (escapes(realpathSync(root), realExisting(target))) {
+  const real = realExisting(target);
+  if (escapes(realpathSync.native(root), real)) {
     issues.error(path, `${what} "${rel}" leads outside the source tree through a symbolic link`);
     return null;
   }
-  return target;
+  // the engine gets the resolved path: it would follow links again, and they may change
+  return real;
 }

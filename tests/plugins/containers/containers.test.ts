@@ -164,7 +164,7 @@ test('scopes: containers:read lists, containers:write acts, containers:logs read
   const operator = await s.token('operator', ['containers:read']);
   assert.equal((await call(s.url, 'GET', `/api/v1/containers/${name}-web-1/logs`, { token: operator })).status, 403);
   const logs = await s.token('operator', ['containers:logs']);
-  assert.equal((await call(s.url, 'GET', `/api/v1/containers/${name}-web-1/logs`, { token: logs })).status, 200);
+  const logsRes = await call(s.url, 'GET', `/api/v1/containers/${name}-web-1/logs`, { token: logs }); assert.equal(logsRes.status, 200, logsRes.text);
   assert.equal((await call(s.url, 'GET', '/api/v1/containers', { token: logs })).status, 403);
 
   const doc = (await call(s.url, 'GET', '/api/v1/openapi.json')).body;
