@@ -272,3 +272,21 @@ test('a project name must be a stack name', async () => {
   const l = await load('services:\n  web:\n    image: x\n', {}, { name: 'Bad Name' });
   assert.match(messages(l.errors)[0], /^name: the project name "Bad Name" must match/);
 });
+
+test('a link whose target climbs out through another link is caught: the kernel resolves it, not the text', async () => {
+  const deep = mkdtempSync(join(tmpdir(), 'dw-compose-deep-'));
+  const work = join(deep, 'a', 'tree');
+  mkdirSync(join(work, 'x'), { recursive: true });
+  mkdirSync(join(work, 'l'), { recursive: true });
+  // x/b leads back to the tree, so x/b/x/b/../.. is two levels above the tree for the kernel, but inside it as text
+  symlinkSync('..', join(work, 'x', 'b'));
+  symlinkSync('../x/b/x/b/../../..', join(work, 'l', 'up'));
+  try {
+    const l = await load('services:\n  web:\n    image: dockwright-test/busybox:1\n    volumes: ["./l/up:/h"]\n    env_file: l/up/passwd\n', {}, { workdir: work });
+    const got = messages(l.errors);
+    assert.ok(got.some((m) => m.startsWith('services.web.volumes[0]: bind mount source "./l/up" leads outside the source tree')), got.join('\n'));
+    assert.ok(got.some((m) => m.startsWith('services.web.env_file')), got.join('\n'));
+  } finally {
+    rmSync(deep, { recursive: true, force: true });
+  }
+});

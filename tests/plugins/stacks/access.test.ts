@@ -15,7 +15,7 @@ test('a user not on a non-empty access list gets 404; list roles gate read, depl
   const guarded = fresh('acc');
   await createStack(s, open, busybox());
   await createStack(s, guarded, busybox());
-  const all = ['stacks:read', 'stacks:write', 'stacks:deploy'];
+  const all = ['stacks:read', 'stacks:write', 'stacks:deploy', 'containers:read', 'containers:write', 'containers:logs'];
   const alice = await s.token('operator', all, { name: `alice-${guarded}` });
   const bob = await s.token('operator', all, { name: `bob-${guarded}` });
   const carol = await s.token('operator', all, { name: `carol-${guarded}`, teams: ['ops'] });
@@ -45,7 +45,19 @@ test('a user not on a non-empty access list gets 404; list roles gate read, depl
   assert.equal((await call(s.url, 'PUT', `/api/v1/stacks/${guarded}/env`, { token: alice, body: { values: { A: '1' }, revision: 1 } })).status, 200, 'a manager writes');
   assert.equal((await call(s.url, 'POST', `/api/v1/stacks/${guarded}/access`, { token: carol, body: { entries: [] } })).status, 403);
   assert.equal((await get(s.admin)).status, 200, 'admins see every stack');
-  await waitJob(s, carolDeploy.body.id);
+  assert.equal((await waitJob(s, carolDeploy.body.id)).status, 'succeeded');
+
+  // the stack's containers are as visible and as usable as the stack
+  const container = `${guarded}-app-1`;
+  const listed = (token: string) => call(s.url, 'GET', `/api/v1/containers?stack=${guarded}`, { token });
+  assert.deepEqual((await listed(dave)).body, [], 'dave does not see the containers of a stack hidden from him');
+  assert.equal((await listed(bob)).body.length, 1);
+  assert.equal((await call(s.url, 'POST', `/api/v1/containers/${container}/restart?timeout=1`, { token: dave })).status, 404);
+  assert.equal((await call(s.url, 'GET', `/api/v1/containers/${container}/logs`, { token: dave })).status, 404);
+  assert.equal((await call(s.url, 'POST', `/api/v1/containers/${container}/restart?timeout=1`, { token: bob })).status, 403, 'a viewer on the list cannot act on its containers');
+  assert.equal((await call(s.url, 'GET', `/api/v1/containers/${container}/logs`, { token: bob })).status, 403);
+  assert.equal((await call(s.url, 'POST', `/api/v1/containers/${container}/restart?timeout=1`, { token: carol })).status, 200, 'an operator on the list can');
+  assert.equal((await call(s.url, 'GET', `/api/v1/containers/${container}/logs`, { token: carol })).status, 200);
 });
 
 test('a restart during a deploy: the job fails "interrupted by restart", and a redeploy converges', async () => {

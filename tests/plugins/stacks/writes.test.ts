@@ -80,9 +80,22 @@ test('each platform rule has its own error', async () => {
     ['no-docker-socket', 'volumes: ["/var/run/docker.sock:/var/run/docker.sock"]', 'services.app.volumes[0]'],
     ['allowed-bind-mounts', 'volumes: ["/etc:/host-etc:ro"]', 'services.app.volumes[0]'],
     ['compose-valid', 'ports: "not a list"', 'services.app.ports'],
+    ['no-dangerous-capabilities', 'cap_add: SYS_ADMIN', 'services.app.cap_add'],
+    ['no-devices', 'devices: /dev/fuse', 'services.app.devices'],
+    ['no-host-pid', 'pid: "container:another-stack-db-1"', 'services.app.pid'],
+    ['no-host-network', 'network_mode: "container:another-stack-db-1"', 'services.app.network_mode'],
   ];
   for (const [rule, line, path] of cases) {
     const res = await s.api('POST', `/api/v1/stacks/${name}/validate`, { body: { content: `services:\n  app:\n    image: dockwright-test/busybox:1\n    ${line}\n` } });
+    assert.ok(res.body.errors.some((e: any) => e.rule === rule && e.path === path), `${rule}: ${JSON.stringify(res.body.errors)}`);
+  }
+  const volumes: [string, string, string][] = [
+    ['no-host-volume-options', 'volumes:\n  data:\n    driver_opts: { type: none, o: bind, device: / }\n', 'volumes.data.driver_opts'],
+    ['no-external-resources', 'volumes:\n  data:\n    external: true\n', 'volumes.data'],
+    ['no-external-resources', 'volumes:\n  data:\n    name: other_data\n', 'volumes.data'],
+  ];
+  for (const [rule, top, path] of volumes) {
+    const res = await s.api('POST', `/api/v1/stacks/${name}/validate`, { body: { content: `services:\n  app:\n    image: dockwright-test/busybox:1\n    volumes: ["data:/data"]\n${top}` } });
     assert.ok(res.body.errors.some((e: any) => e.rule === rule && e.path === path), `${rule}: ${JSON.stringify(res.body.errors)}`);
   }
   const allowed = await s.api('POST', `/api/v1/stacks/${name}/validate`, { body: { content: 'services:\n  app:\n    image: dockwright-test/busybox:1\n    volumes: ["/srv/dockwright/app:/data"]\n' } });
@@ -135,6 +148,11 @@ test('variables with secret-looking names are hidden from readers without stacks
   assert.deepEqual(seen.body.redacted.sort(), ['API_TOKEN', 'DB_PASSWORD']);
   const rev = await call(s.url, 'GET', `/api/v1/stacks/${name}/revisions/2`, { token: reader });
   assert.doesNotMatch(rev.text, /tok-123456|pw-123456/);
+  for (const probe of ['restart: ${DB_PASSWORD}', 'ports: ["${DB_PASSWORD}"]', 'command: ${X:?${DB_PASSWORD}}']) {
+    const leak = await call(s.url, 'POST', `/api/v1/stacks/${name}/validate`, { token: reader, body: { content: `services:\n  app:\n    image: dockwright-test/busybox:1\n    ${probe}\n` } });
+    assert.equal(leak.status, 200);
+    assert.doesNotMatch(leak.text, /pw-123456/, `validate does not reveal a secret to a reader (${probe})`);
+  }
   const writer = await s.api('GET', `/api/v1/stacks/${name}/env`);
   assert.equal(writer.body.values.DB_PASSWORD, 'pw-123456');
   const raw = await s.app.db.query('SELECT * FROM stacks WHERE name = $1', [name]);
