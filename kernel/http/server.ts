@@ -1,6 +1,7 @@
 // The HTTP server: polka routing and the pipeline request id → rate limit → auth → scope → validate → revision → handler → reply.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
+import { pipeline } from 'node:stream/promises';
 import polka from 'polka';
 import type { Actor, ActivityApi, Logger, Page, Principal } from '../../sdk/index.ts';
 import { isReply, Problem, problem } from '../../sdk/index.ts';
@@ -155,12 +156,15 @@ export function createHttpServer(deps: HttpDeps): Server {
         payload = out.body;
         Object.assign(headers, out.headers);
         if (out.stream) {
+          const stream = out.stream;
+          // the client may have left while the handler ran: a follow stream would otherwise live on
+          if (abort.signal.aborted || res.destroyed) { stream.destroy(); return; }
           res.statusCode = status;
           for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
           res.setHeader('Content-Type', out.contentType ?? 'application/octet-stream');
-          res.once('close', () => out.stream!.destroy());
-          out.stream.on('error', (err) => { log.warn({ err, requestId }, 'stream failed'); res.destroy(); });
-          out.stream.pipe(res);
+          pipeline(stream, res).catch((err: NodeJS.ErrnoException) => {
+            if (err.code !== 'ERR_STREAM_PREMATURE_CLOSE') log.warn({ err, requestId }, 'stream failed');
+          });
           return;
         }
       } else if (route.page && out && typeof out === 'object' && 'items' in out) {

@@ -1,5 +1,6 @@
 // Container logs as plain text: the engine's multiplexed stdout/stderr frames taken apart, optionally followed until the client leaves.
-import { PassThrough, type Readable } from 'node:stream';
+import { PassThrough, Transform, type Readable, type TransformCallback } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type Dockerode from 'dockerode';
 import { problem } from '../../sdk/index.ts';
 
@@ -34,17 +35,29 @@ function open(docker: Dockerode, id: string, q: LogsQuery): Promise<Readable> {
   });
 }
 
+/**
+ * The engine's frames (8-byte header: stream, 3 zero bytes, big-endian length) as plain text. A Transform, so a slow
+ * client slows the engine down instead of the log piling up in memory.
+ */
+class FrameDemux extends Transform {
+  private pending: Buffer = Buffer.alloc(0);
+
+  override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
+    this.pending = this.pending.length ? Buffer.concat([this.pending, chunk]) : chunk;
+    while (this.pending.length >= 8) {
+      const size = this.pending.readUInt32BE(4);
+      if (this.pending.length < 8 + size) break;
+      this.push(this.pending.subarray(8, 8 + size));
+      this.pending = this.pending.subarray(8 + size);
+    }
+    done();
+  }
+}
+
 export async function logsStream(docker: Dockerode, id: string, tty: boolean, q: LogsQuery): Promise<Readable> {
   const source = await open(docker, id, q);
-  const out = new PassThrough();
-  if (tty) {
-    // a TTY container's log is one raw stream, not frames
-    source.pipe(out);
-  } else {
-    docker.modem.demuxStream(source, out, out);
-    source.once('end', () => out.end());
-  }
-  source.once('error', (err) => out.destroy(err));
-  out.once('close', () => source.destroy());
+  // a TTY container's log is one raw stream, not frames
+  const out = tty ? new PassThrough() : new FrameDemux();
+  pipeline(source, out).catch(() => undefined); // the reader sees the error on `out`; closing `out` ends the engine call
   return out;
 }
