@@ -24,9 +24,9 @@ const userPattern = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,63}$/;
 
 function insideAny(path: string, roots: readonly string[]): boolean {
   // git follows symbolic links, so the real path is what must lie below a root
-  const real = existsSync(path) ? realpathSync(path) : resolve(path);
+  const real = existsSync(path) ? realpathSync.native(path) : resolve(path);
   return roots.some((root) => {
-    const r = relative(existsSync(root) ? realpathSync(root) : resolve(root), real);
+    const r = relative(existsSync(root) ? realpathSync.native(root) : resolve(root), real);
     return !r.startsWith('..') && !isAbsolute(r);
   });
 }

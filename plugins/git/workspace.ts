@@ -17,23 +17,28 @@ export class NotFound extends Error {}
 export function createWorkspace(root: () => string, git: Git) {
   const stackDir = (stack: string) => join(root(), 'stacks', stack);
   const repoDir = (stack: string) => join(stackDir(stack), 'repo');
+  // the repository lives beside the tree, not in it: containers may mount the tree, and a writable .git (its config,
+  // its attributes) would let them choose what the next git command runs or where it sends the credentials
+  const gitDir = (stack: string) => join(stackDir(stack), 'git');
+  const at = (stack: string) => [`--git-dir=${gitDir(stack)}`, `--work-tree=${repoDir(stack)}`];
   const refOf = (branch: string) => `refs/remotes/source/${branch}`;
 
-  async function ensureRepo(stack: string): Promise<string> {
-    const dir = repoDir(stack);
-    if (!existsSync(join(dir, '.git'))) {
-      await rm(dir, { recursive: true, force: true });
-      await mkdir(dir, { recursive: true });
-      await git(['init', '--quiet', '--', dir]);
+  /** the repository of the stack (created on first use); answers the git options that address it */
+  async function ensureRepo(stack: string): Promise<string[]> {
+    if (!existsSync(join(gitDir(stack), 'HEAD'))) {
+      await rm(gitDir(stack), { recursive: true, force: true });
+      await rm(repoDir(stack), { recursive: true, force: true });
+      await mkdir(repoDir(stack), { recursive: true });
+      await git(['init', '--quiet', '--bare', '--', gitDir(stack)]);
     }
-    return dir;
+    return at(stack);
   }
 
-  const has = async (dir: string, commit: string) => git(['cat-file', '-e', `${commit}^{commit}`], { cwd: dir }).then(() => true, () => false);
+  const has = async (repo: string[], commit: string) => git([...repo, 'cat-file', '-e', `${commit}^{commit}`]).then(() => true, () => false);
 
-  async function fetch(dir: string, remote: Remote, what: string, depth: number, signal?: AbortSignal) {
-    await git(['fetch', '--quiet', '--no-tags', '--no-recurse-submodules', '--no-write-fetch-head', `--depth=${depth}`, '--', remote.url, what],
-      { cwd: dir, credentials: remote.credentials, signal });
+  async function fetch(repo: string[], remote: Remote, what: string, depth: number, signal?: AbortSignal) {
+    await git([...repo, 'fetch', '--quiet', '--no-tags', '--no-recurse-submodules', '--no-write-fetch-head', `--depth=${depth}`, '--', remote.url, what],
+      { credentials: remote.credentials, signal });
   }
 
   return {
@@ -48,27 +53,27 @@ export function createWorkspace(root: () => string, git: Git) {
 
     /** fetches the branch head (shallow) and answers its commit */
     async fetchHead(stack: string, remote: Remote, signal?: AbortSignal, depth = 1): Promise<string> {
-      const dir = await ensureRepo(stack);
+      const repo = await ensureRepo(stack);
       try {
-        await fetch(dir, remote, `+refs/heads/${remote.branch}:${refOf(remote.branch)}`, depth, signal);
+        await fetch(repo, remote, `+refs/heads/${remote.branch}:${refOf(remote.branch)}`, depth, signal);
       } catch (err) {
         if (err instanceof GitError && /couldn't find remote ref/i.test(err.stderr)) throw new NotFound(`the repository has no branch "${remote.branch}"`);
         throw err;
       }
-      return (await git(['rev-parse', '--verify', '--quiet', `${refOf(remote.branch)}^{commit}`], { cwd: dir })).trim();
+      return (await git([...repo, 'rev-parse', '--verify', '--quiet', `${refOf(remote.branch)}^{commit}`])).trim();
     },
 
     /** the full id of a commit given in full or abbreviated, fetching it (or more history of the branch) when it is not here yet */
     async findCommit(stack: string, remote: Remote, id: string, searchDepth: number, signal?: AbortSignal): Promise<string> {
-      const dir = await ensureRepo(stack);
-      const resolveHere = async () => (await git(['rev-parse', '--verify', '--quiet', `${id}^{commit}`], { cwd: dir }).catch(() => '')).trim();
+      const repo = await ensureRepo(stack);
+      const resolveHere = async () => (await git([...repo, 'rev-parse', '--verify', '--quiet', `${id}^{commit}`]).catch(() => '')).trim();
       let found = await resolveHere();
       if (!found && (id.length === 40 || id.length === 64)) {
-        await fetch(dir, remote, id, 1, signal).catch(() => undefined);
+        await fetch(repo, remote, id, 1, signal).catch(() => undefined);
         found = await resolveHere();
       }
       if (!found) {
-        await fetch(dir, remote, `+refs/heads/${remote.branch}:${refOf(remote.branch)}`, searchDepth, signal);
+        await fetch(repo, remote, `+refs/heads/${remote.branch}:${refOf(remote.branch)}`, searchDepth, signal);
         found = await resolveHere();
       }
       if (!found) throw new NotFound(`commit ${id} is not in the repository (searched the last ${searchDepth} commits of ${remote.branch}${id.length < 40 ? '; give the full id of an older commit' : ''})`);
@@ -77,16 +82,16 @@ export function createWorkspace(root: () => string, git: Git) {
 
     /** makes sure the commit is here (a pinned commit after the checkout was removed, say) */
     async ensureCommit(stack: string, remote: Remote, commit: string, searchDepth: number, signal?: AbortSignal): Promise<void> {
-      const dir = await ensureRepo(stack);
-      if (await has(dir, commit)) return;
-      await fetch(dir, remote, commit, 1, signal).catch(() => undefined);
-      if (await has(dir, commit)) return;
-      await fetch(dir, remote, `+refs/heads/${remote.branch}:${refOf(remote.branch)}`, searchDepth, signal);
-      if (!(await has(dir, commit))) throw new NotFound(`commit ${commit} is no longer in the repository`);
+      const repo = await ensureRepo(stack);
+      if (await has(repo, commit)) return;
+      await fetch(repo, remote, commit, 1, signal).catch(() => undefined);
+      if (await has(repo, commit)) return;
+      await fetch(repo, remote, `+refs/heads/${remote.branch}:${refOf(remote.branch)}`, searchDepth, signal);
+      if (!(await has(repo, commit))) throw new NotFound(`commit ${commit} is no longer in the repository`);
     },
 
     async info(stack: string, commit: string): Promise<CommitInfo> {
-      const out = await git(['log', '-1', '--format=%H%x00%s%x00%an%x00%cI', commit, '--'], { cwd: repoDir(stack) });
+      const out = await git([...at(stack), 'log', '-1', '--format=%H%x00%s%x00%an%x00%cI', commit, '--']);
       const [full, subject, author, date] = out.replace(/\n$/, '').split('\0');
       return { commit: full, subject, author, date };
     },
@@ -94,7 +99,7 @@ export function createWorkspace(root: () => string, git: Git) {
     /** which compose file the commit holds: the given path or the first candidate; null when there is none */
     async composeIn(stack: string, commit: string, path: string | null): Promise<string | null> {
       const wanted = path ? [path] : composeCandidates;
-      const out = await git(['ls-tree', '--name-only', commit, '--', ...wanted], { cwd: repoDir(stack) });
+      const out = await git([...at(stack), 'ls-tree', '--name-only', commit, '--', ...wanted]);
       const present = new Set(out.split('\n').filter(Boolean));
       return wanted.find((p) => present.has(p)) ?? null;
     },
@@ -102,13 +107,15 @@ export function createWorkspace(root: () => string, git: Git) {
     /** the working tree at this commit, exactly: no leftovers of an earlier checkout */
     async checkout(stack: string, commit: string, signal?: AbortSignal): Promise<string> {
       const dir = repoDir(stack);
-      await git(['checkout', '--quiet', '--force', '--detach', commit, '--'], { cwd: dir, signal });
-      await git(['clean', '--quiet', '-ffdx'], { cwd: dir, signal });
+      await mkdir(dir, { recursive: true });
+      await git([...at(stack), 'checkout', '--quiet', '--force', '--detach', commit, '--'], { cwd: dir, signal });
+      await git([...at(stack), 'clean', '--quiet', '-ffdx'], { cwd: dir, signal });
       return dir;
     },
 
     async removeRepo(stack: string) {
       await rm(repoDir(stack), { recursive: true, force: true });
+      await rm(gitDir(stack), { recursive: true, force: true });
     },
 
     /** removes every uploaded tree of the stack but these */
@@ -134,8 +141,8 @@ export async function readCompose(tree: string, path: string | null): Promise<{ 
   for (const rel of wanted) {
     const full = join(tree, rel);
     if (!existsSync(full)) continue;
-    const real = realpathSync(full);
-    const r = relative(realpathSync(tree), real);
+    const real = realpathSync.native(full);
+    const r = relative(realpathSync.native(tree), real);
     if (r.startsWith('..') || isAbsolute(r)) throw new NotFound(`the compose file ${rel} leads outside the source tree`);
     const stat = lstatSync(real);
     if (!stat.isFile()) throw new NotFound(`${rel} is not a file`);

@@ -36,7 +36,8 @@ test('a tar.gz upload replaces the git source and deploys from the uploaded tree
   await createStack(s, name, busybox());
   await setSource(s, name, { url: repo.bare });
   await act(s, 'deploy', name);
-  assert.ok(existsSync(join(s.dataDir, 'plugins/git/stacks', name, 'repo/.git')));
+  assert.ok(existsSync(join(s.dataDir, 'plugins/git/stacks', name, 'git/HEAD')), 'the repository, beside the tree');
+  assert.ok(!existsSync(join(s.dataDir, 'plugins/git/stacks', name, 'repo/.git')), 'nothing of git inside the tree containers may mount');
 
   const archive = tgz([{ name: 'compose.yaml', content: envCompose('conf/app.env') }, { name: 'conf/', type: 'dir' }, { name: 'conf/app.env', content: 'MESSAGE=uploaded\n' }]);
   const t0 = Date.now();
@@ -49,6 +50,7 @@ test('a tar.gz upload replaces the git source and deploys from the uploaded tree
   assert.equal(res.body.upload.files, 2);
   assert.match(res.body.upload.sha256, /^[0-9a-f]{64}$/);
   assert.ok(!existsSync(join(s.dataDir, 'plugins/git/stacks', name, 'repo')), 'the git checkout is gone');
+  assert.ok(!existsSync(join(s.dataDir, 'plugins/git/stacks', name, 'git')), 'and its repository');
 
   const job = await act(s, 'deploy', name);
   assert.match(job.output, /tar\.gz archive uploaded at .*compose file compose\.yaml/);
