@@ -46,9 +46,10 @@ function normalise(raw: string, strip: number): string | null {
 }
 
 /**
- * The rules, over the whole list before a byte is written: no entry below a link (a later write could follow it out),
+ * The rules, over the whole list before a byte is written: no entry below a link (a write could follow it out),
  * symbolic links lead to a place inside the tree without passing through another link, hard links name an earlier
- * file, no duplicates, and the entry count and total size stay within the limits.
+ * file, no duplicates, and the entry count and total size stay within the limits. Links are judged against every
+ * entry of the archive, not only the ones before them: extraction order must not matter.
  */
 function check(entries: Entry[], limits: ArchiveLimits): void {
   if (entries.length > limits.maxEntries) throw new ArchiveRefused(`the archive has more than ${limits.maxEntries} entries`, 413);
@@ -58,13 +59,18 @@ function check(entries: Entry[], limits: ArchiveLimits): void {
     if (e.path === null) continue;
     bytes += e.size;
     if (bytes > limits.maxBytes) throw new ArchiveRefused(`the archive unpacks to more than ${limits.maxBytes} bytes`, 413);
+    const before = kinds.get(e.path);
+    if (before && !(before === 'dir' && e.type === 'dir')) throw new ArchiveRefused(`entry ${shown(e.raw)} appears twice`);
+    kinds.set(e.path, e.type);
+  }
+  const earlierFiles = new Set<string>();
+  for (const e of entries) {
+    if (e.path === null) continue;
     const parts = e.path.split('/');
     for (let i = 1; i < parts.length; i++) {
       const above = kinds.get(parts.slice(0, i).join('/'));
       if (above && above !== 'dir') throw new ArchiveRefused(`entry ${shown(e.raw)} lies below a ${above === 'symlink' ? 'symbolic link' : 'file'}`);
     }
-    const before = kinds.get(e.path);
-    if (before && !(before === 'dir' && e.type === 'dir')) throw new ArchiveRefused(`entry ${shown(e.raw)} appears twice`);
     if (e.type === 'symlink') {
       const target = e.target ?? '';
       if (!target || target.startsWith('/') || /[\x00-\x1f\x7f\\]/.test(target)) throw new ArchiveRefused(`symbolic link ${shown(e.raw)} points to ${shown(target)}, outside the tree`);
@@ -83,10 +89,10 @@ function check(entries: Entry[], limits: ArchiveLimits): void {
     }
     if (e.type === 'hardlink') {
       const target = e.target === undefined ? null : normalise(e.target, 0);
-      if (!target || kinds.get(target) !== 'file') throw new ArchiveRefused(`hard link ${shown(e.raw)} must name a file earlier in the archive`);
+      if (!target || !earlierFiles.has(target)) throw new ArchiveRefused(`hard link ${shown(e.raw)} must name a file earlier in the archive`);
       e.target = target;
     }
-    kinds.set(e.path, e.type);
+    if (e.type === 'file') earlierFiles.add(e.path);
   }
 }
 

@@ -94,6 +94,8 @@ test('archives that escape the tree, hold devices or break the limits are refuse
     ['tar with a link out', tar([...ok, { name: 'etc', type: 'symlink', target: '../../../../etc' }]), 422, /outside the tree/],
     ['tar with an absolute link', tar([...ok, { name: 'passwd', type: 'symlink', target: '/etc/passwd' }]), 422, /outside the tree/],
     ['tar writing through a link', tar([{ name: 'out', type: 'symlink', target: 'sub' }, { name: 'out/x', content: 'x' }, ...ok]), 422, /below a symbolic link/],
+    ['tar whose link climbs through a link listed after it', tar([...ok, { name: 'a/l', type: 'symlink', target: '../x/b/x/b/../../run' }, { name: 'x/b', type: 'symlink', target: '..' }]), 422, /through another link/],
+    ['tar writing below a link listed after it', tar([...ok, { name: 'out/x', content: 'x' }, { name: 'out', type: 'symlink', target: 'sub' }]), 422, /below a symbolic link/],
     ['tar with a hard link out', tar([...ok, { name: 'h', type: 'hardlink', target: '../../etc/passwd' }]), 422, /leads out|hard link/],
     ['tar with a device', tar([...ok, { name: 'dev', type: 'chardev' }]), 422, /CharacterDevice/],
     ['zip with ../evil', zip([...ok, { name: '../evil', content: 'x' }]), 422, /relative path|leads out/],
