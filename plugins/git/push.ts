@@ -84,17 +84,23 @@ export function pushReceiver({ stacks, store, actionTokens, activity }: {
           return reply(status, { ...(outcome === 'ignored' ? { ignored: true } : { acknowledged: true }), outcome, reason, deliveryId, ...extra });
         };
 
-        if (event === 'ping') return finish(200, 'acknowledged', 'ping', null);
-        if (event !== 'push') return finish(202, 'ignored', `the event "${event}" deploys nothing: only push does`, null);
-        const row = await store.get(name);
-        if (!row || row.kind !== 'git') return finish(202, 'ignored', 'the stack has no git source', null);
-        if (ref!.startsWith('refs/tags/')) return finish(202, 'ignored', `${ref} is a tag; the stack follows the branch ${row.branch}`, null);
-        if (ref !== `refs/heads/${row.branch}`) return finish(202, 'ignored', `a push to ${ref}; the stack follows the branch ${row.branch}`, null);
-        if (payload.deleted === true || (after !== null && /^0+$/.test(after))) return finish(202, 'ignored', `the branch ${row.branch} was deleted`, null);
-        if (row.pinnedCommit) return finish(202, 'ignored', `the stack is pinned to ${row.pinnedCommit}`, null);
-        const job = await stacks.deploy(name, actor, true);
-        await store.set(name, { lastTriggeredCommit: after });
-        return finish(202, 'deployed', job.attached ? 'attached to the queued deploy' : null, job.id, { jobId: job.id, attached: job.attached, job });
+        try {
+          if (event === 'ping') return await finish(200, 'acknowledged', 'ping', null);
+          if (event !== 'push') return await finish(202, 'ignored', `the event "${event}" deploys nothing: only push does`, null);
+          const row = await store.get(name);
+          if (!row || row.kind !== 'git') return await finish(202, 'ignored', 'the stack has no git source', null);
+          if (ref!.startsWith('refs/tags/')) return await finish(202, 'ignored', `${ref} is a tag; the stack follows the branch ${row.branch}`, null);
+          if (ref !== `refs/heads/${row.branch}`) return await finish(202, 'ignored', `a push to ${ref}; the stack follows the branch ${row.branch}`, null);
+          if (payload.deleted === true || (after !== null && /^0+$/.test(after))) return await finish(202, 'ignored', `the branch ${row.branch} was deleted`, null);
+          if (row.pinnedCommit) return await finish(202, 'ignored', `the stack is pinned to ${row.pinnedCommit}`, null);
+          const job = await stacks.deploy(name, actor, true);
+          await store.set(name, { lastTriggeredCommit: after });
+          return await finish(202, 'deployed', job.attached ? 'attached to the queued deploy' : null, job.id, { jobId: job.id, attached: job.attached, job });
+        } catch (err) {
+          // a delivery that was claimed but not handled must not be acknowledged as a duplicate when it is sent again
+          await store.releaseDelivery(delivery.id).catch(() => undefined);
+          throw err;
+        }
       },
     }),
   ] as AnyRoute[];

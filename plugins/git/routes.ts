@@ -131,7 +131,7 @@ export function sourceRoutes({ stacks, sources, store, actionTokens, allowedLoca
       },
     }),
     defineRoute({
-      method: 'POST', path: '/stacks/:name/source/check', scopes: ['stacks:read'], params: Params, errors: [409, 422, 502],
+      method: 'POST', path: '/stacks/:name/source/check', scopes: ['stacks:write'], params: Params, errors: [409, 422, 502],
       summary: 'Fetch the branch: its head, and whether it differs from the deployed commit (nothing is deployed)',
       response: Type.Object({
         stack: Type.String(), remoteHead: Commit, composePath: Type.Union([Type.String(), Type.Null()]),
@@ -141,7 +141,7 @@ export function sourceRoutes({ stacks, sources, store, actionTokens, allowedLoca
       }),
       activity: 'stack.source.check', resource: 'stack:{name}',
       handler: async ({ params, principal, signal }) => {
-        await stacks.access(params.name, principal, 'read');
+        await stacks.access(params.name, principal, 'write');
         const { head, compose, error } = await sources.check(params.name, signal);
         const row = (await store.get(params.name))!;
         return {

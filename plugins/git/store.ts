@@ -78,6 +78,8 @@ export interface SourceStore {
   /** records a delivery unless its id was seen before for this stack: then the earlier one, and `fresh` false */
   claimDelivery(stack: string, d: Omit<Delivery, 'id' | 'receivedAt' | 'outcome' | 'reason' | 'jobId'>): Promise<{ fresh: boolean; delivery: Delivery }>;
   finishDelivery(id: number, outcome: string, reason: string | null, jobId: string | null): Promise<void>;
+  /** forgets a claimed delivery whose handling failed, so the sender's redelivery is handled afresh */
+  releaseDelivery(id: number): Promise<void>;
   deliveries(stack: string, limit: number): Promise<Delivery[]>;
 }
 
@@ -130,6 +132,9 @@ export function createStore(db: Db, keepDeliveries: number): SourceStore {
     },
     async finishDelivery(id, outcome, reason, jobId) {
       await db.query('UPDATE push_deliveries SET outcome = $2, reason = $3, job_id = $4 WHERE id = $1', [id, outcome, reason, jobId]);
+    },
+    async releaseDelivery(id) {
+      await db.query(`DELETE FROM push_deliveries WHERE id = $1 AND outcome = 'received'`, [id]);
     },
     async deliveries(stack, limit) {
       return (await db.query('SELECT * FROM push_deliveries WHERE stack = $1 ORDER BY id DESC LIMIT $2', [stack, limit])).rows.map(deliveryOf);

@@ -228,6 +228,7 @@ test('scopes and access: reading needs stacks:read, changing needs stacks:write;
   assert.equal((await s.api('GET', `/api/v1/stacks/${name}/source`, { token: viewer })).status, 200);
   assert.equal((await s.api('PUT', `/api/v1/stacks/${name}/source`, { token: viewer, body: { url: repo.bare } })).status, 403);
   assert.equal((await s.api('POST', `/api/v1/stacks/${name}/source/pin`, { token: viewer, body: { commit: first } })).status, 403);
+  assert.equal((await s.api('POST', `/api/v1/stacks/${name}/source/check`, { token: viewer })).status, 403, 'a check reaches out to a host: not for readers');
   assert.equal((await s.api('GET', '/api/v1/stacks/nosuchstack/source')).status, 404);
   assert.equal((await s.api('PUT', '/api/v1/stacks/nosuchstack/source', { body: { url: repo.bare } })).status, 404);
   const openapi = (await s.api('GET', '/api/v1/openapi.json')).body;
