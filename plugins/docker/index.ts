@@ -84,6 +84,11 @@ export default definePlugin({
       })().catch((err) => ctx.log.warn({ err }, 'reconcile failed'));
     });
     ctx.onStop(async () => { await reconciling; });
-    return runtime;
+    // what changes containers waits for the reconcile, so the two never work on one project at once
+    const afterReconcile = <A extends unknown[], R>(fn: (...args: A) => Promise<R>) => async (...args: A): Promise<R> => {
+      await reconciling;
+      return fn(...args);
+    };
+    return { ...runtime, deploy: afterReconcile(runtime.deploy), stop: afterReconcile(runtime.stop), remove: afterReconcile(runtime.remove) };
   },
 });

@@ -224,6 +224,7 @@ export function normalizeService(name: string, s: unknown, ctx: ServiceContext):
   let image = str(s.image, `${path}.image`, issues);
   if (image !== null && !/^[a-z0-9][^\s]*$/i.test(image)) { issues.error(`${path}.image`, `"${image}" is not an image reference`); image = null; }
   if (image === null && s.build === undefined) issues.error(path, `the service "${name}" has no image (and no build)`);
+  if (image !== null && s.build !== undefined) issues.warn(`${path}.image`, `the built image is tagged ${`${ctx.project}-${name}`.toLowerCase()}, not ${image}, so it cannot replace an image other stacks use`);
   const replicas = int(deploy.replicas, `${path}.deploy.replicas`, issues) ?? 1;
   const containerName = str(s.container_name, `${path}.container_name`, issues);
   if (containerName !== null && replicas > 1) issues.error(`${path}.container_name`, 'a service with a container_name cannot have several replicas');
@@ -236,7 +237,8 @@ export function normalizeService(name: string, s: unknown, ctx: ServiceContext):
   if (s.stop_grace_period !== undefined && stopGrace === null) issues.error(`${path}.stop_grace_period`, 'is not a duration like 10s');
   return {
     name,
-    image: image ?? `${ctx.project}-${name}`.toLowerCase(),
+    // a built image is tagged in the project's own name: under the name it gives it would replace an image other stacks run
+    image: b || image === null ? `${ctx.project}-${name}`.toLowerCase() : image,
     build: b,
     pullPolicy: pullPolicy(s.pull_policy, s.build !== undefined, `${path}.pull_policy`, issues),
     replicas,

@@ -290,3 +290,10 @@ test('a link whose target climbs out through another link is caught: the kernel 
     rmSync(deep, { recursive: true, force: true });
   }
 });
+
+test('a built image takes the project\'s name, never the name other stacks pull', async () => {
+  const l = await load('services:\n  web:\n    build: ./app\n    image: postgres:16\n', {}, { name: 'builder', workdir: tree });
+  assert.deepEqual(l.errors, []);
+  assert.equal(service(l, 'web').image, 'builder-web');
+  assert.ok(messages(l.warnings).some((m) => m.startsWith('services.web.image: the built image is tagged builder-web, not postgres:16')), messages(l.warnings).join('\n'));
+});
