@@ -24,6 +24,7 @@ import { createHttpServer } from './http/server.ts';
 import { buildOpenApi } from './http/openapi.ts';
 import { coreRoutes } from './core-routes.ts';
 import { setupPlugin, type KernelServices } from './plugin-context.ts';
+import { Visibility } from './visibility.ts';
 
 const kernelVersion = '0.1.0';
 
@@ -82,7 +83,7 @@ export async function assemble(opts: BootOptions): Promise<Assembled> {
       scheduler: new Scheduler(db, log.child({ part: 'scheduler' })),
       revisions: createRevisions(db), activity, actionTokens: createActionTokens(db, secrets), secrets,
       events: createEvents(log), migrations: [{ owner: 'kernel', dir: join(import.meta.dirname, 'migrations') }],
-      contributors: [], starters: [], stoppers: [],
+      contributors: [], visibility: new Visibility(), starters: [], stoppers: [],
     };
     const apis: Record<string, unknown> = {};
     for (const { def, entry } of loaded) apis[def.name] = await setupPlugin(def, entry.options, apis, services);
@@ -116,7 +117,7 @@ export async function boot(opts: BootOptions): Promise<Running> {
   const { config, log, services } = app;
   try {
     services.contributors.unshift({ owner: 'jobs', contributor: jobsOverview(app) });
-    for (const route of coreRoutes({ db: app.db, jobs: app.jobs, contributors: services.contributors, openapi: () => openapi })) services.table.add('kernel', 'api', route);
+    for (const route of coreRoutes({ db: app.db, jobs: app.jobs, contributors: services.contributors, visibility: services.visibility, openapi: () => openapi })) services.table.add('kernel', 'api', route);
     const openapi = buildOpenApi(services.table.routes, app.scopes, kernelVersion);
     await ensureFirstAdmin(app);
     const server = createHttpServer({

@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { AttentionItem, Db, OverviewContributor, Principal } from '../sdk/index.ts';
 import { defineRoute, problem, reply, type AnyRoute } from '../sdk/index.ts';
 import type { JobRunner } from './jobs/runner.ts';
+import type { Visibility } from './visibility.ts';
 
 const Actor = Type.Object({
   kind: Type.Union([Type.Literal('user'), Type.Literal('webhook'), Type.Literal('github'), Type.Literal('system')]),
@@ -33,6 +34,7 @@ function cursorOf(cursor: string | undefined): number | undefined {
 export interface CoreDeps {
   db: Db;
   jobs: JobRunner;
+  visibility: Visibility;
   openapi(): unknown;
   contributors: readonly { owner: string; contributor: OverviewContributor }[];
 }
@@ -56,7 +58,14 @@ export async function overviewFor(principal: Principal, contributors: CoreDeps['
 }
 
 export function coreRoutes(deps: CoreDeps): AnyRoute[] {
-  const { db, jobs } = deps;
+  const { db, jobs, visibility } = deps;
+  /** the job, when the caller may see it (404 otherwise: a hidden stack's jobs do not exist for them) */
+  const visibleJob = async (id: string, principal: Principal, need: 'read' | 'act' = 'read') => {
+    const job = await jobs.get(id);
+    if (!job || !(await visibility.filter(principal, [job.resource], 'read'))(job.resource)) throw problem(404, `no job ${id}`);
+    if (need === 'act' && !(await visibility.filter(principal, [job.resource], 'act'))(job.resource)) throw problem(403, `your role on ${job.resource} does not allow acting on its jobs`);
+    return job;
+  };
   return [
     defineRoute({
       method: 'GET', path: '/openapi.json', public: true, summary: 'This API as an OpenAPI 3.1 document',
@@ -95,16 +104,18 @@ export function coreRoutes(deps: CoreDeps): AnyRoute[] {
         resource: Type.Optional(Type.String({ maxLength: 300 })),
       }),
       response: JobSchema,
-      handler: async ({ query, page }) => {
+      handler: async ({ query, page, principal }) => {
         const rows = await jobs.list({ ...query, before: cursorOf(page.cursor), limit: page.limit + 1 });
         const items = rows.slice(0, page.limit);
-        return { items: items.map(({ seq: _, ...job }) => job), next: rows.length > page.limit ? String(items.at(-1)!.seq) : undefined };
+        // hidden jobs are left out, so a page may hold fewer than limit; the cursor still moves past them
+        const visible = await visibility.filter(principal, items.map((j) => j.resource), 'read');
+        return { items: items.filter((j) => visible(j.resource)).map(({ seq: _, ...job }) => job), next: rows.length > page.limit ? String(items.at(-1)!.seq) : undefined };
       },
     }),
     defineRoute({
       method: 'GET', path: '/jobs/:id', scopes: ['jobs:read'], summary: 'One job with its status and output',
       params: JobId, response: JobSchema,
-      handler: async ({ params }) => (await jobs.get(params.id)) ?? Promise.reject(problem(404, `no job ${params.id}`)),
+      handler: async ({ params, principal }) => visibleJob(params.id, principal),
     }),
     defineRoute({
       method: 'GET', path: '/jobs/:id/wait', scopes: ['jobs:read'],
@@ -113,7 +124,8 @@ export function coreRoutes(deps: CoreDeps): AnyRoute[] {
       params: JobId,
       query: Type.Object({ timeout: Type.Optional(Type.Integer({ minimum: 0, default: 30, description: 'seconds, capped at 120' })) }),
       response: JobSchema,
-      handler: async ({ params, query, signal }) => {
+      handler: async ({ params, query, signal, principal }) => {
+        await visibleJob(params.id, principal);
         const seconds = Math.min(query.timeout ?? 30, 120);
         const job = await Promise.race([
           jobs.wait(params.id, seconds * 1000),
@@ -127,6 +139,7 @@ export function coreRoutes(deps: CoreDeps): AnyRoute[] {
       summary: 'Cancel a job: a queued job at once, a running one is asked to stop',
       params: JobId, response: JobSchema, status: 202, errors: [409],
       handler: async ({ params, principal }) => {
+        await visibleJob(params.id, principal, 'act');
         const job = await jobs.cancel(params.id, principal.actor);
         if (!job) throw problem(404, `no job ${params.id}`);
         if (job.done && job.status !== 'canceled') throw problem(409, `job ${params.id} has already ${job.status}`, { extra: { jobId: job.id } });
@@ -144,9 +157,9 @@ export function coreRoutes(deps: CoreDeps): AnyRoute[] {
         id: Type.Integer(), at: Type.String({ format: 'date-time' }), actor: Actor, action: Type.String(),
         resource: Type.Union([Type.String(), Type.Null()]), result: Type.String(), detail: Type.Unknown(),
       }),
-      handler: async ({ query, page }) => {
+      handler: async ({ query, page, principal }) => {
         const action = query.action?.endsWith('*') ? { prefix: query.action.slice(0, -1) } : { exact: query.action };
-        const { rows } = await db.query<{ id: number }>(
+        const { rows } = await db.query<{ id: number; resource: string | null }>(
           `SELECT id, at, actor, action, resource, result, detail FROM activity
             WHERE ($1::text IS NULL OR resource = $1) AND ($2::text IS NULL OR actor->>'kind' = $2)
               AND ($3::text IS NULL OR action = $3) AND ($4::text IS NULL OR starts_with(action, $4))
@@ -154,7 +167,8 @@ export function coreRoutes(deps: CoreDeps): AnyRoute[] {
             ORDER BY id DESC LIMIT $6`,
           [query.resource ?? null, query.actor ?? null, action.exact ?? null, action.prefix ?? null, cursorOf(page.cursor) ?? null, page.limit + 1]);
         const items = rows.slice(0, page.limit);
-        return { items, next: rows.length > page.limit ? String(items.at(-1)!.id) : undefined };
+        const visible = await visibility.filter(principal, items.map((a) => a.resource), 'read');
+        return { items: items.filter((a) => visible(a.resource)), next: rows.length > page.limit ? String(items.at(-1)!.id) : undefined };
       },
     }),
   ] as AnyRoute[];

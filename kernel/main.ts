@@ -28,6 +28,8 @@ async function serve(): Promise<void> {
     app.log.info({ signal }, 'shutting down: draining requests and jobs');
     app.close().then(() => process.exit(0), (err) => { app.log.error({ err }, 'shutdown failed'); process.exit(1); });
   };
+  // a stray rejection is a bug to log, not a reason to drop every request and job in flight
+  process.on('unhandledRejection', (err) => app.log.error({ err }, 'unhandled rejection'));
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
 }

@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TSchema } from '@sinclair/typebox';
 import type {
-  ActionTokensApi, ActivityApi, Db, EventsApi, Logger, OverviewContributor, PluginContext, PluginDef, RevisionsApi, ScopeDef, SecretsApi,
+  ActionTokensApi, ActivityApi, Db, EventsApi, Logger, OverviewContributor, PluginContext, PluginDef, RevisionsApi, ScopeDef, SecretsApi, VisibilityRule,
 } from '../sdk/index.ts';
 import type { ScopeCatalogue } from './auth/scopes.ts';
 import type { MigrationSet } from './db/migrate.ts';
@@ -12,6 +12,7 @@ import { compileCoercing } from './http/validate.ts';
 import type { RouteTable } from './http/routes.ts';
 import type { JobRunner } from './jobs/runner.ts';
 import type { Scheduler } from './jobs/scheduler.ts';
+import type { Visibility } from './visibility.ts';
 
 export interface KernelServices {
   db: Db;
@@ -29,6 +30,7 @@ export interface KernelServices {
   events: EventsApi;
   migrations: MigrationSet[];
   contributors: { owner: string; contributor: OverviewContributor }[];
+  visibility: Visibility;
   starters: { owner: string; fn: () => Promise<void> | void }[];
   stoppers: { owner: string; fn: () => Promise<void> | void }[];
 }
@@ -87,6 +89,7 @@ export async function setupPlugin(plugin: PluginDef, rawOptions: Record<string, 
     secrets: k.secrets,
     events: k.events,
     overview: Object.freeze({ add: registering('overview.add', (contributor: OverviewContributor) => k.contributors.push({ owner, contributor })) }),
+    visibility: Object.freeze({ add: registering('visibility.add', (rule: VisibilityRule) => k.visibility.add(owner, rule)) }),
     onStart: registering('onStart', (fn: () => Promise<void> | void) => k.starters.push({ owner, fn })),
     onStop: registering('onStop', (fn: () => Promise<void> | void) => k.stoppers.push({ owner, fn })),
   });

@@ -8,6 +8,8 @@ export interface RateDecision {
 }
 
 const windowSeconds = 60;
+/** past this many callers in one window, unknown keys share their address's budget: random tokens cannot grow memory */
+const maxKeys = 50_000;
 
 export class RateLimiter {
   private windows = new Map<string, { start: number; count: number }>();
@@ -16,9 +18,11 @@ export class RateLimiter {
   constructor(readonly limit: number, private readonly now: () => number = Date.now) {}
 
   /** counts one request for `key`; the check and the increment happen in one synchronous step, so concurrent requests cannot overshoot. */
-  hit(key: string): RateDecision {
+  hit(wanted: string, fallback = wanted): RateDecision {
     const now = this.now();
     this.sweep(now);
+    if (this.windows.size >= maxKeys && !this.windows.has(wanted)) this.sweep(now, true);
+    const key = this.windows.size >= maxKeys && !this.windows.has(wanted) ? fallback : wanted;
     let w = this.windows.get(key);
     if (!w || now - w.start >= windowSeconds * 1000) {
       w = { start: now, count: 0 };
@@ -36,8 +40,8 @@ export class RateLimiter {
     return { allowed, remaining, reset, headers };
   }
 
-  private sweep(now: number): void {
-    if (now - this.lastSweep < windowSeconds * 1000) return;
+  private sweep(now: number, force = false): void {
+    if (!force && now - this.lastSweep < windowSeconds * 1000) return;
     this.lastSweep = now;
     for (const [key, w] of this.windows) if (now - w.start >= windowSeconds * 1000) this.windows.delete(key);
   }

@@ -276,6 +276,17 @@ export interface OverviewContributor {
   attention?(viewer: Principal): Promise<AttentionItem[]>;
 }
 
+/**
+ * Which resources of a kind a caller may see or act on, beyond their scopes (a stack's access list, say). The kernel
+ * applies it to what it lists itself: jobs and the activity log.
+ */
+export interface VisibilityRule {
+  /** the resources `<prefix><key>` this rule decides, e.g. `stack:` */
+  prefix: string;
+  /** the keys among these the caller may see (`read`) or act on (`act`) */
+  visible(principal: Principal, keys: readonly string[], need: 'read' | 'act'): Promise<Set<string>>;
+}
+
 export interface ScopeDef { description: string; /** the least role that may hold it */ role: Role }
 
 export interface PluginContext<O = unknown> {
@@ -304,6 +315,7 @@ export interface PluginContext<O = unknown> {
   readonly secrets: SecretsApi;
   readonly events: EventsApi;
   readonly overview: { add(contributor: OverviewContributor): void };
+  readonly visibility: { add(rule: VisibilityRule): void };
   onStart(fn: () => Promise<void> | void): void;
   onStop(fn: () => Promise<void> | void): void;
 }

@@ -6,6 +6,7 @@ import polka from 'polka';
 import type { Actor, ActivityApi, Logger, Page, Principal } from '../../sdk/index.ts';
 import { isReply, Problem, problem } from '../../sdk/index.ts';
 import type { RateLimiter } from '../rate-limit.ts';
+import { hashToken } from '../auth/tokens.ts';
 import { readBody } from './body.ts';
 import type { CompiledRoute, RouteTable } from './routes.ts';
 
@@ -81,7 +82,15 @@ function pageLink(req: Req, next: string, limit: number): string {
 export function createHttpServer(deps: HttpDeps): Server {
   const { log } = deps;
   const app = polka({
-    onNoMatch: (req, res) => sendProblem(res, problem(404, `no route for ${req.method} ${(req as Req).path}`), (req as Req).path),
+    onNoMatch: (req, res) => {
+      const path = (req as Req).path;
+      // the REST API answers with its rate-limit headers everywhere, unknown routes included
+      const bearer = bearerOf(req);
+      const ip = req.socket.remoteAddress ?? 'unknown';
+      const headers = path.startsWith('/api/v1/') ? deps.limiter.hit(bearer ? `t:${hashToken(bearer)}` : `a:${ip}`, `a:${ip}`).headers : {};
+      delete headers['Retry-After'];
+      sendProblem(res, problem(404, `no route for ${req.method} ${path}`), path, headers);
+    },
   });
 
   async function handle(entry: CompiledRoute, req: Req, res: ServerResponse): Promise<void> {
@@ -96,7 +105,7 @@ export function createHttpServer(deps: HttpDeps): Server {
     res.once('close', () => { if (!res.writableFinished) abort.abort(); });
     try {
       if (entry.mount === 'api' && !route.upload) {
-        const decision = deps.limiter.hit(bearer ? `t:${bearer}` : `a:${ip}`);
+        const decision = deps.limiter.hit(bearer ? `t:${hashToken(bearer)}` : `a:${ip}`, `a:${ip}`);
         rateHeaders = decision.headers;
         if (!decision.allowed) throw problem(429, `more than ${deps.limiter.limit} requests per minute with this token; retry after ${decision.reset} s`, { headers: { 'Retry-After': String(decision.reset) } });
       }
@@ -111,11 +120,11 @@ export function createHttpServer(deps: HttpDeps): Server {
         if (missing.length) throw problem(403, `this token lacks the scope ${missing.join(', ')}`, { code: 'missing-scope', extra: { requiredScopes: route.scopes } });
       } else if (route.actionToken) {
         const resource = req.params[route.actionToken.param] ?? '';
+        const actor: Actor = { kind: 'webhook', name: resource, address: ip };
+        principal = { actor, role: null, scopes: [], can: () => false };
         if (!bearer || !(await deps.verifyActionToken(route.actionToken.kind, resource, bearer))) {
           throw problem(401, 'the webhook token is wrong, rotated or disabled', { headers: unauthorizedHeaders });
         }
-        const actor: Actor = { kind: 'webhook', name: resource, address: ip };
-        principal = { actor, role: null, scopes: [], can: () => false };
       }
 
       const errors: { path: string; message: string }[] = [];
@@ -180,7 +189,8 @@ export function createHttpServer(deps: HttpDeps): Server {
       const p = err instanceof Problem ? err : toProblem(err, requestId);
       if (!(err instanceof Problem)) log.error({ err, requestId, route: `${route.method} ${entry.fullPath}` }, 'request failed');
       sendProblem(res, p, req.path, rateHeaders);
-      if (route.method !== 'GET' && p.status !== 401 && p.status !== 429) recordActivity(entry, principal, req.params, p.status === 403 ? 'refused' : 'failed', p.status);
+      // refused webhook calls are activity too; the REST API's 401 and 429 are noise an attacker could flood it with
+      if (route.method !== 'GET' && (route.actionToken || (p.status !== 401 && p.status !== 429))) recordActivity(entry, principal, req.params, p.status === 403 ? 'refused' : 'failed', p.status);
     }
   }
 

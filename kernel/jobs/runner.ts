@@ -24,6 +24,14 @@ export function toJob(row: JobRow): Job {
   };
 }
 
+/** the strings of a JSON value with secrets hidden (redacting serialized JSON could cut into its syntax) */
+function redactValue(value: unknown, redactor: Redactor): unknown {
+  if (typeof value === 'string') return redactor.apply(value);
+  if (Array.isArray(value)) return value.map((v) => redactValue(v, redactor));
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactValue(v, redactor)]));
+  return value;
+}
+
 export interface JobFilter { status?: string; type?: string; resource?: string; before?: number; limit: number }
 
 export class JobRunner implements JobsApi {
@@ -100,8 +108,9 @@ export class JobRunner implements JobsApi {
   }
 
   async list(filter: JobFilter): Promise<(Job & { seq: number })[]> {
+    // a list answer carries the last 2 KiB of each output; GET /jobs/{id} has all of it
     const { rows } = await this.db.query<JobRow & { seq: number }>(
-      `SELECT seq, ${columns} FROM jobs
+      `SELECT seq, ${columns.replace('output', 'right(output, 2048) AS output')} FROM jobs
         WHERE ($1::text IS NULL OR status = $1) AND ($2::text IS NULL OR type = $2) AND ($3::text IS NULL OR resource = $3)
           AND ($4::bigint IS NULL OR seq < $4)
         ORDER BY seq DESC LIMIT $5`,
@@ -170,6 +179,8 @@ export class JobRunner implements JobsApi {
     await Promise.race([this.queue.onIdle(), new Promise((r) => { timer = setTimeout(r, drainMs); })]);
     clearTimeout(timer);
     for (const c of this.running.values()) c.abort(new Error('shutting down'));
+    // the aborted jobs record their end before the database goes away
+    await Promise.race([this.queue.onIdle(), new Promise((r) => setTimeout(r, 5000).unref())]);
   }
 
   private async pump(): Promise<void> {
@@ -184,10 +195,12 @@ export class JobRunner implements JobsApi {
           for (const row of rows) {
             const controller = new AbortController();
             this.running.set(row.id, controller);
-            void this.queue.add(() => this.execute(row, controller)).finally(() => {
-              this.running.delete(row.id);
-              void this.pump();
-            });
+            this.queue.add(() => this.execute(row, controller))
+              .catch((err) => this.log.error({ err, job: row.id }, 'a job could not be finished; the next start marks it failed'))
+              .finally(() => {
+                this.running.delete(row.id);
+                void this.pump();
+              });
           }
         }
       } while (this.pumpAgain && !this.stopping);
@@ -226,7 +239,7 @@ export class JobRunner implements JobsApi {
     const flush = setInterval(() => {
       if (!output.dirty) return;
       output.dirty = false;
-      this.db.query('UPDATE jobs SET output = $2 WHERE id = $1', [row.id, output.toString()]).catch(() => undefined);
+      this.db.query(`UPDATE jobs SET output = $2 WHERE id = $1 AND status = 'running'`, [row.id, output.toString()]).catch(() => undefined);
     }, this.opts.flushMs ?? 250);
     let status: Job['status'] = 'succeeded';
     let result: unknown = null;
@@ -245,15 +258,19 @@ export class JobRunner implements JobsApi {
       clearInterval(flush);
       this.canceled.delete(row.id);
     }
-    const safeResult = result === undefined ? null : JSON.parse(redactor.apply(JSON.stringify(result)));
+    const safeResult = redactValue(result ?? null, redactor);
     // the finish and its activity entry in one statement: a job is never done without its record
-    const { rows } = await this.db.query<JobRow>(
+    const finish = () => this.db.query<JobRow>(
       `WITH done AS (
          UPDATE jobs SET status = $2, output = $3, result = $4, error = $5, finished_at = now() WHERE id = $1 RETURNING ${columns}
        ), recorded AS (
          INSERT INTO activity (actor, action, resource, result, detail) SELECT actor, 'job.' || type, resource, status, $6 FROM done
        ) SELECT * FROM done`,
       [row.id, status, output.toString(), JSON.stringify(safeResult), error, JSON.stringify({ jobId: row.id, ...(error ? { error } : {}) })]);
+    // a passing database fault must not leave the job running: two more tries, then the caller logs it
+    const { rows } = await finish()
+      .catch(() => new Promise((r) => setTimeout(r, 500)).then(finish))
+      .catch(() => new Promise((r) => setTimeout(r, 2000)).then(finish));
     const job = toJob(rows[0]);
     this.finished.emit(row.id, job);
   }

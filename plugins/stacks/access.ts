@@ -40,3 +40,9 @@ export function assertAccess(principal: Principal, name: string, access: readonl
     throw problem(403, `your role on stack "${name}" is ${role}; ${need === 'write' ? 'manager' : 'operator'} is needed to ${need} it`, { code: 'stack-role' });
   }
 }
+
+/** may this caller change the stack (and so see its secret values): the write scope, and manager on its list (or no limit) */
+export function mayWrite(principal: Principal, access: readonly AccessEntry[]): boolean {
+  const role = stackRole(principal, access);
+  return principal.can('stacks:write') && (role === 'unlimited' || role === 'manager');
+}

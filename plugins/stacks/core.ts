@@ -69,7 +69,8 @@ export function createCore(ctx: PluginContext, deps: { runtime: DockerRuntime; s
       ctx.events.emit('stack.deployed', { stack: row.name, revision: row.revision, commit, jobId: job.id });
       return { revision: row.revision, commit, ...result };
     } catch (err) {
-      ctx.events.emit('stack.deploy.failed', { stack: row.name, revision: row.revision, jobId: job.id, error: (err as Error).message });
+      // no error text here: it is raw; listeners read the job, whose error is redacted
+      ctx.events.emit('stack.deploy.failed', { stack: row.name, revision: row.revision, jobId: job.id });
       throw err;
     }
   };

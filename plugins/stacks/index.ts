@@ -69,16 +69,18 @@ export default definePlugin({
     for (const route of stackRoutes({ ctx, core, store, templates, autoupdateCron: options.autoupdateCron, describe })) ctx.routes.add(route);
     for (const route of deployWebhook({ ctx, core, store, windowSeconds: options.webhookWindowSeconds, waitSeconds: options.webhookWaitSeconds })) ctx.webhooks.add(route);
 
-    // the containers of a stack are as visible, and as usable, as the stack; projects that are no stack are for admins
-    runtime.setAccessGuard(async (principal, projects, need) => {
-      const access = await store.accessOf(projects);
-      return new Set(projects.filter((p) => {
-        const entries = access.get(p);
+    // a stack's containers, jobs and activity are as visible, and as usable, as the stack; what is no stack (any more) is for admins
+    const allowed = async (principal: Principal, names: readonly string[], act: boolean) => {
+      const access = await store.accessOf(names);
+      return new Set(names.filter((n) => {
+        const entries = access.get(n);
         if (!entries) return principal.role === 'admin';
         const role = stackRole(principal, entries);
-        return role === 'unlimited' || (role !== null && (need === 'read' || role !== 'viewer'));
+        return role === 'unlimited' || (role !== null && (!act || role !== 'viewer'));
       }));
-    });
+    };
+    runtime.setAccessGuard((principal, projects, need) => allowed(principal, projects, need === 'deploy'));
+    ctx.visibility.add({ prefix: 'stack:', visible: (principal, names, need) => allowed(principal, names, need === 'act') });
 
     ctx.schedule.cron('autoupdate', options.autoupdateCron, async () => {
       for (const row of await store.all()) {

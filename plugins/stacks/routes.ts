@@ -1,6 +1,6 @@
 // The stack endpoints of /api/v1: stacks, compose, variables, settings, deploy/stop/pull, revisions, access list, autoupdate, deploy webhook.
 import { defineRoute, problem, reply, Type, type Actor, type AnyRoute, type PluginContext, type Principal } from '../../sdk/index.ts';
-import { AccessEntrySchema, assertAccess, canSee, type AccessEntry, type Need } from './access.ts';
+import { AccessEntrySchema, assertAccess, canSee, mayWrite, type AccessEntry, type Need } from './access.ts';
 import { deployKind, resourceOf, type Core } from './core.ts';
 import type { StackContent, StackRow, StackStore } from './store.ts';
 import type { Templates } from './templates.ts';
@@ -8,7 +8,7 @@ import { stackView, visibleSettings, visibleVariables } from './view.ts';
 
 export const StackName = Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$', description: 'lowercase letters, digits and - (not _, which separates a stack from the names of its volumes and networks)' });
 const Params = Type.Object({ name: StackName });
-const RevisionParams = Type.Object({ name: StackName, id: Type.Integer({ minimum: 1 }) });
+const RevisionParams = Type.Object({ name: StackName, id: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }) });
 const Revision = Type.Optional(Type.Integer({ minimum: 0, description: 'the revision this write is based on (or If-Match)' }));
 const Message = Type.Optional(Type.String({ maxLength: 500, description: 'a note kept with the revision' }));
 const VariableName = '^[A-Za-z_][A-Za-z0-9_]{0,127}$';
@@ -159,8 +159,8 @@ export function stackRoutes({ ctx, core, store, templates, autoupdateCron, descr
         const row = await store.get(params.name);
         if (row) assertAccess(principal, params.name, row.access, 'read');
         // interpolated values can surface in error messages: a reader validates with the secrets they may not see hidden
-        const env = row ? visibleVariables(row.env, principal).values : {};
-        const settings = row && { template: row.template, settings: visibleSettings(row.settings, principal) };
+        const env = row ? visibleVariables(row.env, mayWrite(principal, row.access)).values : {};
+        const settings = row && { template: row.template, settings: visibleSettings(row.settings, mayWrite(principal, row.access)) };
         const { loaded, errors } = await core.validate(params.name, body.content, env, settings ?? undefined);
         return { valid: errors.length === 0, errors, warnings: loaded.warnings, services: loaded.services.map((s) => s.name) };
       },
@@ -171,7 +171,7 @@ export function stackRoutes({ ctx, core, store, templates, autoupdateCron, descr
       response: Type.Object({ name: Type.String(), revision: Type.Integer(), values: Values, redacted: Type.Array(Type.String()) }),
       handler: async ({ params, principal }) => {
         const row = await stackFor(params.name, principal, 'read');
-        return { name: row.name, revision: row.revision, ...visibleVariables(row.env, principal) };
+        return { name: row.name, revision: row.revision, ...visibleVariables(row.env, mayWrite(principal, row.access)) };
       },
     }),
     defineRoute({
@@ -190,7 +190,7 @@ export function stackRoutes({ ctx, core, store, templates, autoupdateCron, descr
       method: 'GET', path: '/stacks/:name/settings', scopes: ['stacks:read'], params: Params, summary: "The template settings and the template's input schema",
       handler: async ({ params, principal }) => {
         const row = await stackFor(params.name, principal, 'read');
-        return { name: row.name, revision: row.revision, template: row.template, settings: visibleSettings(row.settings, principal), inputs: row.template ? templates.get(row.template)?.inputs ?? null : null };
+        return { name: row.name, revision: row.revision, template: row.template, settings: visibleSettings(row.settings, mayWrite(principal, row.access)), inputs: row.template ? templates.get(row.template)?.inputs ?? null : null };
       },
     }),
     defineRoute({
@@ -230,7 +230,7 @@ export function stackRoutes({ ctx, core, store, templates, autoupdateCron, descr
       handler: async ({ params, page, principal }) => {
         await stackFor(params.name, principal, 'read');
         const before = page.cursor === undefined ? undefined : Number(page.cursor);
-        if (before !== undefined && !Number.isInteger(before)) throw problem(400, 'the cursor is not one this server gave out');
+        if (before !== undefined && !(Number.isInteger(before) && before > 0 && before <= 2_147_483_647)) throw problem(400, 'the cursor is not one this server gave out');
         const items = await ctx.revisions.list('stack', params.name, { limit: page.limit + 1, before });
         const shown = items.slice(0, page.limit);
         return { items: shown.map((r) => ({ id: r.revision, ...r })), next: items.length > page.limit ? String(shown.at(-1)!.revision) : undefined };
@@ -239,13 +239,13 @@ export function stackRoutes({ ctx, core, store, templates, autoupdateCron, descr
     defineRoute({
       method: 'GET', path: '/stacks/:name/revisions/:id', scopes: ['stacks:read'], params: RevisionParams, summary: 'One revision: compose, variables, settings, author',
       handler: async ({ params, principal }) => {
-        await stackFor(params.name, principal, 'read');
+        const row = await stackFor(params.name, principal, 'read');
         const found = await ctx.revisions.get('stack', params.name, params.id);
         if (!found) throw problem(404, `stack "${params.name}" has no revision ${params.id}`);
         const content = store.contentOf(found.snapshot);
         return {
           id: found.revision, revision: found.revision, author: found.author, message: found.message, createdAt: found.createdAt,
-          compose: content.compose, ...visibleVariables(content.env, principal), template: content.template, settings: visibleSettings(content.settings, principal),
+          compose: content.compose, ...visibleVariables(content.env, mayWrite(principal, row.access)), template: content.template, settings: visibleSettings(content.settings, mayWrite(principal, row.access)),
         };
       },
     }),

@@ -1,5 +1,5 @@
 // What a stack looks like in answers: its live status from the engine, last deploy, webhooks — built for many stacks with one call each.
-import type { Job, Principal } from '../../sdk/index.ts';
+import type { Job } from '../../sdk/index.ts';
 import type { ServiceStatus } from '../docker/types.ts';
 import type { StackRow } from './store.ts';
 
@@ -9,15 +9,15 @@ const secretName = /(pass|secret|token|key|private|credential|auth|salt|cert|dsn
 export const looksSecret = (name: string) => secretName.test(name);
 
 /** variables as the caller may see them: values of secret-looking names are hidden from callers who cannot write the stack. */
-export function visibleVariables(env: Record<string, string>, principal: Principal): { values: Record<string, string>; redacted: string[] } {
-  if (principal.can('stacks:write')) return { values: env, redacted: [] };
+export function visibleVariables(env: Record<string, string>, mayWrite: boolean): { values: Record<string, string>; redacted: string[] } {
+  if (mayWrite) return { values: env, redacted: [] };
   const redacted = Object.keys(env).filter(looksSecret);
   return { values: Object.fromEntries(Object.entries(env).map(([k, v]) => [k, looksSecret(k) ? '***' : v])), redacted };
 }
 
 /** template settings as the caller may see them: like variables, secret-looking names are hidden from readers */
-export function visibleSettings(settings: Record<string, unknown>, principal: Principal): Record<string, unknown> {
-  if (principal.can('stacks:write')) return settings;
+export function visibleSettings(settings: Record<string, unknown>, mayWrite: boolean): Record<string, unknown> {
+  if (mayWrite) return settings;
   return Object.fromEntries(Object.entries(settings).map(([k, v]) => [k, looksSecret(k) ? '***' : v]));
 }
 

@@ -49,7 +49,8 @@ export function deployWebhook({ ctx, core, store, windowSeconds, waitSeconds }: 
       params: Type.Object({ name: StackName, id: Type.String({ format: 'uuid' }) }),
       handler: async ({ params }) => {
         const job = await ctx.jobs.get(params.id);
-        if (!job || job.resource !== resourceOf(params.name)) throw problem(404, `stack ${params.name} has no job ${params.id}`);
+        // the token deploys, so it follows deploys: nothing else this stack ran
+        if (!job || job.resource !== resourceOf(params.name) || job.type !== 'stacks.deploy') throw problem(404, `stack ${params.name} has no deploy job ${params.id}`);
         return job;
       },
     }),

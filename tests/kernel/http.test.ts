@@ -114,6 +114,7 @@ test('404 problem for an unknown route and an unknown resource', async () => {
   const route = await s.api('GET', '/api/v1/nothing/here');
   assertProblem(route, 404);
   assert.equal(route.body.instance, '/api/v1/nothing/here');
+  assert.match(route.headers.get('ratelimit') ?? '', /^"default";r=\d+;t=\d+$/, 'rate-limit headers on every REST answer');
   assertProblem(await s.api('GET', '/api/v1/probe/items/absent'), 404);
   assertProblem(await s.api('GET', `/api/v1/jobs/${crypto.randomUUID()}`), 404);
 });

@@ -15,7 +15,7 @@ test('a user not on a non-empty access list gets 404; list roles gate read, depl
   const guarded = fresh('acc');
   await createStack(s, open, busybox());
   await createStack(s, guarded, busybox());
-  const all = ['stacks:read', 'stacks:write', 'stacks:deploy', 'containers:read', 'containers:write', 'containers:logs'];
+  const all = ['stacks:read', 'stacks:write', 'stacks:deploy', 'containers:read', 'containers:write', 'containers:logs', 'jobs:read', 'jobs:cancel', 'activity:read'];
   const alice = await s.token('operator', all, { name: `alice-${guarded}` });
   const bob = await s.token('operator', all, { name: `bob-${guarded}` });
   const carol = await s.token('operator', all, { name: `carol-${guarded}`, teams: ['ops'] });
@@ -42,10 +42,27 @@ test('a user not on a non-empty access list gets 404; list roles gate read, depl
   const carolDeploy = await call(s.url, 'POST', `/api/v1/stacks/${guarded}/deploy`, { token: carol });
   assert.equal(carolDeploy.status, 202, 'a team operator deploys');
   assert.equal((await call(s.url, 'PUT', `/api/v1/stacks/${guarded}/env`, { token: carol, body: { values: {}, revision: 1 } })).status, 403, 'an operator on the list cannot write');
-  assert.equal((await call(s.url, 'PUT', `/api/v1/stacks/${guarded}/env`, { token: alice, body: { values: { A: '1' }, revision: 1 } })).status, 200, 'a manager writes');
+  assert.equal((await call(s.url, 'PUT', `/api/v1/stacks/${guarded}/env`, { token: alice, body: { values: { A: '1', DB_PASSWORD: 'guarded-pw-1' }, revision: 1 } })).status, 200, 'a manager writes');
+  for (const [who, token] of [['bob', bob], ['carol', carol]] as const) {
+    const env = await call(s.url, 'GET', `/api/v1/stacks/${guarded}/env`, { token });
+    assert.equal(env.body.values.DB_PASSWORD, '***', `${who} holds stacks:write but is no manager of this stack: secrets stay hidden`);
+    assert.doesNotMatch((await call(s.url, 'GET', `/api/v1/stacks/${guarded}/revisions/2`, { token })).text, /guarded-pw-1/);
+  }
+  assert.equal((await call(s.url, 'GET', `/api/v1/stacks/${guarded}/env`, { token: alice })).body.values.DB_PASSWORD, 'guarded-pw-1');
   assert.equal((await call(s.url, 'POST', `/api/v1/stacks/${guarded}/access`, { token: carol, body: { entries: [] } })).status, 403);
   assert.equal((await get(s.admin)).status, 200, 'admins see every stack');
   assert.equal((await waitJob(s, carolDeploy.body.id)).status, 'succeeded');
+
+  // its jobs and activity are as visible as the stack
+  const daveJobs = await call(s.url, 'GET', `/api/v1/jobs?resource=stack:${guarded}`, { token: dave });
+  assert.deepEqual(daveJobs.body, []);
+  assert.equal((await call(s.url, 'GET', `/api/v1/jobs/${carolDeploy.body.id}`, { token: dave })).status, 404);
+  assert.equal((await call(s.url, 'GET', `/api/v1/jobs/${carolDeploy.body.id}/wait?timeout=1`, { token: dave })).status, 404);
+  assert.equal((await call(s.url, 'POST', `/api/v1/jobs/${carolDeploy.body.id}/cancel`, { token: dave })).status, 404);
+  assert.equal((await call(s.url, 'POST', `/api/v1/jobs/${carolDeploy.body.id}/cancel`, { token: bob })).status, 403, 'a viewer on the list cannot cancel its jobs');
+  assert.deepEqual((await call(s.url, 'GET', `/api/v1/activity?resource=stack:${guarded}`, { token: dave })).body, []);
+  assert.equal((await call(s.url, 'GET', `/api/v1/jobs/${carolDeploy.body.id}`, { token: bob })).status, 200);
+  assert.ok((await call(s.url, 'GET', `/api/v1/activity?resource=stack:${guarded}`, { token: bob })).body.length > 0);
 
   // the stack's containers are as visible and as usable as the stack
   const container = `${guarded}-app-1`;

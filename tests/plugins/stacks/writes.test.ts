@@ -40,6 +40,8 @@ test('create needs If-None-Match: * or revision 0; a second create is a 409; bad
   assert.equal((await s.api('PUT', `/api/v1/stacks/${name}/env`, { body: { values: { 'not-a-name': 'x' }, revision: 1 } })).status, 400);
   assert.equal((await s.api('PUT', `/api/v1/stacks/${name}/env`, { body: { values: { A: 1 }, revision: 1 } })).status, 400);
   assert.equal((await s.api('GET', `/api/v1/stacks/${fresh('absent')}`)).status, 404);
+  assert.equal((await s.api('GET', `/api/v1/stacks/${name}/revisions/3000000000`)).status, 400);
+  assert.equal((await s.api('GET', `/api/v1/stacks/${name}/revisions?cursor=99999999999`)).status, 400);
   assert.equal((await s.api('POST', `/api/v1/stacks/${fresh('absent')}/deploy`)).status, 404);
 });
 
