@@ -124,6 +124,7 @@ export async function boot(opts: BootOptions): Promise<Running> {
       table: services.table, log, activity: services.activity,
       limiter: new RateLimiter(config.rateLimit.perMinute),
       limits: { body: config.http.bodyLimit, upload: config.http.uploadLimit },
+      publicUrl: config.publicUrl,
       authenticate: (bearer) => app.tokens.authenticate(bearer),
       verifyActionToken: (kind, resource, token) => services.actionTokens.verify(kind, resource, token),
     });

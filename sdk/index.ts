@@ -50,6 +50,8 @@ export interface RouteRequest<P, Q, B> {
   headers: Readonly<Record<string, string | string[] | undefined>>;
   /** the caller's address */
   ip: string;
+  /** where this service is reached from outside: the configured publicUrl, else the request's Host (and X-Forwarded-Proto) */
+  baseUrl: string;
   requestId: string;
   /** the base revision of a `revision` route: from `If-Match: "N"` or body `revision`; 0 for `If-None-Match: *`. */
   revision: number | undefined;

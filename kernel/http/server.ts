@@ -16,6 +16,8 @@ export interface HttpDeps {
   limiter: RateLimiter;
   activity: ActivityApi;
   limits: { body: number; upload: number };
+  /** config publicUrl, when set */
+  publicUrl: string | null;
   authenticate(bearer: string): Promise<Principal | null>;
   verifyActionToken(kind: string, resource: string, token: string): Promise<boolean>;
 }
@@ -69,6 +71,12 @@ function revisionOf(req: IncomingMessage, body: unknown, required: boolean): num
   if (typeof fromBody === 'number' && Number.isInteger(fromBody) && fromBody >= 0) return fromBody;
   if (!required) return undefined;
   throw problem(428, 'this write must name the revision it is based on: If-Match: "N" (or If-None-Match: * to create), or a body field revision', { code: 'revision-required' });
+}
+
+function baseUrlOf(req: IncomingMessage, publicUrl: string | null): string {
+  if (publicUrl) return publicUrl.replace(/\/+$/, '');
+  const host = typeof req.headers.host === 'string' && /^[\w.:[\]-]{1,255}$/.test(req.headers.host) ? req.headers.host : 'localhost';
+  return `${req.headers['x-forwarded-proto'] === 'https' ? 'https' : 'http'}://${host}`;
 }
 
 function pageLink(req: Req, next: string, limit: number): string {
@@ -152,7 +160,7 @@ export function createHttpServer(deps: HttpDeps): Server {
       const { limit, cursor, ...ownQuery } = query as { limit?: number; cursor?: string };
 
       const out = await route.handler({
-        params, query: (route.page ? ownQuery : query) as never, body: body as never, principal, headers: req.headers, ip, requestId,
+        params, query: (route.page ? ownQuery : query) as never, body: body as never, principal, headers: req.headers, ip, requestId, baseUrl: baseUrlOf(req, deps.publicUrl),
         revision, page: { limit: limit ?? 100, cursor }, rawBody: route.rawBody || route.upload ? raw : undefined, signal: abort.signal,
         log: log.child({ requestId }),
       });

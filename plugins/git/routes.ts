@@ -73,12 +73,6 @@ export function sourceRoutes({ stacks, sources, store, actionTokens, allowedLoca
     return { kind: 'ssh-key', sshKey: given.sshKey! };
   }
 
-  const urlOf = (headers: Record<string, string | string[] | undefined>, path: string) => {
-    const host = typeof headers.host === 'string' ? headers.host : 'localhost';
-    const proto = headers['x-forwarded-proto'] === 'https' ? 'https' : 'http';
-    return `${proto}://${host}${path}`;
-  };
-
   return [
     defineRoute({
       method: 'GET', path: '/stacks/:name/source', scopes: ['stacks:read'], params: Params,
@@ -202,10 +196,10 @@ export function sourceRoutes({ stacks, sources, store, actionTokens, allowedLoca
       description: 'Configure the hosting service (GitHub, Gitea, Forgejo) with the url, content type application/json, this secret, and the push event.',
       response: Type.Object({ secret: Type.String(), url: Type.String(), contentType: Type.String(), events: Type.Array(Type.String()) }),
       activity: 'stack.webhook.push.rotate', resource: 'stack:{name}',
-      handler: async ({ params, principal, headers }) => {
+      handler: async ({ params, principal, baseUrl }) => {
         await stacks.access(params.name, principal, 'write');
         const secret = await actionTokens.issueSecret(stacks.webhookKinds.push, params.name);
-        return { secret, url: urlOf(headers, `/api/stacks/${params.name}/github`), contentType: 'application/json', events: ['push'] };
+        return { secret, url: `${baseUrl}/api/stacks/${params.name}/github`, contentType: 'application/json', events: ['push'] };
       },
     }),
     defineRoute({

@@ -284,12 +284,10 @@ export function stackRoutes({ ctx, core, store, templates, autoupdateCron, descr
       summary: 'Enable or rotate the deploy webhook: the token is shown this once; the previous one stops working at once',
       response: Type.Object({ token: Type.String(), url: Type.String() }),
       activity: 'stack.webhook.deploy.rotate', resource: 'stack:{name}',
-      handler: async ({ params, principal, headers }) => {
+      handler: async ({ params, principal, baseUrl }) => {
         await stackFor(params.name, principal, 'write');
         const token = await ctx.actionTokens.issue(deployKind, params.name);
-        const host = typeof headers.host === 'string' ? headers.host : 'localhost';
-        const proto = headers['x-forwarded-proto'] === 'https' ? 'https' : 'http';
-        return { token, url: `${proto}://${host}/api/stacks/${params.name}/deploy` };
+        return { token, url: `${baseUrl}/api/stacks/${params.name}/deploy` };
       },
     }),
     defineRoute({

@@ -92,3 +92,16 @@ test('calls during a queued deploy attach to it, concurrently; a token for one s
   assert.equal((await call(s.url, 'GET', `/api/stacks/${fast}/jobs/${first.body.id}`, { token: fastToken })).status, 404, 'nor reads its jobs');
   assert.equal((await call(s.url, 'GET', '/api/v1/stacks', { token })).status, 401, 'a webhook token is no API token');
 });
+
+test('the webhook URL uses the configured public URL when there is one, else the Host the caller used', async () => {
+  assert.match((await s.api('POST', `/api/v1/stacks/${fast}/webhooks/deploy`)).body.url, new RegExp(`^http://127\\.0\\.0\\.1:\\d+/api/stacks/${fast}/deploy$`));
+  const behindProxy = await startStacksServer({ config: { publicUrl: 'https://deploy.example.test/' } });
+  try {
+    const name = uniqueName('whurl');
+    await createStack(behindProxy, name, busybox());
+    const enabled = await behindProxy.api('POST', `/api/v1/stacks/${name}/webhooks/deploy`);
+    assert.equal(enabled.body.url, `https://deploy.example.test/api/stacks/${name}/deploy`);
+  } finally {
+    await behindProxy.close();
+  }
+});
