@@ -191,24 +191,25 @@ export function createHttpServer(deps: HttpDeps): Server {
       }
       const rev = (payload as { revision?: unknown } | null)?.revision;
       if (typeof rev === 'number' && status < 300 && !headers.ETag) headers.ETag = `"${rev}"`;
+      // recorded before the answer leaves: whoever reads the log after a write finds the write in it
+      if (route.method !== 'GET') await recordActivity(entry, principal, params, status < 400 ? 'ok' : 'failed');
       send(res, status, payload, headers);
-      if (route.method !== 'GET') recordActivity(entry, principal, params, status < 400 ? 'ok' : 'failed');
     } catch (err) {
       const p = err instanceof Problem ? err : toProblem(err, requestId);
       if (!(err instanceof Problem)) log.error({ err, requestId, route: `${route.method} ${entry.fullPath}` }, 'request failed');
-      sendProblem(res, p, req.path, rateHeaders);
       // refused webhook calls are activity too; the REST API's 401 and 429 are noise an attacker could flood it with
-      if (route.method !== 'GET' && (route.actionToken || (p.status !== 401 && p.status !== 429))) recordActivity(entry, principal, req.params, p.status === 403 ? 'refused' : 'failed', p.status);
+      if (route.method !== 'GET' && (route.actionToken || (p.status !== 401 && p.status !== 429))) await recordActivity(entry, principal, req.params, p.status === 403 ? 'refused' : 'failed', p.status);
+      sendProblem(res, p, req.path, rateHeaders);
     }
   }
 
-  function recordActivity(entry: CompiledRoute, principal: Principal, params: Record<string, string>, result: string, status?: number): void {
-    if (entry.route.activity === false) return;
+  function recordActivity(entry: CompiledRoute, principal: Principal, params: Record<string, string>, result: string, status?: number): Promise<void> {
+    if (entry.route.activity === false) return Promise.resolve();
     const action = entry.route.activity ?? `${entry.owner}.${entry.route.method.toLowerCase()} ${entry.route.path}`;
     const resource = entry.route.resource
       ? entry.route.resource.replace(/\{([^}]+)\}/g, (_, k) => params[k] ?? k)
       : Object.keys(params).length ? entry.route.path.replace(/:([^/]+)/g, (_, k) => params[k] ?? k) : null;
-    deps.activity.record({ actor: principal.actor, action, resource, result, detail: status ? { status } : undefined })
+    return deps.activity.record({ actor: principal.actor, action, resource, result, detail: status ? { status } : undefined })
       .catch((err) => log.error({ err }, 'recording activity failed'));
   }
 
