@@ -18,6 +18,7 @@ const Options = Type.Object({
   healthTimeoutMs: Type.Integer({ minimum: 100, default: runtimeDefaults.healthTimeoutMs, description: 'how long a deploy waits for a service_healthy dependency' }),
   stopTimeoutSeconds: Type.Integer({ minimum: 0, default: runtimeDefaults.stopTimeoutSeconds, description: 'grace time before a stopping container is killed' }),
   parallel: Type.Integer({ minimum: 1, maximum: 64, default: runtimeDefaults.parallel, description: 'containers created and started at the same time' }),
+  reconcile: Type.Boolean({ default: true, description: 'clean up what a crash left half-done at start; only one Dockwright may manage an engine with this on' }),
 }, { additionalProperties: false });
 
 export default definePlugin({
@@ -79,6 +80,7 @@ export default definePlugin({
           return;
         }
         ctx.log.info({ endpoint, version: engine.version }, 'Docker engine reachable');
+        if (!o.reconcile) return;
         const report = await reconcile(runtime.docker, ctx.log, bootedAt, o.stopTimeoutSeconds);
         if (report.removed.length || report.adopted.length) ctx.log.info(report, 'reconcile done');
       })().catch((err) => ctx.log.warn({ err }, 'reconcile failed'));

@@ -16,7 +16,8 @@ export function startDockerServer(opts: { docker?: Record<string, unknown>; cont
     config: { rateLimit: { perMinute: 100_000 }, ...rest.config },
     plugins: {
       // busybox as PID 1 ignores SIGTERM: a short grace time keeps stops and recreates quick
-      docker: { options: { healthTimeoutMs: 60_000, stopTimeoutSeconds: 1, ...dockerOptions } },
+      // test files run side by side on one engine: a start-up reconcile would touch the others' deploys (reconcile.test.ts turns it on)
+      docker: { options: { healthTimeoutMs: 60_000, stopTimeoutSeconds: 1, reconcile: false, ...dockerOptions } },
       ...(containers ? { containers: {} } : {}),
       'compose-driver': { path: driverPath },
     },

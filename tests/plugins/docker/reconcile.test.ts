@@ -29,7 +29,7 @@ before(async () => {
   // reconcile only touches what is older than the process: let the clock pass a second boundary
   const made = Math.floor(Date.now() / 1000);
   await until(async () => Math.floor(Date.now() / 1000) > made, 3000, 'the next second');
-  s = await startDockerServer();
+  s = await startDockerServer({ docker: { reconcile: true } });
 });
 after(async () => {
   await s?.close();

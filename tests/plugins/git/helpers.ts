@@ -68,7 +68,7 @@ export function startGitServer(allowedLocalRoots: string[], git: Record<string, 
     // the tests poll the API for deploys to land: the per-token limit is the kernel's business, not theirs
     config: { rateLimit: { perMinute: 100_000 }, ...config },
     plugins: {
-      docker: { options: { stopTimeoutSeconds: 1, healthTimeoutMs: 60_000 } },
+      docker: { options: { stopTimeoutSeconds: 1, healthTimeoutMs: 60_000, reconcile: false } },
       containers: {},
       stacks: {},
       git: { options: { allowedLocalRoots, pollIntervalMs: 1000, ...git } },

@@ -82,7 +82,7 @@ test('a restart during a deploy: the job fails "interrupted by restart", and a r
   await createStack(s, name, slowCompose(30));
   const config = {
     databaseUrl: s.databaseUrl, dataDir: s.dataDir,
-    plugins: { docker: { options: { stopTimeoutSeconds: 1, healthTimeoutMs: 120_000 } }, containers: {}, stacks: {} },
+    plugins: { docker: { options: { stopTimeoutSeconds: 1, healthTimeoutMs: 120_000, reconcile: false } }, containers: {}, stacks: {} },
   };
   const first = await startChild(config);
   const job = (await call(first.url, 'POST', `/api/v1/stacks/${name}/deploy`, { token: s.admin })).body;

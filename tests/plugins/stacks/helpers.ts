@@ -8,7 +8,8 @@ export function startStacksServer(opts: { stacks?: Record<string, unknown> } & O
   return startServer({
     ...rest,
     plugins: {
-      docker: { options: { healthTimeoutMs: 60_000, stopTimeoutSeconds: 1 } },
+      // test files run side by side on one engine: a start-up reconcile would touch the others' deploys (reconcile.test.ts covers it)
+      docker: { options: { healthTimeoutMs: 60_000, stopTimeoutSeconds: 1, reconcile: false } },
       containers: {},
       stacks: { options: stacks },
     },
