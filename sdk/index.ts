@@ -3,8 +3,9 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type { Readable } from 'node:stream';
 import { Problem, problem, type ProblemOptions } from './problem.ts';
 import { keyedLock, type KeyedLock } from './keyed-lock.ts';
+import { isWithin, realExisting } from './paths.ts';
 
-export { Type, type Static, type TSchema, Problem, problem, type ProblemOptions, keyedLock, type KeyedLock };
+export { Type, type Static, type TSchema, Problem, problem, type ProblemOptions, keyedLock, type KeyedLock, isWithin, realExisting };
 
 export type Role = 'viewer' | 'operator' | 'admin';
 export const roles: readonly Role[] = ['viewer', 'operator', 'admin'];

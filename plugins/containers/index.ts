@@ -13,15 +13,6 @@ const Flag = Type.Union([Type.Literal('0'), Type.Literal('1'), Type.Literal('tru
 const on = (flag: string | undefined) => flag === '1' || flag === 'true';
 const Action = Type.Composite([ContainerSchema, Type.Object({ changed: Type.Boolean({ description: 'false when the container already was in the asked state' }) })]);
 
-function statusOf(err: unknown): number | undefined {
-  const code = (err as { statusCode?: unknown })?.statusCode;
-  return typeof code === 'number' ? code : undefined;
-}
-function reasonOf(err: unknown): string {
-  const json = (err as { json?: { message?: unknown } })?.json;
-  return typeof json?.message === 'string' ? json.message : (err as Error)?.message ?? String(err);
-}
-
 export default definePlugin({
   name: 'containers',
   version: '1.0.0',
@@ -40,11 +31,11 @@ export default definePlugin({
     /** engine errors other than "unreachable" (already a 503 problem) as problems naming the container. */
     const fail = (err: unknown, id: string): never => {
       if (err instanceof Problem) throw err;
-      const status = statusOf(err);
+      const { status, reason } = runtime.errorOf(err);
       if (status === 404) throw problem(404, `there is no container "${id}"`);
-      if (status === 409) throw problem(409, `container "${id}": ${reasonOf(err)}`);
-      if (/multiple IDs found/i.test(reasonOf(err))) throw problem(409, `"${id}" is the start of several container ids: give more of it`);
-      throw problem(502, `the Docker engine refused the request for "${id}": ${reasonOf(err)}`, { code: 'docker-error' });
+      if (status === 409) throw problem(409, `container "${id}": ${reason}`);
+      if (/multiple IDs found/i.test(reason)) throw problem(409, `"${id}" is the start of several container ids: give more of it`);
+      throw problem(502, `the Docker engine refused the request for "${id}": ${reason}`, { code: 'docker-error' });
     };
 
     const inspect = async (id: string) => {
@@ -118,7 +109,7 @@ export default definePlugin({
           else await c.restart({ t });
         } catch (err) {
           // 304: already running / already stopped: the wanted state holds, nothing to do
-          if (statusOf(err) !== 304) fail(err, params.id);
+          if (runtime.errorOf(err).status !== 304) fail(err, params.id);
           changed = false;
         }
         return { ...(await view(info.Id, params.id)), changed };

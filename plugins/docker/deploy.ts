@@ -8,7 +8,7 @@ import { bareName, filterFor, isReplacedName, label, replacedName } from './labe
 import { ensureNetworks, ensureVolumes, removeContainer } from './resources.ts';
 import { endpointConfig, planContainer, type ContainerPlan } from './spec.ts';
 import { limiter, plural, sleep } from './util.ts';
-import { realExisting } from './compose/shape.ts';
+import { realExisting } from '../../sdk/index.ts';
 
 export interface DeployDeps {
   docker: Dockerode;
@@ -226,36 +226,40 @@ async function recreate(deps: DeployDeps, old: ContainerInfo, plan: ContainerPla
   }
 }
 
-async function waitHealthy(deps: DeployDeps, service: string, ids: string[], io: DeployIo): Promise<void> {
+/**
+ * Polls each container (every 250 ms, up to the health timeout) until `settled` says it is done; `settled` throws
+ * when the container can no longer get there.
+ */
+async function waitFor(deps: DeployDeps, ids: string[], io: DeployIo, timedOut: (seconds: number) => string,
+  settled: (info: Dockerode.ContainerInspectInfo, name: string) => boolean): Promise<void> {
   const until = Date.now() + deps.healthTimeoutMs;
   for (const id of ids) {
     for (;;) {
       const info = await deps.docker.getContainer(id).inspect();
-      const name = info.Name.replace(/^\//, '');
-      if (!info.State.Health) throw new Error(`${name} has no healthcheck, so nothing can wait for ${service} to be healthy`);
-      const health = info.State.Health.Status;
-      if (health === 'healthy') { io.log(`${name}: healthy`); break; }
-      if (health === 'unhealthy') throw new Error(`${name} is unhealthy`);
-      if (!info.State.Running) throw new Error(`${name} stopped (exit code ${info.State.ExitCode}) before it became healthy`);
-      if (Date.now() > until) throw new Error(`${name} did not become healthy within ${Math.round(deps.healthTimeoutMs / 1000)} s (health: ${health})`);
+      if (settled(info, info.Name.replace(/^\//, ''))) break;
+      if (Date.now() > until) throw new Error(timedOut(Math.round(deps.healthTimeoutMs / 1000)));
       await sleep(250, io.signal);
     }
   }
 }
 
-async function waitCompleted(deps: DeployDeps, service: string, ids: string[], io: DeployIo): Promise<void> {
-  const until = Date.now() + deps.healthTimeoutMs;
-  for (const id of ids) {
-    for (;;) {
-      const info = await deps.docker.getContainer(id).inspect();
-      const name = info.Name.replace(/^\//, '');
-      if (info.State.Status === 'exited' || info.State.Status === 'dead') {
-        if (info.State.ExitCode !== 0) throw new Error(`${name} exited with code ${info.State.ExitCode}`);
-        io.log(`${name}: completed successfully`);
-        break;
-      }
-      if (Date.now() > until) throw new Error(`${service} did not complete within ${Math.round(deps.healthTimeoutMs / 1000)} s`);
-      await sleep(250, io.signal);
-    }
-  }
-}
+const waitHealthy = (deps: DeployDeps, service: string, ids: string[], io: DeployIo) => {
+  let last = { name: service, health: '' };
+  return waitFor(deps, ids, io, (seconds) => `${last.name} did not become healthy within ${seconds} s (health: ${last.health})`, (info, name) => {
+    if (!info.State.Health) throw new Error(`${name} has no healthcheck, so nothing can wait for ${service} to be healthy`);
+    const health = info.State.Health.Status;
+    last = { name, health };
+    if (health === 'healthy') { io.log(`${name}: healthy`); return true; }
+    if (health === 'unhealthy') throw new Error(`${name} is unhealthy`);
+    if (!info.State.Running) throw new Error(`${name} stopped (exit code ${info.State.ExitCode}) before it became healthy`);
+    return false;
+  });
+};
+
+const waitCompleted = (deps: DeployDeps, service: string, ids: string[], io: DeployIo) =>
+  waitFor(deps, ids, io, (seconds) => `${service} did not complete within ${seconds} s`, (info, name) => {
+    if (info.State.Status !== 'exited' && info.State.Status !== 'dead') return false;
+    if (info.State.ExitCode !== 0) throw new Error(`${name} exited with code ${info.State.ExitCode}`);
+    io.log(`${name}: completed successfully`);
+    return true;
+  });

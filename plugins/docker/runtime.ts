@@ -1,6 +1,6 @@
 // The DockerRuntime: one client, the compose engine and the read views behind the API other plugins call.
 import type { AccessGuard, ComposeProject, DeployIo, DockerRuntime, LoadedCompose, RegistryAuthProvider } from './types.ts';
-import { createClient, reasonOf } from './client.ts';
+import { createClient, reasonOf, statusOf } from './client.ts';
 import { loadCompose } from './compose/load.ts';
 import { deployProject } from './deploy.ts';
 import { imageId, pullImage, type ImageDeps } from './images.ts';
@@ -81,6 +81,7 @@ export function createRuntime(opts: RuntimeOptions): DockerRuntime {
     engine: () => engineState(docker, opts.endpoint),
     setRegistryAuth(provider: RegistryAuthProvider) { auth = provider; },
     setAccessGuard(g: AccessGuard) { guard = g; },
+    errorOf: (err) => ({ status: statusOf(err), reason: reasonOf(err) }),
     allowedProjects: (principal, projects, need) => (guard ? guard(principal, projects, need) : Promise.resolve(new Set(projects))),
   };
 }

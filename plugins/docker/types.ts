@@ -182,6 +182,8 @@ export interface DockerRuntime {
   setRegistryAuth(provider: RegistryAuthProvider): void;
   /** who may see and act on the containers of which project; without a guard, scopes and roles alone decide */
   setAccessGuard(guard: AccessGuard): void;
+  /** an engine error as its HTTP status (when it has one) and the engine's own message */
+  errorOf(err: unknown): { status: number | undefined; reason: string };
   allowedProjects(principal: Principal, projects: readonly string[], need: ProjectNeed): Promise<Set<string>>;
   /** the client: connection failures and timeouts reject with a 503 Problem */
   docker: Dockerode;

@@ -3,7 +3,6 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { defineRoute, problem, reply, Type, type ActionTokensApi, type ActivityApi, type Actor, type AnyRoute } from '../../sdk/index.ts';
 import type { StacksApi } from '../stacks/index.ts';
 import type { SourceStore } from './store.ts';
-import { StackName } from './routes.ts';
 
 type Headers = Readonly<Record<string, string | string[] | undefined>>;
 
@@ -39,7 +38,7 @@ export function pushReceiver({ stacks, store, actionTokens, activity }: {
 }): AnyRoute[] {
   return [
     defineRoute({
-      method: 'POST', path: '/stacks/:name/github', public: true, rawBody: true, params: Type.Object({ name: StackName }),
+      method: 'POST', path: '/stacks/:name/github', public: true, rawBody: true, params: Type.Object({ name: stacks.nameSchema }),
       errors: [401, 415, 400], activity: false,
       summary: 'Push receiver for GitHub, Gitea and Forgejo: a push to the configured branch deploys the stack',
       description: 'Signed with the push secret (POST /api/v1/stacks/{name}/webhooks/push): X-Hub-Signature-256 (sha256=<hex>), '

@@ -6,8 +6,6 @@ import type { SourceStore } from './store.ts';
 import type { Sources } from './sources.ts';
 import { branchError, commitId, Invalid, parseRepoUrl, sshKeyError, tokenError, treePath } from './validate.ts';
 
-export const StackName = Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$', description: 'lowercase letters, digits and - (not _, which separates a stack from the names of its volumes and networks)' });
-const Params = Type.Object({ name: StackName });
 const Deploy = Type.Optional(Type.Boolean({ description: 'also queue a deploy (needs stacks:deploy); the answer then holds jobId' }));
 
 const CredentialsSchema = Type.Union([
@@ -45,6 +43,7 @@ export function sourceRoutes({ stacks, sources, store, actionTokens, allowedLoca
   actionTokens: { issueSecret(kind: string, resource: string): Promise<string>; revoke(kind: string, resource: string): Promise<boolean> };
   allowedLocalRoots: readonly string[];
 }): AnyRoute[] {
+  const Params = Type.Object({ name: stacks.nameSchema });
   async function deployIfAsked(name: string, principal: Principal, asked: boolean | undefined) {
     if (!asked) return {};
     if (!principal.can('stacks:deploy')) throw problem(403, 'deploy=true needs the scope stacks:deploy', { code: 'missing-scope', extra: { requiredScopes: ['stacks:deploy'] } });

@@ -1,6 +1,6 @@
 // What users hand the git plugin, checked before it reaches git or the file system: repository URLs, branches, paths, commits.
-import { existsSync, realpathSync } from 'node:fs';
-import { isAbsolute, relative, resolve } from 'node:path';
+import { resolve } from 'node:path';
+import { isWithin } from '../../sdk/index.ts';
 
 export interface RepoUrl {
   /** what git is given: never with a password in it */
@@ -24,11 +24,7 @@ const userPattern = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,63}$/;
 
 function insideAny(path: string, roots: readonly string[]): boolean {
   // git follows symbolic links, so the real path is what must lie below a root
-  const real = existsSync(path) ? realpathSync.native(path) : resolve(path);
-  return roots.some((root) => {
-    const r = relative(existsSync(root) ? realpathSync.native(root) : resolve(root), real);
-    return !r.startsWith('..') && !isAbsolute(r);
-  });
+  return roots.some((root) => isWithin(resolve(root), resolve(path)));
 }
 
 function local(path: string, raw: string, roots: readonly string[]): RepoUrl {

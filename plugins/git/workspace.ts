@@ -1,8 +1,9 @@
 // The trees of each stack under the plugin's data folder: a shallow git checkout per stack, uploaded trees, a staging area.
 import { randomBytes } from 'node:crypto';
-import { existsSync, lstatSync, realpathSync } from 'node:fs';
+import { existsSync, lstatSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
-import { isAbsolute, join, relative } from 'node:path';
+import { join } from 'node:path';
+import { isWithin, realExisting } from '../../sdk/index.ts';
 import { GitError, type Credentials, type Git } from './git.ts';
 
 export const composeCandidates = ['compose.yaml', 'compose.yml', 'docker-compose.yaml', 'docker-compose.yml'];
@@ -141,9 +142,8 @@ export async function readCompose(tree: string, path: string | null): Promise<{ 
   for (const rel of wanted) {
     const full = join(tree, rel);
     if (!existsSync(full)) continue;
-    const real = realpathSync.native(full);
-    const r = relative(realpathSync.native(tree), real);
-    if (r.startsWith('..') || isAbsolute(r)) throw new NotFound(`the compose file ${rel} leads outside the source tree`);
+    if (!isWithin(tree, full)) throw new NotFound(`the compose file ${rel} leads outside the source tree`);
+    const real = realExisting(full);
     const stat = lstatSync(real);
     if (!stat.isFile()) throw new NotFound(`${rel} is not a file`);
     if (stat.size > maxComposeBytes) throw new NotFound(`the compose file ${rel} is larger than ${maxComposeBytes} bytes`);

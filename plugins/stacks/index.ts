@@ -3,7 +3,8 @@ import { definePlugin, problem, Type, type Actor, type AttentionItem, type Job, 
 import type { DockerRuntime } from '../docker/types.ts';
 import { assertAccess, canSee, stackRole, type Need } from './access.ts';
 import { createCore, deployKind, pushKind, resourceOf, type StackSource } from './core.ts';
-import { stackRoutes } from './routes.ts';
+import { StackName, stackRoutes } from './routes.ts';
+import type { TString } from '@sinclair/typebox';
 import { builtInRules, type PlatformRule } from './rules.ts';
 import { createStore } from './store.ts';
 import { Templates, type StackTemplate } from './templates.ts';
@@ -21,6 +22,8 @@ export interface StacksApi {
   /** queues a deploy of the stack (attached to a queued one when asked) */
   deploy(stack: string, actor: Actor, attach?: boolean): Promise<Job & { attached: boolean }>;
   exists(stack: string): Promise<boolean>;
+  /** the schema of a stack name, for routes of other plugins with a stack in their path */
+  nameSchema: TString;
   /** the action-token kinds of the stack webhooks (the push secret is kept under `push`) */
   webhookKinds: { deploy: string; push: string };
   /** the stack for this caller: a 404 problem when absent or invisible to them, 403 when their role on it is too low */
@@ -127,6 +130,7 @@ export default definePlugin({
       deploy: (stack, actor, attach) => core.start('deploy', stack, actor, attach),
       exists: async (stack) => (await store.get(stack)) !== null,
       webhookKinds: { deploy: deployKind, push: pushKind },
+      nameSchema: StackName,
       access: async (stack, principal, need) => {
         const row = await store.get(stack);
         if (!row) throw problem(404, `no stack "${stack}"`);

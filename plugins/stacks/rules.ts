@@ -1,6 +1,5 @@
 // Platform rules for compose files: each rule reports its own errors, with the path in the user's file; admins switch rules off per install.
-import { realpathSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { isWithin, realExisting } from '../../sdk/index.ts';
 import type { LoadedCompose } from '../docker/types.ts';
 
 export interface RuleIssue { path: string; message: string }
@@ -37,15 +36,6 @@ function perService(loaded: LoadedCompose, key: string, bad: (value: unknown) =>
 
 const dockerSockets = ['/var/run/docker.sock', '/run/docker.sock'].map((p) => realExisting(p));
 
-/** the real path of the longest existing part of `p` (the kernel's answer, not a textual one), with the rest appended */
-function realExisting(p: string): string {
-  try {
-    return realpathSync.native(p);
-  } catch {
-    const parent = dirname(p);
-    return parent === p ? p : join(realExisting(parent), basename(p));
-  }
-}
 
 /** host ports of one `ports` entry: "8080:80", "127.0.0.1:8080-8081:80-81/udp", { published: 8080 } */
 function hostPorts(entry: unknown): { port: number; protocol: string }[] {
@@ -83,10 +73,7 @@ const foreignNamespace = (mode: string | null) => mode !== null && (mode === 'ho
 
 export function builtInRules(opts: RuleOptions): PlatformRule[] {
   const dangerous = new Set(opts.dangerousCapabilities.map((c) => c.toUpperCase().replace(/^CAP_/, '')));
-  const underRoot = (path: string) => opts.allowedBindRoots.some((root) => {
-    const real = realExisting(root);
-    return path === real || path.startsWith(real.endsWith('/') ? real : real + '/');
-  });
+  const underRoot = (path: string) => opts.allowedBindRoots.some((root) => isWithin(root, path));
   return [
     {
       id: 'compose-valid', description: 'valid YAML that follows the Compose Specification',
@@ -140,7 +127,7 @@ export function builtInRules(opts: RuleOptions): PlatformRule[] {
       id: 'allowed-bind-mounts', description: `bind mounts only below the allowed roots${opts.allowedBindRoots.length ? ` (${opts.allowedBindRoots.join(', ')})` : ''}, or inside the stack's source tree`,
       check: ({ loaded, workdir }) => normalized(loaded).flatMap(({ s, raw }) => s.mounts.filter((m) => m.type === 'bind' && m.source).flatMap((m) => {
         const source = m.source!;
-        const inTree = workdir !== undefined && (source === realExisting(workdir) || source.startsWith(realExisting(workdir) + '/'));
+        const inTree = workdir !== undefined && isWithin(workdir, source);
         return inTree || underRoot(source) ? [] : [{ path: volumePath(raw, s.name, m.target), message: `service ${s.name} mounts the host path ${source}, which is not below an allowed root` }];
       })),
     },

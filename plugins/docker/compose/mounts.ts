@@ -2,7 +2,8 @@
 import { isAbsolute } from 'node:path';
 import type { NormalizedMount, NormalizedVolume } from '../types.ts';
 import { type Issues, isObj, scalar, strList } from './shape.ts';
-import { inside, realExisting } from './shape.ts';
+import { inside } from './shape.ts';
+import { realExisting } from '../../../sdk/index.ts';
 import { bytes } from './units.ts';
 
 export interface MountContext {

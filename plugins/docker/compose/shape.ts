@@ -1,6 +1,6 @@
 // Shape checks shared by the compose normalizers: issues with paths, and the "string or list", "map or KEY=VALUE list" forms.
-import { realpathSync } from 'node:fs';
-import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { isAbsolute, relative, resolve } from 'node:path';
+import { isWithin, realExisting } from '../../../sdk/index.ts';
 import type { ComposeIssue } from '../types.ts';
 
 export class Issues {
@@ -85,19 +85,6 @@ export function mapOrList(v: unknown, path: string, issues: Issues, seps = '='):
   return [];
 }
 
-/**
- * The real path of the longest existing part of `p`, with the rest appended. The native realpath asks the kernel:
- * JavaScript's resolves link targets as text, and `..` inside a link target can then appear to stay in the tree.
- */
-export function realExisting(p: string): string {
-  try {
-    return realpathSync.native(p);
-  } catch {
-    const parent = dirname(p);
-    return parent === p ? p : join(realExisting(parent), basename(p));
-  }
-}
-
 /** a path inside the source tree, or null after an error: `..`, absolute paths and links leading out are refused. */
 export function inside(workdir: string | undefined, rel: string, path: string, issues: Issues, what: string): string | null {
   if (!workdir) {
@@ -113,7 +100,7 @@ export function inside(workdir: string | undefined, rel: string, path: string, i
   }
   // a symlink inside the tree may still lead out of it, even when what it leads to does not exist (yet)
   const real = realExisting(target);
-  if (escapes(realpathSync.native(root), real)) {
+  if (!isWithin(root, real)) {
     issues.error(path, `${what} "${rel}" leads outside the source tree through a symbolic link`);
     return null;
   }
