@@ -3,6 +3,8 @@ import { timingSafeEqual } from 'node:crypto';
 import type { ActionTokensApi, Db, SecretsApi } from '../sdk/index.ts';
 import { hashToken, newSecretToken } from './auth/tokens.ts';
 
+export const actionTokenPrefix = 'dwh_';
+
 export function createActionTokens(db: Db, secrets: SecretsApi): ActionTokensApi {
   async function upsert(kind: string, resource: string, hash: string | null, sealed: string | null): Promise<void> {
     await db.query(
@@ -13,7 +15,7 @@ export function createActionTokens(db: Db, secrets: SecretsApi): ActionTokensApi
 
   return {
     async issue(kind, resource) {
-      const token = newSecretToken('dwh_');
+      const token = newSecretToken(actionTokenPrefix);
       await upsert(kind, resource, hashToken(token), null);
       return token;
     },

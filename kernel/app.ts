@@ -21,6 +21,7 @@ import { JobRunner } from './jobs/runner.ts';
 import { Scheduler } from './jobs/scheduler.ts';
 import { RouteTable } from './http/routes.ts';
 import { createHttpServer } from './http/server.ts';
+import { ClientResolver } from './http/client.ts';
 import { buildOpenApi } from './http/openapi.ts';
 import { coreRoutes } from './core-routes.ts';
 import { setupPlugin, type KernelServices } from './plugin-context.ts';
@@ -123,8 +124,10 @@ export async function boot(opts: BootOptions): Promise<Running> {
     const server = createHttpServer({
       table: services.table, log, activity: services.activity,
       limiter: new RateLimiter(config.rateLimit.perMinute),
+      failures: new RateLimiter(config.rateLimit.failedAuthPerMinute, Date.now, 'failed-auth'),
+      webhooks: new RateLimiter(config.rateLimit.webhookPerMinute, Date.now, 'webhook'),
+      clients: new ClientResolver(config.trustedProxies, config.publicUrl),
       limits: { body: config.http.bodyLimit, upload: config.http.uploadLimit },
-      publicUrl: config.publicUrl,
       authenticate: (bearer) => app.tokens.authenticate(bearer),
       verifyActionToken: (kind, resource, token) => services.actionTokens.verify(kind, resource, token),
     });

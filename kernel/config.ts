@@ -21,7 +21,15 @@ export const ConfigSchema = Type.Object({
   databaseUrl: Type.Optional(Type.String()),
   secretKey: Type.Optional(Type.String()),
   http: Type.Object({ bodyLimit: Type.Integer({ minimum: 1024 }), uploadLimit: Type.Integer({ minimum: 1024 }) }),
-  rateLimit: Type.Object({ perMinute: Type.Integer({ minimum: 1 }) }),
+  rateLimit: Type.Object({
+    perMinute: Type.Integer({ minimum: 1 }),
+    /** bearers (and webhook signatures) that fail verification, per client address */
+    failedAuthPerMinute: Type.Integer({ minimum: 1 }),
+    /** webhook calls under /api, per client address and per resource */
+    webhookPerMinute: Type.Integer({ minimum: 1 }),
+  }),
+  /** addresses or CIDRs whose X-Forwarded-For/-Proto/-Host are honoured */
+  trustedProxies: Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 1000 }),
   jobs: Type.Object({ concurrency: Type.Integer({ minimum: 1, maximum: 64 }), outputLimit: Type.Integer({ minimum: 1024 }) }),
   log: Type.Object({ level: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l))) }),
   plugins: Type.Record(Type.String({ pattern: '^[a-z][a-z0-9-]*$' }), PluginEntry),

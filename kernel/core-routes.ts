@@ -24,6 +24,8 @@ export const JobSchema = Type.Object({
   finishedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
 });
 const JobId = Type.Object({ id: Type.String({ format: 'uuid' }) });
+/** the cursors of the kernel's lists: the sequence number of the last entry of the previous page */
+const SeqCursor = Type.String({ pattern: '^[0-9]{1,15}$' });
 
 function cursorOf(cursor: string | undefined): number | undefined {
   if (cursor === undefined) return undefined;
@@ -97,7 +99,7 @@ export function coreRoutes(deps: CoreDeps): AnyRoute[] {
       handler: async ({ principal }) => overviewFor(principal, deps.contributors),
     }),
     defineRoute({
-      method: 'GET', path: '/jobs', scopes: ['jobs:read'], page: true, summary: 'List jobs, newest first',
+      method: 'GET', path: '/jobs', scopes: ['jobs:read'], page: true, cursor: SeqCursor, summary: 'List jobs, newest first',
       query: Type.Object({
         status: Type.Optional(Type.Union(['queued', 'running', 'succeeded', 'failed', 'canceled'].map((s) => Type.Literal(s)))),
         type: Type.Optional(Type.String({ maxLength: 100 })),
@@ -136,8 +138,8 @@ export function coreRoutes(deps: CoreDeps): AnyRoute[] {
     }),
     defineRoute({
       method: 'POST', path: '/jobs/:id/cancel', scopes: ['jobs:cancel'],
-      summary: 'Cancel a job: a queued job at once, a running one is asked to stop',
-      params: JobId, response: JobSchema, status: 202, errors: [409],
+      summary: 'Cancel a job: a queued job at once (200), a running one is asked to stop (202)',
+      params: JobId, response: JobSchema, status: 202, successes: [200], errors: [409],
       handler: async ({ params, principal }) => {
         await visibleJob(params.id, principal, 'act');
         const job = await jobs.cancel(params.id, principal.actor);
@@ -147,7 +149,7 @@ export function coreRoutes(deps: CoreDeps): AnyRoute[] {
       },
     }),
     defineRoute({
-      method: 'GET', path: '/activity', scopes: ['activity:read'], page: true, summary: 'The activity log, newest first',
+      method: 'GET', path: '/activity', scopes: ['activity:read'], page: true, cursor: SeqCursor, summary: 'The activity log, newest first',
       query: Type.Object({
         resource: Type.Optional(Type.String({ maxLength: 300 })),
         actor: Type.Optional(Type.Union(['user', 'webhook', 'github', 'system'].map((s) => Type.Literal(s)))),

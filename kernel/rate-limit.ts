@@ -1,4 +1,4 @@
-// The request rate limit: N requests per 60-second window per token (or per address without one), counted synchronously.
+// Request rate limits: N requests per 60-second window per key (a token, an address, a webhook resource), counted synchronously.
 export interface RateDecision {
   allowed: boolean;
   remaining: number;
@@ -15,7 +15,15 @@ export class RateLimiter {
   private windows = new Map<string, { start: number; count: number }>();
   private lastSweep = Date.now();
 
-  constructor(readonly limit: number, private readonly now: () => number = Date.now) {}
+  /** `policy` names the budget in the RateLimit headers */
+  constructor(readonly limit: number, private readonly now: () => number = Date.now, readonly policy = 'default') {}
+
+  /** the decision a hit would get, without counting one */
+  peek(key: string): RateDecision {
+    const w = this.windows.get(key);
+    const now = this.now();
+    return this.decide(w && now - w.start < windowSeconds * 1000 ? w : { start: now, count: 0 }, now, true);
+  }
 
   /** counts one request for `key`; the check and the increment happen in one synchronous step, so concurrent requests cannot overshoot. */
   hit(wanted: string, fallback = wanted): RateDecision {
@@ -28,13 +36,17 @@ export class RateLimiter {
       w = { start: now, count: 0 };
       this.windows.set(key, w);
     }
+    return this.decide(w, now, false);
+  }
+
+  private decide(w: { start: number; count: number }, now: number, peek: boolean): RateDecision {
     const allowed = w.count < this.limit;
-    if (allowed) w.count++;
+    if (allowed && !peek) w.count++;
     const remaining = Math.max(0, this.limit - w.count);
     const reset = Math.max(1, Math.ceil((w.start + windowSeconds * 1000 - now) / 1000));
     const headers: Record<string, string> = {
-      'RateLimit-Policy': `"default";q=${this.limit};w=${windowSeconds}`,
-      RateLimit: `"default";r=${remaining};t=${reset}`,
+      'RateLimit-Policy': `"${this.policy}";q=${this.limit};w=${windowSeconds}`,
+      RateLimit: `"${this.policy}";r=${remaining};t=${reset}`,
     };
     if (!allowed) headers['Retry-After'] = String(reset);
     return { allowed, remaining, reset, headers };

@@ -109,6 +109,8 @@ export interface RouteDef<P extends TSchema, Q extends TSchema, B extends TSchem
   response?: R;
   /** success status (default 200). */
   status?: number;
+  /** further success statuses the handler answers with reply() (202 for ?async=1, say); documented with the response schema. */
+  successes?: readonly number[];
   /** `required`: the write names its base revision (If-Match or body `revision`, 0 / `If-None-Match: *` creates); `optional`: it may. */
   revision?: 'required' | 'optional';
   /** the body is an upload (raw bytes, upload size limit), exempt from the rate limit. */
@@ -117,6 +119,8 @@ export interface RouteDef<P extends TSchema, Q extends TSchema, B extends TSchem
   rawBody?: boolean;
   /** a paged list: adds ?limit and ?cursor, and the handler returns a Page. */
   page?: boolean;
+  /** the shape of this paged route's cursor (default: an opaque string up to 200 characters); a cursor of another shape is a 400. */
+  cursor?: TSchema;
   /** further documented error statuses. */
   errors?: readonly number[];
   /** the activity-log action of a write (default `<plugin>.<method> <path>`); false to record nothing. */

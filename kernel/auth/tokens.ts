@@ -8,6 +8,10 @@ export const tokenPrefix = 'dw_';
 export function newSecretToken(prefix = tokenPrefix): string {
   return prefix + randomBytes(32).toString('base64url');
 }
+/** the shape newSecretToken gives (prefix + 43 base64url characters): any other bearer is refused without a database lookup */
+export function wellFormed(token: string, prefix = tokenPrefix): boolean {
+  return token.length === prefix.length + 43 && token.startsWith(prefix) && /^[\w-]+$/.test(token);
+}
 export function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }

@@ -2,20 +2,21 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { ScopeCatalogue } from '../auth/scopes.ts';
 import type { CompiledRoute } from './routes.ts';
+import { ifMatchPattern } from './server.ts';
 
 const problemRef = { $ref: '#/components/schemas/Problem' };
 const errorText: Record<number, string> = {
-  400: 'the request does not match the schema (errors[] has the paths)',
+  400: 'the request does not match the schema, or holds a string that cannot be stored (NUL, a lone surrogate); errors[] has the paths',
   401: 'token missing, wrong, revoked or expired',
   403: 'the token lacks a required scope',
   404: 'no such resource',
-  409: 'conflicts with the current state',
+  409: 'conflicts with the current state (for a revisioned write: If-None-Match: * or revision 0, and it exists)',
   412: 'the revision sent is stale (currentRevision says the current one)',
   413: 'the body is larger than the limit',
   415: 'the body is not JSON',
   422: 'refused by the platform rules (one errors[] element per broken rule)',
   428: 'the write did not name its base revision',
-  429: 'rate limit or webhook window exceeded (Retry-After says when to retry)',
+  429: 'a rate limit (per token, per address after failed authentications, per webhook address or resource) or a webhook window is exceeded; Retry-After says when to retry',
   503: 'a backing service (such as the Docker engine) is unreachable',
 };
 
@@ -32,38 +33,68 @@ function parameters(schema: TSchema | undefined, where: 'path' | 'query'): unkno
   }));
 }
 
-function operation(entry: CompiledRoute): Record<string, unknown> {
+const rateHeaders = {
+  'RateLimit-Policy': { description: 'the budget: "<policy>";q=<requests>;w=<seconds>', schema: { type: 'string' } },
+  RateLimit: { description: 'what is left of it: "<policy>";r=<remaining>;t=<seconds to reset>', schema: { type: 'string' } },
+};
+const retryAfter = { 'Retry-After': { description: 'seconds until a retry can succeed', schema: { type: 'integer', minimum: 1 } } };
+
+/** the statuses an operation can answer besides its successes: the kernel's pipeline adds its own to what the route declares */
+function errorStatuses(entry: CompiledRoute): number[] {
   const { route } = entry;
   const statuses = new Set<number>(route.errors ?? []);
-  if (route.authenticated) statuses.add(401);
-  if (route.scopes?.length) [401, 403, 429].forEach((s) => statuses.add(s));
-  if (route.actionToken) statuses.add(401);
-  if (entry.mount === 'api') statuses.add(429);
-  if (route.params || route.query || route.body || route.page) statuses.add(400);
-  if (route.body || route.upload) statuses.add(413);
-  if (route.revision) statuses.add(412);
+  // any request may carry bad input (a NUL in a query string, a header the route reads)
+  statuses.add(400);
+  if (route.authenticated || route.scopes?.length || route.actionToken) statuses.add(401);
+  if (route.scopes?.length) statuses.add(403);
+  // the REST API has a per-token budget and every webhook a per-address and per-resource one
+  statuses.add(429);
+  if (route.body || route.upload || route.rawBody) statuses.add(413);
+  if (route.body) statuses.add(415);
+  if (route.revision) [409, 412].forEach((s) => statuses.add(s));
   if (route.revision === 'required') statuses.add(428);
   if (route.path.includes(':')) statuses.add(404);
+  return [...statuses].sort();
+}
 
+function operation(entry: CompiledRoute): Record<string, unknown> {
+  const { route } = entry;
   const success = route.status ?? 200;
   const responseSchema = route.response ? plain(route.response) : undefined;
   const content = responseSchema
     ? { 'application/json': { schema: route.page ? { type: 'array', items: responseSchema } : responseSchema } }
     : undefined;
-  const responses: Record<string, unknown> = {
-    [success]: { description: route.page ? 'one page; the next page is announced in the Link header' : 'success', ...(content ? { content } : {}) },
-  };
-  for (const s of [...statuses].sort()) responses[s] = { description: errorText[s] ?? 'error', content: { 'application/problem+json': { schema: problemRef } } };
+  const limited = entry.mount === 'webhook' || !route.upload;
+  const responses: Record<string, unknown> = {};
+  for (const s of [success, ...(route.successes ?? [])]) {
+    responses[s] = {
+      description: s === 202 && s !== success ? 'accepted: the work goes on as a job' : route.page ? 'one page; the next page is announced in the Link header' : 'success',
+      ...(limited ? { headers: rateHeaders } : {}),
+      ...(content ? { content } : {}),
+    };
+  }
+  for (const s of errorStatuses(entry)) {
+    responses[s] = {
+      description: errorText[s] ?? 'error',
+      ...(s === 429 ? { headers: { ...retryAfter, ...rateHeaders } } : {}),
+      content: { 'application/problem+json': { schema: problemRef } },
+    };
+  }
 
   const requestBody = route.upload
     ? { required: true, content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } }
     : route.body ? { required: true, content: { 'application/json': { schema: plain(route.body) } } } : undefined;
   const headers: unknown[] = route.revision
-    ? [{ name: 'If-Match', in: 'header', required: false, description: 'the base revision in double quotes ("3"); or the body field revision; If-None-Match: * creates', schema: { type: 'string' } }]
+    ? [
+      { name: 'If-Match', in: 'header', required: false, description: 'the base revision in double quotes ("3"); or the body field revision', schema: { type: 'string', pattern: ifMatchPattern } },
+      { name: 'If-None-Match', in: 'header', required: false, description: '* creates (the same as revision 0); other values are ignored', schema: { type: 'string' } },
+    ]
     : [];
+  const name = route.path.replace(/\/:?([a-z0-9]+)/gi, (_, p: string) => p[0].toUpperCase() + p.slice(1));
 
   return {
-    operationId: `${entry.owner}.${route.method.toLowerCase()}${route.path.replace(/\/:?([a-z0-9]+)/gi, (_, p: string) => p[0].toUpperCase() + p.slice(1))}`,
+    // the webhooks under /api mirror paths of /api/v1: their ids say which mount they belong to
+    operationId: `${entry.owner}.${entry.mount === 'webhook' ? 'webhook.' : ''}${route.method.toLowerCase()}${name}`,
     summary: route.summary,
     ...(route.description ? { description: route.description } : {}),
     tags: [entry.owner],
@@ -87,7 +118,9 @@ export function buildOpenApi(routes: readonly CompiledRoute[], scopes: ScopeCata
     info: {
       title: 'Dockwright',
       version,
-      description: 'Deployment management: the REST API under /api/v1 (personal bearer tokens with scopes) and single-action webhooks under /api.',
+      description: 'Deployment management: the REST API under /api/v1 (personal bearer tokens with scopes) and single-action webhooks under /api. '
+        + 'A method a path does not offer answers 405 with Allow. Bearers that fail verification count against the caller address; past its budget '
+        + 'the address gets 429 before any lookup.',
     },
     servers: [{ url: '/' }],
     paths,

@@ -24,7 +24,8 @@ export interface CompiledRoute {
 function queryOf(route: AnyRoute): TSchema | undefined {
   if (!route.page) return route.query;
   const base = (route.query as { properties?: Record<string, TSchema> } | undefined)?.properties ?? {};
-  return Type.Object({ ...base, ...PageQuery }, { additionalProperties: false });
+  const cursor = route.cursor ? { cursor: Type.Optional(Type.Unsafe({ ...route.cursor, description: PageQuery.cursor.description })) } : {};
+  return Type.Object({ ...base, ...PageQuery, ...cursor }, { additionalProperties: false });
 }
 
 export class RouteTable {

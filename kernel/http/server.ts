@@ -1,23 +1,29 @@
 // The HTTP server: polka routing and the pipeline request id → rate limit → auth → scope → validate → revision → handler → reply.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { pipeline } from 'node:stream/promises';
 import polka from 'polka';
 import type { Actor, ActivityApi, Logger, Page, Principal } from '../../sdk/index.ts';
 import { isReply, Problem, problem } from '../../sdk/index.ts';
 import type { RateLimiter } from '../rate-limit.ts';
-import { hashToken } from '../auth/tokens.ts';
+import { hashToken, tokenPrefix, wellFormed } from '../auth/tokens.ts';
+import { actionTokenPrefix } from '../action-tokens.ts';
 import { readBody } from './body.ts';
+import type { ClientResolver } from './client.ts';
+import { assertStorable } from './storable.ts';
 import type { CompiledRoute, RouteTable } from './routes.ts';
 
 export interface HttpDeps {
   table: RouteTable;
   log: Logger;
   limiter: RateLimiter;
+  /** failed authentications per client address: past the budget, the address's bearers are refused before any lookup */
+  failures: RateLimiter;
+  /** webhook calls per client address and per resource */
+  webhooks: RateLimiter;
+  clients: ClientResolver;
   activity: ActivityApi;
   limits: { body: number; upload: number };
-  /** config publicUrl, when set */
-  publicUrl: string | null;
   authenticate(bearer: string): Promise<Principal | null>;
   verifyActionToken(kind: string, resource: string, token: string): Promise<boolean>;
 }
@@ -53,9 +59,12 @@ function bearerOf(req: IncomingMessage): string | undefined {
   return match ? match[1] : '';
 }
 
-/** `"7"`, `W/"7"` or `7` → 7 */
+/** what If-Match may hold: `"7"`, `W/"7"` or `7` (the OpenAPI document shows it as it is) */
+export const ifMatchPattern = '^\\s*(?:W/)?"?([0-9]{1,9})"?\\s*$';
+const ifMatch = new RegExp(ifMatchPattern);
+
 function parseRevision(value: string | undefined): number | undefined {
-  const match = value && /^\s*(?:W\/)?"?(\d{1,9})"?\s*$/.exec(value);
+  const match = value && ifMatch.exec(value);
   return match ? Number(match[1]) : undefined;
 }
 
@@ -73,10 +82,14 @@ function revisionOf(req: IncomingMessage, body: unknown, required: boolean): num
   throw problem(428, 'this write must name the revision it is based on: If-Match: "N" (or If-None-Match: * to create), or a body field revision', { code: 'revision-required' });
 }
 
-function baseUrlOf(req: IncomingMessage, publicUrl: string | null): string {
-  if (publicUrl) return publicUrl.replace(/\/+$/, '');
-  const host = typeof req.headers.host === 'string' && /^[\w.:[\]-]{1,255}$/.test(req.headers.host) ? req.headers.host : 'localhost';
-  return `${req.headers['x-forwarded-proto'] === 'https' ? 'https' : 'http'}://${host}`;
+const methods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+/** `/api/stacks/web/deploy` of `/api/stacks/:name/deploy` → `/api/stacks/web`: the resource a webhook acts on */
+function webhookResource(fullPath: string, params: Record<string, string>): string {
+  const cut = fullPath.indexOf('/:');
+  if (cut < 0) return fullPath;
+  const param = /^\/:([^/]+)/.exec(fullPath.slice(cut))![1];
+  return `${fullPath.slice(0, cut)}/${params[param] ?? ''}`;
 }
 
 function pageLink(req: Req, next: string, limit: number): string {
@@ -92,36 +105,59 @@ export function createHttpServer(deps: HttpDeps): Server {
   const app = polka({
     onNoMatch: (req, res) => {
       const path = (req as Req).path;
-      // the REST API answers with its rate-limit headers everywhere, unknown routes included
-      const bearer = bearerOf(req);
-      const ip = req.socket.remoteAddress ?? 'unknown';
-      const headers = path.startsWith('/api/v1/') ? deps.limiter.hit(bearer ? `t:${hashToken(bearer)}` : `a:${ip}`, `a:${ip}`).headers : {};
+      // the REST API answers with its rate-limit headers everywhere, unknown routes included; an unverified bearer buys no budget of its own
+      const ip = deps.clients.address(req);
+      const headers = path.startsWith('/api/v1/') ? deps.limiter.hit(`a:${ip}`).headers : {};
       delete headers['Retry-After'];
+      const allowed = methods.filter((m) => (app.find(m, path) as { handlers?: unknown[] } | false || undefined)?.handlers?.length);
+      if (allowed.length) {
+        sendProblem(res, problem(405, `${req.method} is not allowed on ${path}; it answers ${allowed.join(', ')}`), path, { ...headers, Allow: allowed.join(', ') });
+        return;
+      }
       sendProblem(res, problem(404, `no route for ${req.method} ${path}`), path, headers);
     },
   });
+
+  /** 429 before any lookup: this address failed to authenticate too often */
+  function refuseBlockedAddress(ip: string): void {
+    const blocked = deps.failures.peek(`f:${ip}`);
+    if (!blocked.allowed) {
+      throw problem(429, `too many failed authentications from ${ip}; retry after ${blocked.reset} s`, { headers: { ...blocked.headers, 'Retry-After': String(blocked.reset) } });
+    }
+  }
 
   async function handle(entry: CompiledRoute, req: Req, res: ServerResponse): Promise<void> {
     const { route } = entry;
     const requestId = (typeof req.headers['x-request-id'] === 'string' && /^[\w.-]{1,100}$/.test(req.headers['x-request-id']) && req.headers['x-request-id']) || randomUUID();
     res.setHeader('X-Request-Id', requestId);
     const bearer = bearerOf(req);
-    const ip = req.socket.remoteAddress ?? 'unknown';
+    const ip = deps.clients.address(req);
     let rateHeaders: Record<string, string> = {};
     let principal: Principal = anonymous;
     const abort = new AbortController();
     res.once('close', () => { if (!res.writableFinished) abort.abort(); });
     try {
+      if (bearer !== undefined || entry.mount === 'webhook') refuseBlockedAddress(ip);
       if (entry.mount === 'api' && !route.upload) {
-        const decision = deps.limiter.hit(bearer ? `t:${hashToken(bearer)}` : `a:${ip}`, `a:${ip}`);
+        // a bearer that is not even shaped like a token has no budget of its own: it spends the address's
+        const decision = deps.limiter.hit(bearer && wellFormed(bearer, tokenPrefix) ? `t:${hashToken(bearer)}` : `a:${ip}`, `a:${ip}`);
         rateHeaders = decision.headers;
         if (!decision.allowed) throw problem(429, `more than ${deps.limiter.limit} requests per minute with this token; retry after ${decision.reset} s`, { headers: { 'Retry-After': String(decision.reset) } });
+      } else if (entry.mount === 'webhook') {
+        const byAddress = deps.webhooks.hit(`a:${ip}`);
+        const byResource = byAddress.allowed ? deps.webhooks.hit(`r:${webhookResource(entry.fullPath, req.params)}`) : byAddress;
+        const decision = byResource.remaining < byAddress.remaining || !byResource.allowed ? byResource : byAddress;
+        rateHeaders = decision.headers;
+        if (!decision.allowed) {
+          const who = byAddress.allowed ? 'for this resource' : 'from this address';
+          throw problem(429, `more than ${deps.webhooks.limit} webhook calls per minute ${who}; retry after ${decision.reset} s`, { headers: { 'Retry-After': String(decision.reset) } });
+        }
       }
       for (const [k, v] of Object.entries(rateHeaders)) res.setHeader(k, v);
 
       if (route.scopes?.length || route.authenticated) {
         if (bearer === undefined) throw problem(401, 'missing bearer token: send Authorization: Bearer <token>', { headers: unauthorizedHeaders });
-        const who = bearer ? await deps.authenticate(bearer) : null;
+        const who = bearer && wellFormed(bearer, tokenPrefix) ? await deps.authenticate(bearer) : null;
         if (!who) throw problem(401, 'the token is wrong, revoked or expired', { headers: unauthorizedHeaders });
         principal = who;
         const missing = (route.scopes ?? []).filter((s) => !who.can(s));
@@ -130,7 +166,7 @@ export function createHttpServer(deps: HttpDeps): Server {
         const resource = req.params[route.actionToken.param] ?? '';
         const actor: Actor = { kind: 'webhook', name: resource, address: ip };
         principal = { actor, role: null, scopes: [], can: () => false };
-        if (!bearer || !(await deps.verifyActionToken(route.actionToken.kind, resource, bearer))) {
+        if (!bearer || !wellFormed(bearer, actionTokenPrefix) || !(await deps.verifyActionToken(route.actionToken.kind, resource, bearer))) {
           throw problem(401, 'the webhook token is wrong, rotated or disabled', { headers: unauthorizedHeaders });
         }
       }
@@ -141,6 +177,7 @@ export function createHttpServer(deps: HttpDeps): Server {
         try { params[name] = decodeURIComponent(value); } catch { throw problem(400, `path parameter ${name} is not valid percent-encoding`); }
       }
       const query = { ...req.query };
+      assertStorable([['params', params], ['query', query], ['headers', req.headers]]);
       for (const [part, value, check] of [['params', params, entry.check.params], ['query', query, entry.check.query]] as const) {
         const found = check?.(value);
         if (found) errors.push(...found.map((e) => ({ path: `/${part}${e.path}`, message: e.message })));
@@ -153,14 +190,16 @@ export function createHttpServer(deps: HttpDeps): Server {
         const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
         if (type !== 'application/json' && !type.endsWith('+json')) throw problem(415, 'the body must be JSON (Content-Type: application/json)');
         try { body = JSON.parse(raw!.toString('utf8') || 'null'); } catch { throw problem(400, 'the body is not valid JSON', { code: 'invalid-json' }); }
+        assertStorable([['body', body]]);
         const found = entry.check.body!(body);
         if (found) throw problem(400, 'the body does not match the schema', { code: 'invalid-request', errors: found.map((e) => ({ path: `/body${e.path}`, message: e.message })) });
       }
+      if (route.rawBody && !route.body && raw?.length) assertStorable([['body', parsedJsonOf(req, raw)]]);
       const revision = route.revision ? revisionOf(req, body, route.revision === 'required') : undefined;
       const { limit, cursor, ...ownQuery } = query as { limit?: number; cursor?: string };
 
       const out = await route.handler({
-        params, query: (route.page ? ownQuery : query) as never, body: body as never, principal, headers: req.headers, ip, requestId, baseUrl: baseUrlOf(req, deps.publicUrl),
+        params, query: (route.page ? ownQuery : query) as never, body: body as never, principal, headers: req.headers, ip, requestId, baseUrl: deps.clients.baseUrl(req),
         revision, page: { limit: limit ?? 100, cursor }, rawBody: route.rawBody || route.upload ? raw : undefined, signal: abort.signal,
         log: log.child({ requestId }),
       });
@@ -196,6 +235,8 @@ export function createHttpServer(deps: HttpDeps): Server {
       send(res, status, payload, headers);
     } catch (err) {
       const p = err instanceof Problem ? err : toProblem(err, requestId);
+      // a token (or webhook signature) that failed verification counts against the caller's address
+      if (p.status === 401 && (bearer !== undefined || entry.mount === 'webhook')) deps.failures.hit(`f:${ip}`);
       if (!(err instanceof Problem)) log.error({ err, requestId, route: `${route.method} ${entry.fullPath}` }, 'request failed');
       // refused webhook calls are activity too; the REST API's 401 and 429 are noise an attacker could flood it with
       if (route.method !== 'GET' && (route.actionToken || (p.status !== 401 && p.status !== 429))) await recordActivity(entry, principal, req.params, p.status === 403 ? 'refused' : 'failed', p.status);
@@ -224,7 +265,22 @@ export function createHttpServer(deps: HttpDeps): Server {
     });
   }
 
-  return createServer({ keepAliveTimeout: 5000 }, app.handler as never);
+  const server = createServer({ keepAliveTimeout: 5000 }, app.handler as never);
+  // what the HTTP parser refuses (NUL in a header, an unknown method, a broken request line) is a problem too
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable || err.code === 'ECONNRESET') { socket.destroy(); return; }
+    const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
+    const body = JSON.stringify(problem(status, `the request cannot be parsed (${err.code ?? 'bad request'})`).toJSON());
+    socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  });
+  return server;
+}
+
+/** the JSON a raw-body route was sent, for the storable check (the route parses and judges it itself) */
+function parsedJsonOf(req: IncomingMessage, raw: Buffer): unknown {
+  const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+  if (type !== 'application/json' && !type.endsWith('+json')) return undefined;
+  try { return JSON.parse(raw.toString('utf8')); } catch { return undefined; }
 }
 
 function toProblem(err: unknown, requestId: string): Problem {

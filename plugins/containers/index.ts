@@ -124,7 +124,7 @@ export default definePlugin({
       summary: 'Read a container\'s logs as text/plain, stdout and stderr taken apart; follow=1 streams until the client leaves',
       query: Type.Object({
         tail: Type.Optional(Type.String({ pattern: '^(all|[0-9]{1,7})$', default: 'all', description: 'the last N lines, or all' })),
-        since: Type.Optional(Type.String({ maxLength: 40, description: 'unix seconds or an ISO 8601 date' })),
+        since: Type.Optional(Type.String({ maxLength: 40, pattern: '^([0-9]{1,12}(\\.[0-9]{1,9})?|[0-9]{4}-[0-9]{2}-[0-9]{2}([T ][0-9:.]+(Z|[+-][0-9]{2}:?[0-9]{2})?)?)$', description: 'unix seconds or an ISO 8601 date' })),
         timestamps: Type.Optional(Flag),
         follow: Type.Optional(Flag),
         stream: Type.Optional(Type.Union([Type.Literal('stdout'), Type.Literal('stderr'), Type.Literal('both')], { default: 'both' })),

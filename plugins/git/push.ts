@@ -39,7 +39,7 @@ export function pushReceiver({ stacks, store, actionTokens, activity }: {
   return [
     defineRoute({
       method: 'POST', path: '/stacks/:name/github', public: true, rawBody: true, params: Type.Object({ name: stacks.nameSchema }),
-      errors: [401, 415, 400], activity: false,
+      errors: [401, 415, 400], successes: [202], activity: false,
       summary: 'Push receiver for GitHub, Gitea and Forgejo: a push to the configured branch deploys the stack',
       description: 'Signed with the push secret (POST /api/v1/stacks/{name}/webhooks/push): X-Hub-Signature-256 (sha256=<hex>), '
         + 'X-Gitea-Signature or X-Forgejo-Signature (<hex>), HMAC-SHA256 of the raw body. The body is the JSON push payload '

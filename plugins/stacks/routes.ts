@@ -56,6 +56,7 @@ export function stackRoutes({ ctx, core, store, templates, autoupdateCron, descr
 
   const action = (verb: 'deploy' | 'stop' | 'pull', summary: string) => defineRoute({
     method: 'POST', path: `/stacks/:name/${verb}`, scopes: ['stacks:deploy'], summary, params: Params, status: 202,
+    description: 'The job is queued even when the Docker engine does not answer; it then fails with the reason (see the overview).',
     activity: `stack.${verb}`, resource: 'stack:{name}',
     handler: async ({ params, principal }) => {
       await stackFor(params.name, principal, 'deploy');
@@ -66,7 +67,7 @@ export function stackRoutes({ ctx, core, store, templates, autoupdateCron, descr
 
   return [
     defineRoute({
-      method: 'GET', path: '/stacks', scopes: ['stacks:read'], page: true, summary: 'List stacks with their live status',
+      method: 'GET', path: '/stacks', scopes: ['stacks:read'], page: true, cursor: StackName, summary: 'List stacks with their live status',
       handler: async ({ page, principal }) => {
         const rows: StackRow[] = [];
         let after = page.cursor;
@@ -94,7 +95,7 @@ export function stackRoutes({ ctx, core, store, templates, autoupdateCron, descr
       method: 'DELETE', path: '/stacks/:name', scopes: ['stacks:write'], params: Params, revision: 'required',
       query: Type.Object({ volumes: Type.Optional(Type.Boolean({ description: 'also remove the named volumes (default: keep them)' })) }),
       summary: 'Stop and remove a stack (a job; answers when it is done, or 202 with the job after 30 s)',
-      activity: 'stack.delete', resource: 'stack:{name}', status: 200,
+      activity: 'stack.delete', resource: 'stack:{name}', status: 200, successes: [202],
       handler: async ({ params, query, revision, principal }) => {
         const row = await stackFor(params.name, principal, 'write');
         if (row.revision !== revision) throw problem(412, `stack "${params.name}" is at revision ${row.revision}; read it again and retry`, { code: 'stale-revision', extra: { currentRevision: row.revision } });
@@ -122,7 +123,7 @@ export function stackRoutes({ ctx, core, store, templates, autoupdateCron, descr
         template: Type.Optional(Type.String({ description: 'create from this template (GET /templates); content defaults to its compose file' })),
         settings: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: "the template's inputs" })),
         revision: Revision, message: Message,
-      }, { additionalProperties: false }),
+      }, { additionalProperties: false, anyOf: [{ required: ['content'] }, { required: ['template'] }] }),
       activity: 'stack.compose.write', resource: 'stack:{name}',
       handler: async ({ params, body, revision, principal }) => {
         const name = params.name;
@@ -227,6 +228,7 @@ export function stackRoutes({ ctx, core, store, templates, autoupdateCron, descr
     }),
     defineRoute({
       method: 'GET', path: '/stacks/:name/revisions', scopes: ['stacks:read'], params: Params, page: true, summary: 'The revision history, newest first',
+      cursor: Type.String({ pattern: '^[1-9][0-9]{0,8}$', description: 'the revision number of the last entry of the previous page' }),
       handler: async ({ params, page, principal }) => {
         await stackFor(params.name, principal, 'read');
         const before = page.cursor === undefined ? undefined : Number(page.cursor);

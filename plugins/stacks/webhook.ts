@@ -11,7 +11,7 @@ export function deployWebhook({ ctx, core, store, windowSeconds, waitSeconds }: 
 
   return [
     defineRoute({
-      method: 'POST', path: '/stacks/:name/deploy', actionToken: token, errors: [429, 502],
+      method: 'POST', path: '/stacks/:name/deploy', actionToken: token, errors: [429, 502], successes: [202],
       summary: 'Deploy the stack with its deploy webhook token: waits for the deploy (200, or 502 naming the job when it fails); ?async=1 answers 202 at once',
       description: `A call during a queued deploy of the stack attaches to it. Otherwise one deploy is accepted per ${windowSeconds} s (429 with Retry-After).`,
       params: Type.Object({ name: StackName }),
