@@ -145,7 +145,7 @@ export function stackRoutes({ ctx, core, store, templates, autoupdateCron, descr
       },
     }),
     defineRoute({
-      method: 'POST', path: '/stacks/:name/validate', scopes: ['stacks:read'], params: Params,
+      method: 'POST', path: '/stacks/:name/validate', scopes: ['stacks:read'], params: Params, errors: [422],
       summary: "Check a compose file against the platform rules (with the stack's variables) without saving it",
       body: Type.Object({ content: Compose }, { additionalProperties: false }),
       response: Type.Object({
