@@ -239,7 +239,7 @@ export function builtInRules(opts: RuleOptions): PlatformRule[] {
   ];
 }
 
-/** a rule broken a thousand times is told about its first ones */
+/** a rule broken a thousand times is told about its first ones: at most 100 errors, the last saying how many more */
 const shownPerRule = 100;
 
 /**
@@ -256,9 +256,9 @@ export async function checkRules(rules: readonly PlatformRule[], switches: Reado
   const active = rules.filter((r) => switches[r.id] !== false);
   const results = await Promise.all(active.map(async (r) => {
     const found = await r.check(input);
-    const shown: RuleError[] = found.slice(0, shownPerRule).map((issue) => ({ rule: r.id, ...issue }));
-    if (found.length > shownPerRule) shown.push({ rule: r.id, path: '', message: `… and ${found.length - shownPerRule} more` });
-    return shown;
+    if (found.length <= shownPerRule) return found.map((issue) => ({ rule: r.id, ...issue }));
+    const shown: RuleError[] = found.slice(0, shownPerRule - 1).map((issue) => ({ rule: r.id, ...issue }));
+    return [...shown, { rule: r.id, path: '', message: `… and ${found.length - shown.length} more` }];
   }));
   // a file that does not parse has nothing further worth reporting
   const invalid = results[active.findIndex((r) => r.id === 'compose-valid')] ?? [];

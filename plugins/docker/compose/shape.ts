@@ -4,8 +4,8 @@ import { isWithin, realExisting } from '../../../sdk/index.ts';
 import type { ComposeIssue } from '../types.ts';
 import { Budget } from './limits.ts';
 
-/** a file broken in every one of its thousands of lines is told about its first ones, not answered with megabytes */
-const shownIssues = 100;
+/** a file broken in every one of its thousands of lines is told about its first ones, not answered with megabytes: at most 100 of each kind, the last one saying how many more */
+const shownIssues = 99;
 
 export class Issues {
   readonly errors: ComposeIssue[] = [];
