@@ -156,7 +156,8 @@ export function interpolateTree(value: unknown, path: string, ctx: Interpolation
       budget.take('maxText', k.length, path, 'characters once aliases are expanded');
       const copy = interpolateTree(v, path ? `${path}.${k}` : k, ctx, depth + 1, ancestors);
       // a key "__proto__" is data, as the YAML parser keeps it, never the copy's prototype
-      Object.defineProperty(map, k, { value: copy, enumerable: true, writable: true, configurable: true });
+      if (k === '__proto__') Object.defineProperty(map, k, { value: copy, enumerable: true, writable: true, configurable: true });
+      else map[k] = copy;
     }
     out = map;
   }

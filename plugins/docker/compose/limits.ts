@@ -5,8 +5,8 @@
  * (scripts/bench/compose-parse.ts measures it). A file beyond one of them is refused as a whole, naming the limit.
  */
 export const composeLimits = Object.freeze({
-  /** characters of compose text (the API's content limit; files from a source tree are held to it too) */
-  maxLength: 512 * 1024,
+  /** characters of compose text (the API's content limit; files from a source tree are held to it too): ten times the largest real-world files */
+  maxLength: 256 * 1024,
   /** nesting of YAML collections, in the text and again once aliases are expanded */
   maxDepth: 64,
   /** YAML alias nodes (`*name`) in the file */
@@ -14,9 +14,9 @@ export const composeLimits = Object.freeze({
   /** keys copied by YAML merges (`<<: *name`), each member of a merge list counting one */
   maxMergeKeys: 10_000,
   /** values (maps, lists and scalars) once aliases and merges are expanded */
-  maxNodes: 100_000,
-  /** characters of all strings once aliases are expanded and variables interpolated */
-  maxText: 4 * 1024 * 1024,
+  maxNodes: 50_000,
+  /** characters of all strings once aliases are expanded and variables interpolated (32 variables of 64 KiB) */
+  maxText: 2 * 1024 * 1024,
   /** nesting of `${…}` inside a default or alternative value */
   maxInterpolationDepth: 32,
   services: 1_000,
