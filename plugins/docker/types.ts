@@ -13,8 +13,8 @@ export interface ComposeProject {
   workdir?: string;
 }
 
-/** path like "services.web.ports[0]" */
-export interface ComposeIssue { path: string; message: string }
+/** path like "services.web.ports[0]"; `limit` names the bound of compose/limits.ts a refused file went past */
+export interface ComposeIssue { path: string; message: string; limit?: string }
 
 export type DependsCondition = 'service_started' | 'service_healthy' | 'service_completed_successfully';
 
@@ -25,6 +25,8 @@ export interface NormalizedPort {
   /** '' binds every address */
   hostIp: string;
   protocol: 'tcp' | 'udp' | 'sctp';
+  /** the index of the `ports` entry it comes from (a range gives several) */
+  entry: number;
 }
 
 export interface NormalizedMount {

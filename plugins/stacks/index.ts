@@ -5,7 +5,7 @@ import { assertAccess, canSee, stackRole, type Need } from './access.ts';
 import { createCore, deployKind, pushKind, resourceOf, type StackSource } from './core.ts';
 import { StackName, stackRoutes } from './routes.ts';
 import type { TString } from '@sinclair/typebox';
-import { builtInRules, type PlatformRule } from './rules.ts';
+import { builtInRules, dockerDefaultCapabilities, type PlatformRule, safeNetworkOptions, safeSecurityOptions, safeSysctls } from './rules.ts';
 import { createStore } from './store.ts';
 import { Templates, type StackTemplate } from './templates.ts';
 import { stackView } from './view.ts';
@@ -33,9 +33,14 @@ export interface StacksApi {
 const Options = Type.Object({
   rules: Type.Record(Type.String(), Type.Boolean(), { default: {}, description: 'false switches a platform rule off for this install' }),
   allowedBindRoots: Type.Array(Type.String({ pattern: '^/' }), { default: [] }),
-  dangerousCapabilities: Type.Array(Type.String(), {
-    default: ['ALL', 'SYS_ADMIN', 'SYS_MODULE', 'SYS_PTRACE', 'SYS_RAWIO', 'SYS_BOOT', 'SYS_TIME', 'NET_ADMIN', 'DAC_READ_SEARCH', 'MAC_ADMIN', 'MAC_OVERRIDE', 'BPF', 'PERFMON', 'SYSLOG'],
-  }),
+  // allow-lists: what is not named is refused (each one's rule can also be switched off under `rules`)
+  allowedCapabilities: Type.Array(Type.String(), { default: dockerDefaultCapabilities, description: 'what cap_add may add (no-dangerous-capabilities)' }),
+  allowedSecurityOptions: Type.Array(Type.String(), { default: safeSecurityOptions, description: 'security_opt values, as written (allowed-security-options)' }),
+  allowedSysctls: Type.Array(Type.String(), { default: safeSysctls, description: 'sysctl names (allowed-sysctls)' }),
+  allowedNetworkDrivers: Type.Array(Type.String(), { default: ['bridge', 'overlay'], description: 'allowed-network-drivers' }),
+  allowedNetworkOptions: Type.Array(Type.String(), { default: safeNetworkOptions, description: 'network driver_opts names (allowed-network-options)' }),
+  allowedVolumeDrivers: Type.Array(Type.String(), { default: ['local'], description: 'allowed-volume-drivers' }),
+  allowedLoggingDrivers: Type.Array(Type.String(), { default: ['json-file', 'local', 'none'], description: 'allowed-logging-drivers' }),
   autoupdateCron: Type.String({ default: '0 3 * * *', description: 'when autoupdate runs (cron, server time)' }),
   webhookWindowSeconds: Type.Integer({ minimum: 1, default: 30 }),
   webhookWaitSeconds: Type.Integer({ minimum: 1, default: 600 }),
@@ -61,8 +66,7 @@ export default definePlugin({
     const templates = new Templates();
     for (const [name, t] of Object.entries(options.templates)) templates.add({ name, description: t.description, compose: t.compose, inputs: t.inputs });
     const rules = builtInRules({
-      allowedBindRoots: options.allowedBindRoots,
-      dangerousCapabilities: options.dangerousCapabilities,
+      ...options,
       portsInUse: (stack) => runtime.publishedPorts(stack).catch(() => null),
     });
     const core = createCore(ctx, { runtime, store, rules, switches: options.rules });

@@ -13,7 +13,8 @@ const Revision = Type.Optional(Type.Integer({ minimum: 0, description: 'the revi
 const Message = Type.Optional(Type.String({ maxLength: 500, description: 'a note kept with the revision' }));
 const VariableName = '^[A-Za-z_][A-Za-z0-9_]{0,127}$';
 const Values = Type.Record(Type.String({ pattern: VariableName }), Type.String({ maxLength: 65536 }), { maxProperties: 500, additionalProperties: false });
-const Compose = Type.String({ maxLength: 512 * 1024 });
+// the compose loader's own content limit (composeLimits.maxLength): what it can load and judge in milliseconds
+const Compose = Type.String({ maxLength: 256 * 1024 });
 
 export interface RouteDeps {
   ctx: PluginContext;
@@ -146,7 +147,7 @@ export function stackRoutes({ ctx, core, store, templates, autoupdateCron, descr
       },
     }),
     defineRoute({
-      method: 'POST', path: '/stacks/:name/validate', scopes: ['stacks:read'], params: Params,
+      method: 'POST', path: '/stacks/:name/validate', scopes: ['stacks:read'], params: Params, errors: [422],
       summary: "Check a compose file against the platform rules (with the stack's variables) without saving it",
       body: Type.Object({ content: Compose }, { additionalProperties: false }),
       response: Type.Object({

@@ -1,5 +1,5 @@
 // Platform rules for compose files: each rule reports its own errors, with the path in the user's file; admins switch rules off per install.
-import { isWithin, realExisting } from '../../sdk/index.ts';
+import { isWithin, problem, realExisting } from '../../sdk/index.ts';
 import type { LoadedCompose } from '../docker/types.ts';
 
 export interface RuleIssue { path: string; message: string }
@@ -20,10 +20,33 @@ export interface RuleError extends RuleIssue { rule: string }
 
 export interface RuleOptions {
   allowedBindRoots: readonly string[];
-  dangerousCapabilities: readonly string[];
+  /** what cap_add may add (Docker's default set by default: adding those again grants nothing) */
+  allowedCapabilities: readonly string[];
+  allowedNetworkDrivers: readonly string[];
+  /** network driver_opts that cannot reach outside the stack's own network */
+  allowedNetworkOptions: readonly string[];
+  allowedVolumeDrivers: readonly string[];
+  allowedLoggingDrivers: readonly string[];
+  /** security_opt values, exactly as written */
+  allowedSecurityOptions: readonly string[];
+  /** sysctls by name */
+  allowedSysctls: readonly string[];
   /** host ports published by other stacks' containers (null when the engine cannot say) */
   portsInUse(stack: string): Promise<{ project: string | null; hostPort: number; protocol: string }[] | null>;
 }
+
+/** Linux capabilities Docker grants every container unless dropped */
+export const dockerDefaultCapabilities = ['AUDIT_WRITE', 'CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'FSETID', 'KILL', 'MKNOD', 'NET_BIND_SERVICE', 'NET_RAW', 'SETFCAP', 'SETGID', 'SETPCAP', 'SETUID', 'SYS_CHROOT'];
+/** the sysctls Kubernetes calls safe: namespaced, and without effect on other containers or the host */
+export const safeSysctls = [
+  'kernel.shm_rmid_forced', 'net.ipv4.ip_local_port_range', 'net.ipv4.ip_local_reserved_ports', 'net.ipv4.ip_unprivileged_port_start', 'net.ipv4.ping_group_range',
+  'net.ipv4.tcp_syncookies', 'net.ipv4.tcp_keepalive_time', 'net.ipv4.tcp_keepalive_intvl', 'net.ipv4.tcp_keepalive_probes', 'net.ipv4.tcp_fin_timeout',
+];
+/** options that only restrict what a container may do */
+export const safeSecurityOptions = ['no-new-privileges', 'no-new-privileges:true', 'no-new-privileges=true', 'no-new-privileges:false', 'no-new-privileges=false'];
+export const safeNetworkOptions = [
+  'com.docker.network.bridge.enable_icc', 'com.docker.network.bridge.host_binding_ipv4', 'com.docker.network.driver.mtu', 'com.docker.network.container_iface_prefix', 'encrypted',
+];
 
 type Raw = Record<string, unknown>;
 const servicesOf = (loaded: LoadedCompose): [string, Raw][] =>
@@ -36,48 +59,58 @@ function perService(loaded: LoadedCompose, key: string, bad: (value: unknown) =>
 
 const dockerSockets = ['/var/run/docker.sock', '/run/docker.sock'].map((p) => realExisting(p));
 
-
-/** host ports of one `ports` entry: "8080:80", "127.0.0.1:8080-8081:80-81/udp", { published: 8080 } */
-function hostPorts(entry: unknown): { port: number; protocol: string }[] {
-  if (entry && typeof entry === 'object') {
-    const e = entry as Raw;
-    const published = e.published === undefined ? '' : String(e.published);
-    return range(published).map((port) => ({ port, protocol: String(e.protocol ?? 'tcp') }));
-  }
-  const [spec, protocol = 'tcp'] = String(entry).split('/');
-  const parts = spec.split(':');
-  if (parts.length < 2) return [];
-  return range(parts[parts.length - 2]).map((port) => ({ port, protocol }));
-}
-function range(text: string): number[] {
-  const m = /^(\d+)(?:-(\d+))?$/.exec(text);
-  if (!m) return [];
-  const from = Number(m[1]);
-  const to = Number(m[2] ?? m[1]);
-  return to >= from && to - from < 1000 ? Array.from({ length: to - from + 1 }, (_, i) => from + i) : [];
-}
-
-/** the path of the `volumes` entry of a service that mounts at `target` (rules judge the normalized mount, report the user's line) */
-function volumePath(raw: Raw, service: string, target: string): string {
-  const list = Array.isArray(raw.volumes) ? raw.volumes : [];
-  const i = list.findIndex((v) => (typeof v === 'string' ? v.split(':')[1] === target : v && typeof v === 'object' && (v as Raw).target === target));
-  return i >= 0 ? `services.${service}.volumes[${i}]` : `services.${service}.volumes`;
-}
-
 /** what the engine will get, per service, with the raw service for paths */
 const normalized = (loaded: LoadedCompose) => {
   const raw = Object.fromEntries(servicesOf(loaded));
   return loaded.services.map((s) => ({ s, raw: raw[s.name] ?? {} }));
 };
-const foreignNamespace = (mode: string | null) => mode !== null && (mode === 'host' || mode.startsWith('container:'));
+
+/** the written values of a "string or list" key with the path of each: `cap_add[2]`, or `cap_add` for a single string */
+function listed(raw: Raw, service: string, key: string): { value: string; path: string }[] {
+  const v = raw[key];
+  const text = (x: unknown) => (typeof x === 'string' || typeof x === 'number' || typeof x === 'boolean' ? String(x) : null);
+  if (Array.isArray(v)) return v.flatMap((x, i) => (text(x) === null ? [] : [{ value: text(x)!, path: `services.${service}.${key}[${i}]` }]));
+  return text(v) === null ? [] : [{ value: text(v)!, path: `services.${service}.${key}` }];
+}
+
+/** the path of each key of a "map or KEY=VALUE list" key: `sysctls.net.core.somaxconn`, or `sysctls[0]` */
+function keyPaths(raw: Raw, service: string, key: string): Map<string, string> {
+  const v = raw[key];
+  const paths = new Map<string, string>();
+  if (Array.isArray(v)) v.forEach((x, i) => { const name = String(x).split('=')[0]; if (!paths.has(name)) paths.set(name, `services.${service}.${key}[${i}]`); });
+  else if (v && typeof v === 'object') for (const name of Object.keys(v)) paths.set(name, `services.${service}.${key}.${name}`);
+  return paths;
+}
+
+/** the path of each mount target's `volumes` entry (rules judge the normalized mount, report the user's line) */
+function volumePaths(raw: Raw, service: string): Map<string, string> {
+  const paths = new Map<string, string>();
+  (Array.isArray(raw.volumes) ? raw.volumes : []).forEach((v, i) => {
+    const target = typeof v === 'string' ? v.split(':')[1] : v && typeof v === 'object' ? (v as Raw).target : undefined;
+    if (typeof target === 'string' && !paths.has(target)) paths.set(target, `services.${service}.volumes[${i}]`);
+  });
+  return paths;
+}
+
+const capability = (name: string) => name.trim().toUpperCase().replace(/^CAP_/, '');
+/** pid and ipc modes that keep a container in namespaces of its own */
+const ownPid = new Set(['']);
+const ownIpc = new Set(['', 'none', 'private', 'shareable']);
 
 export function builtInRules(opts: RuleOptions): PlatformRule[] {
-  const dangerous = new Set(opts.dangerousCapabilities.map((c) => c.toUpperCase().replace(/^CAP_/, '')));
+  const capabilities = new Set(opts.allowedCapabilities.map(capability));
+  const networkDrivers = new Set(opts.allowedNetworkDrivers);
+  const networkOptions = new Set(opts.allowedNetworkOptions);
+  const volumeDrivers = new Set(opts.allowedVolumeDrivers);
+  const loggingDrivers = new Set(opts.allowedLoggingDrivers);
+  const securityOptions = new Set(opts.allowedSecurityOptions);
+  const sysctls = new Set(opts.allowedSysctls);
   const underRoot = (path: string) => opts.allowedBindRoots.some((root) => isWithin(root, path));
+  const list = (values: Set<string>) => (values.size ? [...values].join(', ') : 'none');
   return [
     {
       id: 'compose-valid', description: 'valid YAML that follows the Compose Specification',
-      check: ({ loaded }) => loaded.errors,
+      check: ({ loaded }) => loaded.errors.filter((e) => !e.limit).map(({ path, message }) => ({ path, message })),
     },
     {
       id: 'image-required', description: 'every service names an image (build only when the stack has a source tree)',
@@ -91,25 +124,40 @@ export function builtInRules(opts: RuleOptions): PlatformRule[] {
     },
     {
       id: 'no-host-network', description: "no network_mode: host (nor another container's network)",
-      check: ({ loaded }) => normalized(loaded).filter(({ s }) => foreignNamespace(s.networkMode))
+      check: ({ loaded }) => normalized(loaded).filter(({ s }) => s.networkMode === 'host' || s.networkMode?.startsWith('container:'))
         .map(({ s }) => ({ path: `services.${s.name}.network_mode`, message: `service ${s.name} asks for the network of ${s.networkMode === 'host' ? 'the host' : s.networkMode}` })),
     },
     {
-      id: 'no-host-pid', description: "no pid or ipc of the host (or of another container)",
+      id: 'no-host-pid', description: 'pid and ipc namespaces of the container\'s own (ipc none, private or shareable): never the host\'s or another container\'s',
       check: ({ loaded }) => normalized(loaded).flatMap(({ s }) => [
-        ...(foreignNamespace(s.pid) ? [{ path: `services.${s.name}.pid`, message: `service ${s.name} asks for the process namespace of ${s.pid === 'host' ? 'the host' : s.pid}` }] : []),
-        ...(foreignNamespace(s.ipc) ? [{ path: `services.${s.name}.ipc`, message: `service ${s.name} asks for the IPC namespace of ${s.ipc === 'host' ? 'the host' : s.ipc}` }] : []),
+        ...(s.pid !== null && !ownPid.has(s.pid) ? [{ path: `services.${s.name}.pid`, message: `service ${s.name} asks for the process namespace of ${s.pid === 'host' ? 'the host' : JSON.stringify(s.pid)}` }] : []),
+        ...(s.ipc !== null && !ownIpc.has(s.ipc) ? [{ path: `services.${s.name}.ipc`, message: `service ${s.name} asks for the IPC namespace of ${s.ipc === 'host' ? 'the host' : JSON.stringify(s.ipc)}` }] : []),
       ]),
     },
     {
-      id: 'no-dangerous-capabilities', description: `no cap_add of ${[...dangerous].join(', ')}`,
-      check: ({ loaded }) => normalized(loaded).flatMap(({ s, raw }) => s.capAdd
-        .map((cap) => cap.toUpperCase().replace(/^CAP_/, ''))
-        .filter((cap) => dangerous.has(cap))
-        .map((cap) => {
-          const i = Array.isArray(raw.cap_add) ? raw.cap_add.findIndex((c) => String(c).toUpperCase().replace(/^CAP_/, '') === cap) : -1;
-          return { path: `services.${s.name}.cap_add${i >= 0 ? `[${i}]` : ''}`, message: `service ${s.name} adds the capability ${cap}` };
-        })),
+      id: 'no-dangerous-capabilities', description: `cap_add only of ${list(capabilities)}`,
+      check: ({ loaded }) => normalized(loaded).flatMap(({ s, raw }) => listed(raw, s.name, 'cap_add')
+        .filter(({ value }) => !capabilities.has(capability(value)))
+        .map(({ value, path }) => ({ path, message: `service ${s.name} adds the capability ${capability(value)}, which is not among the allowed ones` }))),
+    },
+    {
+      id: 'allowed-security-options', description: `security_opt only of ${list(securityOptions)}`,
+      check: ({ loaded }) => normalized(loaded).flatMap(({ s, raw }) => listed(raw, s.name, 'security_opt')
+        .filter(({ value }) => !securityOptions.has(value))
+        .map(({ value, path }) => ({ path, message: `service ${s.name} sets the security option ${JSON.stringify(value)}, which an admin has not allowed` }))),
+    },
+    {
+      id: 'allowed-sysctls', description: `sysctls only of ${list(sysctls)}`,
+      check: ({ loaded }) => normalized(loaded).flatMap(({ s, raw }) => {
+        const refused = Object.keys(s.sysctls).filter((name) => !sysctls.has(name));
+        const paths = refused.length ? keyPaths(raw, s.name, 'sysctls') : new Map<string, string>();
+        return refused.map((name) => ({ path: paths.get(name) ?? `services.${s.name}.sysctls`, message: `service ${s.name} sets the sysctl ${name}, which an admin has not allowed` }));
+      }),
+    },
+    {
+      id: 'allowed-logging-drivers', description: `logging drivers only of ${list(loggingDrivers)} (others send logs, with the host's credentials, where the file says)`,
+      check: ({ loaded }) => normalized(loaded).filter(({ s }) => s.logging && !loggingDrivers.has(s.logging.driver))
+        .map(({ s }) => ({ path: `services.${s.name}.logging.driver`, message: `service ${s.name} logs through the ${s.logging!.driver} driver, which an admin has not allowed` })),
     },
     {
       id: 'no-devices', description: 'no host devices',
@@ -117,24 +165,39 @@ export function builtInRules(opts: RuleOptions): PlatformRule[] {
     },
     {
       id: 'no-docker-socket', description: 'never the Docker socket',
-      check: ({ loaded }) => normalized(loaded).flatMap(({ s, raw }) => s.mounts.filter((m) => m.type === 'bind' && m.source).flatMap((m) => {
-        const source = m.source!;
-        const exposes = dockerSockets.some((sock) => sock === source || sock.startsWith(source.endsWith('/') ? source : source + '/'));
-        return exposes ? [{ path: volumePath(raw, s.name, m.target), message: `service ${s.name} mounts the Docker socket (or a folder holding it): that hands over the host` }] : [];
-      })),
+      check: ({ loaded }) => normalized(loaded).flatMap(({ s, raw }) => {
+        const exposing = s.mounts.filter((m) => m.type === 'bind' && m.source && dockerSockets.some((sock) => sock === m.source || sock.startsWith(m.source!.endsWith('/') ? m.source! : m.source + '/')));
+        const paths = exposing.length ? volumePaths(raw, s.name) : new Map<string, string>();
+        return exposing.map((m) => ({ path: paths.get(m.target) ?? `services.${s.name}.volumes`, message: `service ${s.name} mounts the Docker socket (or a folder holding it): that hands over the host` }));
+      }),
     },
     {
       id: 'allowed-bind-mounts', description: `bind mounts only below the allowed roots${opts.allowedBindRoots.length ? ` (${opts.allowedBindRoots.join(', ')})` : ''}, or inside the stack's source tree`,
-      check: ({ loaded, workdir }) => normalized(loaded).flatMap(({ s, raw }) => s.mounts.filter((m) => m.type === 'bind' && m.source).flatMap((m) => {
-        const source = m.source!;
-        const inTree = workdir !== undefined && isWithin(workdir, source);
-        return inTree || underRoot(source) ? [] : [{ path: volumePath(raw, s.name, m.target), message: `service ${s.name} mounts the host path ${source}, which is not below an allowed root` }];
-      })),
+      check: ({ loaded, workdir }) => normalized(loaded).flatMap(({ s, raw }) => {
+        const outside = s.mounts.filter((m) => m.type === 'bind' && m.source && !(workdir !== undefined && isWithin(workdir, m.source)) && !underRoot(m.source));
+        const paths = outside.length ? volumePaths(raw, s.name) : new Map<string, string>();
+        return outside.map((m) => ({ path: paths.get(m.target) ?? `services.${s.name}.volumes`, message: `service ${s.name} mounts the host path ${m.source}, which is not below an allowed root` }));
+      }),
     },
     {
       id: 'no-host-volume-options', description: 'named volumes without driver options (a "local" volume with o=bind is a bind mount of any host path)',
       check: ({ loaded }) => loaded.volumes.filter((v) => Object.keys(v.driverOpts).length > 0)
         .map((v) => ({ path: `volumes.${v.key}.driver_opts`, message: `volume ${v.key} sets driver options` })),
+    },
+    {
+      id: 'allowed-volume-drivers', description: `volume drivers only of ${list(volumeDrivers)}`,
+      check: ({ loaded }) => loaded.volumes.filter((v) => !volumeDrivers.has(v.driver))
+        .map((v) => ({ path: `volumes.${v.key}.driver`, message: `volume ${v.key} uses the ${v.driver} driver, which an admin has not allowed` })),
+    },
+    {
+      id: 'allowed-network-drivers', description: `network drivers only of ${list(networkDrivers)} (macvlan, ipvlan and host put containers on the host's own network)`,
+      check: ({ loaded }) => loaded.networks.filter((n) => !n.external && !networkDrivers.has(n.driver))
+        .map((n) => ({ path: `networks.${n.key}.driver`, message: `network ${n.key} uses the ${n.driver} driver, which an admin has not allowed` })),
+    },
+    {
+      id: 'allowed-network-options', description: `network driver_opts only of ${list(networkOptions)} (others can take over a host bridge or interface)`,
+      check: ({ loaded }) => loaded.networks.flatMap((n) => Object.keys(n.driverOpts).filter((o) => !networkOptions.has(o))
+        .map((o) => ({ path: `networks.${n.key}.driver_opts.${o}`, message: `network ${n.key} sets the driver option ${o}, which an admin has not allowed` }))),
     },
     {
       id: 'no-external-resources', description: "volumes and networks belong to the stack: no external or explicitly named ones (they could be another stack's)",
@@ -151,25 +214,24 @@ export function builtInRules(opts: RuleOptions): PlatformRule[] {
       id: 'ports-available', description: 'published host ports are not used by another stack or twice in this one',
       async check({ loaded, stack }) {
         const issues: RuleIssue[] = [];
-        const seen = new Map<string, string>();
-        const mine: { key: string; path: string; service: string; port: number }[] = [];
-        for (const [name, s] of servicesOf(loaded)) {
-          (Array.isArray(s.ports) ? s.ports : []).forEach((entry, i) => {
-            for (const { port, protocol } of hostPorts(entry)) {
-              const key = `${port}/${protocol}`;
-              const path = `services.${name}.ports[${i}]`;
-              const first = seen.get(key);
-              if (first) issues.push({ path, message: `host port ${key} is published twice in this file (also at ${first})` });
-              else seen.set(key, path);
-              mine.push({ key, path, service: name, port });
-            }
-          });
+        // judged on the loader's ports, which are bounded: never re-expanded from what the user wrote
+        const mine = new Map<string, string>();
+        for (const s of loaded.services) {
+          for (const p of s.ports) {
+            if (p.published === null) continue;
+            const key = `${p.published}/${p.protocol}`;
+            const path = `services.${s.name}.ports[${p.entry}]`;
+            const first = mine.get(key);
+            if (first) issues.push({ path, message: `host port ${key} is published twice in this file (also at ${first})` });
+            else mine.set(key, path);
+          }
         }
-        if (!mine.length) return issues;
+        if (!mine.size) return issues;
         const used = await opts.portsInUse(stack);
         for (const u of used ?? []) {
-          const clash = mine.find((m) => m.key === `${u.hostPort}/${u.protocol}`);
-          if (clash) issues.push({ path: clash.path, message: `host port ${clash.key} is already published by ${u.project ? `stack ${u.project}` : 'a container outside Dockwright'}` });
+          const key = `${u.hostPort}/${u.protocol}`;
+          const clash = mine.get(key);
+          if (clash) issues.push({ path: clash, message: `host port ${key} is already published by ${u.project ? `stack ${u.project}` : 'a container outside Dockwright'}` });
         }
         return issues;
       },
@@ -177,10 +239,27 @@ export function builtInRules(opts: RuleOptions): PlatformRule[] {
   ];
 }
 
-/** runs every enabled rule; the errors name their rule. */
+/** a rule broken a thousand times is told about its first ones: at most 100 errors, the last saying how many more */
+const shownPerRule = 100;
+
+/**
+ * runs every enabled rule; the errors name their rule. A file past one of the loader's limits was not (fully) read:
+ * it is refused at once with a 422 problem, validate too, since no rule can judge what was never looked at.
+ */
 export async function checkRules(rules: readonly PlatformRule[], switches: Readonly<Record<string, boolean>>, input: RuleInput): Promise<RuleError[]> {
+  const limits = input.loaded.errors.filter((e) => e.limit);
+  if (limits.length) {
+    throw problem(422, `the compose file is refused before the platform rules: ${limits.map((e) => e.message).join('; ')}`, {
+      code: 'compose-refused', errors: limits.map((e) => ({ rule: 'compose-limits', path: e.path, message: e.message })),
+    });
+  }
   const active = rules.filter((r) => switches[r.id] !== false);
-  const results = await Promise.all(active.map(async (r) => (await r.check(input)).map((issue) => ({ rule: r.id, ...issue }))));
+  const results = await Promise.all(active.map(async (r) => {
+    const found = await r.check(input);
+    if (found.length <= shownPerRule) return found.map((issue) => ({ rule: r.id, ...issue }));
+    const shown: RuleError[] = found.slice(0, shownPerRule - 1).map((issue) => ({ rule: r.id, ...issue }));
+    return [...shown, { rule: r.id, path: '', message: `… and ${found.length - shown.length} more` }];
+  }));
   // a file that does not parse has nothing further worth reporting
   const invalid = results[active.findIndex((r) => r.id === 'compose-valid')] ?? [];
   return invalid.length && !input.loaded.raw.services ? invalid : results.flat();

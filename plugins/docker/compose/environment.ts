@@ -1,6 +1,23 @@
 // A service's environment: env_file entries from the source tree (in order), then `environment`, which wins.
-import { readFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { atMost } from './limits.ts';
 import { type Issues, inside, isObj, mapOrList, scalar } from './shape.ts';
+
+/** at most `max` bytes of a file and whether there were more: a file in the source tree may be of any size */
+function readHead(file: string, max: number): { text: string; truncated: boolean } {
+  const fd = openSync(file, 'r');
+  try {
+    const buffer = Buffer.alloc(Math.min(fstatSync(fd).size, max) + 1);
+    let length = 0;
+    for (let n = -1; n !== 0 && length < buffer.length;) {
+      n = readSync(fd, buffer, length, buffer.length - length, null);
+      length += n;
+    }
+    return { text: buffer.toString('utf8', 0, Math.min(length, max)), truncated: length > max };
+  } finally {
+    closeSync(fd);
+  }
+}
 
 /** dotenv lines: KEY=value, `export KEY=value`, quotes, `#` comments; a bare KEY takes the stack variable of that name. */
 export function parseEnvFile(text: string, variables: Record<string, string>, path: string, issues: Issues): [string, string][] {
@@ -24,7 +41,9 @@ export function parseEnvFile(text: string, variables: Record<string, string>, pa
       value = value.slice(1, -1);
       if (q === '"') value = value.replace(/\\n/g, '\n').replace(/\\(["\\])/g, '$1');
     } else {
-      value = value.replace(/\s+#.*$/, '');
+      // not /\s+#.*$/: on a long run of blanks without a "#" that backtracks quadratically
+      const comment = value.search(/\s#/);
+      if (comment >= 0) value = value.slice(0, comment).trimEnd();
     }
     out.push([key, value]);
   });
@@ -34,6 +53,7 @@ export function parseEnvFile(text: string, variables: Record<string, string>, pa
 function envFiles(v: unknown, path: string, workdir: string | undefined, variables: Record<string, string>, issues: Issues): [string, string][] {
   if (v === undefined || v === null) return [];
   const list = Array.isArray(v) ? v : [v];
+  issues.budget.take('envFiles', list.length, path, 'env_file entries');
   return list.flatMap((item, i) => {
     const at = Array.isArray(v) ? `${path}[${i}]` : path;
     const file = scalar(item) ?? (isObj(item) ? scalar(item.path) : null);
@@ -41,14 +61,15 @@ function envFiles(v: unknown, path: string, workdir: string | undefined, variabl
     if (!file) { issues.error(at, 'must be a path or a map with path'); return []; }
     const full = inside(workdir, file, at, issues, 'env_file');
     if (!full) return [];
-    let text: string;
+    let read: { text: string; truncated: boolean };
     try {
-      text = readFileSync(full, 'utf8');
+      read = readHead(full, issues.budget.left('envFileBytes'));
     } catch {
       if (required) issues.error(at, `env_file "${file}" is not in the source tree`);
       return [];
     }
-    return parseEnvFile(text, variables, at, issues);
+    issues.budget.take('envFileBytes', read.truncated ? Infinity : Buffer.byteLength(read.text), at, 'bytes read from env_file files');
+    return parseEnvFile(read.text, variables, at, issues);
   });
 }
 
@@ -61,5 +82,6 @@ export function environment(service: Record<string, unknown>, path: string, work
     if (value === undefined) delete env[k];
     else env[k] = value;
   }
+  atMost('environmentPerService', Object.keys(env).length, `${path}.environment`, 'environment variables (env_file and environment together)');
   return env;
 }

@@ -1,14 +1,34 @@
-// Compose variable interpolation: $VAR, ${VAR}, ${VAR:-default}, ${VAR-default}, ${VAR:?err}, ${VAR?err}, ${VAR:+alt}, ${VAR+alt}, $$.
-import type { ComposeIssue } from '../types.ts';
+// Compose variable interpolation: $VAR, ${VAR}, ${VAR:-default}, ${VAR-default}, ${VAR:?err}, ${VAR?err}, ${VAR:+alt}, ${VAR+alt}, $$; and the walk over the whole document, within the limits.
+import { composeLimits, LimitExceeded } from './limits.ts';
+import type { Issues } from './shape.ts';
 
 const nameStart = /[A-Za-z_]/;
 const nameChar = /[A-Za-z0-9_]/;
 
 export interface InterpolationContext {
   variables: Record<string, string>;
-  errors: ComposeIssue[];
-  warnings: ComposeIssue[];
+  issues: Issues;
+  /** unset variables already warned about: one warning per name, however often it is used */
+  warned: Set<string>;
 }
+
+/** the deepest nesting of `${` in text, in one pass, so a value nested past the limit is refused before any recursion */
+function nesting(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  for (let i = text.indexOf('$'); i >= 0 && i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 36 /* $ */) {
+      const next = text.charCodeAt(i + 1);
+      if (next === 36) i++;
+      else if (next === 123 /* { */) { i++; if (++depth > deepest) deepest = depth; }
+    } else if (c === 125 /* } */ && depth > 0) depth--;
+  }
+  return deepest;
+}
+
+/** a value as error messages show it: long ones cut, since the answer should name the problem, not repeat the file */
+const shown = (text: string) => JSON.stringify(text.length > 120 ? `${text.slice(0, 100)}…` : text);
 
 /** the index of the `}` closing the `${` whose body starts at `from`, counting nested `${…}`; -1 if none. */
 function closing(text: string, from: number): number {
@@ -21,44 +41,62 @@ function closing(text: string, from: number): number {
   return -1;
 }
 
-/** interpolates one string; problems are added to ctx under `path`. */
+/**
+ * interpolates one string; problems are added to ctx under `path`. Recursion only follows `${…}` nesting, which is
+ * checked against its limit first, and each level scans its own text once: linear in the text for any input.
+ */
 export function interpolate(text: string, path: string, ctx: InterpolationContext): string {
   if (!text.includes('$')) return text;
+  const deepest = nesting(text);
+  if (deepest > composeLimits.maxInterpolationDepth) {
+    throw new LimitExceeded('maxInterpolationDepth', path, `"\${" is nested ${deepest} levels deep: at most ${composeLimits.maxInterpolationDepth} are allowed`);
+  }
+  return expand(text, path, ctx);
+}
+
+function expand(text: string, path: string, ctx: InterpolationContext): string {
   let out = '';
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (c !== '$') { out += c; continue; }
+  let from = 0;
+  for (let i = text.indexOf('$'); i >= 0; i = text.indexOf('$', from)) {
+    out += text.slice(from, i);
     const next = text[i + 1];
-    if (next === '$') { out += '$'; i++; continue; }
+    if (next === '$') { out += '$'; from = i + 2; continue; }
     if (next !== undefined && nameStart.test(next)) {
       let j = i + 1;
       while (j < text.length && nameChar.test(text[j])) j++;
       out += lookup(text.slice(i + 1, j), path, ctx);
-      i = j - 1;
+      from = j;
       continue;
     }
     if (next === '{') {
       const end = closing(text, i + 2);
       if (end < 0) {
-        ctx.errors.push({ path, message: `invalid interpolation: "${text}" has a "\${" without its closing "}"` });
+        ctx.issues.error(path, `invalid interpolation: ${shown(text)} has a "\${" without its closing "}"`);
         return text;
       }
       const value = braced(text.slice(i + 2, end), text, path, ctx);
       if (value === null) return text;
       out += value;
-      i = end;
+      from = end + 1;
       continue;
     }
-    ctx.errors.push({ path, message: `invalid interpolation: "${text}" has a lone "$" (write "$$" for a literal dollar sign)` });
+    ctx.issues.error(path, `invalid interpolation: ${shown(text)} has a lone "$" (write "$$" for a literal dollar sign)`);
     return text;
   }
-  return out;
+  return out + text.slice(from);
 }
 
+/** a variable's value; it counts against the text limit, since `$A` of two characters may stand for 64 KiB */
 function lookup(name: string, path: string, ctx: InterpolationContext): string {
   const value = ctx.variables[name];
-  if (value !== undefined) return value;
-  ctx.warnings.push({ path, message: `the variable ${name} is not set; using an empty string` });
+  if (value !== undefined) {
+    ctx.issues.budget.take('maxText', value.length, path, 'characters once variables are interpolated');
+    return value;
+  }
+  if (!ctx.warned.has(name)) {
+    ctx.warned.add(name);
+    ctx.issues.warn(path, `the variable ${name} is not set; using an empty string`);
+  }
   return '';
 }
 
@@ -66,7 +104,7 @@ function lookup(name: string, path: string, ctx: InterpolationContext): string {
 function braced(body: string, whole: string, path: string, ctx: InterpolationContext): string | null {
   const m = /^([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?+])([\s\S]*))?$/.exec(body);
   if (!m) {
-    ctx.errors.push({ path, message: `invalid interpolation: "\${${body}}" in "${whole}" is not \${NAME}, \${NAME:-default}, \${NAME:?error} or \${NAME:+alternative}` });
+    ctx.issues.error(path, `invalid interpolation: ${shown(`\${${body}}`)} in ${shown(whole)} is not \${NAME}, \${NAME:-default}, \${NAME:?error} or \${NAME:+alternative}`);
     return null;
   }
   const [, name, op, rest = ''] = m;
@@ -77,30 +115,52 @@ function braced(body: string, whole: string, path: string, ctx: InterpolationCon
   const set = colon ? value !== undefined && value !== '' : value !== undefined;
   switch (op.at(-1)) {
     case '-':
-      return set ? value! : interpolate(rest, path, ctx);
+      return set ? lookup(name, path, ctx) : expand(rest, path, ctx);
     case '+':
-      return set ? interpolate(rest, path, ctx) : '';
+      return set ? expand(rest, path, ctx) : '';
     default: {
-      if (set) return value!;
-      const why = interpolate(rest, path, ctx);
-      ctx.errors.push({ path, message: `the variable ${name} is required${colon ? ' and must not be empty' : ''}${why ? `: ${why}` : ''}` });
+      if (set) return lookup(name, path, ctx);
+      const why = expand(rest, path, ctx);
+      ctx.issues.error(path, `the variable ${name} is required${colon ? ' and must not be empty' : ''}${why ? `: ${why}` : ''}`);
       return null;
     }
   }
 }
 
-/** interpolates every string value of a parsed YAML document (keys are left alone, as compose does); `x-` extension fields too. */
-export function interpolateTree(value: unknown, path: string, ctx: InterpolationContext, ancestors: object[] = []): unknown {
-  if (typeof value === 'string') return interpolate(value, path, ctx);
+/**
+ * interpolates every string value of a parsed YAML document (keys are left alone, as compose does); `x-` extension fields too.
+ * It copies the document, so aliases (one node, many places) are expanded here: every value, character and level of
+ * nesting counts against the limits, and a limit passed stops the walk at once.
+ */
+export function interpolateTree(value: unknown, path: string, ctx: InterpolationContext, depth = 0, ancestors = new Set<object>()): unknown {
+  const { budget } = ctx.issues;
+  budget.take('maxNodes', 1, path, 'YAML values once aliases and merges are expanded');
+  if (typeof value === 'string') {
+    budget.take('maxText', value.length, path, 'characters once aliases are expanded');
+    return interpolate(value, path, ctx);
+  }
   if (!value || typeof value !== 'object') return value;
+  if (depth >= composeLimits.maxDepth) throw new LimitExceeded('maxDepth', path, `values are nested more than ${composeLimits.maxDepth} levels deep once aliases are expanded`);
   // a YAML alias may point at its own ancestor
-  if (ancestors.includes(value)) {
-    ctx.errors.push({ path, message: 'a YAML alias refers to a node that contains it' });
+  if (ancestors.has(value)) {
+    ctx.issues.error(path, 'a YAML alias refers to a node that contains it');
     return null;
   }
-  const inner = [...ancestors, value];
-  if (Array.isArray(value)) return value.map((v, i) => interpolateTree(v, `${path}[${i}]`, ctx, inner));
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) out[k] = interpolateTree(v, path ? `${path}.${k}` : k, ctx, inner);
+  ancestors.add(value);
+  let out: unknown;
+  if (Array.isArray(value)) {
+    out = value.map((v, i) => interpolateTree(v, `${path}[${i}]`, ctx, depth + 1, ancestors));
+  } else {
+    const map: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) {
+      budget.take('maxText', k.length, path, 'characters once aliases are expanded');
+      const copy = interpolateTree(v, path ? `${path}.${k}` : k, ctx, depth + 1, ancestors);
+      // a key "__proto__" is data, as the YAML parser keeps it, never the copy's prototype
+      if (k === '__proto__') Object.defineProperty(map, k, { value: copy, enumerable: true, writable: true, configurable: true });
+      else map[k] = copy;
+    }
+    out = map;
+  }
+  ancestors.delete(value);
   return out;
 }

@@ -1,7 +1,8 @@
-// Loading a compose file: YAML, interpolation, top-level networks and volumes, every service normalized, the dependency graph checked.
-import { parseDocument } from 'yaml';
+// Loading a compose file: YAML, interpolation, top-level networks and volumes, every service normalized, the dependency graph checked, all within the limits.
+import { CORE_SCHEMA, loadAll, mergeTag, YAMLException } from 'js-yaml';
 import type { ComposeProject, LoadedCompose, NormalizedNetwork, NormalizedService, NormalizedVolume } from '../types.ts';
 import { interpolateTree } from './interpolate.ts';
+import { atMost, type ComposeLimit, composeLimits, LimitExceeded } from './limits.ts';
 import { normalizeService } from './service.ts';
 import { bool, isObj, Issues, mapOrList, type Obj, str } from './shape.ts';
 import { labelsFor } from '../labels.ts';
@@ -10,6 +11,12 @@ export const projectNamePattern = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 
 function stringMap(v: unknown, path: string, issues: Issues): Record<string, string> {
   return Object.fromEntries(mapOrList(v, path, issues).map(([k, val]) => [k, val ?? '']));
+}
+
+function labelMap(v: unknown, path: string, issues: Issues): Record<string, string> {
+  const labels = stringMap(v, path, issues);
+  atMost('labelsPerObject', Object.keys(labels).length, path, 'labels');
+  return labels;
 }
 
 /** a top-level `name:` (or `external: { name }`) wins; otherwise `<project>_<key>`, as compose names them. */
@@ -39,7 +46,7 @@ function networks(doc: Obj, project: string, issues: Issues): Map<string, Normal
       driverOpts: stringMap(spec.driver_opts, `${path}.driver_opts`, issues),
       internal: bool(spec.internal, `${path}.internal`, issues) ?? false,
       attachable: bool(spec.attachable, `${path}.attachable`, issues) ?? false,
-      labels: { ...stringMap(spec.labels, `${path}.labels`, issues), ...labelsFor.project(project) },
+      labels: { ...labelMap(spec.labels, `${path}.labels`, issues), ...labelsFor.project(project) },
     });
   }
   return out;
@@ -59,7 +66,7 @@ function volumes(doc: Obj, project: string, issues: Issues): Map<string, Normali
       key, name, external,
       driver: str(spec.driver, `${path}.driver`, issues) ?? 'local',
       driverOpts: stringMap(spec.driver_opts, `${path}.driver_opts`, issues),
-      labels: { ...stringMap(spec.labels, `${path}.labels`, issues), ...labelsFor.project(project) },
+      labels: { ...labelMap(spec.labels, `${path}.labels`, issues), ...labelsFor.project(project) },
     });
   }
   return out;
@@ -74,24 +81,39 @@ function checkGraph(services: NormalizedService[], issues: Issues): void {
       if (d.service === s.name) issues.error(`services.${s.name}.depends_on`, 'a service cannot depend on itself');
     });
   }
+  // depth-first with an explicit stack: a chain of a thousand services is no deeper for the call stack than one
   const state = new Map<string, 'visiting' | 'done'>();
   const reported = new Set<string>();
-  const visit = (name: string, chain: string[]): void => {
-    if (state.get(name) === 'done') return;
-    if (state.get(name) === 'visiting') {
-      const cycle = [...chain.slice(chain.indexOf(name)), name];
-      const key = [...cycle].sort().join(',');
-      if (!reported.has(key)) {
-        reported.add(key);
-        issues.error(`services.${name}.depends_on`, `dependency cycle: ${cycle.join(' → ')}`);
+  const chain: string[] = [];
+  const stack: { name: string; next: number }[] = [];
+  const targets = (name: string) => (byName.get(name)?.dependsOn ?? []).map((d) => d.service).filter((d) => byName.has(d) && d !== name);
+  const edges = new Map(services.map((s) => [s.name, targets(s.name)]));
+  for (const s of services) {
+    if (state.has(s.name)) continue;
+    state.set(s.name, 'visiting');
+    chain.push(s.name);
+    stack.push({ name: s.name, next: 0 });
+    while (stack.length) {
+      const top = stack[stack.length - 1];
+      const next = edges.get(top.name)![top.next++];
+      if (next === undefined) {
+        state.set(top.name, 'done');
+        stack.pop();
+        chain.pop();
+      } else if (state.get(next) === 'visiting') {
+        const cycle = [...chain.slice(chain.lastIndexOf(next)), next];
+        const key = [...cycle].sort().join(',');
+        if (!reported.has(key)) {
+          reported.add(key);
+          issues.error(`services.${next}.depends_on`, `dependency cycle: ${cycle.join(' → ')}`);
+        }
+      } else if (!state.has(next)) {
+        state.set(next, 'visiting');
+        chain.push(next);
+        stack.push({ name: next, next: 0 });
       }
-      return;
     }
-    state.set(name, 'visiting');
-    for (const d of byName.get(name)?.dependsOn ?? []) if (byName.has(d.service) && d.service !== name) visit(d.service, [...chain, name]);
-    state.set(name, 'done');
-  };
-  for (const s of services) visit(s.name, []);
+  }
 }
 
 function checkNames(services: NormalizedService[], project: string, issues: Issues): void {
@@ -108,26 +130,56 @@ function checkNames(services: NormalizedService[], project: string, issues: Issu
 
 const topLevel = new Set(['version', 'name', 'services', 'networks', 'volumes', 'configs', 'secrets']);
 
+const yamlSchema = CORE_SCHEMA.withTags(mergeTag);
+/** the parser's own limits, by the names it reports them with */
+const parserLimits: Record<string, ComposeLimit> = { maxDepth: 'maxDepth', maxAliases: 'maxAliases', maxTotalMergeKeys: 'maxMergeKeys' };
+
+/** the YAML document; undefined after a syntax error. Depth, aliases and merges are bounded while parsing, before they cost. */
+function parseYaml(text: string, issues: Issues): unknown {
+  let documents: unknown[];
+  try {
+    documents = loadAll(text, { schema: yamlSchema, maxDepth: composeLimits.maxDepth, maxAliases: composeLimits.maxAliases, maxTotalMergeKeys: composeLimits.maxMergeKeys });
+  } catch (err) {
+    if (!(err instanceof YAMLException)) { issues.error('', `the YAML cannot be read: ${(err as Error).message}`); return undefined; }
+    const at = err.mark ? ` at line ${err.mark.line + 1}, column ${err.mark.column + 1}` : '';
+    const limit = /exceeded (maxDepth|maxAliases|maxTotalMergeKeys)\b/.exec(err.reason)?.[1];
+    if (limit) {
+      const name = parserLimits[limit];
+      throw new LimitExceeded(name, '', `the YAML has more ${name === 'maxDepth' ? 'levels of nesting' : name === 'maxAliases' ? 'aliases' : 'keys merged with <<'} than the ${composeLimits[name].toLocaleString('en-US')} allowed${at}`);
+    }
+    issues.error('', `YAML syntax error${at}: ${err.reason}`);
+    return undefined;
+  }
+  if (documents.length > 1) { issues.error('', 'a compose file is one YAML document; this one has several (---)'); return undefined; }
+  return documents[0] ?? null;
+}
+
 export function loadCompose(project: ComposeProject): LoadedCompose {
   const issues = new Issues();
-  const empty = (): LoadedCompose => ({ raw: {}, services: [], errors: issues.errors, warnings: issues.warnings, networks: [], volumes: [] });
-  if (!projectNamePattern.test(project.name)) issues.error('name', `the project name "${project.name}" must match ${projectNamePattern.source}`);
-  const doc = parseDocument(project.compose, { merge: true, uniqueKeys: true });
-  for (const e of doc.errors) {
-    const at = e.linePos?.[0];
-    const message = e.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
-    issues.error('', `YAML syntax error${at ? ` at line ${at.line}, column ${at.col}` : ''}: ${message}`);
-  }
-  if (issues.errors.length) return empty();
-  let parsed: unknown;
   try {
-    parsed = doc.toJS({ maxAliasCount: 1000 });
+    return load(project, issues);
   } catch (err) {
-    issues.error('', `the YAML cannot be read: ${(err as Error).message}`);
-    return empty();
+    if (!(err instanceof LimitExceeded)) throw err;
+    // nothing else is reported: what was found before the limit is incomplete, and the rest was never looked at
+    return { raw: {}, services: [], errors: [{ path: err.path, message: err.message, limit: err.limit }], warnings: [], networks: [], volumes: [] };
   }
+}
+
+function load(project: ComposeProject, issues: Issues): LoadedCompose {
+  const empty = (): LoadedCompose => ({ raw: {}, services: [], ...issues.done(), networks: [], volumes: [] });
+  if (!projectNamePattern.test(project.name)) issues.error('name', `the project name "${project.name}" must match ${projectNamePattern.source}`);
+  if (project.compose.length > composeLimits.maxLength) {
+    throw new LimitExceeded('maxLength', '', `the compose file has ${project.compose.length.toLocaleString('en-US')} characters: at most ${composeLimits.maxLength.toLocaleString('en-US')} are allowed`);
+  }
+  const parsed = parseYaml(project.compose, issues);
+  if (parsed === undefined) return empty();
   if (!isObj(parsed)) { issues.error('', 'a compose file must be a map with services'); return empty(); }
-  const raw = interpolateTree(parsed, '', { variables: project.variables, errors: issues.errors, warnings: issues.warnings }) as Obj;
+  // counted before anything is done per entry
+  for (const key of ['services', 'networks', 'volumes'] as const) {
+    const section = parsed[key];
+    if (isObj(section)) atMost(key, Object.keys(section).length, key, key);
+  }
+  const raw = interpolateTree(parsed, '', { variables: project.variables, issues, warned: new Set() }) as Obj;
   for (const key of Object.keys(raw)) {
     if (key.startsWith('x-') || topLevel.has(key)) continue;
     issues.error(key, `"${key}" is not a top-level compose key (services, networks, volumes, x-…)`);
@@ -155,8 +207,7 @@ export function loadCompose(project: ComposeProject): LoadedCompose {
   return {
     raw,
     services,
-    errors: issues.errors,
-    warnings: issues.warnings,
+    ...issues.done(),
     networks: [...ctx.networks.values()].filter((n) => ctx.usedNetworks.has(n.key)),
     volumes: [...ctx.volumes.values()],
   };

@@ -90,6 +90,8 @@ export function mounts(v: unknown, tmpfs: unknown, path: string, ctx: MountConte
   const out: NormalizedMount[] = [];
   if (v !== undefined && v !== null && !Array.isArray(v)) ctx.issues.error(`${path}.volumes`, 'must be a list');
   if (Array.isArray(v)) {
+    // counted before each bind source is resolved on the host's file system
+    ctx.issues.budget.take('mounts', v.length, `${path}.volumes`, 'volumes and tmpfs mounts');
     v.forEach((item, i) => {
       const at = `${path}.volumes[${i}]`;
       const s = scalar(item);
@@ -97,7 +99,9 @@ export function mounts(v: unknown, tmpfs: unknown, path: string, ctx: MountConte
       if (m) out.push(m);
     });
   }
-  strList(tmpfs, `${path}.tmpfs`, ctx.issues).forEach((entry, i) => {
+  const tmpfsEntries = strList(tmpfs, `${path}.tmpfs`, ctx.issues);
+  ctx.issues.budget.take('mounts', tmpfsEntries.length, `${path}.tmpfs`, 'volumes and tmpfs mounts');
+  tmpfsEntries.forEach((entry, i) => {
     const [where, opts = ''] = entry.split(/:(.*)/s);
     const t = target(where, `${path}.tmpfs[${i}]`, ctx);
     const size = /(?:^|,)size=([^,]+)/.exec(opts)?.[1];

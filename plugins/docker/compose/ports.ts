@@ -12,7 +12,7 @@ function range(text: string): [number, number] | null {
   return a >= 1 && b <= 65535 && a <= b ? [a, b] : null;
 }
 
-function expand(path: string, issues: Issues, hostIp: string, published: string, target: string, protocol: string): NormalizedPort[] {
+function expand(path: string, entry: number, issues: Issues, hostIp: string, published: string, target: string, protocol: string): NormalizedPort[] {
   if (!protocols.has(protocol)) { issues.error(path, `protocol "${protocol}" is not tcp, udp or sctp`); return []; }
   const t = range(target);
   if (!t) { issues.error(path, `container port "${target}" is not a port number (1-65535) or range`); return []; }
@@ -23,12 +23,14 @@ function expand(path: string, issues: Issues, hostIp: string, published: string,
     issues.error(path, `host ports ${published} and container ports ${target} are ranges of different lengths`);
     return [];
   }
+  // counted before a range becomes one binding per port
+  issues.budget.take('ports', count, path, 'port bindings (a range counts each of its ports)');
   return Array.from({ length: count }, (_, i) => ({
-    target: t[0] + i, published: p ? p[0] + i : null, hostIp, protocol: protocol as NormalizedPort['protocol'],
+    target: t[0] + i, published: p ? p[0] + i : null, hostIp, protocol: protocol as NormalizedPort['protocol'], entry,
   }));
 }
 
-function short(text: string, path: string, issues: Issues): NormalizedPort[] {
+function short(text: string, path: string, entry: number, issues: Issues): NormalizedPort[] {
   let rest = text.trim();
   let protocol = 'tcp';
   const slash = rest.lastIndexOf('/');
@@ -41,12 +43,12 @@ function short(text: string, path: string, issues: Issues): NormalizedPort[] {
     rest = rest.slice(end + 2);
     const parts = rest.split(':');
     if (parts.length !== 2) { issues.error(path, `"${text}" is not [ip]:host:container`); return []; }
-    return expand(path, issues, hostIp, parts[0], parts[1], protocol);
+    return expand(path, entry, issues, hostIp, parts[0], parts[1], protocol);
   }
   const parts = rest.split(':');
-  if (parts.length === 1) return expand(path, issues, '', '', parts[0], protocol);
-  if (parts.length === 2) return expand(path, issues, '', parts[0], parts[1], protocol);
-  if (parts.length === 3) return expand(path, issues, parts[0], parts[1], parts[2], protocol);
+  if (parts.length === 1) return expand(path, entry, issues, '', '', parts[0], protocol);
+  if (parts.length === 2) return expand(path, entry, issues, '', parts[0], parts[1], protocol);
+  if (parts.length === 3) return expand(path, entry, issues, parts[0], parts[1], parts[2], protocol);
   issues.error(path, `"${text}" is not container, host:container or ip:host:container`);
   return [];
 }
@@ -57,13 +59,13 @@ export function ports(v: unknown, path: string, issues: Issues): NormalizedPort[
   return v.flatMap((item, i) => {
     const at = `${path}[${i}]`;
     const s = scalar(item);
-    if (s !== null) return short(s, at, issues);
+    if (s !== null) return short(s, at, i, issues);
     if (!isObj(item)) { issues.error(at, 'must be a string like "8080:80" or a map with target'); return []; }
     const target = scalar(item.target);
     if (target === null) { issues.error(`${at}.target`, 'is required: the container port'); return []; }
     const published = item.published === undefined || item.published === null ? '' : scalar(item.published) ?? '';
     const hostIp = scalar(item.host_ip) ?? '';
     const protocol = (scalar(item.protocol) ?? 'tcp').toLowerCase();
-    return expand(at, issues, hostIp, published, target, protocol);
+    return expand(at, i, issues, hostIp, published, target, protocol);
   });
 }

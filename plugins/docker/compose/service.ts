@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { DependsCondition, NormalizedHealthcheck, NormalizedNetwork, NormalizedService, NormalizedVolume, ServiceNetwork } from '../types.ts';
 import { environment } from './environment.ts';
+import { atMost } from './limits.ts';
 import { mounts } from './mounts.ts';
 import { ports } from './ports.ts';
 import { bool, inside, int, isObj, type Issues, mapOrList, type Obj, scalar, str, strList } from './shape.ts';
@@ -200,7 +201,9 @@ function devices(v: unknown, path: string, issues: Issues): NormalizedService['d
 
 function labels(v: unknown, path: string, issues: Issues): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, val] of mapOrList(v, path, issues)) {
+  const entries = mapOrList(v, path, issues);
+  atMost('labelsPerObject', entries.length, path, 'labels');
+  for (const [k, val] of entries) {
     if (k.startsWith('dockwright.')) { issues.error(`${path}.${k}`, 'labels starting with dockwright. are reserved'); continue; }
     out[k] = val ?? '';
   }
@@ -226,6 +229,7 @@ export function normalizeService(name: string, s: unknown, ctx: ServiceContext):
   if (image === null && s.build === undefined) issues.error(path, `the service "${name}" has no image (and no build)`);
   if (image !== null && s.build !== undefined) issues.warn(`${path}.image`, `the built image is tagged ${`${ctx.project}-${name}`.toLowerCase()}, not ${image}, so it cannot replace an image other stacks use`);
   const replicas = int(deploy.replicas, `${path}.deploy.replicas`, issues) ?? 1;
+  issues.budget.take('containers', replicas, `${path}.deploy.replicas`, 'containers (the replicas of all services)');
   const containerName = str(s.container_name, `${path}.container_name`, issues);
   if (containerName !== null && replicas > 1) issues.error(`${path}.container_name`, 'a service with a container_name cannot have several replicas');
   const net = serviceNetworks(s, name, path, ctx);

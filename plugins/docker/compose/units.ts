@@ -24,7 +24,8 @@ const byteUnits: Record<string, number> = { '': 1, b: 1, k: 1024, kb: 1024, m: 1
 export function bytes(value: unknown): number | null {
   if (typeof value === 'number' && Number.isInteger(value) && value >= 0) return value;
   if (typeof value !== 'string') return null;
-  const m = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(value);
+  // trimmed first: blanks on both sides of an optional unit made the pattern backtrack quadratically
+  const m = /^(\d+(?:\.\d+)?)\s*([a-z]*)$/i.exec(value.trim());
   if (!m) return null;
   const unit = byteUnits[m[2].toLowerCase()];
   return unit === undefined ? null : Math.round(Number(m[1]) * unit);

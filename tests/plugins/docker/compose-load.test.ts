@@ -144,11 +144,11 @@ volumes:
   assert.deepEqual(web.restart, { name: 'unless-stopped', maximumRetryCount: 0 });
   assert.deepEqual(web.labels, { team: 'core' });
   assert.deepEqual(web.ports, [
-    { target: 8080, published: null, hostIp: '', protocol: 'tcp' },
-    { target: 80, published: 9000, hostIp: '127.0.0.1', protocol: 'tcp' },
-    { target: 100, published: 9100, hostIp: '', protocol: 'udp' },
-    { target: 101, published: 9101, hostIp: '', protocol: 'udp' },
-    { target: 443, published: 8443, hostIp: '127.0.0.1', protocol: 'tcp' },
+    { target: 8080, published: null, hostIp: '', protocol: 'tcp', entry: 0 },
+    { target: 80, published: 9000, hostIp: '127.0.0.1', protocol: 'tcp', entry: 1 },
+    { target: 100, published: 9100, hostIp: '', protocol: 'udp', entry: 2 },
+    { target: 101, published: 9101, hostIp: '', protocol: 'udp', entry: 2 },
+    { target: 443, published: 8443, hostIp: '127.0.0.1', protocol: 'tcp', entry: 3 },
   ]);
   assert.deepEqual(web.mounts, [
     { type: 'volume', source: 'proj_data', target: '/data', readOnly: true, noCopy: false },
