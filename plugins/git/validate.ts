@@ -74,7 +74,8 @@ export function parseRepoUrl(raw: string, allowedLocalRoots: readonly string[]):
   if (raw.startsWith('/')) return local(raw, raw, allowedLocalRoots);
 
   // scp-like syntax: git takes it when the first colon comes before any slash
-  const scp = /^(?:([^@/:]+)@)?([^@/:]+|\[[^\]/]+\]):(.+)$/.exec(raw);
+  // a bracketed host first: an IPv6 address holds colons
+  const scp = /^(?:([^@/:]+)@)?(\[[^\]/]+\]|[^@/:[\]]+):(.+)$/.exec(raw);
   if (scp) {
     const [, user, host, path] = scp;
     if (user !== undefined && !userPattern.test(user)) throw new Invalid('url', 'the user name before @ is not valid');
@@ -92,7 +93,7 @@ export function remoteEndpoint(url: string): { kind: 'https' | 'ssh'; host: stri
     const https = u.protocol === 'https:';
     return { kind: https ? 'https' : 'ssh', host: u.hostname.replace(/^\[(.*)\]$/, '$1'), port: Number(u.port || (https ? 443 : 22)) };
   }
-  const scp = url.startsWith('/') || /^file:/i.test(url) ? null : /^(?:[^@/:]+@)?([^@/:]+|\[[^\]/]+\]):/.exec(url);
+  const scp = url.startsWith('/') || /^file:/i.test(url) ? null : /^(?:[^@/:]+@)?(\[[^\]/]+\]|[^@/:[\]]+):/.exec(url);
   return scp ? { kind: 'ssh', host: scp[1].replace(/^\[(.*)\]$/, '$1'), port: 22 } : null;
 }
 
