@@ -39,7 +39,7 @@ export interface OutboundApi {
    * check those with `resolve` first, or use the agents.
    */
   readonly lookup: LookupFunction;
-  /** an http.Agent whose every connection goes to a checked address (literals included) */
+  /** an http.Agent whose every connection goes to a checked address (literals included; the first the resolver answers) */
   httpAgent(options?: HttpAgentOptions): HttpAgent;
   /** an https.Agent whose every connection goes to a checked address; TLS still verifies the host's own name */
   httpsAgent(options?: HttpsAgentOptions): HttpsAgent;

@@ -55,14 +55,15 @@ const basicOf = (c: { token: string; username?: string }) => Buffer.from(`${c.us
 async function pinned(outbound: OutboundApi, url: string | undefined): Promise<{ config: string[]; ssh: string[] }> {
   const end = url ? remoteEndpoint(url) : null;
   if (!end) return { config: [], ssh: [] };
-  const [{ address, family }] = await outbound.resolve(end.host);
+  const addresses = await outbound.resolve(end.host);
   if (end.kind === 'ssh') {
     const alias = end.port === 22 ? end.host : `[${end.host}]:${end.port}`;
-    return { config: [], ssh: ['-o', `HostName=${address}`, '-o', `HostKeyAlias=${shellQuote(alias.toLowerCase())}`] };
+    return { config: [], ssh: ['-o', `HostName=${addresses[0].address}`, '-o', `HostKeyAlias=${shellQuote(alias.toLowerCase())}`] };
   }
   const config = ['-c', 'http.followRedirects=false'];
   if (isIP(end.host)) return { config, ssh: [] };
-  const pin = family === 6 ? `[${address}]` : address;
+  // every checked address, so curl still falls back from one family to the other
+  const pin = addresses.map((a) => (a.family === 6 ? `[${a.address}]` : a.address)).join(',');
   // curl matches the name as the URL spells it; a trailing dot may or may not be kept, so both spellings are pinned
   for (const name of new Set([end.host, end.host.replace(/\.$/, '')])) config.push('-c', `http.curloptResolve=${name}:${end.port}:${pin}`);
   return { config, ssh: [] };

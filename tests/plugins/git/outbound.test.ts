@@ -46,13 +46,13 @@ async function listenerTrio(): Promise<{ port: number; two: Listener; one: Liste
 }
 
 /** the names this test's resolver knows, and every name it was asked for: no DNS query leaves the machine */
-const names = new Map<string, string>();
+const names = new Map<string, string | string[]>();
 const asked: string[] = [];
 const resolveName = async (name: string) => {
   asked.push(name);
-  const address = names.get(name);
-  if (!address) throw Object.assign(new Error(`no such name ${name}`), { code: 'ENOTFOUND' });
-  return [{ address, family: address.includes(':') ? 6 : 4 }];
+  const found = names.get(name);
+  if (!found) throw Object.assign(new Error(`no such name ${name}`), { code: 'ENOTFOUND' });
+  return [found].flat().map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
 };
 
 let strict: TestServer;
@@ -67,7 +67,7 @@ before(async () => {
   // nothing but global unicast, and only these names looked up
   strict = await startGitServer([], { pollIntervalMs: 3_600_000 }, { outbound: { allow: [], allowHostnames: ['localhost', 'internal.test', 'metadata.test'] } }, { resolveName });
   // 127.0.0.2 and ::1 allowed; the system resolver would send localhost to 127.0.0.1, where nothing may arrive
-  pinning = await startGitServer([], { pollIntervalMs: 3_600_000 }, { outbound: { allow: ['127.0.0.2', '::1'], allowHostnames: ['localhost'] } }, { resolveName });
+  pinning = await startGitServer([], { pollIntervalMs: 3_600_000 }, { outbound: { allow: ['127.0.0.2', '127.0.0.4', '::1'], allowHostnames: ['localhost'] } }, { resolveName });
   await createStack(strict, refused, busybox());
   await createStack(pinning, pinnedHttps, busybox());
   await createStack(pinning, pinnedSsh, busybox());
@@ -178,6 +178,13 @@ test('https: git connects to the address the policy checked (also IPv6), with th
   const six = await pinning.api('POST', `/api/v1/stacks/${pinnedHttps}/source/check`);
   assert.equal(six.status, 502, six.text);
   await eventually(async () => trio.six.seen.length > before.six, 10_000, 'a connection to ::1');
+  assert.equal(trio.one.seen.length, before.one);
+
+  // every checked address is pinned: nothing listens on 127.0.0.4, so curl goes on to the next one
+  names.set('localhost', ['127.0.0.4', '127.0.0.2']);
+  const seenOnTwo = trio.two.seen.length;
+  assert.equal((await pinning.api('POST', `/api/v1/stacks/${pinnedHttps}/source/check`)).status, 502);
+  await eventually(async () => trio.two.seen.length > seenOnTwo, 10_000, 'a connection to the second address');
   assert.equal(trio.one.seen.length, before.one);
 });
 
