@@ -155,7 +155,10 @@ export function createOutbound(config: OutboundConfig, resolveName: NameResolver
       return [literal];
     }
     const name = normalName(host);
-    if (!namePattern.test(name)) throw new OutboundRefused(host, 'it is neither a valid host name nor an IP address');
+    if (!namePattern.test(name)) {
+      const withPort = /^(\[[^\]]*\]|[^:]*):\d+$/.test(host);
+      throw new OutboundRefused(host, withPort ? 'give the host without its port' : 'it is neither a valid host name nor an IP address');
+    }
     const trusted = trustedName(name);
     if (!trusted && !lookable(name)) {
       throw new OutboundRefused(host, 'host names are not looked up on this install, except those an admin lists in outbound.allow or outbound.allowHostnames');

@@ -28,7 +28,7 @@ export class OutboundRefused extends Problem {
  */
 export interface OutboundApi {
   /**
-   * The addresses `host` (a name, or an IP literal in any form a resolver takes: `[::1]`, `0x7f.1`, `2130706433`)
+   * The addresses `host` (a name, or an IP literal in any form a resolver takes: `[::1]`, `0x7f.1`, `2130706433`; no port)
    * may be connected to. Throws OutboundRefused, or a Problem 502 (`host-not-found`) when a name does not resolve.
    */
   resolve(host: string): Promise<OutboundAddress[]>;

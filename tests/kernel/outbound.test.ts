@@ -112,6 +112,8 @@ test('a name is refused when any of its addresses is; one that does not resolve 
   await refusedReason(policy.check('mixed'));
   await refusedReason(policy.check('10.0.0.1'));
   await refusedReason(policy.resolve('bad_name!'));
+  assert.match(await refusedReason(policy.check('registry.example.com:5000')), /without its port/);
+  assert.match(await refusedReason(policy.check('[2606:4700::1]:443')), /without its port/);
 });
 
 test('allowHostnames: false refuses names before any lookup, except names in outbound.allow; a list opens only its names', async () => {
