@@ -115,7 +115,7 @@ function namesMatcher(patterns: readonly string[], where: string): (name: string
   const suffixes: string[] = [];
   for (const raw of patterns) {
     const p = normalName(raw);
-    if (!patternPattern.test(p)) throw new Error(`config: ${where}: "${raw}" is neither a host name, an IP address nor a CIDR`);
+    if (!patternPattern.test(p)) throw new Error(`config: ${where}: "${raw}" is ${where === 'outbound.allow' ? 'neither a host name, an IP address nor a CIDR' : 'not a host name'}`);
     if (p.startsWith('*.')) suffixes.push(p.slice(1));
     else exact.add(p);
   }
