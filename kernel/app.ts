@@ -17,6 +17,7 @@ import { createActivity } from './activity.ts';
 import { createActionTokens } from './action-tokens.ts';
 import { createSecrets, loadSecretKey } from './secrets.ts';
 import { createEvents } from './events.ts';
+import { createOutbound, type NameResolver } from './outbound.ts';
 import { JobRunner } from './jobs/runner.ts';
 import { Scheduler } from './jobs/scheduler.ts';
 import { RouteTable } from './http/routes.ts';
@@ -55,6 +56,8 @@ export interface BootOptions {
   config?: Record<string, unknown>;
   /** a logger to use instead of pino on stdout */
   log?: Logger;
+  /** answers host names instead of the system resolver (tests: no DNS query ever leaves the machine) */
+  resolveName?: NameResolver;
 }
 
 function kernelScopes(scopes: ScopeCatalogue): void {
@@ -70,6 +73,7 @@ function kernelScopes(scopes: ScopeCatalogue): void {
 export async function assemble(opts: BootOptions): Promise<Assembled> {
   const env = opts.env ?? process.env;
   const config = loadConfig(opts.root, env, opts.config);
+  const outbound = createOutbound(config.outbound, opts.resolveName);
   const log: Logger = opts.log ?? (pino({ level: config.log.level, base: undefined }) as unknown as Logger);
   const loaded = await loadPlugins(config);
   const db = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir });
@@ -83,7 +87,7 @@ export async function assemble(opts: BootOptions): Promise<Assembled> {
       db, log, env: Object.freeze({ ...env }), dataDir: config.dataDir, table: new RouteTable(), scopes, jobs,
       scheduler: new Scheduler(db, log.child({ part: 'scheduler' })),
       revisions: createRevisions(db), activity, actionTokens: createActionTokens(db, secrets), secrets,
-      events: createEvents(log), migrations: [{ owner: 'kernel', dir: join(import.meta.dirname, 'migrations') }],
+      events: createEvents(log), outbound, migrations: [{ owner: 'kernel', dir: join(import.meta.dirname, 'migrations') }],
       contributors: [], visibility: new Visibility(), starters: [], stoppers: [],
     };
     const apis: Record<string, unknown> = {};

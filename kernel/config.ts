@@ -31,6 +31,10 @@ export const ConfigSchema = Type.Object({
   /** addresses or CIDRs whose X-Forwarded-For/-Proto/-Host are honoured */
   trustedProxies: Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 1000 }),
   jobs: Type.Object({ concurrency: Type.Integer({ minimum: 1, maximum: 64 }), outputLimit: Type.Integer({ minimum: 1024 }) }),
+  outbound: Type.Object({
+    allow: Type.Array(Type.String({ minLength: 1, maxLength: 255 }), { description: 'hosts (a name, *.suffix), addresses or CIDRs reachable although not global unicast' }),
+    allowHostnames: Type.Union([Type.Boolean(), Type.Array(Type.String({ minLength: 1, maxLength: 255 }))], { description: 'true: names are looked up; otherwise only these names (and those in allow)' }),
+  }, { additionalProperties: false }),
   log: Type.Object({ level: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l))) }),
   plugins: Type.Record(Type.String({ pattern: '^[a-z][a-z0-9-]*$' }), PluginEntry),
 }, { additionalProperties: false });

@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TSchema } from '@sinclair/typebox';
 import type {
-  ActionTokensApi, ActivityApi, Db, EventsApi, Logger, OverviewContributor, PluginContext, PluginDef, RevisionsApi, ScopeDef, SecretsApi, VisibilityRule,
+  ActionTokensApi, ActivityApi, Db, EventsApi, Logger, OutboundApi, OverviewContributor, PluginContext, PluginDef, RevisionsApi, ScopeDef, SecretsApi, VisibilityRule,
 } from '../sdk/index.ts';
 import type { ScopeCatalogue } from './auth/scopes.ts';
 import type { MigrationSet } from './db/migrate.ts';
@@ -28,6 +28,7 @@ export interface KernelServices {
   actionTokens: ActionTokensApi;
   secrets: SecretsApi;
   events: EventsApi;
+  outbound: OutboundApi;
   migrations: MigrationSet[];
   contributors: { owner: string; contributor: OverviewContributor }[];
   visibility: Visibility;
@@ -88,6 +89,7 @@ export async function setupPlugin(plugin: PluginDef, rawOptions: Record<string, 
     actionTokens: k.actionTokens,
     secrets: k.secrets,
     events: k.events,
+    outbound: k.outbound,
     overview: Object.freeze({ add: registering('overview.add', (contributor: OverviewContributor) => k.contributors.push({ owner, contributor })) }),
     visibility: Object.freeze({ add: registering('visibility.add', (rule: VisibilityRule) => k.visibility.add(owner, rule)) }),
     onStart: registering('onStart', (fn: () => Promise<void> | void) => k.starters.push({ owner, fn })),

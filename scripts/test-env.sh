@@ -88,7 +88,7 @@ apt_install() {
 }
 
 missing=()
-for pkg in postgresql docker.io busybox-static git iproute2 docker-registry; do
+for pkg in postgresql docker.io busybox-static git openssh-client openssl iproute2 docker-registry; do
   is_installed "$pkg" || missing+=("$pkg")
 done
 if (( ${#missing[@]} )); then

@@ -4,8 +4,10 @@ import type { Readable } from 'node:stream';
 import { Problem, problem, type ProblemOptions } from './problem.ts';
 import { keyedLock, type KeyedLock } from './keyed-lock.ts';
 import { isWithin, realExisting } from './paths.ts';
+import { OutboundRefused, type OutboundAddress, type OutboundApi } from './outbound.ts';
 
 export { Type, type Static, type TSchema, Problem, problem, type ProblemOptions, keyedLock, type KeyedLock, isWithin, realExisting };
+export { OutboundRefused, type OutboundAddress, type OutboundApi };
 
 export type Role = 'viewer' | 'operator' | 'admin';
 export const roles: readonly Role[] = ['viewer', 'operator', 'admin'];
@@ -321,6 +323,8 @@ export interface PluginContext<O = unknown> {
   readonly actionTokens: ActionTokensApi;
   readonly secrets: SecretsApi;
   readonly events: EventsApi;
+  /** the outbound-address policy: every connection made for a user goes to an address it checked (see sdk/outbound.ts) */
+  readonly outbound: OutboundApi;
   readonly overview: { add(contributor: OverviewContributor): void };
   readonly visibility: { add(rule: VisibilityRule): void };
   onStart(fn: () => Promise<void> | void): void;

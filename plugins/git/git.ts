@@ -1,8 +1,11 @@
-// Running Debian's git: execFile with argument arrays, a closed environment, a protocol allow-list, credentials only in the child's env.
+// Running Debian's git: execFile with argument arrays, a closed environment, a protocol allow-list, credentials only in the child's env, connections pinned to checked addresses.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { join } from 'node:path';
+import type { OutboundApi } from '../../sdk/index.ts';
+import { remoteEndpoint } from './validate.ts';
 
 export type Credentials =
   | { kind: 'token'; token: string; username?: string }
@@ -12,11 +15,15 @@ export interface GitSettings {
   allowFile: boolean;
   timeoutMs: number;
   maxOutputBytes: number;
+  /** the install's outbound policy: which address git may connect to */
+  outbound: OutboundApi;
   /** where deploy keys live for the length of one command, and the known_hosts of this install */
   stateDir(): string;
 }
 
 export interface GitCall {
+  /** the repository URL a command talks to: its host is checked, and git connects only to the checked address */
+  remote?: string;
   cwd?: string;
   credentials?: Credentials | null;
   signal?: AbortSignal;
@@ -40,8 +47,31 @@ export function secretsOf(credentials: Credentials | null | undefined): string[]
 
 const basicOf = (c: { token: string; username?: string }) => Buffer.from(`${c.username ?? 'x-access-token'}:${c.token}`).toString('base64');
 
+/**
+ * What makes git connect to the address the policy answered and nowhere else: curl's resolve entry for an https name
+ * (an address literal needs none), ssh's HostName with the host key still kept under the name. Redirects are not
+ * followed, since they would lead to a host nobody checked.
+ */
+async function pinned(outbound: OutboundApi, url: string | undefined): Promise<{ config: string[]; ssh: string[] }> {
+  const end = url ? remoteEndpoint(url) : null;
+  if (!end) return { config: [], ssh: [] };
+  const addresses = await outbound.resolve(end.host);
+  if (end.kind === 'ssh') {
+    const alias = end.port === 22 ? end.host : `[${end.host}]:${end.port}`;
+    return { config: [], ssh: ['-o', `HostName=${addresses[0].address}`, '-o', `HostKeyAlias=${shellQuote(alias.toLowerCase())}`] };
+  }
+  const config = ['-c', 'http.followRedirects=false'];
+  if (isIP(end.host)) return { config, ssh: [] };
+  // every checked address, so curl still falls back from one family to the other
+  const pin = addresses.map((a) => (a.family === 6 ? `[${a.address}]` : a.address)).join(',');
+  // curl matches the name as the URL spells it; a trailing dot may or may not be kept, so both spellings are pinned
+  for (const name of new Set([end.host, end.host.replace(/\.$/, '')])) config.push('-c', `http.curloptResolve=${name}:${end.port}:${pin}`);
+  return { config, ssh: [] };
+}
+
 export function createGit(settings: GitSettings): Git {
   return async (args, call = {}) => {
+    const pin = await pinned(settings.outbound, call.remote);
     const state = settings.stateDir();
     const env: NodeJS.ProcessEnv = {
       PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
@@ -52,7 +82,8 @@ export function createGit(settings: GitSettings): Git {
       GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_PROTOCOL_FROM_USER: '0', GIT_LFS_SKIP_SMUDGE: '1',
     };
     let keyDir: string | null = null;
-    const ssh = ['ssh', '-o', 'BatchMode=yes', '-o', 'IdentitiesOnly=yes', '-o', 'StrictHostKeyChecking=accept-new',
+    // -F /dev/null: no ssh_config of the machine (a ProxyCommand, a HostName) decides where the connection goes
+    const ssh = ['ssh', '-F', '/dev/null', ...pin.ssh, '-o', 'BatchMode=yes', '-o', 'IdentitiesOnly=yes', '-o', 'StrictHostKeyChecking=accept-new',
       '-o', `UserKnownHostsFile=${shellQuote(join(state, 'known_hosts'))}`, '-o', 'ConnectTimeout=20'];
     const credentials = call.credentials;
     if (credentials?.kind === 'token') {
@@ -70,6 +101,7 @@ export function createGit(settings: GitSettings): Git {
       '-c', 'protocol.allow=never', '-c', 'protocol.https.allow=always', '-c', 'protocol.ssh.allow=always',
       '-c', `protocol.file.allow=${settings.allowFile ? 'always' : 'never'}`,
       '-c', 'credential.helper=', '-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false', '-c', 'submodule.recurse=false',
+      ...pin.config,
     ];
     const timeout = call.timeoutMs ?? settings.timeoutMs;
     const secrets = secretsOf(credentials);

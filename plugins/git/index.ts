@@ -30,7 +30,7 @@ export default definePlugin({
     ctx.migrations.from(new URL('./migrations', import.meta.url));
 
     const store = createStore(ctx.db, options.keepDeliveries);
-    const git = createGit({ allowFile: options.allowedLocalRoots.length > 0, timeoutMs: options.gitTimeoutMs, maxOutputBytes: options.gitOutputLimit, stateDir: () => ctx.dataDir });
+    const git = createGit({ allowFile: options.allowedLocalRoots.length > 0, timeoutMs: options.gitTimeoutMs, maxOutputBytes: options.gitOutputLimit, outbound: ctx.outbound, stateDir: () => ctx.dataDir });
     const workspace = createWorkspace(() => ctx.dataDir, git);
     const sources = createSources({
       store, workspace, lock: keyedLock(), secrets: ctx.secrets, stacks, log: ctx.log,
@@ -38,7 +38,7 @@ export default definePlugin({
     });
 
     stacks.addSource(sources.source, async (stack) => ({ source: await sources.viewOf(stack) }));
-    for (const route of sourceRoutes({ stacks, sources, store, actionTokens: ctx.actionTokens, allowedLocalRoots: options.allowedLocalRoots })) ctx.routes.add(route);
+    for (const route of sourceRoutes({ stacks, sources, store, actionTokens: ctx.actionTokens, outbound: ctx.outbound, allowedLocalRoots: options.allowedLocalRoots })) ctx.routes.add(route);
     for (const route of pushReceiver({ stacks, store, actionTokens: ctx.actionTokens, activity: ctx.activity })) ctx.webhooks.add(route);
 
     ctx.events.on('stack.deployed', async ({ stack, commit }) => {

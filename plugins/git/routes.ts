@@ -1,10 +1,10 @@
 // The source endpoints of /api/v1: read, set and remove a stack's source; check, pin, unpin; archive upload; the push secret.
-import { defineRoute, problem, Type, type AnyRoute, type Principal } from '../../sdk/index.ts';
+import { defineRoute, OutboundRefused, problem, Type, type AnyRoute, type OutboundApi, type Principal } from '../../sdk/index.ts';
 import type { StacksApi } from '../stacks/index.ts';
 import type { Credentials } from './git.ts';
 import type { SourceStore } from './store.ts';
 import type { Sources } from './sources.ts';
-import { branchError, commitId, Invalid, parseRepoUrl, sshKeyError, tokenError, treePath } from './validate.ts';
+import { branchError, commitId, Invalid, parseRepoUrl, remoteEndpoint, sshKeyError, tokenError, treePath } from './validate.ts';
 
 const Deploy = Type.Optional(Type.Boolean({ description: 'also queue a deploy (needs stacks:deploy); the answer then holds jobId' }));
 
@@ -38,8 +38,8 @@ const invalid = (err: unknown) => {
   return err;
 };
 
-export function sourceRoutes({ stacks, sources, store, actionTokens, allowedLocalRoots }: {
-  stacks: StacksApi; sources: Sources; store: SourceStore;
+export function sourceRoutes({ stacks, sources, store, actionTokens, outbound, allowedLocalRoots }: {
+  stacks: StacksApi; sources: Sources; store: SourceStore; outbound: OutboundApi;
   actionTokens: { issueSecret(kind: string, resource: string): Promise<string>; revoke(kind: string, resource: string): Promise<boolean> };
   allowedLocalRoots: readonly string[];
 }): AnyRoute[] {
@@ -87,7 +87,9 @@ export function sourceRoutes({ stacks, sources, store, actionTokens, allowedLoca
       method: 'PUT', path: '/stacks/:name/source', scopes: ['stacks:write'], params: Params, body: SourceBody,
       summary: 'Set the git source: deploys then use the compose file (and env files, build contexts) of the checked-out commit',
       description: 'The URL may be https://, ssh:// or user@host:path (local paths only below folders an admin allows). '
-        + 'Credentials are stored encrypted and never answered. A new repository URL drops the pin and the stored credentials unless new ones are given.',
+        + 'Credentials are stored encrypted and never answered. A new repository URL drops the pin and the stored credentials unless new ones are given. '
+        + 'A host that is not a global unicast address (loopback, private, link-local…) is refused with 422 unless an admin lists it in outbound.allow.',
+      errors: [422],
       activity: 'stack.source.write', resource: 'stack:{name}',
       handler: async ({ params, body, principal }) => {
         await stacks.access(params.name, principal, 'write');
@@ -102,6 +104,13 @@ export function sourceRoutes({ stacks, sources, store, actionTokens, allowedLoca
           next = { url: url.url, branch, composePath, autodeploy: body.autodeploy, credentials: credentialsFrom(body, url.kind, fromUrl) };
         } catch (err) {
           throw invalid(err);
+        }
+        const endpoint = remoteEndpoint(next.url);
+        if (endpoint) {
+          await outbound.check(endpoint.host).catch((err) => {
+            if (err instanceof OutboundRefused) throw problem(422, err.message, { code: err.code, errors: [{ path: '/body/url', message: err.reason }] });
+            throw err;
+          });
         }
         await sources.setGit(params.name, next);
         let check = null;

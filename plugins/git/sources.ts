@@ -2,7 +2,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { problem, type Actor, type KeyedLock, type Logger, type Problem, type SecretsApi } from '../../sdk/index.ts';
+import { Problem, problem, type Actor, type KeyedLock, type Logger, type SecretsApi } from '../../sdk/index.ts';
 import type { StacksApi, StackSource } from '../stacks/index.ts';
 import { ArchiveRefused, extractArchive, type ArchiveLimits } from './archive.ts';
 import { GitError, secretsOf, type Credentials } from './git.ts';
@@ -16,6 +16,8 @@ type PrepareIo = Parameters<StackSource['prepare']>[1];
 /** what a git failure means to a caller: their mistake (422) or the repository host's (502); never with a secret in it */
 export function gitProblem(err: unknown, what: string): Problem {
   if (err instanceof NotFound) return problem(422, err.message, { code: 'source-not-found' });
+  // the outbound policy refused the host (422) or its name did not resolve (502): already said well
+  if (err instanceof Problem) return err;
   if (err instanceof GitError) return problem(502, `${what}: ${err.message}`, { code: 'git-failed' });
   return problem(500, `${what} failed: ${(err as Error).message}`);
 }
@@ -116,7 +118,7 @@ export function createSources(deps: {
           io.log(`source: commit ${commit.slice(0, 12)} "${info.subject}" by ${info.author}, compose file ${compose.path}`);
           return { workdir: tree, compose: compose.text, commit };
         } catch (err) {
-          const message = err instanceof GitError || err instanceof NotFound ? err.message : `preparing the source failed: ${(err as Error).message}`;
+          const message = err instanceof GitError || err instanceof NotFound || err instanceof Problem ? err.message : `preparing the source failed: ${(err as Error).message}`;
           await store.set(stack, { lastError: message });
           throw new Error(message);
         }

@@ -41,6 +41,8 @@ export function parseRepoUrl(raw: string, allowedLocalRoots: readonly string[]):
   if (raw.startsWith('-')) throw new Invalid('url', 'the repository URL may not start with -');
   if (/^[A-Za-z][A-Za-z0-9+.-]*::/.test(raw)) throw new Invalid('url', 'git transport helpers (ext::, fd::, …) are not allowed');
 
+  if (/^http:\/\//i.test(raw)) throw new Invalid('url', 'plain http:// is not allowed: it carries the code and any token unencrypted; use https:// or ssh://');
+  if (/^git:\/\//i.test(raw)) throw new Invalid('url', 'the git:// protocol is not allowed: it is unauthenticated and unencrypted; use https:// or ssh://');
   if (/^https:\/\//i.test(raw)) {
     let u: URL;
     try { u = new URL(raw); } catch { throw new Invalid('url', 'not a valid https URL'); }
@@ -72,7 +74,8 @@ export function parseRepoUrl(raw: string, allowedLocalRoots: readonly string[]):
   if (raw.startsWith('/')) return local(raw, raw, allowedLocalRoots);
 
   // scp-like syntax: git takes it when the first colon comes before any slash
-  const scp = /^(?:([^@/:]+)@)?([^@/:]+|\[[^\]/]+\]):(.+)$/.exec(raw);
+  // a bracketed host first: an IPv6 address holds colons
+  const scp = /^(?:([^@/:]+)@)?(\[[^\]/]+\]|[^@/:[\]]+):(.+)$/.exec(raw);
   if (scp) {
     const [, user, host, path] = scp;
     if (user !== undefined && !userPattern.test(user)) throw new Invalid('url', 'the user name before @ is not valid');
@@ -81,6 +84,17 @@ export function parseRepoUrl(raw: string, allowedLocalRoots: readonly string[]):
     return { url: raw, display: raw, kind: 'ssh' };
   }
   throw new Invalid('url', 'use an https:// or ssh:// URL or user@host:path (http, git:// and other transports are not allowed)');
+}
+
+/** the host and port git connects to for a URL parseRepoUrl accepted; null for a local repository */
+export function remoteEndpoint(url: string): { kind: 'https' | 'ssh'; host: string; port: number } | null {
+  if (/^(https|ssh):\/\//i.test(url)) {
+    const u = new URL(url);
+    const https = u.protocol === 'https:';
+    return { kind: https ? 'https' : 'ssh', host: u.hostname.replace(/^\[(.*)\]$/, '$1'), port: Number(u.port || (https ? 443 : 22)) };
+  }
+  const scp = url.startsWith('/') || /^file:/i.test(url) ? null : /^(?:[^@/:]+@)?(\[[^\]/]+\]|[^@/:[\]]+):/.exec(url);
+  return scp ? { kind: 'ssh', host: scp[1].replace(/^\[(.*)\]$/, '$1'), port: 22 } : null;
 }
 
 /** the rules of `git check-ref-format --branch`, and no leading - (it would read as an option). */

@@ -39,7 +39,7 @@ export function createWorkspace(root: () => string, git: Git) {
 
   async function fetch(repo: string[], remote: Remote, what: string, depth: number, signal?: AbortSignal) {
     await git([...repo, 'fetch', '--quiet', '--no-tags', '--no-recurse-submodules', '--no-write-fetch-head', `--depth=${depth}`, '--', remote.url, what],
-      { credentials: remote.credentials, signal });
+      { remote: remote.url, credentials: remote.credentials, signal });
   }
 
   return {

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { boot, type Running } from '../../kernel/app.ts';
+import type { NameResolver } from '../../kernel/outbound.ts';
 import type { Role } from '../../sdk/index.ts';
 
 export const root = resolve(import.meta.dirname, '../..');
@@ -76,6 +77,8 @@ export interface StartOptions {
   /** reuse the database and data dir of an earlier server (a restart) */
   reuse?: { databaseUrl: string; dataDir: string };
   env?: NodeJS.ProcessEnv;
+  /** answers host names for the outbound policy instead of the system resolver */
+  resolveName?: NameResolver;
 }
 
 let users = 0;
@@ -92,6 +95,7 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
   const app = await boot({
     root,
     env: { NODE_ENV: 'test', ...opts.env },
+    resolveName: opts.resolveName,
     config: {
       host: '127.0.0.1', port: 0, dataDir, databaseUrl: db.url, log: { level: 'silent' },
       plugins: onlyPlugins(opts.plugins ?? { probe: { path: probePath } }),

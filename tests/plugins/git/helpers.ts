@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { startServer, type TestServer } from '../../helpers/harness.ts';
+import { startServer, type StartOptions, type TestServer } from '../../helpers/harness.ts';
 import { docker } from '../stacks/helpers.ts';
 
 export { act, busybox, cleanupProjects, createStack, docker, uniqueName, waitJob } from '../stacks/helpers.ts';
@@ -63,8 +63,9 @@ export function repoRoot(): { root: string; rm(): void } {
   return { root, rm: () => rmSync(root, { recursive: true, force: true }) };
 }
 
-export function startGitServer(allowedLocalRoots: string[], git: Record<string, unknown> = {}, config: Record<string, unknown> = {}): Promise<TestServer> {
+export function startGitServer(allowedLocalRoots: string[], git: Record<string, unknown> = {}, config: Record<string, unknown> = {}, more: Partial<StartOptions> = {}): Promise<TestServer> {
   return startServer({
+    ...more,
     // the tests poll the API for deploys to land: the per-token limit is the kernel's business, not theirs
     config: { rateLimit: { perMinute: 100_000 }, ...config },
     plugins: {
