@@ -62,7 +62,8 @@ export default definePlugin({
       async summary() {
         const { engine, list } = await snapshot();
         return {
-          engine: engine.ok ? { reachable: true, version: engine.version, endpoint } : { reachable: false, endpoint },
+          // eventsFollowed: container states are known from the engine's events (else every read asks the engine)
+          engine: engine.ok ? { reachable: true, version: engine.version, endpoint, eventsFollowed: watch.version() !== null } : { reachable: false, endpoint, eventsFollowed: false },
           containers: { running: list.filter((c) => c.State === 'running').length, stopped: list.filter((c) => c.State !== 'running').length },
         };
       },
