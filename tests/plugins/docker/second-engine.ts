@@ -19,8 +19,10 @@ export interface SecondEngine {
 }
 
 /**
- * A dockerd of its own: own data and exec roots (so its own containerd), pid file and socket; vfs; no default bridge and
- * no iptables, so it touches nothing of the shared engine's networking. The test images are copied from the shared engine.
+ * A dockerd of its own: own data and exec roots (so its own containerd), pid file and socket, vfs, and its own network
+ * namespace. The namespace matters: a dockerd started with --bridge=none deletes the host's docker0 (the shared engine's
+ * default bridge), and any other dockerd would add its bridges and iptables rules beside the shared engine's. Its
+ * containers therefore use `network_mode: none`. The test images are copied from the shared engine.
  */
 export async function startSecondEngine(images: string[] = ['dockwright-test/busybox:1']): Promise<SecondEngine> {
   const dir = mkdtempSync(join(tmpdir(), 'dw-engine-'));
@@ -29,15 +31,16 @@ export async function startSecondEngine(images: string[] = ['dockwright-test/bus
   const args = [
     '--config-file', join(dir, 'daemon.json'), '--data-root', join(dir, 'data'), '--exec-root', join(dir, 'exec'),
     '--pidfile', join(dir, 'docker.pid'), '-H', `unix://${socketPath}`, '--storage-driver=vfs', '--bridge=none', '--iptables=false',
-    // networks it is asked to make stay clear of the shared engine's ranges; containers stop quickly on shutdown
-    '--default-address-pool', 'base=10.213.0.0/16,size=24', '--shutdown-timeout', '2',
+    // containers stop quickly on shutdown
+    '--shutdown-timeout', '2',
   ];
   const docker = new Dockerode({ socketPath });
   let child: ChildProcess | undefined;
 
   const launch = async () => {
     const log = openSync(join(dir, 'dockerd.log'), 'a');
-    child = spawn('dockerd', args, { stdio: ['ignore', log, log] });
+    // unshare execs dockerd: the child's pid is dockerd's
+    child = spawn('unshare', ['--net', '--', 'dockerd', ...args], { stdio: ['ignore', log, log] });
     closeSync(log);
     const exited = new Promise<never>((_, reject) => child!.once('exit', (code) => reject(new Error(`the second dockerd exited with ${code}; see ${join(dir, 'dockerd.log')}`))));
     exited.catch(() => undefined);
