@@ -10,8 +10,9 @@ let s: TestServer | undefined;
 const labels = (service: string) => ({
   'dockwright.managed': 'true', 'dockwright.project': name, 'dockwright.service': service, 'dockwright.number': '1', 'dockwright.config-hash': 'stale',
 });
-async function make(containerName: string, service: string | null, state: 'created' | 'running' | 'exited') {
-  const c = await docker.createContainer({ name: containerName, Image: 'dockwright-test/busybox:1', Cmd: ['sleep', '3600'], Labels: service ? labels(service) : {}, StopTimeout: 1 });
+const elsewhere = { 'dockwright.installation': 'another-installation' };
+async function make(containerName: string, service: string | null, state: 'created' | 'running' | 'exited', extra: Record<string, string> = {}) {
+  const c = await docker.createContainer({ name: containerName, Image: 'dockwright-test/busybox:1', Cmd: ['sleep', '3600'], Labels: service ? { ...labels(service), ...extra } : {}, StopTimeout: 1 });
   if (state !== 'created') await c.start();
   if (state === 'exited') await c.stop({ t: 0 });
   return c;
@@ -35,6 +36,9 @@ before(async () => {
   ids.queue = (await make(`${name}-queue-1-dwold-dddddddddddd`, 'queue', 'running')).id;
   // …and one that had completed before (a one-shot): it is put back, but not started
   ids.job = (await make(`${name}-job-1-dwold-eeeeeeeeeeee-stopped`, 'job', 'exited')).id;
+  // the same, made by another installation on this engine: never this one's to clean up
+  await make(`${name}-other-1`, 'other', 'created', elsewhere);
+  await make(`${name}-other-2-dwold-ffffffffffff`, 'other', 'exited', elsewhere);
   // reconcile only touches what is older than the process: let the clock pass a second boundary
   const made = Math.floor(Date.now() / 1000);
   await until(async () => Math.floor(Date.now() / 1000) > made, 3000, 'the next second');
@@ -62,7 +66,9 @@ test('a recreate a crash interrupted is undone: the container set aside is the s
   await until(async () => (await exists(`${name}-job-1`)) && (await idOf(`${name}-job-1`)) === ids.job, 30_000, 'the one-shot to get its name back');
   assert.equal(await running(`${name}-job-1`), false, 'what had completed before the recreate is not started again');
   const left = await docker.listContainers({ all: true, filters: { label: [`dockwright.project=${name}`] } });
-  assert.deepEqual(left.map((c) => c.Names[0]).filter((n) => n.includes('-dwold-')), [], 'nothing stays set aside');
+  assert.deepEqual(left.filter((c) => !c.Labels['dockwright.installation']).map((c) => c.Names[0]).filter((n) => n.includes('-dwold-')), [], 'nothing stays set aside');
+  assert.equal(await exists(`${name}-other-1`), true, 'another installation\'s half-created container is left alone');
+  assert.equal(await exists(`${name}-other-2-dwold-ffffffffffff`), true, 'another installation\'s set-aside container is left alone');
 });
 
 test('a redeploy converges on what the file says', async () => {
@@ -79,6 +85,6 @@ services:
     { service: 'web', action: 'created' }, { service: 'api', action: 'recreated' }, { service: 'db', action: 'recreated' },
     { service: 'cache', action: 'recreated' }, { service: 'queue', action: 'recreated' }, { service: 'job', action: 'recreated' },
   ]);
-  const list = await docker.listContainers({ all: true, filters: { label: [`dockwright.project=${name}`] } });
+  const list = (await docker.listContainers({ all: true, filters: { label: [`dockwright.project=${name}`] } })).filter((c) => c.Labels['dockwright.installation'] !== 'another-installation');
   assert.deepEqual(list.map((c) => `${c.Names[0]} ${c.State}`).sort(), ['api', 'cache', 'db', 'job', 'queue', 'web'].map((x) => `/${name}-${x}-1 running`));
 });
