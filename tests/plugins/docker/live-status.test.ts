@@ -82,6 +82,28 @@ test('a container killed outside Dockwright shows as exited within 2 s, in the s
   assert.equal((await stack()).status, 'running');
 });
 
+test('a list answer taken before an event but arriving after it never undoes what the event said', async () => {
+  const plain = (await containers()).find((c) => c.service === 'plain')!;
+  assert.equal(plain.state, 'running');
+  proxy.delayLists(600);
+  proxy.requests.length = 0;
+  try {
+    // the start changes nothing; the list call after it is answered by the engine now (running) but reaches the service late
+    const answer = s.api('POST', `/api/v1/containers/${plain.id}/start`);
+    await until(async () => proxy.requests.some((r) => r.startsWith(`GET /containers/json`) && r.includes(plain.id)), 2000, 'the list call to be made', 10);
+    await engine.docker.getContainer(plain.id).kill();
+    assert.equal((await answer).status, 200);
+    for (let i = 0; i < 10; i++) {
+      assert.equal((await stateOf('plain')).state, 'exited', 'the late answer must not bring "running" back');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  } finally {
+    proxy.delayLists(0);
+  }
+  await engine.docker.getContainer(plain.id).start();
+  await until(async () => (await stack()).status === 'running', 2000, 'plain to run again', 20);
+});
+
 test('health follows the engine\'s health_status events', async () => {
   const checked = (await containers()).find((c) => c.service === 'checked')!;
   const exec = async (cmd: string[]) => {

@@ -85,6 +85,8 @@ export interface EngineProxy {
   requests: string[];
   /** pass: events flow; refuse: events connections are closed (and open ones cut); mute: they stay open but carry nothing */
   events(mode: 'pass' | 'refuse' | 'mute'): void;
+  /** holds back the answers to container list calls this long: the engine computes them at once, they arrive late */
+  delayLists(ms: number): void;
   close(): Promise<void>;
 }
 
@@ -93,23 +95,31 @@ export async function engineProxy(target: string): Promise<EngineProxy> {
   const socketPath = join(tmpdir(), `dw-proxy-${randomBytes(4).toString('hex')}.sock`);
   const requests: string[] = [];
   let mode: 'pass' | 'refuse' | 'mute' = 'pass';
+  let listDelay = 0;
   const eventSockets = new Set<Socket>();
   const all = new Set<Socket>();
   const server = createServer((client) => {
     all.add(client);
     const upstream = connect(target);
     let isEvents = false;
+    let isList = false;
     const end = () => { client.destroy(); upstream.destroy(); eventSockets.delete(client); all.delete(client); };
     client.on('data', (chunk) => {
       for (const m of chunk.toString('latin1').matchAll(/^(GET|POST|PUT|DELETE|HEAD) (\S+) HTTP\/1\.[01]\r$/gm)) {
         requests.push(`${m[1]} ${m[2]}`);
+        isList = /^\/(v[\d.]+\/)?containers\/json\b/.test(m[2]);
         if (/^\/(v[\d.]+\/)?events\b/.test(m[2])) isEvents = true;
       }
       if (isEvents && mode === 'refuse') return end();
       if (isEvents) eventSockets.add(client);
       upstream.write(chunk);
     });
-    upstream.on('data', (chunk) => { if (!(isEvents && mode === 'mute')) client.write(chunk); });
+    upstream.on('data', (chunk) => {
+      if (isEvents && mode === 'mute') return;
+      const delay = isList ? listDelay : 0;
+      if (delay) setTimeout(() => client.write(chunk), delay);
+      else client.write(chunk);
+    });
     client.on('error', end).on('close', end);
     upstream.on('error', end).on('close', end);
   });
@@ -121,6 +131,7 @@ export async function engineProxy(target: string): Promise<EngineProxy> {
       mode = next;
       if (next === 'refuse') for (const s of eventSockets) s.destroy();
     },
+    delayLists(ms) { listDelay = ms; },
     async close() {
       for (const s of all) s.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
