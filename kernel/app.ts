@@ -83,11 +83,14 @@ export async function assemble(opts: BootOptions): Promise<Assembled> {
     const activity = createActivity(db);
     const secrets = createSecrets(loadSecretKey(config.secretKey, config.dataDir));
     const jobs = new JobRunner(db, log.child({ part: 'jobs' }), activity, config.jobs);
+    // the kernel's own schema first: plugins are given the installation id while they set up
+    await migrate(db, [{ owner: 'kernel', dir: join(import.meta.dirname, 'migrations') }], log);
+    const { rows: [installation] } = await db.query<{ id: string }>('SELECT id FROM installation');
     const services: KernelServices = {
-      db, log, env: Object.freeze({ ...env }), dataDir: config.dataDir, table: new RouteTable(), scopes, jobs,
+      db, log, env: Object.freeze({ ...env }), dataDir: config.dataDir, installationId: installation.id, table: new RouteTable(), scopes, jobs,
       scheduler: new Scheduler(db, log.child({ part: 'scheduler' })),
       revisions: createRevisions(db), activity, actionTokens: createActionTokens(db, secrets), secrets,
-      events: createEvents(log), outbound, migrations: [{ owner: 'kernel', dir: join(import.meta.dirname, 'migrations') }],
+      events: createEvents(log), outbound, migrations: [],
       contributors: [], visibility: new Visibility(), starters: [], stoppers: [],
     };
     const apis: Record<string, unknown> = {};

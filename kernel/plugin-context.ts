@@ -19,6 +19,7 @@ export interface KernelServices {
   log: Logger;
   env: Readonly<Record<string, string | undefined>>;
   dataDir: string;
+  installationId: string;
   table: RouteTable;
   scopes: ScopeCatalogue;
   jobs: JobRunner;
@@ -57,6 +58,7 @@ export async function setupPlugin(plugin: PluginDef, rawOptions: Record<string, 
     name: owner,
     options: validOptions(plugin, rawOptions),
     env: k.env,
+    installationId: k.installationId,
     get dataDir() {
       mkdirSync(dataDir, { recursive: true });
       return dataDir;

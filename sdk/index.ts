@@ -302,6 +302,8 @@ export interface PluginContext<O = unknown> {
   readonly name: string;
   readonly options: O;
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** this installation's id: one per database, shared by every instance serving it; marks what it owns outside the database (e.g. containers) */
+  readonly installationId: string;
   /** this plugin's own folder under DATA_DIR (created on demand). */
   readonly dataDir: string;
   readonly log: Logger;

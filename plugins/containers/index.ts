@@ -48,42 +48,44 @@ export default definePlugin({
 
     /**
      * The container, when this caller may act on it: a stack's containers as the stack's access list allows (404 when
-     * the stack is hidden from them), containers outside Dockwright only for admins.
+     * the stack is hidden from them), containers outside Dockwright only for admins, another installation's never.
      */
     const actOn = async (id: string, principal: Principal) => {
       const info = await inspect(id);
-      const labels = info.Config.Labels ?? {};
-      const project = labels['dockwright.managed'] === 'true' ? labels['dockwright.project'] : undefined;
-      if (project === undefined) {
+      const owner = runtime.ownership(info.Config.Labels);
+      if (owner.owner === 'other') {
+        throw problem(403, `container "${id}" belongs to another Dockwright installation on this engine (${owner.installation}): only that installation acts on it`, { code: 'other-installation' });
+      }
+      if (owner.owner === 'none') {
         if (principal.role !== 'admin') throw problem(403, `container "${id}" is not managed by Dockwright: only admins may act on it`);
         return info;
       }
+      const { project } = owner;
       if ((await runtime.allowedProjects(principal, [project], 'read')).size === 0) throw problem(404, `there is no container "${id}"`);
       if ((await runtime.allowedProjects(principal, [project], 'deploy')).size === 0) throw problem(403, `your role on stack "${project}" does not allow acting on its containers`);
       return info;
     };
 
-    /** the list entry of one container: the same answer as the list, from one filtered list call. */
+    /** the list entry of one container after acting on it: the same answer as the list, straight from the engine. */
     const view = async (fullId: string, asked: string): Promise<ContainerView> => {
-      const [c] = await docker.listContainers({ all: true, size: false, filters: { id: [fullId] } });
+      const c = await runtime.listed(fullId);
       if (!c) throw problem(404, `there is no container "${asked}" any more`);
-      return toView(c);
+      return toView(c, runtime.ownership(c.Labels));
     };
 
     ctx.routes.add(defineRoute({
       method: 'GET', path: '/containers', scopes: ['containers:read'], page: true, errors: [503],
-      summary: 'List containers (every container of the engine, with the stack that owns it)',
-      description: 'One engine call; sizes are never computed. Sorted by name; `cursor` is the last name of the previous page.',
+      summary: 'List containers (the engine\'s containers, with the stack that owns them)',
+      description: 'This installation\'s containers and those not made by Dockwright; the containers of another Dockwright installation on the same engine are not listed. '
+        + 'Answered from memory while the engine\'s events stream is followed (state and health follow events at once), else with one engine call; sizes are never computed. '
+        + 'Sorted by name; `cursor` is the last name of the previous page.',
       query: Type.Object({
         stack: Type.Optional(Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$', description: 'only the containers of this stack' })),
         status: Type.Optional(Type.Union(states.map((s) => Type.Literal(s)), { description: 'only containers in this state' })),
       }),
       response: ContainerSchema,
       handler: async ({ query, page, principal }) => {
-        const filters: Record<string, string[]> = {};
-        if (query.stack) filters.label = ['dockwright.managed=true', `dockwright.project=${query.stack}`];
-        if (query.status) filters.status = [query.status];
-        const all = (await docker.listContainers({ all: true, size: false, filters })).map(toView);
+        const all = (await runtime.containers({ project: query.stack, state: query.status })).map((c) => toView(c, runtime.ownership(c.Labels)));
         // one access decision for all the stacks on the page, not one per container
         const visible = await runtime.allowedProjects(principal, [...new Set(all.flatMap((c) => (c.project ? [c.project] : [])))], 'read');
         const list = all.filter((c) => c.project === null || visible.has(c.project)).sort((a, b) => a.name.localeCompare(b.name));
@@ -93,10 +95,11 @@ export default definePlugin({
       },
     }));
 
+    const refusals = '403 also when the container is not managed by Dockwright and the caller is no admin, or when it belongs to another Dockwright installation on the same engine (problem type `other-installation`).';
     const action = (verb: 'start' | 'stop' | 'restart', summary: string) => defineRoute({
-      method: 'POST', path: `/containers/:id/${verb}`, scopes: ['containers:write'], summary, params: Id,
+      method: 'POST', path: `/containers/:id/${verb}`, scopes: ['containers:write'], summary, params: Id, description: refusals,
       query: verb === 'start' ? undefined : Type.Object({ timeout: Type.Optional(Type.Integer({ minimum: 0, maximum: 600, default: 10, description: 'seconds to wait before killing it' })) }),
-      response: Action, errors: [404, 409, 502, 503],
+      response: Action, errors: [403, 404, 409, 502, 503],
       activity: `containers.${verb}`, resource: 'container:{id}',
       handler: async ({ params, query, principal }) => {
         const info = await actOn(params.id, principal);
@@ -120,7 +123,7 @@ export default definePlugin({
     ctx.routes.add(action('restart', 'Restart a container'));
 
     ctx.routes.add(defineRoute({
-      method: 'GET', path: '/containers/:id/logs', scopes: ['containers:logs'], params: Id, errors: [404, 503],
+      method: 'GET', path: '/containers/:id/logs', scopes: ['containers:logs'], params: Id, errors: [403, 404, 503], description: refusals,
       summary: 'Read a container\'s logs as text/plain, stdout and stderr taken apart; follow=1 streams until the client leaves',
       query: Type.Object({
         tail: Type.Optional(Type.String({ pattern: '^(all|[0-9]{1,7})$', default: 'all', description: 'the last N lines, or all' })),

@@ -1,6 +1,7 @@
 // How a container is answered: the schema and the mapping from the engine's list entry (never an inspect per container).
 import type { ContainerInfo } from 'dockerode';
 import { Type, type Static } from '../../sdk/index.ts';
+import type { Ownership } from '../docker/types.ts';
 
 export const ContainerSchema = Type.Object({
   id: Type.String({ description: 'full container id' }),
@@ -26,8 +27,7 @@ function healthOf(status: string): string | null {
   return m ? (m[1] === 'health: starting' ? 'starting' : m[1]) : null;
 }
 
-export function toView(c: ContainerInfo): ContainerView {
-  const managed = c.Labels?.['dockwright.managed'] === 'true';
+export function toView(c: ContainerInfo, owner: Ownership): ContainerView {
   const seen = new Set<string>();
   const ports = (c.Ports ?? []).map((p) => ({ hostIp: p.IP ?? null, hostPort: p.PublicPort ?? null, containerPort: p.PrivatePort, protocol: p.Type }))
     .filter((p) => { const k = JSON.stringify(p); return !seen.has(k) && !!seen.add(k); })
@@ -35,8 +35,8 @@ export function toView(c: ContainerInfo): ContainerView {
   return {
     id: c.Id,
     name: (c.Names?.[0] ?? '').replace(/^\//, ''),
-    project: managed ? c.Labels['dockwright.project'] ?? null : null,
-    service: managed ? c.Labels['dockwright.service'] ?? null : null,
+    project: owner.owner === 'this' ? owner.project : null,
+    service: owner.owner === 'this' ? owner.service : null,
     image: c.Image,
     state: c.State,
     status: c.Status,

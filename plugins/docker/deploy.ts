@@ -4,14 +4,13 @@ import type { ContainerInfo } from 'dockerode';
 import type { DeployIo, DeployResult, DependsCondition, LoadedCompose, NormalizedService } from './types.ts';
 import { reasonOf, statusOf } from './client.ts';
 import { ensureImages, type ImageDeps } from './images.ts';
-import { bareName, filterFor, isReplacedName, label, replacedName } from './labels.ts';
-import { ensureNetworks, ensureVolumes, removeContainer } from './resources.ts';
+import { bareName, isReplacedName, label, replacedName } from './labels.ts';
+import { ensureNetworks, ensureVolumes, projectContainers, projectNetworks, removeContainer, type Owned } from './resources.ts';
 import { endpointConfig, planContainer, type ContainerPlan } from './spec.ts';
 import { limiter, plural, sleep } from './util.ts';
 import { realExisting } from '../../sdk/index.ts';
 
-export interface DeployDeps {
-  docker: Dockerode;
+export interface DeployDeps extends Owned {
   images: ImageDeps;
   stopSeconds: number;
   healthTimeoutMs: number;
@@ -35,10 +34,10 @@ export async function deployProject(deps: DeployDeps, project: string, loaded: L
   // images first: a deploy that cannot get them leaves nothing behind
   const imageIds = await ensureImages(deps.images, loaded.services, io);
   signal?.throwIfAborted();
-  await Promise.all([ensureNetworks(docker, loaded.networks, io), ensureVolumes(docker, loaded.volumes, io)]);
+  await Promise.all([ensureNetworks(deps, loaded.networks, io), ensureVolumes(deps, loaded.volumes, io)]);
   signal?.throwIfAborted();
 
-  const existing = await docker.listContainers({ all: true, size: false, filters: filterFor.project(project) });
+  const existing = await projectContainers(deps, project);
   const wanted = new Map(loaded.services.map((s) => [s.name, s]));
   const removed: string[] = [];
   // what a crashed deploy set aside, orphans of services no longer in the file, and replicas beyond the count
@@ -64,7 +63,7 @@ export async function deployProject(deps: DeployDeps, project: string, loaded: L
     const ids: string[] = [];
     const env = Object.keys(s.environment).length;
     for (let n = 1; n <= s.replicas; n++) {
-      const plan = planContainer(project, s, n, imageIds.get(s.image)!);
+      const plan = planContainer(project, s, n, imageIds.get(s.image)!, deps.installation);
       const have = current.find((c) => c.Labels[label.service] === s.name && Number(c.Labels[label.number]) === n);
       signal?.throwIfAborted();
       if (!have) {
@@ -142,15 +141,16 @@ export async function deployProject(deps: DeployDeps, project: string, loaded: L
     const more = failures.length - shown.length;
     throw new Error(`deploy of "${project}" failed: ${text.join('; ')}${more ? ` (${plural(more, 'dependent service')} not started)` : ''}`);
   }
-  await removeUnusedNetworks(docker, project, loaded, io);
+  await removeUnusedNetworks(deps, project, loaded, io);
   io.log(`deployed: ${loaded.services.map((s) => `${s.name} ${actions.get(s.name)}`).join(', ')}${removed.length ? `; removed ${removed.join(', ')}` : ''}`);
   return { services: loaded.services.map((s) => ({ service: s.name, action: actions.get(s.name)! })), removed: removed.sort() };
 }
 
 /** networks of this project that no service uses any more (a renamed or dropped network) */
-async function removeUnusedNetworks(docker: Dockerode, project: string, loaded: LoadedCompose, io: DeployIo): Promise<void> {
+async function removeUnusedNetworks(deps: Owned, project: string, loaded: LoadedCompose, io: DeployIo): Promise<void> {
+  const { docker } = deps;
   const wanted = new Set(loaded.networks.map((n) => n.name));
-  for (const n of await docker.listNetworks({ filters: filterFor.project(project) })) {
+  for (const n of await projectNetworks(deps, project)) {
     if (wanted.has(n.Name)) continue;
     try {
       await docker.getNetwork(n.Id).remove();
@@ -204,26 +204,31 @@ async function createAndStart(docker: Dockerode, plan: ContainerPlan): Promise<s
   return container.id;
 }
 
-/** stop the old container and set it aside, start its successor, then remove it; if the successor fails, the old one comes back. */
+/**
+ * set the old container aside (its name says whether it ran), stop it, start its successor, then remove it; if the successor
+ * fails, the old one comes back. Set aside before it is stopped, so a crash never leaves a stopped container under the service's name.
+ */
 async function recreate(deps: DeployDeps, old: ContainerInfo, plan: ContainerPlan, stopSeconds: number): Promise<string> {
   const { docker } = deps;
   const oldContainer = docker.getContainer(old.Id);
   const wasRunning = old.State === 'running' || old.State === 'restarting';
+  await oldContainer.rename({ name: replacedName(plan.name, old.Id, wasRunning) });
+  let id: string;
   try {
-    await oldContainer.stop({ t: stopSeconds });
-  } catch (err) {
-    if (statusOf(err) !== 304) throw err;
-  }
-  await oldContainer.rename({ name: replacedName(plan.name, old.Id) });
-  try {
-    const id = await createAndStart(docker, plan);
-    await removeContainer({ docker, stopSeconds }, old.Id, { volumes: true });
-    return id;
+    try {
+      await oldContainer.stop({ t: stopSeconds });
+    } catch (err) {
+      if (statusOf(err) !== 304) throw err;
+    }
+    id = await createAndStart(docker, plan);
   } catch (err) {
     await oldContainer.rename({ name: plan.name }).catch(() => undefined);
     if (wasRunning) await oldContainer.start().catch(() => undefined);
     throw err;
   }
+  // the successor runs: the old one must not come back, even if it cannot be removed now (the next deploy or reconcile does)
+  await removeContainer({ docker, stopSeconds }, old.Id, { volumes: true });
+  return id;
 }
 
 /**

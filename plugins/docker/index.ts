@@ -1,4 +1,4 @@
-// The docker plugin: the runtime provider (Engine API client and compose engine) other plugins require, its overview part and its start-up reconcile.
+// The docker plugin: the runtime provider (Engine API client, compose engine, live container table) other plugins require, its overview part and its start-up reconcile.
 import { definePlugin, Type, type AttentionItem } from '../../sdk/index.ts';
 import type { ContainerInfo } from 'dockerode';
 import { createClient, endpointOf } from './client.ts';
@@ -7,6 +7,7 @@ import { reconcile } from './reconcile.ts';
 import { createRuntime, runtimeDefaults } from './runtime.ts';
 import { engineState, healthOf } from './status.ts';
 import type { DockerRuntime } from './types.ts';
+import { createWatch } from './watch.ts';
 
 export type * from './types.ts';
 
@@ -18,7 +19,10 @@ const Options = Type.Object({
   healthTimeoutMs: Type.Integer({ minimum: 100, default: runtimeDefaults.healthTimeoutMs, description: 'how long a deploy waits for a service_healthy dependency' }),
   stopTimeoutSeconds: Type.Integer({ minimum: 0, default: runtimeDefaults.stopTimeoutSeconds, description: 'grace time before a stopping container is killed' }),
   parallel: Type.Integer({ minimum: 1, maximum: 64, default: runtimeDefaults.parallel, description: 'containers created and started at the same time' }),
-  reconcile: Type.Boolean({ default: true, description: 'clean up what a crash left half-done at start; only one Dockwright may manage an engine with this on' }),
+  reconcile: Type.Boolean({ default: true, description: 'put back at start what a crash left half-done (this installation\'s containers only); only one instance of an installation should run with this on' }),
+  resyncIntervalMs: Type.Integer({ minimum: 100, default: 30_000, description: 'how often the live container table is listed afresh while the engine\'s events stream is followed' }),
+  reconnectDelayMs: Type.Integer({ minimum: 10, default: 1000, description: 'first wait before following a broken events stream again (doubling up to 30 times this)' }),
+  refreshDelayMs: Type.Integer({ minimum: 0, default: 100, description: 'events are followed by one list call for the containers they touched, gathered this long' }),
 }, { additionalProperties: false });
 
 export default definePlugin({
@@ -29,17 +33,25 @@ export default definePlugin({
   setup(ctx): DockerRuntime {
     const o = ctx.options;
     const endpoint = endpointOf(o, ctx.env);
-    const runtime = createRuntime({ endpoint, timeoutMs: o.timeoutMs, pullTimeoutMs: o.pullTimeoutMs, healthTimeoutMs: o.healthTimeoutMs, stopTimeoutSeconds: o.stopTimeoutSeconds, parallel: o.parallel });
-    // the overview must answer quickly even when the engine hangs
+    const docker = createClient({ endpoint, timeoutMs: o.timeoutMs });
+    const watch = createWatch({ docker, log: ctx.log, resyncIntervalMs: o.resyncIntervalMs, reconnectDelayMs: o.reconnectDelayMs, refreshDelayMs: o.refreshDelayMs });
+    const runtime = createRuntime({
+      endpoint, docker, watch, installation: ctx.installationId,
+      timeoutMs: o.timeoutMs, pullTimeoutMs: o.pullTimeoutMs, healthTimeoutMs: o.healthTimeoutMs, stopTimeoutSeconds: o.stopTimeoutSeconds, parallel: o.parallel,
+    });
+    // without the live table, the overview asks the engine: quickly even when it hangs, and at most every 2 s
     const probe = createClient({ endpoint, timeoutMs: Math.min(o.timeoutMs, 5000) });
-
-    let cached: { at: number; value: Promise<{ engine: Awaited<ReturnType<typeof engineState>>; list: ContainerInfo[] }> } | undefined;
-    const snapshot = () => {
+    type Snapshot = { engine: Awaited<ReturnType<typeof engineState>>; list: readonly ContainerInfo[] };
+    let cached: { at: number; value: Promise<Snapshot> } | undefined;
+    const snapshot = async (): Promise<Snapshot> => {
+      const version = watch.version();
+      const known = watch.containers();
+      const list = (all: readonly ContainerInfo[]) => all.filter((c) => runtime.ownership(c.Labels).owner !== 'other');
+      if (version && known) return { engine: { ok: true, version }, list: list(known) };
       if (cached && Date.now() - cached.at < 2000) return cached.value;
       const value = (async () => {
         const engine = await engineState(probe, endpoint);
-        const list = engine.ok ? await probe.listContainers({ all: true, size: false }).catch(() => []) : [];
-        return { engine, list };
+        return { engine, list: engine.ok ? list(await probe.listContainers({ all: true, size: false }).catch(() => [])) : [] };
       })();
       cached = { at: Date.now(), value };
       return value;
@@ -50,7 +62,8 @@ export default definePlugin({
       async summary() {
         const { engine, list } = await snapshot();
         return {
-          engine: engine.ok ? { reachable: true, version: engine.version, endpoint } : { reachable: false, endpoint },
+          // eventsFollowed: container states are known from the engine's events (else every read asks the engine)
+          engine: engine.ok ? { reachable: true, version: engine.version, endpoint, eventsFollowed: watch.version() !== null } : { reachable: false, endpoint, eventsFollowed: false },
           containers: { running: list.filter((c) => c.State === 'running').length, stopped: list.filter((c) => c.State !== 'running').length },
         };
       },
@@ -58,7 +71,7 @@ export default definePlugin({
         const { engine, list } = await snapshot();
         if (!engine.ok) return [{ severity: 'critical', kind: 'docker-unreachable', resource: `docker:${endpoint}`, message: engine.reason }];
         const items: AttentionItem[] = [];
-        for (const c of list.filter((x) => x.Labels?.[label.managed] === 'true')) {
+        for (const c of list.filter((x) => runtime.ownership(x.Labels).owner === 'this')) {
           const health = healthOf(c.Status);
           const name = bareName(c.Names);
           if (health === 'unhealthy') items.push({ severity: 'warning', kind: 'container-unhealthy', resource: `container:${name}`, message: `${name} (stack ${c.Labels[label.project]}) is unhealthy` });
@@ -81,11 +94,15 @@ export default definePlugin({
         }
         ctx.log.info({ endpoint, version: engine.version }, 'Docker engine reachable');
         if (!o.reconcile) return;
-        const report = await reconcile(runtime.docker, ctx.log, bootedAt, o.stopTimeoutSeconds);
-        if (report.removed.length || report.adopted.length) ctx.log.info(report, 'reconcile done');
+        const report = await reconcile({ docker, installation: ctx.installationId, stopSeconds: o.stopTimeoutSeconds }, ctx.log, bootedAt);
+        if (report.removed.length || report.restored.length) ctx.log.info(report, 'reconcile done');
       })().catch((err) => ctx.log.warn({ err }, 'reconcile failed'));
+      watch.start();
     });
-    ctx.onStop(async () => { await reconciling; });
+    ctx.onStop(async () => {
+      await watch.stop();
+      await reconciling;
+    });
     // what changes containers waits for the reconcile, so the two never work on one project at once
     const afterReconcile = <A extends unknown[], R>(fn: (...args: A) => Promise<R>) => async (...args: A): Promise<R> => {
       await reconciling;

@@ -1,11 +1,29 @@
-// The ownership labels that mark what a project created, and the names Dockwright gives containers.
+// The ownership labels that mark what a project (of which installation) created, and the names Dockwright gives containers.
+import type { Ownership } from './types.ts';
 export const label = {
   managed: 'dockwright.managed',
   project: 'dockwright.project',
   service: 'dockwright.service',
   number: 'dockwright.number',
   configHash: 'dockwright.config-hash',
+  /** the installation (one per database) that made it; absent on what Dockwright made before installations were labelled */
+  installation: 'dockwright.installation',
 } as const;
+
+/**
+ * Whose a container (network, volume) is, by its labels. Managed without an installation label: made before installations
+ * were labelled, adopted as this installation's (every installation on the engine adopts it alike).
+ */
+export function ownershipOf(labels: Readonly<Record<string, string>> | null | undefined, installation: string): Ownership {
+  if (labels?.[label.managed] !== 'true' || !labels[label.project]) return { owner: 'none' };
+  const theirs = labels[label.installation];
+  if (theirs && theirs !== installation) return { owner: 'other', installation: theirs };
+  return { owner: 'this', project: labels[label.project], service: labels[label.service] ?? null };
+}
+
+/** managed by this installation (or adopted: managed, but older than installation labels) */
+export const isOurs = (labels: Readonly<Record<string, string>> | null | undefined, installation: string): boolean =>
+  ownershipOf(labels, installation).owner === 'this';
 
 export const labelsFor = {
   project: (project: string): Record<string, string> => ({ [label.managed]: 'true', [label.project]: project }),
@@ -24,11 +42,13 @@ export function containerName(project: string, service: string, number: number, 
   return explicit ?? `${project}-${service}-${number}`;
 }
 
-// A container being replaced is stopped and set aside under this name until its successor runs; a crash in between leaves it for reconcile.
-const replacedMark = /-dwold-[0-9a-f]{12}$/;
-export const replacedName = (name: string, id: string): string => `${name}-dwold-${id.slice(0, 12)}`;
+// A container being replaced is set aside under this name, then stopped, until its successor runs; a crash in between leaves it for
+// reconcile, which needs to know whether it ran before (a service that had completed stays stopped when it is put back).
+const replacedMark = /-dwold-[0-9a-f]{12}(-stopped)?$/;
+export const replacedName = (name: string, id: string, wasRunning: boolean): string => `${name}-dwold-${id.slice(0, 12)}${wasRunning ? '' : '-stopped'}`;
 export const isReplacedName = (name: string): boolean => replacedMark.test(name);
 export const originalName = (name: string): string => name.replace(replacedMark, '');
+export const ranBeforeReplaced = (name: string): boolean => !name.endsWith('-stopped');
 
 /** docker list entries name containers "/name" */
 export const bareName = (names: readonly string[] | undefined): string => (names?.[0] ?? '').replace(/^\//, '');

@@ -1,43 +1,55 @@
-// Reconcile on start: what a crash left half-done (containers created but never started, containers set aside for a recreate) is adopted or removed.
-import type Dockerode from 'dockerode';
+// Reconcile on start: what a crash left half-done (containers created but never started, containers set aside for a recreate) is put back as the last completed deploy left it.
 import type { Logger } from '../../sdk/index.ts';
 import { reasonOf, statusOf } from './client.ts';
-import { bareName, filterFor, isReplacedName, originalName } from './labels.ts';
-import { removeContainer } from './resources.ts';
+import { bareName, filterFor, isOurs, isReplacedName, originalName, ranBeforeReplaced } from './labels.ts';
+import { removeContainer, type ResourceDeps } from './resources.ts';
 
-export interface ReconcileReport { removed: string[]; adopted: string[] }
+export interface ReconcileReport { removed: string[]; restored: string[] }
 
 /**
- * `bootedAt` (unix seconds) protects what deploys of this process create while reconcile runs:
- * only containers older than it can be left over from a crash.
+ * Only this installation's containers are touched. `bootedAt` (unix seconds) protects what deploys of this process
+ * create while reconcile runs: only containers older than it can be left over from a crash.
  */
-export async function reconcile(docker: Dockerode, log: Logger, bootedAt: number, stopSeconds: number): Promise<ReconcileReport> {
-  const report: ReconcileReport = { removed: [], adopted: [] };
-  const list = await docker.listContainers({ all: true, size: false, filters: filterFor.managed() });
-  const names = new Set(list.map((c) => bareName(c.Names)));
-  for (const c of list) {
-    if (c.Created >= bootedAt) continue;
+export async function reconcile(deps: ResourceDeps, log: Logger, bootedAt: number): Promise<ReconcileReport> {
+  const { docker } = deps;
+  const report: ReconcileReport = { removed: [], restored: [] };
+  const list = (await docker.listContainers({ all: true, size: false, filters: filterFor.managed() })).filter((c) => isOurs(c.Labels, deps.installation));
+  const byName = new Map(list.map((c) => [bareName(c.Names), c]));
+  const leftOver = list.filter((c) => c.Created < bootedAt);
+  const remove = async (id: string, name: string, why: string) => {
+    await removeContainer(deps, id, { volumes: true });
+    byName.delete(name);
+    report.removed.push(name);
+    log.info({ container: name }, `reconcile: removed ${why}`);
+  };
+
+  // a recreate stopped here: its successor decides whether the old container or the new one is the service's
+  for (const c of leftOver.filter((x) => isReplacedName(bareName(x.Names)))) {
     const name = bareName(c.Names);
+    const original = originalName(name);
+    const successor = byName.get(original);
     try {
-      if (isReplacedName(name)) {
-        const original = originalName(name);
-        if (!names.has(original)) {
-          // its successor was never created: the old container is the service's, as before the crash
-          await docker.getContainer(c.Id).rename({ name: original });
-          await docker.getContainer(c.Id).start().catch((err) => { if (statusOf(err) !== 304) throw err; });
-          names.add(original);
-          report.adopted.push(original);
-          log.info({ container: original, was: name }, 'reconcile: adopted a container set aside by an interrupted recreate');
-        } else {
-          await removeContainer({ docker, stopSeconds }, c.Id, { volumes: true });
-          report.removed.push(name);
-          log.info({ container: name }, 'reconcile: removed a container replaced by an interrupted recreate');
-        }
-      } else if (c.State === 'created') {
-        await removeContainer({ docker, stopSeconds }, c.Id, { volumes: true });
-        report.removed.push(name);
-        log.info({ container: name }, 'reconcile: removed a container whose creation was interrupted (created, never started)');
+      if (successor && successor.Created >= bootedAt) continue; // a deploy of this process is at work on it
+      if (successor && successor.State !== 'created') {
+        await remove(c.Id, name, 'a container replaced by a recreate that completed but for removing it');
+        continue;
       }
+      if (successor) await remove(successor.Id, original, 'the successor a recreate created but never started');
+      // the replacement never completed: the old container is the service's, in the state the last deploy left it
+      await docker.getContainer(c.Id).rename({ name: original });
+      if (ranBeforeReplaced(name)) await docker.getContainer(c.Id).start().catch((err) => { if (statusOf(err) !== 304) throw err; });
+      byName.set(original, c);
+      report.restored.push(original);
+      log.info({ container: original, was: name }, 'reconcile: restored a container set aside by an interrupted recreate');
+    } catch (err) {
+      log.warn({ container: name, error: reasonOf(err) }, 'reconcile: could not put back a container set aside by a recreate');
+    }
+  }
+  for (const c of leftOver.filter((x) => x.State === 'created' && !isReplacedName(bareName(x.Names)))) {
+    const name = bareName(c.Names);
+    if (byName.get(name) !== c) continue; // already dealt with above
+    try {
+      await remove(c.Id, name, 'a container whose creation was interrupted (created, never started)');
     } catch (err) {
       log.warn({ container: name, error: reasonOf(err) }, 'reconcile: could not clean up a container');
     }

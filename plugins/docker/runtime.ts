@@ -1,15 +1,25 @@
-// The DockerRuntime: one client, the compose engine and the read views behind the API other plugins call.
+// The DockerRuntime: one client, the compose engine and the read views (from the live table when it is followed) behind the API other plugins call.
+import type Dockerode from 'dockerode';
+import type { ContainerInfo } from 'dockerode';
 import type { AccessGuard, ComposeProject, DeployIo, DockerRuntime, LoadedCompose, RegistryAuthProvider } from './types.ts';
 import { createClient, reasonOf, statusOf } from './client.ts';
 import { loadCompose } from './compose/load.ts';
 import { deployProject } from './deploy.ts';
 import { imageId, pullImage, type ImageDeps } from './images.ts';
+import { filterFor, label, ownershipOf } from './labels.ts';
 import { removeVolumes, takeDown } from './resources.ts';
 import { engineState, projectStatus, publishedPorts } from './status.ts';
 import { projectNamePattern } from './compose/load.ts';
+import type { ContainerWatch } from './watch.ts';
 
 export interface RuntimeOptions {
   endpoint: string;
+  /** the installation whose containers are the only ones acted on (see labels.ts) */
+  installation: string;
+  /** the client to use (default: one on `endpoint`) */
+  docker?: Dockerode;
+  /** the live container table; without it every read asks the engine */
+  watch?: ContainerWatch;
   timeoutMs: number;
   pullTimeoutMs: number;
   healthTimeoutMs: number;
@@ -33,28 +43,49 @@ function checkName(name: string): void {
 }
 
 export function createRuntime(opts: RuntimeOptions): DockerRuntime {
-  const docker = createClient({ endpoint: opts.endpoint, timeoutMs: opts.timeoutMs });
+  const docker = opts.docker ?? createClient({ endpoint: opts.endpoint, timeoutMs: opts.timeoutMs });
+  const { installation } = opts;
   let auth: RegistryAuthProvider | null = null;
   let guard: AccessGuard | null = null;
   const images: ImageDeps = { docker, auth: () => auth, pullTimeoutMs: opts.pullTimeoutMs };
-  const resources = { docker, stopSeconds: opts.stopTimeoutSeconds };
+  const resources = { docker, installation, stopSeconds: opts.stopTimeoutSeconds };
+  const visible = (c: ContainerInfo) => ownershipOf(c.Labels, installation).owner !== 'other';
+
+  /**
+   * The containers a read may show: this installation's and those not made by Dockwright. From the live table while the
+   * events stream is followed; else one list call, narrowed by the engine with `filters` (the table is narrowed by `keep`).
+   */
+  const containers = async (filters: Record<string, string[]>, keep: (c: ContainerInfo) => boolean): Promise<ContainerInfo[]> => {
+    const known = opts.watch?.containers();
+    if (known) return known.filter((c) => visible(c) && keep(c));
+    return (await docker.listContainers({ all: true, size: false, filters })).filter(visible);
+  };
+  /** what changed a project's containers ends with the live table shown the result, so the next read sees it */
+  const settling = async <R>(project: string, change: () => Promise<R>): Promise<R> => {
+    try {
+      return await change();
+    } finally {
+      await opts.watch?.sync({ project }).catch(() => undefined);
+    }
+  };
 
   return {
     docker,
     endpoint: opts.endpoint,
+    installationId: installation,
     load: loadCompose,
     async deploy(project, io) {
       const loaded = loadOrThrow(project);
-      return deployProject({ docker, images, stopSeconds: opts.stopTimeoutSeconds, healthTimeoutMs: opts.healthTimeoutMs, parallel: opts.parallel }, project.name, loaded, io);
+      return settling(project.name, () => deployProject({ docker, installation, images, stopSeconds: opts.stopTimeoutSeconds, healthTimeoutMs: opts.healthTimeoutMs, parallel: opts.parallel }, project.name, loaded, io));
     },
     async stop(name, io) {
       checkName(name);
-      return { removed: await takeDown(resources, name, io, { volumes: false }) };
+      return { removed: await settling(name, () => takeDown(resources, name, io, { volumes: false })) };
     },
     async remove(name, io: DeployIo, { volumes }) {
       checkName(name);
-      await takeDown(resources, name, io, { volumes });
-      if (volumes) await removeVolumes(docker, name, io);
+      await settling(name, () => takeDown(resources, name, io, { volumes }));
+      if (volumes) await removeVolumes(resources, name, io);
     },
     async pull(project, io) {
       const loaded = loadOrThrow(project);
@@ -76,9 +107,33 @@ export function createRuntime(opts: RuntimeOptions): DockerRuntime {
       if (failures.length) throw new Error(`pulling failed for ${failures.join('; ')}`);
       return { images: results.filter((r) => r !== null) };
     },
-    status: (names) => projectStatus(docker, names),
-    publishedPorts: (except) => publishedPorts(docker, except),
-    engine: () => engineState(docker, opts.endpoint),
+    async status(names) {
+      if (!names.length) return new Map();
+      const wanted = new Set(names);
+      const list = await containers(names.length === 1 ? filterFor.project(names[0]) : filterFor.managed(), (c) => wanted.has(c.Labels?.[label.project]));
+      return projectStatus(list.filter((c) => ownershipOf(c.Labels, installation).owner === 'this'), names);
+    },
+    containers(filter = {}) {
+      const filters: Record<string, string[]> = {};
+      if (filter.project) filters.label = filterFor.project(filter.project).label;
+      if (filter.state) filters.status = [filter.state];
+      return containers(filters, (c) => {
+        if (filter.state && c.State !== filter.state) return false;
+        if (filter.project === undefined) return true;
+        const owner = ownershipOf(c.Labels, installation);
+        return owner.owner === 'this' && owner.project === filter.project;
+      });
+    },
+    async listed(id) {
+      const list = opts.watch ? await opts.watch.sync({ id }) : await docker.listContainers({ all: true, size: false, filters: { id: [id] } });
+      return list.find((c) => c.Id === id) ?? null;
+    },
+    ownership: (labels) => ownershipOf(labels, installation),
+    publishedPorts: (except) => publishedPorts(docker, installation, except),
+    async engine() {
+      const version = opts.watch?.version();
+      return version ? { ok: true, version } : engineState(docker, opts.endpoint);
+    },
     setRegistryAuth(provider: RegistryAuthProvider) { auth = provider; },
     setAccessGuard(g: AccessGuard) { guard = g; },
     errorOf: (err) => ({ status: statusOf(err), reason: reasonOf(err) }),

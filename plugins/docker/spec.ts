@@ -64,8 +64,8 @@ function hostConfig(s: NormalizedService): ContainerCreateOptions['HostConfig'] 
   };
 }
 
-/** the container `number` of service `s` in `project`, running the image whose id is `imageId`. */
-export function planContainer(project: string, s: NormalizedService, number: number, imageId: string): ContainerPlan {
+/** the container `number` of service `s` in `project`, running the image whose id is `imageId`, labelled as `installation`'s. */
+export function planContainer(project: string, s: NormalizedService, number: number, imageId: string, installation: string): ContainerPlan {
   const exposed: Record<string, object> = {};
   for (const p of s.ports) exposed[`${p.target}/${p.protocol}`] = {};
   for (const e of s.expose) exposed[e.includes('/') ? e : `${e}/tcp`] = {};
@@ -94,6 +94,8 @@ export function planContainer(project: string, s: NormalizedService, number: num
   };
   const hash = createHash('sha256').update(JSON.stringify(stable({ body, extraNetworks, imageId }))).digest('hex');
   body.Labels[label.configHash] = hash;
+  // outside the hash: containers made before installations were labelled are not recreated for it
+  body.Labels[label.installation] = installation;
   return { service: s.name, number, name, hash, create: stable(body) as ContainerPlan['create'], extraNetworks };
 }
 

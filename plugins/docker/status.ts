@@ -1,8 +1,8 @@
-// Read-only views of the engine: project status and published ports from one container list each, and the engine's version.
+// Read-only views of the engine: project status from a container list, published ports from one list call, and the engine's version.
 import type Dockerode from 'dockerode';
 import type { ContainerInfo } from 'dockerode';
 import type { ContainerStatus, ServiceStatus } from './types.ts';
-import { bareName, filterFor, label } from './labels.ts';
+import { bareName, label, ownershipOf } from './labels.ts';
 import { engineProblem, reasonOf } from './client.ts';
 
 /** "Up 2 minutes (healthy)" → healthy; the list call carries health only in this text. */
@@ -18,14 +18,11 @@ export function containerStatus(c: ContainerInfo): ContainerStatus {
   };
 }
 
-export async function projectStatus(docker: Dockerode, names: readonly string[]): Promise<Map<string, ServiceStatus[]>> {
+/** the services and containers of each named project, from a list of this installation's containers */
+export function projectStatus(list: readonly ContainerInfo[], names: readonly string[]): Map<string, ServiceStatus[]> {
   const out = new Map<string, ServiceStatus[]>(names.map((n) => [n, []]));
-  if (!names.length) return out;
-  // one call for every project: label filters AND together, so the project is picked here rather than by the engine
-  const filters = names.length === 1 ? filterFor.project(names[0]) : filterFor.managed();
-  const list = await docker.listContainers({ all: true, size: false, filters });
   for (const c of list) {
-    const services = out.get(c.Labels[label.project]);
+    const services = out.get(c.Labels?.[label.project]);
     const service = c.Labels[label.service];
     if (!services || !service) continue;
     let entry = services.find((s) => s.service === service);
@@ -39,12 +36,17 @@ export async function projectStatus(docker: Dockerode, names: readonly string[])
   return out;
 }
 
-export async function publishedPorts(docker: Dockerode, exceptProject?: string): Promise<{ project: string | null; hostPort: number; protocol: string }[]> {
+/**
+ * Host ports published by running containers (project null: not this installation's). One list call rather than the
+ * live table: a write is validated against the engine itself, and the table does not know ports a moment after a start.
+ */
+export async function publishedPorts(docker: Dockerode, installation: string, exceptProject?: string): Promise<{ project: string | null; hostPort: number; protocol: string }[]> {
   const list = await docker.listContainers({ all: false, size: false });
   const seen = new Set<string>();
   const out: { project: string | null; hostPort: number; protocol: string }[] = [];
   for (const c of list) {
-    const project = c.Labels?.[label.managed] === 'true' ? c.Labels[label.project] ?? null : null;
+    const owner = ownershipOf(c.Labels, installation);
+    const project = owner.owner === 'this' ? owner.project : null;
     if (exceptProject !== undefined && project === exceptProject) continue;
     for (const p of c.Ports ?? []) {
       if (!p.PublicPort) continue;

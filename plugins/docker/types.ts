@@ -1,5 +1,6 @@
 // The docker plugin's public API: the compose model and the runtime that stacks, containers and backups call.
 import type Dockerode from 'dockerode';
+import type { ContainerInfo } from 'dockerode';
 import type { Principal } from '../../sdk/index.ts';
 
 export interface ComposeProject {
@@ -152,6 +153,12 @@ export interface LoadedCompose {
 
 export interface DeployIo { log(line: string): void; signal?: AbortSignal }
 
+/** whose a container is: a project of this installation, nobody's (not made by Dockwright), or another installation's on the same engine */
+export type Ownership =
+  | { owner: 'this'; project: string; service: string | null }
+  | { owner: 'none' }
+  | { owner: 'other'; installation: string };
+
 export interface ContainerStatus { id: string; name: string; state: string; status: string; health: string | null; image: string; createdAt: string }
 export interface ServiceStatus { service: string; containers: ContainerStatus[] }
 
@@ -176,9 +183,24 @@ export interface DockerRuntime {
   /** stop + optionally the volumes */
   remove(name: string, io: DeployIo, opts: { volumes: boolean }): Promise<void>;
   pull(project: ComposeProject, io: DeployIo): Promise<{ images: { image: string; before: string | null; after: string; changed: boolean }[] }>;
-  /** ONE list call for all projects; never sizes */
+  /**
+   * The containers of these projects (this installation's). Like `containers`, from memory while the engine's events
+   * stream is followed, else ONE list call for all projects; never sizes.
+   */
   status(names: readonly string[]): Promise<Map<string, ServiceStatus[]>>;
-  /** host ports in use by running containers (project null: not ours) */
+  /**
+   * The engine's containers a read may show: this installation's and those not made by Dockwright, never another
+   * installation's. From memory while the events stream is followed (no engine call; state and health follow events at
+   * once, the status text is renewed by a list call right after them and by the periodic resync); else one list call.
+   */
+  containers(filter?: { project?: string; state?: string }): Promise<ContainerInfo[]>;
+  /** one container's list entry (by full id) straight from the engine, e.g. after acting on it: the live table takes it too; null when it is gone */
+  listed(id: string): Promise<ContainerInfo | null>;
+  /** whose a container is, from its labels */
+  ownership(labels: Readonly<Record<string, string>> | null | undefined): Ownership;
+  /** this installation's id, carried by the `dockwright.installation` label of everything the runtime creates */
+  readonly installationId: string;
+  /** host ports in use by running containers (project null: not this installation's); asks the engine */
   publishedPorts(exceptProject?: string): Promise<{ project: string | null; hostPort: number; protocol: string }[]>;
   engine(): Promise<{ ok: true; version: string } | { ok: false; reason: string }>;
   setRegistryAuth(provider: RegistryAuthProvider): void;

@@ -21,6 +21,9 @@ export interface StackRow {
   updatedAt: string;
 }
 
+/** a stack as lists and status views need it: without the compose text and the variables (nothing to decrypt) */
+export type StackSummary = Omit<StackRow, 'compose' | 'env'>;
+
 /** what a revision restores: the content that revisions count */
 export interface StackContent {
   compose: string;
@@ -30,9 +33,11 @@ export interface StackContent {
   services: string[];
 }
 
-const select = `SELECT name, revision, compose, env_sealed, template, settings, services, autoupdate, access, desired,
+const summaryColumns = `name, revision, template, settings, services, autoupdate, access, desired,
   deployed_revision AS "deployedRevision", deployed_at AS "deployedAt", last_deploy_job AS "lastDeployJob", last_job AS "lastJob",
-  created_at AS "createdAt", updated_at AS "updatedAt" FROM stacks`;
+  created_at AS "createdAt", updated_at AS "updatedAt"`;
+const select = `SELECT ${summaryColumns}, compose, env_sealed FROM stacks`;
+const selectSummary = `SELECT ${summaryColumns} FROM stacks`;
 
 export function createStore(db: Db, secrets: SecretsApi) {
   const open = (row: StackRow & { env_sealed: string }): StackRow => {
@@ -46,9 +51,9 @@ export function createStore(db: Db, secrets: SecretsApi) {
       return rows[0] ? open(rows[0]) : null;
     },
 
-    async page(after: string | undefined, limit: number): Promise<StackRow[]> {
-      const { rows } = await db.query<StackRow & { env_sealed: string }>(`${select} WHERE $1::text IS NULL OR name > $1 ORDER BY name LIMIT $2`, [after ?? null, limit]);
-      return rows.map(open);
+    async page(after: string | undefined, limit: number): Promise<StackSummary[]> {
+      const { rows } = await db.query<StackSummary>(`${selectSummary} WHERE $1::text IS NULL OR name > $1 ORDER BY name LIMIT $2`, [after ?? null, limit]);
+      return rows;
     },
 
     /** name and access list of the named stacks (for access decisions on many at once) */
@@ -57,9 +62,9 @@ export function createStore(db: Db, secrets: SecretsApi) {
       return new Map(rows.map((r) => [r.name, r.access]));
     },
 
-    async all(): Promise<StackRow[]> {
-      const { rows } = await db.query<StackRow & { env_sealed: string }>(`${select} ORDER BY name`);
-      return rows.map(open);
+    async all(): Promise<StackSummary[]> {
+      const { rows } = await db.query<StackSummary>(`${selectSummary} ORDER BY name`);
+      return rows;
     },
 
     /** writes the content of a new revision (inside the revision's transaction) and returns its snapshot. */

@@ -1,6 +1,7 @@
 // Benchmark (not a test): deploying N independent services through the docker plugin's runtime and through docker-compose 1.29, same engine, same images.
 // Run with `npx tsx scripts/bench/compose.ts [--runs 3] [--sizes 1,10,30]` after scripts/test-env.sh has prepared the engine and images.
 import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,7 +18,7 @@ const image = 'dockwright-test/busybox:1';
 
 // the runtime exactly as the plugin builds it; a zero grace time only speeds up the (untimed) teardown of `sleep` as PID 1
 const endpoint = endpointOf({}, process.env);
-const runtime = createRuntime({ endpoint, ...runtimeDefaults, stopTimeoutSeconds: 0 });
+const runtime = createRuntime({ endpoint, installation: randomUUID(), ...runtimeDefaults, stopTimeoutSeconds: 0 });
 const quiet = { log: () => undefined };
 
 function composeFile(n: number): string {

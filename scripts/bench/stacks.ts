@@ -1,5 +1,6 @@
 // Benchmark (not a test): GET /api/v1/stacks (a page of 100 with live status) and GET /api/v1/stacks/{name}, with 200 stacks of which 20 run.
 // Run with `npm run bench:stacks` after `npm test` has prepared PostgreSQL and Docker (it reads .test-env).
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,7 +11,9 @@ import { load, loadTestEnv } from './common.ts';
 loadTestEnv();
 const db = await createDatabase();
 const dataDir = mkdtempSync(join(tmpdir(), 'dw-bench-'));
-const names = Array.from({ length: 200 }, (_, i) => `bench-${String(i).padStart(3, '0')}`);
+// a prefix of its own: other runs may share the engine, and cleanup removes these projects only
+const prefix = `bench${randomBytes(3).toString('hex')}`;
+const names = Array.from({ length: 200 }, (_, i) => `${prefix}-${String(i).padStart(3, '0')}`);
 const server = await startChild({
   databaseUrl: db.url, dataDir, rateLimit: { perMinute: 100_000_000 },
   plugins: { docker: { options: { stopTimeoutSeconds: 1 } }, containers: {}, stacks: {} },

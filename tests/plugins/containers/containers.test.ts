@@ -26,7 +26,8 @@ services:
 `);
   // a container Dockwright does not own
   await (await docker.createContainer({ name: loose, Image: 'dockwright-test/busybox:1', Cmd: ['sleep', '3600'], StopTimeout: 1 })).start();
-  await until(async () => (await docker.getContainer(`${name}-done-1`).inspect()).State.Status === 'exited', 30_000, 'the one-shot to exit');
+  // read through the API: its answers follow the engine's events, a moment after the engine itself
+  await until(async () => (await s.api('GET', `/api/v1/containers?stack=${name}&status=exited`)).body.length === 1, 30_000, 'the one-shot to exit');
 });
 after(async () => {
   await s?.close();

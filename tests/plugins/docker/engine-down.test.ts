@@ -61,7 +61,7 @@ test('the overview has a critical attention item and an unreachable engine in it
   assert.equal(item.source, 'docker');
   assert.match(item.message, /does not answer: is dockerd running/);
   assert.equal(res.body.attention[0].kind, 'docker-unreachable', 'critical items come first');
-  assert.deepEqual(res.body.summary.docker.engine, { reachable: false, endpoint: `unix://${missing}` });
+  assert.deepEqual(res.body.summary.docker.engine, { reachable: false, endpoint: `unix://${missing}`, eventsFollowed: false });
   const viewer = await down.token('viewer', ['jobs:read']);
   const hidden = await down.api('GET', '/api/v1/overview', { token: viewer });
   assert.ok(!hidden.body.attention.some((a: any) => a.kind === 'docker-unreachable'), 'only callers with containers:read see it');
