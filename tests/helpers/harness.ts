@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { boot, type Running } from '../../kernel/app.ts';
-import type { Role } from '../../sdk/index.ts';
+import type { Logger, Role } from '../../sdk/index.ts';
 
 export const root = resolve(import.meta.dirname, '../..');
 export const probePath = 'tests/fixtures/probe-plugin/index.ts';
@@ -76,6 +76,8 @@ export interface StartOptions {
   /** reuse the database and data dir of an earlier server (a restart) */
   reuse?: { databaseUrl: string; dataDir: string };
   env?: NodeJS.ProcessEnv;
+  /** a logger of the test's own (to look at what was logged) instead of a silent one */
+  log?: Logger;
 }
 
 let users = 0;
@@ -97,6 +99,7 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
       plugins: onlyPlugins(opts.plugins ?? { probe: { path: probePath } }),
       ...opts.config,
     },
+    log: opts.log,
   });
   const token: TestServer['token'] = async (role, scopes, extra = {}) => {
     const name = extra.name ?? `${role}-${process.pid}-${++users}`;

@@ -1,0 +1,29 @@
+// Before a login is saved: the outbound-address policy for its host, then a real login through the engine's /auth.
+import { Problem, problem, type PluginContext } from '../../sdk/index.ts';
+import type { DockerRuntime } from '../docker/types.ts';
+import { serverAddressOf } from './hosts.ts';
+
+/**
+ * The outbound-address policy (SPEC: loopback, private and other non-global addresses are refused unless `outbound.allow`
+ * lets them through). For registries it is checked here, at save, because afterwards the engine connects by itself.
+ * The SDK's policy call goes here once it exists; until then every host passes.
+ */
+export async function checkOutboundPolicy(_ctx: PluginContext, _host: string): Promise<void> {}
+
+/** how registries say the login is wrong (engines answer /auth with 401, or with 500 carrying the registry's 401) */
+const refusedLogin = /\b401\b|unauthorized|denied|incorrect username or password|authentication required/i;
+
+/** logs in to the registry through the engine; a refusal or an unreachable registry is a 422 naming what failed, an absent engine a 503 */
+export async function checkLogin(runtime: DockerRuntime, login: { host: string; username: string; password: string }): Promise<void> {
+  try {
+    await runtime.docker.checkAuth({ username: login.username, password: login.password, serveraddress: serverAddressOf(login.host) });
+  } catch (err) {
+    if (err instanceof Problem) throw err;
+    // the engine quotes the registry; it has no reason to quote the password, and this makes sure it never does
+    const reason = runtime.errorOf(err).reason.split(login.password).join('[redacted]');
+    if (refusedLogin.test(reason) || runtime.errorOf(err).status === 401) {
+      throw problem(422, `the registry ${login.host} refused the login of ${login.username}: ${reason}; nothing was saved`, { code: 'registry-login-refused' });
+    }
+    throw problem(422, `the login could not be checked, because the Docker engine could not reach the registry ${login.host}: ${reason}; nothing was saved`, { code: 'registry-unreachable' });
+  }
+}
