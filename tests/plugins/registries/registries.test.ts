@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { Logger } from '../../../sdk/index.ts';
+import { createSecrets, loadSecretKey } from '../../../kernel/secrets.ts';
 import { eventually, startServer, type TestServer } from '../../helpers/harness.ts';
 import { tgz } from '../git/archives.ts';
 import { act, cleanupProjects, containerOf, createStack, docker, freePort, uniqueName, waitJob } from '../stacks/helpers.ts';
@@ -165,6 +166,16 @@ test('the right password saves (201) and a second login for the host replaces th
   const later = both.map((r) => r.body).sort((a, b) => a.addedAt.localeCompare(b.addedAt)).at(-1);
   assert.deepEqual(listed[0], later, 'the later save is what stays');
 
+  // the open test registry takes any login: a second host to page through
+  const open = process.env.REGISTRY_OPEN ?? '127.0.0.1:5000';
+  assert.equal((await save({ host: open, username: 'anyone', password: 'any' })).status, 201);
+  const first = await s.api('GET', '/api/v1/registries?limit=1');
+  assert.deepEqual(first.body.map((l: { host: string }) => l.host), [open]);
+  const second = await s.api('GET', /<([^>]+)>; rel="next"/.exec(first.headers.get('link') ?? '')![1]);
+  assert.deepEqual(second.body.map((l: { host: string }) => l.host), [registry]);
+  assert.equal(second.headers.get('link'), null);
+  assert.equal((await s.api('DELETE', `/api/v1/registries/${open}`)).status, 204);
+
   const sealed = (await db.query('SELECT password_sealed FROM registry_logins WHERE host = $1', [registry])).rows[0].password_sealed as string;
   assert.match(sealed, /^v1:/, 'sealed with the installation key');
   const activity = (await s.api('GET', `/api/v1/activity?resource=registry:${registry}&action=registry.save`)).body;
@@ -193,6 +204,13 @@ test('a stack whose image is only in that registry deploys with the login; after
 
   const failed = await act(s, 'deploy', name, 'failed');
   assert.match(failed.error!, new RegExp(`the registry ${registry.replace(/\./g, '\\.')} refused the pull: no login for it is saved; add or replace it with POST /api/v1/registries`));
+
+  // a login that stopped working after it was saved (the password was changed at the registry): sealed as the plugin seals
+  const secrets = createSecrets(loadSecretKey(undefined, s.dataDir));
+  await db.query("INSERT INTO registry_logins (host, username, password_sealed, added_by) VALUES ($1, $2, $3, '{\"kind\":\"system\"}')", [registry, username, secrets.seal(wrongPassword)]);
+  const rejected = await act(s, 'deploy', name, 'failed');
+  assert.match(rejected.error!, new RegExp(`the registry ${registry.replace(/\./g, '\\.')} refused the pull: its saved login \\(user ${username}\\) was rejected`));
+  assert.equal((await s.api('DELETE', `/api/v1/registries/${registry}`)).status, 204);
 });
 
 test('nightly autoupdate checks the registry with the login and sees a new digest pushed there', { skip }, async () => {
@@ -261,5 +279,19 @@ test('the password is in no answer, log line, job output, activity entry or tabl
   for (const { table_name } of tables) {
     const { rows } = await db.query(`SELECT t::text AS row FROM "${table_name}" t`);
     for (const { row } of rows) for (const secret of secrets) assert.ok(!(row as string).includes(secret), `${table_name} holds a password in plain text`);
+  }
+});
+
+test('without a Docker engine a login cannot be checked: 503 naming the engine, nothing saved', async () => {
+  const down = await startServer({ plugins: { docker: { options: { socketPath: '/nonexistent/dockwright/docker.sock', reconcile: false } }, registries: {} } });
+  try {
+    const res = await down.api('POST', '/api/v1/registries', { body: { host: 'registry.example.com', username: 'me', password: 'secret-token' } });
+    assert.equal(res.status, 503, res.text);
+    assert.match(res.body.detail, /Docker engine .* does not answer/);
+    assert.deepEqual((await down.api('GET', '/api/v1/registries')).body, []);
+    const activity = (await down.api('GET', '/api/v1/activity?resource=registry:registry.example.com')).body;
+    assert.deepEqual(activity.map((a: any) => [a.action, a.result, a.detail.status]), [['registry.save', 'failed', 503]]);
+  } finally {
+    await down.close();
   }
 });
