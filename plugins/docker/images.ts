@@ -70,7 +70,7 @@ export async function pullImage(deps: ImageDeps, ref: string, io: DeployIo): Pro
 }
 
 /** how engines and registries say "who are you?": anonymous, a wrong login, or Docker Hub's "denied / may require docker login" */
-const credentialsRefused = /no basic auth credentials|unauthorized|authentication required|access denied|denied:|401/i;
+const credentialsRefused = /no basic auth credentials|unauthorized|authentication required|access denied|denied:/i;
 
 /**
  * The images a Dockerfile pulls while building (FROM and COPY --from), with build args and global ARG defaults filled in;

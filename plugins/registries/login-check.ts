@@ -11,7 +11,7 @@ import { serverAddressOf } from './hosts.ts';
 export async function checkOutboundPolicy(_ctx: PluginContext, _host: string): Promise<void> {}
 
 /** how registries say the login is wrong (engines answer /auth with 401, or with 500 carrying the registry's 401) */
-const refusedLogin = /\b401\b|unauthorized|denied|incorrect username or password|authentication required/i;
+const refusedLogin = /unauthorized|denied|incorrect username or password|authentication required/i;
 
 /** logs in to the registry through the engine; a refusal or an unreachable registry is a 422 naming what failed, an absent engine a 503 */
 export async function checkLogin(runtime: DockerRuntime, login: { host: string; username: string; password: string }): Promise<void> {
@@ -20,8 +20,9 @@ export async function checkLogin(runtime: DockerRuntime, login: { host: string; 
   } catch (err) {
     if (err instanceof Problem) throw err;
     // the engine quotes the registry; it has no reason to quote the password, and this makes sure it never does
-    const reason = runtime.errorOf(err).reason.split(login.password).join('[redacted]');
-    if (refusedLogin.test(reason) || runtime.errorOf(err).status === 401) {
+    const { status, reason: said } = runtime.errorOf(err);
+    const reason = said.split(login.password).join('[redacted]');
+    if (status === 401 || refusedLogin.test(reason)) {
       throw problem(422, `the registry ${login.host} refused the login of ${login.username}: ${reason}; nothing was saved`, { code: 'registry-login-refused' });
     }
     throw problem(422, `the login could not be checked, because the Docker engine could not reach the registry ${login.host}: ${reason}; nothing was saved`, { code: 'registry-unreachable' });
