@@ -81,6 +81,11 @@ after(async () => {
   await db?.end();
   await s?.close();
   for (const r of [ref, autoRef, baseRef, builtImage]) await docker.getImage(r).remove({ force: true }).catch(() => undefined);
+  // an image replaced under its tag keeps a digest reference of our repository: drop those too (never the image, others tag it)
+  const ours = [ref, autoRef, baseRef].map((r) => `${r.slice(0, r.lastIndexOf(':'))}@`);
+  for (const image of await docker.listImages()) {
+    for (const digest of image.RepoDigests ?? []) if (ours.some((o) => digest.startsWith(o))) await docker.getImage(digest).remove().catch(() => undefined);
+  }
 });
 
 test('bad input is a 400 with the reason, scopes are enforced, an unknown host is a 404; nothing is stored', { skip }, async () => {
