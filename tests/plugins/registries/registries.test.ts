@@ -290,11 +290,11 @@ test('the password is in no answer, log line, job output, activity entry or tabl
 test('without a Docker engine a login cannot be checked: 503 naming the engine, nothing saved', async () => {
   const down = await startServer({ plugins: { docker: { options: { socketPath: '/nonexistent/dockwright/docker.sock', reconcile: false } }, registries: {} } });
   try {
-    const res = await down.api('POST', '/api/v1/registries', { body: { host: 'registry.example.com', username: 'me', password: 'secret-token' } });
+    const res = await down.api('POST', '/api/v1/registries', { body: { host: '127.0.0.1:5999', username: 'me', password: 'secret-token' } });
     assert.equal(res.status, 503, res.text);
     assert.match(res.body.detail, /Docker engine .* does not answer/);
     assert.deepEqual((await down.api('GET', '/api/v1/registries')).body, []);
-    const activity = (await down.api('GET', '/api/v1/activity?resource=registry:registry.example.com')).body;
+    const activity = (await down.api('GET', '/api/v1/activity?resource=registry:127.0.0.1:5999')).body;
     assert.deepEqual(activity.map((a: any) => [a.action, a.result, a.detail.status]), [['registry.save', 'failed', 503]]);
   } finally {
     await down.close();
