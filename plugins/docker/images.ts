@@ -1,7 +1,8 @@
 // Images of a project: find them locally, pull them (with registry credentials from the auth hook) or build them from the source tree.
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type Dockerode from 'dockerode';
-import type { DeployIo, NormalizedService, RegistryAuthProvider } from './types.ts';
+import type { DeployIo, NormalizedBuild, NormalizedService, RegistryAuthProvider } from './types.ts';
 import { reasonOf, statusOf } from './client.ts';
 
 export interface ImageDeps {
@@ -59,24 +60,77 @@ export async function pullImage(deps: ImageDeps, ref: string, io: DeployIo): Pro
     if (last) io.log(`${ref}: ${last}`);
   } catch (err) {
     if (signal.aborted && !io.signal?.aborted) throw new Error(`pulling ${ref} took longer than ${Math.round(deps.pullTimeoutMs / 1000)} s`);
+    const reason = reasonOf(err);
+    if (credentialsRefused.test(reason)) {
+      const login = authconfig ? `its saved login (user ${authconfig.username}) was rejected` : 'no login for it is saved';
+      throw new Error(`the registry ${host} refused the pull: ${login}; add or replace it with POST /api/v1/registries (${reason})`);
+    }
     throw err;
   }
+}
+
+/** how engines and registries say "who are you?": anonymous, a wrong login, or Docker Hub's "denied / may require docker login" */
+const credentialsRefused = /no basic auth credentials|unauthorized|authentication required|access denied|denied:/i;
+
+/**
+ * The images a Dockerfile pulls while building (FROM and COPY --from), with build args and global ARG defaults filled in;
+ * references still holding a variable, earlier stages and scratch are left out.
+ */
+export function baseImages(dockerfileText: string, args: Record<string, string>): string[] {
+  const lines = dockerfileText.replace(/\\\r?\n/g, ' ').split(/\r?\n/);
+  const vars: Record<string, string> = {};
+  const stages = new Set<string>();
+  const refs = new Set<string>();
+  let seenFrom = false;
+  const fill = (text: string) => text.replace(/\$\{(\w+)(?::?-([^}]*))?\}|\$(\w+)/g, (whole, a, fallback, b) => args[a ?? b] ?? vars[a ?? b] ?? fallback ?? whole);
+  const add = (ref: string) => { if (!ref.includes('$') && ref !== 'scratch' && !stages.has(ref.toLowerCase())) refs.add(ref); };
+  for (const line of lines) {
+    const arg = !seenFrom && /^\s*ARG\s+(\w+)(?:=(\S*))?/i.exec(line);
+    if (arg && arg[2] !== undefined) vars[arg[1]] = arg[2].replace(/^(["'])(.*)\1$/, '$2');
+    const from = /^\s*FROM\s+(?:--\S+\s+)*(\S+)(?:\s+AS\s+(\S+))?/i.exec(line);
+    if (from) {
+      seenFrom = true;
+      add(fill(from[1]));
+      if (from[2]) stages.add(from[2].toLowerCase());
+      continue;
+    }
+    const copy = /^\s*COPY\s.*--from=(\S+)/i.exec(line);
+    if (copy && !/^\d+$/.test(copy[1])) add(fill(copy[1]));
+  }
+  return [...refs];
+}
+
+/** the saved logins of the registries a build pulls its base images from, keyed as the engine's X-Registry-Config wants */
+async function buildLogins(deps: ImageDeps, b: NormalizedBuild): Promise<{ hosts: string[]; registryconfig: Record<string, { username: string; password: string; serveraddress: string }> }> {
+  let text: string;
+  try { text = readFileSync(join(b.context, b.dockerfile), 'utf8'); } catch { return { hosts: [], registryconfig: {} }; }
+  const hosts = [...new Set(baseImages(text, b.args).map(registryHost))];
+  const provider = deps.auth();
+  const logins = provider ? await Promise.all(hosts.map((h) => provider(h))) : [];
+  return { hosts, registryconfig: Object.fromEntries(logins.filter((l) => l !== null).map((l) => [l.serveraddress, l])) };
 }
 
 /** builds the image of a service from its context in the source tree, tagged with the service's image name. */
 export async function buildImage(deps: ImageDeps, s: NormalizedService, io: DeployIo): Promise<void> {
   const b = s.build!;
-  io.log(`${s.name}: building ${s.image}`);
+  const { hosts, registryconfig } = await buildLogins(deps, b);
+  const logins = Object.values(registryconfig).map((l) => `${l.username} on ${l.serveraddress}`);
+  io.log(`${s.name}: building ${s.image}${logins.length ? ` (base images as ${logins.join(', ')})` : ''}`);
   const signal = boundedSignal(io, deps.pullTimeoutMs);
   const stream = await deps.docker.buildImage({ context: b.context, src: readdirSync(b.context) }, {
     t: s.image, dockerfile: b.dockerfile, buildargs: b.args, ...(b.target ? { target: b.target } : {}), rm: true, forcerm: true, abortSignal: signal,
+    ...(logins.length ? { registryconfig } : {}),
   } as Dockerode.ImageBuildOptions);
   try {
     await follow(deps.docker, stream, (e) => {
       if (typeof e.stream === 'string') for (const line of e.stream.split('\n')) if (line.trim()) io.log(`${s.name}: ${line.trimEnd()}`);
     });
   } catch (err) {
-    throw new Error(`building the image of "${s.name}" failed: ${reasonOf(err)}`);
+    const reason = reasonOf(err);
+    if (credentialsRefused.test(reason) && hosts.length) {
+      throw new Error(`building the image of "${s.name}" failed: a registry refused to give a base image (a login for ${hosts.join(' or ')} is missing or rejected; add or replace it with POST /api/v1/registries): ${reason}`);
+    }
+    throw new Error(`building the image of "${s.name}" failed: ${reason}`);
   }
 }
 

@@ -6,7 +6,8 @@ import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { boot, type Running } from '../../kernel/app.ts';
 import type { NameResolver } from '../../kernel/outbound.ts';
-import type { Role } from '../../sdk/index.ts';
+
+import type { Logger, Role } from '../../sdk/index.ts';
 
 export const root = resolve(import.meta.dirname, '../..');
 export const probePath = 'tests/fixtures/probe-plugin/index.ts';
@@ -79,6 +80,8 @@ export interface StartOptions {
   env?: NodeJS.ProcessEnv;
   /** answers host names for the outbound policy instead of the system resolver */
   resolveName?: NameResolver;
+  /** a logger of the test's own (to look at what was logged) instead of a silent one */
+  log?: Logger;
 }
 
 let users = 0;
@@ -101,6 +104,7 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
       plugins: onlyPlugins(opts.plugins ?? { probe: { path: probePath } }),
       ...opts.config,
     },
+    log: opts.log,
   });
   const token: TestServer['token'] = async (role, scopes, extra = {}) => {
     const name = extra.name ?? `${role}-${process.pid}-${++users}`;
