@@ -201,7 +201,8 @@ function devices(v: unknown, path: string, issues: Issues): NormalizedService['d
 function labels(v: unknown, path: string, issues: Issues): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, val] of mapOrList(v, path, issues)) {
-    if (k.startsWith('dockwright.')) { issues.error(`${path}.${k}`, 'labels starting with dockwright. are reserved'); continue; }
+    // dockwright.http.* is the users' own: the labels by which a service asks the edge for a hostname
+    if (k.startsWith('dockwright.') && !k.startsWith('dockwright.http.')) { issues.error(`${path}.${k}`, 'labels starting with dockwright. are reserved (except dockwright.http.*)'); continue; }
     out[k] = val ?? '';
   }
   return out;
