@@ -59,7 +59,7 @@ export function buildConfig(input: ConfigInput): Json {
       logs: { default_logger_name: accessLogger },
       routes: [
         // the HTTP-01 challenge answers on every hostname, before any redirect
-        { match: [{ path: ['/.well-known/acme-challenge/*'] }], handle: [{ handler: 'file_server', root: input.challengeDir }], terminal: true },
+        { match: [{ path: ['/.well-known/acme-challenge/*'] }], handle: [{ handler: 'rewrite', strip_path_prefix: '/.well-known/acme-challenge' }, { handler: 'file_server', root: input.challengeDir }], terminal: true },
         ...(secured.size ? [{
           match: [{ host: [...secured].sort() }],
           handle: [{ handler: 'static_response', status_code: 308, headers: { Location: [`https://{http.request.host}${port}{http.request.uri}`] } }],

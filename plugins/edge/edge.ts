@@ -83,7 +83,8 @@ export function createEdge(ctx: PluginContext, o: EdgeOptions, store: EdgeStore,
     const { generation, refused } = await store.state();
     try {
       await pushFrom(ctx.db, generation, force);
-      if (refused) await store.setRefused(null);
+      // a refusal of a change stays reported until a later change is applied; one of a re-push until a push succeeds
+      if (refused && generation >= refused.generation) await store.setRefused(null);
       if (external) externalState = { ok: true, reason: null };
     } catch (err) {
       if (err instanceof AdminError && err.status !== null) {
@@ -98,22 +99,36 @@ export function createEdge(ctx: PluginContext, o: EdgeOptions, store: EdgeStore,
   });
 
   /** a change: stored and pushed in one transaction, so a refused document changes nothing */
-  const change = (apply: (tx: Db) => Promise<void>) => serial(() => ctx.db.tx(async (tx) => {
-    const generation = await store.bump(tx);
-    await apply(tx);
-    if (!ready()) return;
+  const change = (apply: (tx: Db) => Promise<void>) => serial(async () => {
+    let refusal: { error: string; generation: number } | null = null;
+    let applied = false;
     try {
-      await pushFrom(tx, generation, false);
+      await ctx.db.tx(async (tx) => {
+        const generation = await store.bump(tx);
+        await apply(tx);
+        if (!ready()) return;
+        try {
+          await pushFrom(tx, generation, false);
+          applied = true;
+        } catch (err) {
+          if (!(err instanceof AdminError) || err.status === null) {
+            // Caddy is away: the change stands and reaches it when it is back
+            ctx.log.warn({ err }, 'the edge did not answer; the change is applied when it is back');
+            return;
+          }
+          refusal = { error: err.message, generation };
+          throw err;
+        }
+      });
     } catch (err) {
-      if (!(err instanceof AdminError) || err.status === null) {
-        // Caddy is away: the change stands and reaches it when it is back
-        ctx.log.warn({ err }, 'the edge did not answer; the change is applied when it is back');
-        return;
-      }
-      await store.setRefused({ at: new Date().toISOString(), error: err.message, generation });
-      throw problem(502, `the edge refused the new configuration, so nothing changed (the previous one keeps running): ${err.message}`, { code: 'edge-refused' });
+      if (!refusal) throw err;
+      // recorded after the rollback: the state row is what the transaction held
+      const { error, generation } = refusal;
+      await store.setRefused({ at: new Date().toISOString(), error, generation });
+      throw problem(502, `the edge refused the new configuration, so nothing changed (the previous one keeps running): ${error}`, { code: 'edge-refused' });
     }
-  }));
+    if (applied && (await store.state()).refused) await store.setRefused(null);
+  });
 
   function validRoutes(routes: readonly EdgeRoute[]): Omit<RouteRow, 'owner'>[] {
     const errors: { path: string; message: string }[] = [];
