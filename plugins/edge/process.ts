@@ -1,6 +1,6 @@
 // The Caddy child process: started with nothing but its admin socket, watched, and restarted with backoff when it dies.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from '../../sdk/index.ts';
 import { adminCall, type AdminEndpoint } from './admin.ts';
@@ -50,9 +50,11 @@ export class CaddyProcess {
     // the boot file holds only the admin endpoint: routes and keys arrive through /load, never through a file
     writeFileSync(boot, JSON.stringify({ admin: { listen: o.endpoint.listen, config: { persist: false } } }), { mode: 0o600 });
     if (o.endpoint.socketPath) rmSync(o.endpoint.socketPath, { force: true });
+    killOrphan(join(o.dir, 'caddy.pid'), boot);
     const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: o.dir, XDG_CONFIG_HOME: join(o.dir, 'config'), XDG_DATA_HOME: join(o.dir, 'data') };
     const child = spawn(o.binary, ['run', '--config', boot], { env, stdio: ['ignore', 'ignore', 'pipe'] });
     this.child = child;
+    if (child.pid) writeFileSync(join(o.dir, 'caddy.pid'), String(child.pid));
     const began = Date.now();
     child.stderr!.setEncoding('utf8');
     child.stderr!.on('data', (chunk: string) => { this.tail = [...this.tail, ...chunk.split('\n').filter(Boolean)].slice(-5); });
@@ -127,5 +129,15 @@ export class CaddyProcess {
       child.kill('SIGTERM');
     });
     this.state = 'stopped';
+  }
+}
+
+/** a Caddy that outlived a Dockwright killed hard still holds the ports: it goes first (only if it really is ours) */
+function killOrphan(pidFile: string, boot: string): void {
+  try {
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    if (pid > 0 && readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes(boot)) process.kill(pid, 'SIGKILL');
+  } catch {
+    // no pid file, or that process is gone
   }
 }
