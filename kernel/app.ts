@@ -91,7 +91,7 @@ export async function assemble(opts: BootOptions): Promise<Assembled> {
       scheduler: new Scheduler(db, log.child({ part: 'scheduler' })),
       revisions: createRevisions(db), activity, actionTokens: createActionTokens(db, secrets), secrets,
       events: createEvents(log), outbound, migrations: [],
-      contributors: [], visibility: new Visibility(), starters: [], stoppers: [],
+      contributors: [], visibility: new Visibility(), locks: { try: (name) => db.tryLock(name) }, starters: [], stoppers: [],
     };
     const apis: Record<string, unknown> = {};
     for (const { def, entry } of loaded) apis[def.name] = await setupPlugin(def, entry.options, apis, services);

@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TSchema } from '@sinclair/typebox';
 import type {
-  ActionTokensApi, ActivityApi, Db, EventsApi, Logger, OutboundApi, OverviewContributor, PluginContext, PluginDef, RevisionsApi, ScopeDef, SecretsApi, VisibilityRule,
+  ActionTokensApi, ActivityApi, Db, EventsApi, HeldLock, Logger, OutboundApi, OverviewContributor, PluginContext, PluginDef, RevisionsApi, ScopeDef, SecretsApi, VisibilityRule,
 } from '../sdk/index.ts';
 import type { ScopeCatalogue } from './auth/scopes.ts';
 import type { MigrationSet } from './db/migrate.ts';
@@ -33,6 +33,7 @@ export interface KernelServices {
   migrations: MigrationSet[];
   contributors: { owner: string; contributor: OverviewContributor }[];
   visibility: Visibility;
+  locks: { try(name: string): Promise<HeldLock | null> };
   starters: { owner: string; fn: () => Promise<void> | void }[];
   stoppers: { owner: string; fn: () => Promise<void> | void }[];
 }
@@ -94,6 +95,7 @@ export async function setupPlugin(plugin: PluginDef, rawOptions: Record<string, 
     outbound: k.outbound,
     overview: Object.freeze({ add: registering('overview.add', (contributor: OverviewContributor) => k.contributors.push({ owner, contributor })) }),
     visibility: Object.freeze({ add: registering('visibility.add', (rule: VisibilityRule) => k.visibility.add(owner, rule)) }),
+    locks: Object.freeze({ try: (name: string) => k.locks.try(`${owner}:${name}`) }),
     onStart: registering('onStart', (fn: () => Promise<void> | void) => k.starters.push({ owner, fn })),
     onStop: registering('onStop', (fn: () => Promise<void> | void) => k.stoppers.push({ owner, fn })),
   });

@@ -88,7 +88,7 @@ apt_install() {
 }
 
 missing=()
-for pkg in postgresql docker.io busybox-static git openssh-client openssl iproute2 docker-registry; do
+for pkg in postgresql docker.io busybox-static git openssh-client openssl iproute2 docker-registry caddy; do
   is_installed "$pkg" || missing+=("$pkg")
 done
 if (( ${#missing[@]} )); then
@@ -102,6 +102,14 @@ fi
 if [[ -e /etc/systemd/system/multi-user.target.wants/docker-registry.service ]]; then
   deb-systemd-helper disable docker-registry.service >/dev/null 2>&1 \
     || rm -f /etc/systemd/system/multi-user.target.wants/docker-registry.service
+fi
+# Dockwright runs caddy itself (the edge plugin, as a child process): Debian's own caddy service must stay off.
+if compgen -G '/etc/rc[2-5].d/S[0-9][0-9]caddy' >/dev/null; then
+  update-rc.d caddy disable >/dev/null 2>&1 || log "WARNING: could not disable Debian's caddy init script"
+fi
+if [[ -e /etc/systemd/system/multi-user.target.wants/caddy.service ]]; then
+  deb-systemd-helper disable caddy.service >/dev/null 2>&1 \
+    || rm -f /etc/systemd/system/multi-user.target.wants/caddy.service
 fi
 # Only a later benchmark needs docker-compose 1.29, so its failure must not block the tests.
 if ! is_installed docker-compose; then

@@ -41,6 +41,13 @@ export interface Db {
   tx<T>(fn: (tx: Db) => Promise<T>): Promise<T>;
 }
 
+/** a lock held across instances until released or until its database session is lost */
+export interface HeldLock {
+  /** resolves when the lock is lost (its connection failed): stop what it guarded */
+  lost: Promise<void>;
+  release(): Promise<void>;
+}
+
 // ---------------------------------------------------------------- routes
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -329,6 +336,8 @@ export interface PluginContext<O = unknown> {
   readonly outbound: OutboundApi;
   readonly overview: { add(contributor: OverviewContributor): void };
   readonly visibility: { add(rule: VisibilityRule): void };
+  /** one holder across all instances sharing the database (e.g. the one instance that runs the edge); null while another holds it */
+  readonly locks: { try(name: string): Promise<HeldLock | null> };
   onStart(fn: () => Promise<void> | void): void;
   onStop(fn: () => Promise<void> | void): void;
 }

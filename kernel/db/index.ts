@@ -1,6 +1,6 @@
 // The database handle: a pg pool (or one connection to the embedded PGlite), transactions, and a clean shutdown.
 import pg from 'pg';
-import type { Db, QueryResult } from '../../sdk/index.ts';
+import type { Db, HeldLock, QueryResult } from '../../sdk/index.ts';
 import { startEmbedded, type Embedded } from './embedded.ts';
 
 // timestamps leave the database as ISO strings, bigints as numbers (counts and sequence values here stay far below 2^53).
@@ -15,6 +15,8 @@ export interface Database extends Db {
    * missed). Returns the unlisten function. The embedded database has a single session and no other writers: null.
    */
   listen(channel: string, onNotify: () => void, onLost: () => void): Promise<(() => Promise<void>) | null>;
+  /** a session advisory lock on a dedicated connection, or null while another session holds it; the embedded database has one instance: always granted. */
+  tryLock(name: string): Promise<HeldLock | null>;
   close(): Promise<void>;
 }
 
@@ -74,6 +76,32 @@ export async function openDatabase(opts: { url?: string; dataDir: string; poolSi
         closing = true;
         listeners.delete(client);
         await client.end().catch(() => undefined);
+      };
+    },
+    async tryLock(name: string): Promise<HeldLock | null> {
+      if (embedded) return { lost: new Promise<void>(() => undefined), release: async () => undefined };
+      const client = new pg.Client({ connectionString: url });
+      client.on('error', () => undefined);
+      await client.connect();
+      const { rows } = await client.query<{ held: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS held', [name]).catch(async (err) => {
+        await client.end().catch(() => undefined);
+        throw err;
+      });
+      if (!rows[0].held) {
+        await client.end().catch(() => undefined);
+        return null;
+      }
+      listeners.add(client);
+      let releasing = false;
+      // the lock lives as long as its session: a lost connection is a lost lock
+      const lost = new Promise<void>((resolve) => { client.once('end', () => { if (!releasing) resolve(); }); client.once('error', () => resolve()); });
+      return {
+        lost,
+        async release() {
+          releasing = true;
+          listeners.delete(client);
+          await client.end().catch(() => undefined);
+        },
       };
     },
     async close() {

@@ -82,6 +82,7 @@ export function createCore(ctx: PluginContext, deps: { runtime: DockerRuntime; s
       async run(job) {
         const result = await runtime.stop(job.input.stack, { log: job.log, signal: job.signal });
         await store.set(job.input.stack, { desired: 'stopped' });
+        ctx.events.emit('stack.stopped', { stack: job.input.stack, jobId: job.id });
         return result;
       },
     })),

@@ -131,14 +131,14 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
   };
 }
 
-/** resolves when check() returns a truthy value, polling every 25 ms up to timeoutMs. */
-export async function eventually<T>(check: () => Promise<T | undefined | null | false>, timeoutMs = 10_000, what = 'condition'): Promise<T> {
+/** resolves when check() returns a truthy value, polling every intervalMs (25 ms) up to timeoutMs. */
+export async function eventually<T>(check: () => Promise<T | undefined | null | false>, timeoutMs = 10_000, what = 'condition', intervalMs = 25): Promise<T> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
     if (value) return value;
     if (Date.now() > until) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
+    await new Promise((r) => setTimeout(r, intervalMs));
   }
 }
 

@@ -204,7 +204,8 @@ function labels(v: unknown, path: string, issues: Issues): Record<string, string
   const entries = mapOrList(v, path, issues);
   atMost('labelsPerObject', entries.length, path, 'labels');
   for (const [k, val] of entries) {
-    if (k.startsWith('dockwright.')) { issues.error(`${path}.${k}`, 'labels starting with dockwright. are reserved'); continue; }
+    // dockwright.http.* is the users' own: the labels by which a service asks the edge for a hostname
+    if (k.startsWith('dockwright.') && !k.startsWith('dockwright.http.')) { issues.error(`${path}.${k}`, 'labels starting with dockwright. are reserved (except dockwright.http.*)'); continue; }
     out[k] = val ?? '';
   }
   return out;

@@ -1,0 +1,102 @@
+// The one JSON document Caddy runs: built from the edge's data and the live upstream addresses, nothing else (no hand-edited files).
+import { covers } from './hostnames.ts';
+import type { CertificateRow, RouteRow } from './store.ts';
+
+export interface ConfigInput {
+  /** Caddy's admin section, kept in every document (a /load without it would move the admin endpoint) */
+  admin: Record<string, unknown> | null;
+  httpPort: number;
+  httpsPort: number;
+  /** where Caddy keeps its own files (storage), and where the logs go */
+  storageDir: string;
+  accessLog: string;
+  caddyLog: string;
+  roll: { sizeMb: number; keep: number; keepDays: number };
+  challengeDir: string;
+  routes: readonly RouteRow[];
+  certificates: readonly Pick<CertificateRow, 'name' | 'domains' | 'certificate' | 'key'>[];
+  /** `project/service` → the `ip:port`-less addresses of its running containers on the edge network */
+  addresses: ReadonlyMap<string, readonly string[]>;
+}
+
+type Json = Record<string, unknown>;
+export const accessLogger = 'dockwright';
+
+const text = (status: number, body: string): Json => ({ handler: 'static_response', status_code: status, headers: { 'Content-Type': ['text/plain; charset=utf-8'] }, body });
+const pathMatch = (path: string) => (path === '/' ? {} : { path: [path, `${path}/*`] });
+
+function handlersOf(r: RouteRow, addresses: ConfigInput['addresses']): Json[] {
+  if (r.kind === 'static') {
+    const root = (r.target as { root: string }).root;
+    return [...(r.path === '/' ? [] : [{ handler: 'rewrite', strip_path_prefix: r.path }]), { handler: 'file_server', root }];
+  }
+  const t = r.target as { project: string; service: string; port: number };
+  const dial = (addresses.get(`${t.project}/${t.service}`) ?? []).map((ip) => ({ dial: `${ip.includes(':') ? `[${ip}]` : ip}:${t.port}` }));
+  if (!dial.length) return [text(502, `${r.hostname}: no running container of service ${t.service} (stack ${t.project}) on the edge network\n`)];
+  return [{ handler: 'reverse_proxy', upstreams: dial }];
+}
+
+/** routes of these hostnames, longest path prefix first, then a 404 for any other host */
+function routesOf(rows: readonly RouteRow[], addresses: ConfigInput['addresses']): Json[] {
+  const ordered = [...rows].sort((a, b) => b.path.length - a.path.length || a.hostname.localeCompare(b.hostname) || a.path.localeCompare(b.path));
+  return ordered.map((r) => ({ match: [{ host: [r.hostname], ...pathMatch(r.path) }], handle: handlersOf(r, addresses), terminal: true }));
+}
+
+const rolled = (filename: string, roll: ConfigInput['roll']) => ({
+  output: 'file', filename, roll: true, roll_size_mb: roll.sizeMb, roll_keep: roll.keep, roll_keep_days: roll.keepDays,
+});
+
+export function buildConfig(input: ConfigInput): Json {
+  const secured = new Set(input.routes.map((r) => r.hostname).filter((h) => input.certificates.some((c) => c.domains.some((d) => covers(d, h)))));
+  const plain = input.routes.filter((r) => !secured.has(r.hostname));
+  const tlsRoutes = input.routes.filter((r) => secured.has(r.hostname));
+  const notFound = { handle: [text(404, 'no route for this hostname\n')], terminal: true };
+  const port = input.httpsPort === 443 ? '' : `:${input.httpsPort}`;
+  const servers: Json = {
+    http: {
+      listen: [`:${input.httpPort}`],
+      automatic_https: { disable: true },
+      logs: { default_logger_name: accessLogger },
+      routes: [
+        // the HTTP-01 challenge answers on every hostname, before any redirect
+        { match: [{ path: ['/.well-known/acme-challenge/*'] }], handle: [{ handler: 'rewrite', strip_path_prefix: '/.well-known/acme-challenge' }, { handler: 'file_server', root: input.challengeDir }], terminal: true },
+        ...(secured.size ? [{
+          match: [{ host: [...secured].sort() }],
+          handle: [{ handler: 'static_response', status_code: 308, headers: { Location: [`https://{http.request.host}${port}{http.request.uri}`] } }],
+          terminal: true,
+        }] : []),
+        ...routesOf(plain, input.addresses),
+        notFound,
+      ],
+    },
+  };
+  if (secured.size) {
+    servers.https = {
+      listen: [`:${input.httpsPort}`],
+      automatic_https: { disable: true },
+      logs: { default_logger_name: accessLogger },
+      tls_connection_policies: [{}],
+      routes: [...routesOf(tlsRoutes, input.addresses), notFound],
+    };
+  }
+  const config: Json = {
+    logging: {
+      logs: {
+        default: { writer: rolled(input.caddyLog, input.roll), encoder: { format: 'json' }, exclude: [`http.log.access.${accessLogger}`] },
+        access: { writer: rolled(input.accessLog, input.roll), encoder: { format: 'json' }, include: [`http.log.access.${accessLogger}`] },
+      },
+    },
+    storage: { module: 'file_system', root: input.storageDir },
+    apps: {
+      http: { servers },
+      ...(input.certificates.length ? {
+        tls: {
+          // certificates are Dockwright's: handed over as PEM, never obtained by Caddy (automatic HTTPS is off on every server)
+          certificates: { load_pem: input.certificates.map((c) => ({ certificate: c.certificate, key: c.key, tags: [`dockwright:${c.name}`] })) },
+        },
+      } : {}),
+    },
+  };
+  if (input.admin) config.admin = input.admin;
+  return config;
+}

@@ -1,0 +1,128 @@
+// The edge plugin: one Caddy, run and configured by Dockwright through its admin API, serving sites and routing hostnames to stack services.
+import { definePlugin, Type, type AttentionItem } from '../../sdk/index.ts';
+import type { DockerRuntime } from '../docker/types.ts';
+import type { StacksApi } from '../stacks/index.ts';
+import { createEdge } from './edge.ts';
+import { covers, normalizeHostname } from './hostnames.ts';
+import { edgeNetwork } from './network.ts';
+import { edgeRules, followStacks } from './stacks.ts';
+import { createStore } from './store.ts';
+import type { EdgeApi } from './types.ts';
+
+export type * from './types.ts';
+
+export const edgeNetworkName = 'dockwright-edge';
+
+const Ms = (d: number, description: string, minimum = 1) => Type.Integer({ minimum, default: d, description });
+const Options = Type.Object({
+  httpPort: Type.Integer({ minimum: 1, maximum: 65535, default: 80 }),
+  httpsPort: Type.Integer({ minimum: 1, maximum: 65535, default: 443 }),
+  caddy: Type.String({ minLength: 1, default: 'caddy', description: 'the Caddy binary Dockwright runs (Debian\'s caddy 2.6)' }),
+  adminAddress: Type.Optional(Type.String({ minLength: 1, description: 'the admin API of an external Caddy (host:port or unix//path) instead of a child process' })),
+  accessLog: Type.Object({
+    rollSizeMb: Type.Integer({ minimum: 1, default: 10 }),
+    rollKeep: Type.Integer({ minimum: 1, default: 10 }),
+    rollKeepDays: Type.Integer({ minimum: 1, default: 30 }),
+  }, { default: {} }),
+  restartDelayMs: Ms(100, 'first restart delay after Caddy dies (doubling up to restartMaxDelayMs)'),
+  restartMaxDelayMs: Ms(30_000, 'longest restart delay'),
+  stableAfterMs: Ms(10_000, 'a run this long resets the restart backoff'),
+  startTimeoutMs: Ms(10_000, 'how long a starting Caddy has to answer on its admin API'),
+  adminTimeoutMs: Ms(10_000, 'bound of one admin API call'),
+  pollIntervalMs: Ms(1000, 'how often the running edge looks for changes other instances stored', 10),
+  resyncIntervalMs: Ms(30_000, 'how often the whole configuration is pushed again and containers are checked', 10),
+  leaderRetryMs: Ms(5000, 'how often a standby instance asks whether it may run the edge', 10),
+  eventsRetryMs: Ms(2000, 'reconnect delay of the engine events stream', 10),
+}, { additionalProperties: false });
+
+const View = Type.Object({
+  mode: Type.Union([Type.Literal('child'), Type.Literal('external')]),
+  state: Type.String({ description: 'running, starting, down, unavailable (no caddy binary), standby (another instance runs the edge) or stopped' }),
+  running: Type.Boolean(),
+  reason: Type.Union([Type.String(), Type.Null()], { description: 'what does not work, and what to do' }),
+  admin: Type.String(),
+  binary: Type.Union([Type.String(), Type.Null()]),
+  pid: Type.Union([Type.Integer(), Type.Null()]),
+  restarts: Type.Integer(),
+  startedAt: Type.Union([Type.String(), Type.Null()]),
+  lastApplied: Type.Union([Type.String(), Type.Null()]),
+  ports: Type.Object({ http: Type.Integer(), https: Type.Integer() }),
+  network: Type.String(),
+  refused: Type.Union([Type.Object({ at: Type.String(), error: Type.String(), generation: Type.Integer() }), Type.Null()], { description: 'the last configuration Caddy refused (it kept the one before)' }),
+  routes: Type.Array(Type.Object({
+    owner: Type.String(), hostname: Type.String(), path: Type.String(), kind: Type.String(),
+    target: Type.Record(Type.String(), Type.Unknown()), https: Type.Boolean(),
+  })),
+  hostnames: Type.Array(Type.Object({
+    hostname: Type.String(), owner: Type.String(), claimedAt: Type.String(),
+    certificate: Type.Union([Type.Object({ name: Type.String(), domains: Type.Array(Type.String()), notAfter: Type.String() }), Type.Null()]),
+  })),
+  certificates: Type.Array(Type.Object({ name: Type.String(), domains: Type.Array(Type.String()), notAfter: Type.String() })),
+  refusedRoutes: Type.Array(Type.Object({ owner: Type.String(), message: Type.String(), at: Type.String() }), { description: 'routes an owner declared but did not get (a hostname another owner holds)' }),
+});
+
+export default definePlugin({
+  name: 'edge',
+  version: '1.0.0',
+  description: 'The edge: one managed Caddy serving sites and routing hostnames to stack services, with Dockwright\'s certificates',
+  requires: ['docker', 'stacks'],
+  options: Options,
+  setup(ctx): EdgeApi {
+    const runtime = ctx.deps.docker as DockerRuntime;
+    const stacks = ctx.deps.stacks as StacksApi;
+    ctx.scopes.define({ 'edge:read': { description: 'read the edge: its state, routes, hostnames and certificates', role: 'admin' } });
+    ctx.migrations.from(new URL('./migrations', import.meta.url));
+    const store = createStore(ctx.db, ctx.secrets);
+    const network = edgeNetwork(runtime.docker, edgeNetworkName, ctx.log, ctx.options.eventsRetryMs);
+    const edge = createEdge(ctx, ctx.options, store, network);
+    for (const rule of edgeRules(store)) stacks.addRule(rule);
+    followStacks(ctx, runtime.docker, store, edge.setRoutes);
+
+    ctx.routes.add({
+      method: 'GET', path: '/edge', scopes: ['edge:read'], summary: 'The edge: its state, routes, hostnames with their certificate, and any refused configuration',
+      response: View,
+      async handler() {
+        const [routes, hostnames, certificates, state, refusedRoutes] = await Promise.all([store.routes(), store.hostnames(), store.certificateList(), store.state(), store.refusals()]);
+        const certOf = (h: string) => certificates.find((c) => c.domains.some((d) => covers(d, h))) ?? null;
+        return {
+          ...edge.status(), network: edgeNetworkName, refused: state.refused,
+          routes: routes.map((r) => ({ ...r, target: r.target as Record<string, unknown>, https: certOf(r.hostname) !== null })),
+          hostnames: hostnames.map((h) => ({ ...h, certificate: certOf(h.hostname) })),
+          certificates, refusedRoutes,
+        };
+      },
+    });
+
+    ctx.overview.add({
+      scope: 'edge:read',
+      async summary() {
+        const s = edge.status();
+        return { edge: { state: s.state, mode: s.mode, routes: (await store.routes()).length } };
+      },
+      async attention() {
+        const s = edge.status();
+        const items: AttentionItem[] = [];
+        if (s.state === 'down' || s.state === 'unavailable') items.push({ severity: 'critical', kind: 'edge-down', resource: 'edge', message: `the edge does not serve any hostname: ${s.reason ?? s.state}` });
+        const [{ refused }, refusals] = await Promise.all([store.state(), store.refusals()]);
+        if (refused) items.push({ severity: 'critical', kind: 'edge-config-refused', resource: 'edge', message: `Caddy refused the edge configuration and keeps running the previous one: ${refused.error}`, since: refused.at });
+        for (const r of refusals) items.push({ severity: 'warning', kind: 'edge-routes-refused', resource: r.owner, message: `${r.owner} is not routed: ${r.message}`, since: r.at });
+        return items;
+      },
+    });
+
+    ctx.onStart(() => edge.start());
+    ctx.onStop(() => edge.stop());
+
+    return {
+      setRoutes: edge.setRoutes,
+      setCertificate: edge.setCertificate,
+      ownerOf: async (hostname) => {
+        const n = normalizeHostname(hostname);
+        return n.ok ? (await store.owners([n.hostname])).get(n.hostname) ?? null : null;
+      },
+      normalizeHostname,
+      challengeDir: edge.challengeDir,
+      network: edgeNetworkName,
+    };
+  },
+});

@@ -1,0 +1,107 @@
+// The edge network on the Docker engine: created once, joined by every container that declares a hostname, and read for upstream addresses.
+import type Dockerode from 'dockerode';
+import type { Logger } from '../../sdk/index.ts';
+
+export const hostLabel = 'dockwright.http.host';
+export const portLabel = 'dockwright.http.port';
+export const pathLabel = 'dockwright.http.path';
+const managed = 'dockwright.managed=true';
+
+export interface EdgeNetwork {
+  ensure(): Promise<void>;
+  /** `project/service` → addresses of its running containers on the edge network (one list call) */
+  addresses(): Promise<Map<string, string[]>>;
+  /** joins every running or created container that declares a hostname and is not on the network yet */
+  attachAll(): Promise<void>;
+  /** follows the engine: containers that declare a hostname join the network as they are created; `changed` runs when addresses may have moved */
+  follow(changed: () => void): void;
+  stop(): void;
+}
+
+const statusOf = (err: unknown) => (err as { statusCode?: number }).statusCode;
+
+export function edgeNetwork(docker: Dockerode, name: string, log: Logger, retryMs: number): EdgeNetwork {
+  let stream: NodeJS.ReadableStream | null = null;
+  let stopped = false;
+  let retry: NodeJS.Timeout | null = null;
+
+  const connect = async (id: string) => {
+    try {
+      await docker.getNetwork(name).connect({ Container: id });
+    } catch (err) {
+      // already connected (403), or gone again (404): nothing to do
+      if (statusOf(err) !== 403 && statusOf(err) !== 404 && !/already exists/.test(String((err as Error).message))) throw err;
+    }
+  };
+
+  return {
+    async ensure() {
+      const existing = await docker.listNetworks({ filters: { name: [name] } });
+      if (existing.some((n) => n.Name === name)) return;
+      try {
+        await docker.createNetwork({ Name: name, Driver: 'bridge', Attachable: true, CheckDuplicate: true, Labels: { 'dockwright.edge': 'true' } });
+        log.info({ network: name }, 'edge network created');
+      } catch (err) {
+        if (statusOf(err) !== 409) throw err;
+      }
+    },
+    async addresses() {
+      const list = await docker.listContainers({ filters: { network: [name], status: ['running'], label: [managed] } });
+      const map = new Map<string, string[]>();
+      for (const c of list) {
+        const ip = c.NetworkSettings?.Networks?.[name]?.IPAddress;
+        const key = `${c.Labels['dockwright.project']}/${c.Labels['dockwright.service']}`;
+        if (ip) map.set(key, [...(map.get(key) ?? []), ip].sort());
+      }
+      return map;
+    },
+    async attachAll() {
+      const list = await docker.listContainers({ all: true, filters: { label: [managed, hostLabel] } });
+      await Promise.all(list.filter((c) => !c.NetworkSettings?.Networks?.[name] && c.State !== 'dead' && c.State !== 'removing').map((c) => connect(c.Id)));
+    },
+    follow(changed) {
+      const open = async () => {
+        if (stopped) return;
+        try {
+          const s = (await docker.getEvents({ filters: { type: ['container'], event: ['create', 'start', 'die', 'destroy'], label: [hostLabel] } })) as NodeJS.ReadableStream;
+          stream = s;
+          let buffer = '';
+          s.on('data', (chunk: Buffer) => {
+            buffer += chunk.toString('utf8');
+            let nl: number;
+            while ((nl = buffer.indexOf('\n')) >= 0) {
+              const line = buffer.slice(0, nl);
+              buffer = buffer.slice(nl + 1);
+              let event: { Action?: string; id?: string; Actor?: { Attributes?: Record<string, string> } };
+              try { event = JSON.parse(line); } catch { continue; }
+              if (event.Actor?.Attributes?.['dockwright.managed'] !== 'true') continue;
+              if (event.Action === 'create' && event.id) connect(event.id).then(changed, (err) => log.warn({ err }, 'a container could not join the edge network'));
+              else changed();
+            }
+          });
+          const again = () => {
+            if (stream !== s || stopped) return;
+            stream = null;
+            retry = setTimeout(() => { void open(); }, retryMs);
+            retry.unref();
+          };
+          s.on('end', again);
+          s.on('error', again);
+          s.on('close', again);
+          // what happened while nobody listened
+          await this.attachAll().then(changed, () => undefined);
+        } catch {
+          retry = setTimeout(() => { void open(); }, retryMs);
+          retry.unref();
+        }
+      };
+      void open();
+    },
+    stop() {
+      stopped = true;
+      if (retry) clearTimeout(retry);
+      (stream as unknown as { destroy?: () => void } | null)?.destroy?.();
+      stream = null;
+    },
+  };
+}

@@ -1,0 +1,90 @@
+// Stacks behind the edge: the compose labels that declare a hostname, their platform rules, and the routes deploy, stop and delete set.
+import type Dockerode from 'dockerode';
+import { Problem, type Actor, type PluginContext } from '../../sdk/index.ts';
+import type { LoadedCompose } from '../docker/types.ts';
+import type { PlatformRule } from '../stacks/index.ts';
+import { normalizeHostname, normalizePath } from './hostnames.ts';
+import { hostLabel, pathLabel, portLabel } from './network.ts';
+import type { EdgeStore } from './store.ts';
+import type { ProxyRoute } from './types.ts';
+
+type RuleIssue = { path: string; message: string };
+
+export const stackOwner = (stack: string) => `stack:${stack}`;
+
+/** the routes a set of services declares with their labels, and what is wrong with them */
+export function declaredRoutes(project: string, services: readonly { name: string; labels: Record<string, string> }[]): { routes: ProxyRoute[]; issues: RuleIssue[] } {
+  const routes: ProxyRoute[] = [];
+  const issues: RuleIssue[] = [];
+  const seen = new Map<string, string>();
+  for (const s of services) {
+    const l = s.labels;
+    if (l[hostLabel] === undefined && l[portLabel] === undefined && l[pathLabel] === undefined) continue;
+    const at = `services.${s.name}.labels`;
+    if (l[hostLabel] === undefined) { issues.push({ path: at, message: `service ${s.name} sets ${portLabel} or ${pathLabel} but no ${hostLabel}` }); continue; }
+    const host = normalizeHostname(l[hostLabel]);
+    const port = /^\d{1,5}$/.test(l[portLabel] ?? '') ? Number(l[portLabel]) : NaN;
+    const path = normalizePath(l[pathLabel]);
+    if (!host.ok) issues.push({ path: `${at}.${hostLabel}`, message: `service ${s.name}: ${host.reason}` });
+    if (!(port >= 1 && port <= 65535)) issues.push({ path: `${at}.${portLabel}`, message: `service ${s.name} declares a hostname, so ${portLabel} must name the port it listens on (1 to 65535)` });
+    if (!path.ok) issues.push({ path: `${at}.${pathLabel}`, message: `service ${s.name}: ${path.reason}` });
+    if (!host.ok || !path.ok || !(port >= 1 && port <= 65535)) continue;
+    const key = `${host.hostname}${path.path === '/' ? '' : path.path}`;
+    const first = seen.get(key);
+    if (first) { issues.push({ path: `${at}.${hostLabel}`, message: `${key} is declared by services ${first} and ${s.name}` }); continue; }
+    seen.set(key, s.name);
+    routes.push({ kind: 'proxy', hostname: host.hostname, path: path.path, upstream: { project, service: s.name, port } });
+  }
+  return { routes, issues };
+}
+
+export function edgeRules(store: EdgeStore): PlatformRule[] {
+  const labelled = (loaded: LoadedCompose) => loaded.services.map((s) => ({ name: s.name, labels: s.labels }));
+  return [
+    {
+      id: 'edge-route-labels', description: `${hostLabel} is a valid hostname, with ${portLabel} (and optionally ${pathLabel}); no hostname and path twice`,
+      check: ({ loaded, stack }) => declaredRoutes(stack, labelled(loaded)).issues,
+    },
+    {
+      id: 'edge-hostname-taken', description: `the hostname in ${hostLabel} belongs to no other stack or site`,
+      async check({ loaded, stack }) {
+        const { routes } = declaredRoutes(stack, labelled(loaded));
+        const owners = await store.owners(routes.map((r) => r.hostname));
+        return routes.filter((r) => owners.has(r.hostname) && owners.get(r.hostname) !== stackOwner(stack)).map((r) => ({
+          path: `services.${r.upstream.service}.labels.${hostLabel}`,
+          message: `the hostname ${r.hostname} belongs to ${owners.get(r.hostname)}`,
+        }));
+      },
+    },
+  ];
+}
+
+/** deploy routes what the deployed containers declare; stop and delete remove the stack's routes */
+export function followStacks(ctx: PluginContext, docker: Dockerode, store: EdgeStore, setRoutes: (owner: string, routes: ProxyRoute[]) => Promise<void>): void {
+  const system: Actor = { kind: 'system', name: 'edge' };
+  const apply = async (stack: string, routes: ProxyRoute[]) => {
+    const owner = stackOwner(stack);
+    try {
+      await setRoutes(owner, routes);
+      await store.setRefusal(owner, null);
+    } catch (err) {
+      const message = err instanceof Problem ? err.detail : (err as Error).message;
+      ctx.log.warn({ stack, reason: message }, 'the routes of a stack were refused');
+      await store.setRefusal(owner, message);
+      await ctx.activity.record({ actor: system, action: 'edge.routes', resource: `stack:${stack}`, result: 'refused', detail: { reason: message } });
+    }
+  };
+  ctx.events.on('stack.deployed', async ({ stack }) => {
+    const name = String(stack);
+    const list = await docker.listContainers({ all: true, filters: { label: ['dockwright.managed=true', `dockwright.project=${name}`, hostLabel] } });
+    const services = new Map<string, Record<string, string>>();
+    for (const c of list) services.set(c.Labels['dockwright.service'], c.Labels);
+    const { routes, issues } = declaredRoutes(name, [...services].map(([n, labels]) => ({ name: n, labels })));
+    if (issues.length) {
+      await store.setRefusal(stackOwner(name), issues.map((i) => i.message).join('; '));
+      return;
+    }
+    await apply(name, routes);
+  });
+  for (const event of ['stack.stopped', 'stack.removed']) ctx.events.on(event, ({ stack }) => apply(String(stack), []));
+}

@@ -1,0 +1,48 @@
+// The edge plugin's public API: the routes, certificates and challenge directory other plugins (stacks, sites, certificates) hand to the edge.
+
+/** a hostname and optional path prefix proxied to the containers of a compose service, on the edge network */
+export interface ProxyRoute {
+  kind: 'proxy';
+  hostname: string;
+  /** a path prefix such as `/api` (default `/`: everything) */
+  path?: string;
+  upstream: { project: string; service: string; port: number };
+}
+/** a hostname and optional path prefix served from a directory (the prefix is stripped) */
+export interface StaticRoute {
+  kind: 'static';
+  hostname: string;
+  path?: string;
+  /** an absolute directory */
+  root: string;
+}
+export type EdgeRoute = ProxyRoute | StaticRoute;
+
+export interface EdgeCertificate {
+  name: string;
+  /** from the certificate's subject alternative names; `*.example.com` covers one level */
+  domains: string[];
+  notAfter: string;
+}
+
+export interface EdgeApi {
+  /**
+   * Replaces every route of `owner` (`stack:<name>`, `site:<name>`, …); `[]` removes them and frees the hostnames.
+   * 400 for an invalid hostname, path or target, 409 naming the owner when a hostname is another owner's. Stored in
+   * PostgreSQL and pushed to Caddy at once; when Caddy refuses the configuration, nothing changes (502).
+   */
+  setRoutes(owner: string, routes: readonly EdgeRoute[]): Promise<void>;
+  /** the owner of a hostname (after normalization), or null */
+  ownerOf(hostname: string): Promise<string | null>;
+  /** the hostname in the form the edge stores (IDNA ASCII, lowercase, no trailing dot), or a reason it is not one */
+  normalizeHostname(hostname: string, opts?: { wildcard?: boolean }): { ok: true; hostname: string } | { ok: false; reason: string };
+  /**
+   * Installs (or with null removes) a PEM certificate and key under a name; hostnames its domains cover are served on
+   * HTTPS with it, and their plain HTTP redirects there (except the ACME challenge path). 400 when the PEM is unusable.
+   */
+  setCertificate(name: string, pem: { certificate: string; key: string } | null): Promise<EdgeCertificate | null>;
+  /** files below it answer `/.well-known/acme-challenge/<file>` on every hostname over plain HTTP */
+  readonly challengeDir: string;
+  /** the Docker network Caddy reaches services on */
+  readonly network: string;
+}

@@ -1,0 +1,69 @@
+// Helpers of the edge tests: a server with docker, stacks and the edge on free high ports, and HTTP through the edge with a Host header.
+import { request } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { startServer, eventually, type StartOptions, type TestServer } from '../../helpers/harness.ts';
+import { freePort } from '../docker/helpers.ts';
+
+export { cleanupProjects, freePort, uniqueName } from '../docker/helpers.ts';
+export { act, createStack, waitJob } from '../stacks/helpers.ts';
+
+export interface EdgeServer extends TestServer { httpPort: number; httpsPort: number }
+
+export async function startEdgeServer(opts: { edge?: Record<string, unknown> } & Omit<StartOptions, 'plugins'> = {}): Promise<EdgeServer> {
+  const { edge = {}, ...rest } = opts;
+  const httpPort = (edge.httpPort as number | undefined) ?? await freePort();
+  const httpsPort = (edge.httpsPort as number | undefined) ?? await freePort();
+  const s = await startServer({
+    ...rest,
+    config: { rateLimit: { perMinute: 100_000 }, ...rest.config },
+    plugins: {
+      docker: { options: { healthTimeoutMs: 60_000, stopTimeoutSeconds: 1, reconcile: false } },
+      stacks: {},
+      edge: { options: { httpPort, httpsPort, pollIntervalMs: 100, resyncIntervalMs: 60_000, ...edge } },
+      'edge-client': { path: 'tests/fixtures/edge-client/index.ts' },
+    },
+  });
+  return Object.assign(s, { httpPort, httpsPort });
+}
+
+export interface Answer { status: number; body: string; headers: Record<string, string | string[] | undefined> }
+
+/** GET through the edge on 127.0.0.1 with this Host (no keep-alive); https with SNI = host, trusting `ca` */
+export function viaEdge(port: number, host: string, path = '/', tls?: { ca: string }): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const options = { host: '127.0.0.1', port, path, headers: { host }, agent: false as const, timeout: 5000, ...(tls ? { servername: host, ca: tls.ca } : {}) };
+    const req = (tls ? httpsRequest : request)(options, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c) => { body += c; });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
+    });
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** waits until the edge answers this host/path as `ok` says (polling every 25 ms) */
+export function edgeAnswers(port: number, host: string, path: string, ok: (a: Answer) => boolean, timeoutMs = 20_000, tls?: { ca: string }): Promise<Answer> {
+  return eventually(async () => {
+    const a = await viaEdge(port, host, path, tls).catch(() => null);
+    return a && ok(a) ? a : null;
+  }, timeoutMs, `${host}${path} through the edge`, 25);
+}
+
+export async function edgeRunning(s: TestServer, timeoutMs = 15_000): Promise<any> {
+  return eventually(async () => {
+    const r = await s.api('GET', '/api/v1/edge');
+    return r.body.state === 'running' ? r.body : null;
+  }, timeoutMs, 'the edge to run', 25);
+}
+
+export const webCompose = (host: string, message = 'one', extraLabels = '') => `services:
+  web:
+    image: dockwright-test/web:1
+    environment: { MESSAGE: "${message}" }
+    labels:
+      dockwright.http.host: "${host}"
+      dockwright.http.port: "8080"
+${extraLabels}`;

@@ -1,0 +1,120 @@
+// The edge in front of stacks (real Caddy, real containers, real HTTP): labels route a hostname, redeploys keep it, stop removes it, one owner per hostname, Caddy restarted after SIGKILL.
+import { test, after, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { act, cleanupProjects, createStack, edgeAnswers, edgeRunning, startEdgeServer, uniqueName, viaEdge, webCompose, type EdgeServer } from './helpers.ts';
+
+let s: EdgeServer;
+const projects: string[] = [];
+before(async () => {
+  s = await startEdgeServer();
+  await edgeRunning(s);
+});
+after(async () => {
+  await s?.close();
+  await cleanupProjects(...projects);
+});
+
+const stackName = () => {
+  const name = uniqueName('edge');
+  projects.push(name);
+  return name;
+};
+
+test('a labelled service answers through the edge; a recreating redeploy keeps answering; stop removes the route', async () => {
+  const name = stackName();
+  const host = `${name}.app.test`;
+  await createStack(s, name, webCompose(host, 'one'));
+  await act(s, 'deploy', name);
+  const first = await edgeAnswers(s.httpPort, host, '/cgi-bin/env', (a) => a.status === 200 && a.body.includes('message=one'));
+  assert.match(first.body, /hostname=/);
+  const edge = (await s.api('GET', '/api/v1/edge')).body;
+  assert.deepEqual(edge.routes.filter((r: any) => r.hostname === host).map((r: any) => ({ owner: r.owner, path: r.path, kind: r.kind, target: r.target, https: r.https })),
+    [{ owner: `stack:${name}`, path: '/', kind: 'proxy', target: { project: name, service: 'web', port: 8080 }, https: false }]);
+  assert.equal(edge.hostnames.find((h: any) => h.hostname === host)?.certificate, null);
+  assert.equal((await viaEdge(s.httpPort, `other-${host}`, '/')).status, 404, 'an unknown hostname is a 404');
+
+  // the changed environment recreates the container, with a new address
+  const stack = (await s.api('GET', `/api/v1/stacks/${name}`)).body;
+  const put = await s.api('PUT', `/api/v1/stacks/${name}/compose`, { body: { content: webCompose(host, 'two'), revision: stack.revision } });
+  assert.equal(put.status, 200, put.text);
+  const redeploy = await act(s, 'deploy', name);
+  assert.match(redeploy.output, /recreat/);
+  await edgeAnswers(s.httpPort, host, '/cgi-bin/env', (a) => a.status === 200 && a.body.includes('message=two'));
+
+  await act(s, 'stop', name);
+  await edgeAnswers(s.httpPort, host, '/', (a) => a.status === 404);
+  assert.equal((await s.api('GET', '/api/v1/edge')).body.routes.filter((r: any) => r.hostname === host).length, 0);
+});
+
+test('a hostname has one owner: another stack is refused with 422 edge-hostname-taken, another owner with 409 naming the stack', async () => {
+  const a = stackName();
+  const b = stackName();
+  const host = `${a}.shared.test`;
+  await createStack(s, a, webCompose(host));
+  await act(s, 'deploy', a);
+  await edgeAnswers(s.httpPort, host, '/', (r) => r.status === 200);
+
+  const validate = await s.api('POST', `/api/v1/stacks/${b}/validate`, { body: { content: webCompose(host.toUpperCase()) } });
+  const errors = validate.body.errors ?? [];
+  assert.deepEqual(errors.map((e: any) => e.rule), ['edge-hostname-taken'], validate.text);
+  assert.equal(errors[0].path, 'services.web.labels.dockwright.http.host');
+  assert.match(errors[0].message, new RegExp(`belongs to stack:${a}`));
+  const put = await s.api('PUT', `/api/v1/stacks/${b}/compose`, { body: { content: webCompose(host) }, headers: { 'if-none-match': '*' } });
+  assert.equal(put.status, 422, put.text);
+  assert.equal(put.body.errors[0].rule, 'edge-hostname-taken');
+  assert.equal((await s.api('GET', `/api/v1/stacks/${b}`)).status, 404, 'nothing was saved');
+
+  const site = await s.api('PUT', '/api/v1/edge-client/routes/site:docs', { body: { routes: [{ kind: 'static', hostname: host, root: '/tmp' }] } });
+  assert.equal(site.status, 409, site.text);
+  assert.match(site.body.detail, new RegExp(`${host} belongs to stack:${a}`));
+  assert.equal(site.headers.get('content-type'), 'application/problem+json');
+
+  // the owner itself may redeploy with the same hostname
+  const again = await s.api('POST', `/api/v1/stacks/${a}/validate`, { body: { content: webCompose(host) } });
+  assert.deepEqual(again.body.errors ?? [], []);
+  // the hostname is free again once the stack stops
+  await act(s, 'stop', a);
+  await edgeAnswers(s.httpPort, host, '/', (r) => r.status === 404);
+  assert.deepEqual((await s.api('POST', `/api/v1/stacks/${b}/validate`, { body: { content: webCompose(host) } })).body.errors ?? [], []);
+});
+
+test('bad route labels are refused with their own rule and the label path', async () => {
+  const name = stackName();
+  const cases: [string, RegExp][] = [
+    [webCompose('*.wild.test'), /wildcard/],
+    [webCompose('bad_host..test'), /label/],
+    [webCompose(`${'a'.repeat(64)}.test`), /label/],
+    [webCompose('ok.test').replace('"8080"', '"http"'), /port/],
+    [webCompose('ok.test', 'one', '      dockwright.http.path: "/a/../b"\n'), /path prefix/],
+  ];
+  for (const [content, message] of cases) {
+    const res = await s.api('POST', `/api/v1/stacks/${name}/validate`, { body: { content } });
+    const errors = res.body.errors ?? [];
+    assert.equal(errors.length, 1, res.text);
+    assert.equal(errors[0].rule, 'edge-route-labels');
+    assert.match(errors[0].path, /^services\.web\.labels/);
+    assert.match(errors[0].message, message);
+  }
+  // IDNA: a Unicode hostname is stored in its ASCII form
+  const idn = await s.api('POST', `/api/v1/stacks/${name}/validate`, { body: { content: webCompose('bücher.test') } });
+  assert.deepEqual(idn.body.errors ?? [], []);
+});
+
+test('Caddy killed with SIGKILL is restarted and serves the same routes within 2 s', async () => {
+  const name = stackName();
+  const host = `${name}.kill.test`;
+  await createStack(s, name, webCompose(host, 'alive'));
+  await act(s, 'deploy', name);
+  await edgeAnswers(s.httpPort, host, '/cgi-bin/env', (a) => a.body.includes('message=alive'));
+  const before = (await s.api('GET', '/api/v1/edge')).body;
+  assert.ok(before.pid > 0);
+  process.kill(before.pid, 'SIGKILL');
+  const killedAt = Date.now();
+  await edgeAnswers(s.httpPort, host, '/cgi-bin/env', (a) => a.body.includes('message=alive'), 2000);
+  const took = Date.now() - killedAt;
+  const now = (await s.api('GET', '/api/v1/edge')).body;
+  assert.notEqual(now.pid, before.pid);
+  assert.equal(now.restarts, before.restarts + 1);
+  assert.equal(now.state, 'running');
+  assert.ok(took < 2000, `answered again after ${took} ms`);
+});
