@@ -79,7 +79,7 @@ export async function assemble(opts: BootOptions): Promise<Assembled> {
     const secrets = createSecrets(loadSecretKey(config.secretKey, config.dataDir));
     const jobs = new JobRunner(db, log.child({ part: 'jobs' }), activity, config.jobs);
     const services: KernelServices = {
-      db, log, env: Object.freeze({ ...env }), dataDir: config.dataDir, table: new RouteTable(), scopes, jobs,
+      db, databaseUrl: db.url, log, env: Object.freeze({ ...env }), dataDir: config.dataDir, table: new RouteTable(), scopes, jobs,
       scheduler: new Scheduler(db, log.child({ part: 'scheduler' })),
       revisions: createRevisions(db), activity, actionTokens: createActionTokens(db, secrets), secrets,
       events: createEvents(log), migrations: [{ owner: 'kernel', dir: join(import.meta.dirname, 'migrations') }],

@@ -5,6 +5,7 @@ import { loadCompose } from './compose/load.ts';
 import { deployProject } from './deploy.ts';
 import { imageId, pullImage, type ImageDeps } from './images.ts';
 import { removeVolumes, takeDown } from './resources.ts';
+import { filterFor } from './labels.ts';
 import { engineState, projectStatus, publishedPorts } from './status.ts';
 import { projectNamePattern } from './compose/load.ts';
 
@@ -75,6 +76,11 @@ export function createRuntime(opts: RuntimeOptions): DockerRuntime {
       }));
       if (failures.length) throw new Error(`pulling failed for ${failures.join('; ')}`);
       return { images: results.filter((r) => r !== null) };
+    },
+    async volumes(name) {
+      checkName(name);
+      const { Volumes } = await docker.listVolumes({ filters: filterFor.project(name) });
+      return (Volumes ?? []).map((v) => ({ name: v.Name, driver: v.Driver, mountpoint: v.Mountpoint })).sort((a, b) => a.name.localeCompare(b.name));
     },
     status: (names) => projectStatus(docker, names),
     publishedPorts: (except) => publishedPorts(docker, except),
