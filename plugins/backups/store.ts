@@ -109,11 +109,11 @@ export function createStore(db: Db, secrets: SecretsApi, defaultRepository: (nam
            missed_slot = CASE WHEN $4 THEN NULL ELSE missed_slot END WHERE name = $1`,
         [name, JSON.stringify(run), snapshotCount, run.status === 'succeeded']);
     },
-    /** moves the schedule bookkeeping from `from` to `slot` (compare-and-swap: one instance handles a slot); true when it moved */
+    /** moves the schedule bookkeeping from `from` to `slot` (compare-and-swap at the millisecond precision rows are read with: one instance handles a slot); true when it moved */
     async takeSlot(name: string, from: string | null, slot: Date, missed: Date | null): Promise<boolean> {
       const { rowCount } = await db.query(
         `UPDATE backups SET schedule_slot = $3, missed_slot = COALESCE($4, missed_slot)
-          WHERE name = $1 AND schedule_slot IS NOT DISTINCT FROM $2::timestamptz`,
+          WHERE name = $1 AND date_trunc('milliseconds', schedule_slot) IS NOT DISTINCT FROM $2::timestamptz`,
         [name, from, slot, missed]);
       return rowCount > 0;
     },
