@@ -64,6 +64,7 @@ export default definePlugin({
       store, targets, ...read, stageDir: join(dataDir, 'stage'), progressIntervalMs: o.progressIntervalMs, log: ctx.log,
       emit: (event, payload) => ctx.events.emit(event, payload),
     };
+    // DATA_DIR/restores: beside the plugins' folders, where an admin looks for what was restored
     const restoreDeps: RestoreDeps = { store, runtime, stacks, ...read, restoresDir: join(dataDir, '..', '..', 'restores'), stopSeconds: o.stopTimeoutSeconds };
 
     const runJob = ctx.jobs.define(defineJob({

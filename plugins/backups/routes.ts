@@ -170,6 +170,7 @@ export function backupRoutes(deps: RouteDeps): AnyRoute[] {
         const row = await rowOf(params.name);
         if (!row.initialized) return { items: [] };
         const all = (await readRepo(() => snapshotsOf(deps.read, repoOf(row), row.name))).reverse().map(snapshotView);
+        if (all.length !== row.snapshotCount) await store.setSnapshotCount(row.name, all.length);
         const from = Number(page.cursor ?? 0) || 0;
         return { items: all.slice(from, from + page.limit), next: from + page.limit < all.length ? String(from + page.limit) : undefined };
       },

@@ -1,4 +1,5 @@
 // A backup run: targets prepared (dumps written, containers stopped), one restic snapshot with progress in the job output, then retention.
+import { existsSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { JobRun, Logger } from '../../sdk/index.ts';
@@ -29,13 +30,19 @@ interface Summary {
 export async function ensureRepository(deps: Pick<RunDeps, 'store' | 'resticBin' | 'cacheDir'>, row: BackupRow, repo: Repository, job: { log(l: string): void; signal: AbortSignal }): Promise<void> {
   if (row.initialized) return;
   const opts = { bin: deps.resticBin, cacheDir: deps.cacheDir, signal: job.signal };
+  // every restic command derives the key from the password (about half a second): a local folder is looked at, not opened
+  if (repo.url.startsWith('/') && !existsSync(join(repo.url, 'config'))) {
+    job.log(`initialising the repository at ${row.repositoryDisplay ?? 'the default folder'}`);
+    await mkdir(repo.url, { recursive: true, mode: 0o700 });
+    await restic(repo, ['init'], opts);
+    return deps.store.markInitialized(row.name);
+  }
   try {
     await restic(repo, ['cat', 'config'], opts);
     job.log('repository found');
   } catch (err) {
     if (!isMissingRepository(err)) throw err;
-    job.log(`initialising the repository at ${row.repositoryDisplay ?? 'the default folder'}`);
-    if (repo.url.startsWith('/')) await mkdir(repo.url, { recursive: true, mode: 0o700 });
+    job.log(`initialising the repository at ${row.repositoryDisplay}`);
     await restic(repo, ['init'], opts);
   }
   await deps.store.markInitialized(row.name);
@@ -132,7 +139,7 @@ export async function runBackup(deps: RunDeps, job: JobRun<RunInput>): Promise<u
     if (!summary) throw new Error('restic finished without a summary');
     job.log(`snapshot ${summary.snapshot_id}: ${summary.total_files_processed} files (${summary.files_new} new, ${summary.files_changed} changed), ${bytes(summary.total_bytes_processed)} read, ${bytes(summary.data_added)} added`);
 
-    let kept: ResticSnapshot[];
+    let kept: ResticSnapshot[] | null = null;
     let removed = 0;
     if (row.retention && retentionArgs(row.retention).length) {
       job.log(`retention: forget --prune ${retentionArgs(row.retention).join(' ')}`);
@@ -141,16 +148,18 @@ export async function runBackup(deps: RunDeps, job: JobRun<RunInput>): Promise<u
       kept = groups.flatMap((g) => g.keep ?? []);
       removed = groups.reduce((n, g) => n + (g.remove?.length ?? 0), 0);
       job.log(`retention: ${kept.length} snapshots kept, ${removed} removed`);
-    } else {
+    } else if (row.snapshotCount === null) {
       kept = await snapshotsOf(deps, repo, name, job.signal);
     }
-    const full = kept.find((s) => s.id.startsWith(summary!.snapshot_id) || s.short_id === summary!.snapshot_id)?.id ?? summary.snapshot_id;
+    const count = kept?.length ?? row.snapshotCount! + 1;
+    // restic 0.14's summary names the snapshot by its short id; the full one comes with a listing when there is one anyway
+    const full = kept?.find((s) => s.id.startsWith(summary!.snapshot_id))?.id ?? summary.snapshot_id;
     const durationMs = Date.now() - startedAt.getTime();
     const result = {
       snapshot: full, shortId: full.slice(0, 8), files: summary.total_files_processed, filesNew: summary.files_new, filesChanged: summary.files_changed,
-      bytesAdded: summary.data_added, totalBytes: summary.total_bytes_processed, durationMs, incomplete, snapshots: kept.length, removedSnapshots: removed,
+      bytesAdded: summary.data_added, totalBytes: summary.total_bytes_processed, durationMs, incomplete, snapshots: count, removedSnapshots: removed,
     };
-    await finish('succeeded', { snapshot: full, files: result.files, bytesAdded: result.bytesAdded, totalBytes: result.totalBytes, durationMs }, kept.length);
+    await finish('succeeded', { snapshot: full, files: result.files, bytesAdded: result.bytesAdded, totalBytes: result.totalBytes, durationMs }, count);
     deps.emit('backup.succeeded', { backup: name, jobId: job.id, snapshot: full, scheduled: job.input.scheduled });
     return result;
   } catch (err) {

@@ -109,6 +109,9 @@ export function createStore(db: Db, secrets: SecretsApi, defaultRepository: (nam
            missed_slot = CASE WHEN $4 THEN NULL ELSE missed_slot END WHERE name = $1`,
         [name, JSON.stringify(run), snapshotCount, run.status === 'succeeded']);
     },
+    async setSnapshotCount(name: string, count: number): Promise<void> {
+      await db.query('UPDATE backups SET snapshot_count = $2 WHERE name = $1', [name, count]);
+    },
     /** moves the schedule bookkeeping from `from` to `slot` (compare-and-swap at the millisecond precision rows are read with: one instance handles a slot); true when it moved */
     async takeSlot(name: string, from: string | null, slot: Date, missed: Date | null): Promise<boolean> {
       const { rowCount } = await db.query(

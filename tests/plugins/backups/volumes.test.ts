@@ -82,6 +82,7 @@ test('a stack volume: backed up with progress, listed, changed, and restored byt
   assert.deepEqual(root.map((f: any) => [f.name, f.type]), [['a.txt', 'file'], ['sub', 'dir']]);
   const sub = await api('GET', `/api/v1/backups/vol/files?snapshot=${run.result.snapshot.slice(0, 8)}&path=/stacks/${stack}/${volume}/sub&limit=1`);
   assert.deepEqual(sub.body.map((f: any) => [f.path, f.size]), [[`/stacks/${stack}/${volume}/sub/blob`, 200_000]]);
+  assert.deepEqual((await api('GET', `/api/v1/backups/vol/files?path=/stacks/${stack}/${volume}/a.txt`)).body.map((f: any) => [f.name, f.size]), [['a.txt', 13]]);
   assert.equal((await api('GET', `/api/v1/backups/vol/files?path=/stacks/${stack}/nothing`)).status, 404);
   assert.equal((await api('GET', '/api/v1/backups/vol/files?snapshot=deadbeef')).status, 404);
   const snaps = (await api('GET', '/api/v1/backups/vol/snapshots')).body;
