@@ -87,7 +87,7 @@ export async function assemble(opts: BootOptions): Promise<Assembled> {
     await migrate(db, [{ owner: 'kernel', dir: join(import.meta.dirname, 'migrations') }], log);
     const { rows: [installation] } = await db.query<{ id: string }>('SELECT id FROM installation');
     const services: KernelServices = {
-      db, log, env: Object.freeze({ ...env }), dataDir: config.dataDir, installationId: installation.id, table: new RouteTable(), scopes, jobs,
+      db, databaseUrl: db.url, log, env: Object.freeze({ ...env }), dataDir: config.dataDir, installationId: installation.id, table: new RouteTable(), scopes, jobs,
       scheduler: new Scheduler(db, log.child({ part: 'scheduler' })),
       revisions: createRevisions(db), activity, actionTokens: createActionTokens(db, secrets), secrets,
       events: createEvents(log), outbound, migrations: [],

@@ -16,6 +16,7 @@ import type { Visibility } from './visibility.ts';
 
 export interface KernelServices {
   db: Db;
+  databaseUrl: string;
   log: Logger;
   env: Readonly<Record<string, string | undefined>>;
   dataDir: string;
@@ -87,6 +88,7 @@ export async function setupPlugin(plugin: PluginDef, rawOptions: Record<string, 
     }),
     migrations: Object.freeze({ from: registering('migrations.from', (dir: string | URL) => k.migrations.push({ owner, dir: migrationDir(dir) })) }),
     db: k.db,
+    databaseUrl: k.databaseUrl,
     revisions: k.revisions,
     activity: k.activity,
     actionTokens: k.actionTokens,

@@ -88,7 +88,7 @@ apt_install() {
 }
 
 missing=()
-for pkg in postgresql docker.io busybox-static git openssh-client openssl iproute2 docker-registry caddy; do
+for pkg in postgresql postgresql-client-15 docker.io busybox-static git openssh-client openssl iproute2 docker-registry caddy restic; do
   is_installed "$pkg" || missing+=("$pkg")
 done
 if (( ${#missing[@]} )); then

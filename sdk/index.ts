@@ -327,6 +327,8 @@ export interface PluginContext<O = unknown> {
   };
   readonly migrations: { from(dir: string | URL): void };
   readonly db: Db;
+  /** a connection URL of Dockwright's own database, for tools such as pg_dump (it may hold a password: never log it) */
+  readonly databaseUrl: string;
   readonly revisions: RevisionsApi;
   readonly activity: ActivityApi;
   readonly actionTokens: ActionTokensApi;

@@ -9,6 +9,8 @@ pg.types.setTypeParser(20, (v) => Number(v));
 
 export interface Database extends Db {
   pool: pg.Pool;
+  /** where it is reached (the embedded database's socket, or DATABASE_URL) */
+  url: string;
   embedded: boolean;
   /**
    * LISTENs on a channel over a dedicated connection. onLost runs if that connection fails (notifications may then be
@@ -60,6 +62,7 @@ export async function openDatabase(opts: { url?: string; dataDir: string; poolSi
   const listeners = new Set<pg.Client>();
   return Object.assign(wrap(pool, false), {
     pool,
+    url,
     embedded: Boolean(embedded),
     async listen(channel: string, onNotify: () => void, onLost: () => void) {
       if (embedded) return null;

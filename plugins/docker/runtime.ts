@@ -107,6 +107,12 @@ export function createRuntime(opts: RuntimeOptions): DockerRuntime {
       if (failures.length) throw new Error(`pulling failed for ${failures.join('; ')}`);
       return { images: results.filter((r) => r !== null) };
     },
+    async volumes(name) {
+      checkName(name);
+      const { Volumes } = await docker.listVolumes({ filters: filterFor.project(name) });
+      return (Volumes ?? []).filter((v) => ownershipOf(v.Labels, installation).owner === 'this')
+        .map((v) => ({ name: v.Name, driver: v.Driver, mountpoint: v.Mountpoint })).sort((a, b) => a.name.localeCompare(b.name));
+    },
     async status(names) {
       if (!names.length) return new Map();
       const wanted = new Set(names);

@@ -183,6 +183,8 @@ export interface DockerRuntime {
   /** stop + optionally the volumes */
   remove(name: string, io: DeployIo, opts: { volumes: boolean }): Promise<void>;
   pull(project: ComposeProject, io: DeployIo): Promise<{ images: { image: string; before: string | null; after: string; changed: boolean }[] }>;
+  /** the named volumes the project created (one list call), with where the engine keeps their data on this host */
+  volumes(name: string): Promise<{ name: string; driver: string; mountpoint: string }[]>;
   /**
    * The containers of these projects (this installation's). Like `containers`, from memory while the engine's events
    * stream is followed, else ONE list call for all projects; never sizes.

@@ -50,7 +50,7 @@ test('no shell: no exec/execSync/shell: true anywhere in kernel, sdk or plugins'
 
 test('every route of the interface that the enabled plugins promise is in the OpenAPI document', async () => {
   const { startServer } = await import('../helpers/harness.ts');
-  const s = await startServer({ plugins: { docker: {}, containers: {}, stacks: {}, git: {}, registries: {} } });
+  const s = await startServer({ plugins: { docker: {}, containers: {}, stacks: {}, git: {}, registries: {}, backups: {} } });
   try {
     const doc = (await s.api('GET', '/api/v1/openapi.json')).body;
     const promised = [
@@ -67,6 +67,7 @@ test('every route of the interface that the enabled plugins promise is in the Op
       'get /api/v1/containers/{id}/logs', 'get /api/v1/jobs', 'get /api/v1/jobs/{id}', 'get /api/v1/jobs/{id}/wait',
       'get /api/v1/registries', 'post /api/v1/registries', 'delete /api/v1/registries/{host}',
       'post /api/stacks/{name}/deploy', 'get /api/stacks/{name}/jobs/{id}', 'post /api/stacks/{name}/github',
+      'get /api/v1/backups', 'get /api/v1/backups/{name}/files', 'post /api/v1/backups/{name}/run',
     ];
     const offered = new Set(Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m} ${path}`)));
     assert.deepEqual(promised.filter((p) => !offered.has(p)), []);

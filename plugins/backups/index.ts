@@ -1,0 +1,114 @@
+// The backups plugin: restic backups of stack volumes, Dockwright's database and other plugins' targets — definitions, runs, schedules, retention, files and proven restores.
+import { join } from 'node:path';
+import { defineJob, definePlugin, keyedLock, Type, type Actor, type AttentionItem } from '../../sdk/index.ts';
+import type { DockerRuntime } from '../docker/types.ts';
+import type { StacksApi } from '../stacks/index.ts';
+import { databaseTarget } from './database-target.ts';
+import { runRestore, type RestoreDeps } from './restore.ts';
+import { backupRoutes, resourceOf } from './routes.ts';
+import { runBackup, type RunDeps } from './run.ts';
+import { tick } from './schedule.ts';
+import { resolveSnapshot } from './snapshots.ts';
+import { stacksTarget } from './stack-target.ts';
+import { createStore } from './store.ts';
+import type { BackupTarget } from './targets.ts';
+
+export type { BackupTarget, Prepared, Source, TargetIo } from './targets.ts';
+
+/** what other plugins may do with backups */
+export interface BackupsApi {
+  /** a new kind of thing to back up, selected by `targets.<key>` in a definition (the sites plugin registers `sites`) */
+  addTarget(target: BackupTarget): void;
+}
+
+const Options = Type.Object({
+  restic: Type.String({ default: 'restic', description: 'the restic binary' }),
+  pgDump: Type.String({ default: 'pg_dump', description: 'the pg_dump binary (of the database server\'s major version or newer)' }),
+  repositoryRoots: Type.Array(Type.String({ pattern: '^/' }), { default: [], description: 'folders below which a definition may keep a local repository of its own; the default folder in DATA_DIR needs none' }),
+  scheduleTickMs: Type.Integer({ minimum: 1000, default: 60_000, description: 'how often schedules are looked at' }),
+  missedWindowMs: Type.Integer({ minimum: 0, default: 3_600_000, description: 'a scheduled run not started within this time after its slot is missed' }),
+  progressIntervalMs: Type.Integer({ minimum: 0, default: 2000, description: 'at most one progress line per interval in the job output' }),
+  stopTimeoutSeconds: Type.Integer({ minimum: 0, default: 10, description: 'grace time of containers stopped for a snapshot or a restore' }),
+}, { additionalProperties: false });
+
+export default definePlugin({
+  name: 'backups',
+  version: '1.0.0',
+  description: 'Backups with restic: stack volumes, the database, targets of other plugins; schedules, retention, files, restores',
+  requires: ['docker', 'stacks'],
+  options: Options,
+  setup(ctx): BackupsApi {
+    const o = ctx.options;
+    const runtime = ctx.deps.docker as DockerRuntime;
+    const stacks = ctx.deps.stacks as StacksApi;
+    ctx.scopes.define({
+      'backups:read': { description: 'read backup definitions, their snapshots and files', role: 'viewer' },
+      'backups:write': { description: 'define, change and remove backups', role: 'operator' },
+      'backups:run': { description: 'run backups and restore them', role: 'operator' },
+    });
+    ctx.migrations.from(new URL('./migrations', import.meta.url));
+
+    const dataDir = ctx.dataDir;
+    const store = createStore(ctx.db, ctx.secrets, (name) => join(dataDir, 'repositories', name));
+    const targets = new Map<string, BackupTarget>();
+    const addTarget = (target: BackupTarget) => {
+      if (!/^[a-z][a-z0-9-]*$/.test(target.key)) throw new Error(`backup target key "${target.key}" must match ^[a-z][a-z0-9-]*$`);
+      if (targets.has(target.key)) throw new Error(`backup target "${target.key}" is registered twice`);
+      targets.set(target.key, target);
+    };
+    addTarget(stacksTarget({ runtime, stacks, stopSeconds: o.stopTimeoutSeconds }));
+    addTarget(databaseTarget({ databaseUrl: ctx.databaseUrl, pgDump: o.pgDump }));
+
+    const read = { resticBin: o.restic, cacheDir: join(dataDir, 'cache') };
+    const runDeps: RunDeps = {
+      store, targets, ...read, stageDir: join(dataDir, 'stage'), progressIntervalMs: o.progressIntervalMs, log: ctx.log,
+      emit: (event, payload) => ctx.events.emit(event, payload),
+    };
+    // DATA_DIR/restores: beside the plugins' folders, where an admin looks for what was restored
+    const restoreDeps: RestoreDeps = { store, runtime, stacks, ...read, restoresDir: join(dataDir, '..', '..', 'restores'), stopSeconds: o.stopTimeoutSeconds };
+
+    const runJob = ctx.jobs.define(defineJob({
+      type: 'backups.run', input: Type.Object({ backup: Type.String(), scheduled: Type.Boolean() }),
+      run: (job) => runBackup(runDeps, job),
+    }));
+    const restoreJob = ctx.jobs.define(defineJob({
+      type: 'backups.restore',
+      input: Type.Object({ backup: Type.String(), snapshot: Type.String(), paths: Type.Array(Type.String()), target: Type.String(), overwrite: Type.Boolean() }),
+      run: (job) => runRestore(restoreDeps, job, (repo) => resolveSnapshot(read, repo, job.input.backup, job.input.snapshot)),
+    }));
+
+    // one run per backup: a run asked for while one is queued or running is that run
+    const serial = keyedLock();
+    const startRun = (name: string, actor: Actor, scheduled = false) => serial(name, async () => {
+      const open = (await ctx.jobs.open(resourceOf(name))).find((j) => j.type === runJob.type);
+      if (open) return { ...open, attached: true };
+      return runJob.enqueue({ backup: name, scheduled }, { actor, resource: resourceOf(name), serialKey: resourceOf(name), attachToQueued: true });
+    });
+    const startRestore = (input: Parameters<typeof restoreJob.enqueue>[0], actor: Actor) =>
+      restoreJob.enqueue(input, { actor, resource: resourceOf(input.backup), serialKey: resourceOf(input.backup) });
+
+    for (const route of backupRoutes({ store, targets, restore: restoreDeps, read, repositoryRoots: o.repositoryRoots, startRun, startRestore })) ctx.routes.add(route);
+
+    ctx.schedule.every('schedules', o.scheduleTickMs, () => tick({
+      store, missedWindowMs: o.missedWindowMs,
+      start: (name) => startRun(name, { kind: 'system', name: 'schedule' }, true),
+      emit: (event, payload) => ctx.events.emit(event, payload),
+    }));
+
+    ctx.overview.add({
+      scope: 'backups:read',
+      async summary() {
+        const rows = await store.all();
+        return { total: rows.length, failing: rows.filter((r) => r.lastRun?.status === 'failed').length, missed: rows.filter((r) => r.missedSlot).length };
+      },
+      async attention() {
+        return (await store.all()).flatMap((r): AttentionItem[] => [
+          ...(r.lastRun?.status === 'failed' ? [{ severity: 'critical' as const, kind: 'backup-failed', resource: resourceOf(r.name), message: `the last run of backup ${r.name} failed: ${r.lastRun.error ?? ''}`, since: r.lastRun.finishedAt }] : []),
+          ...(r.missedSlot ? [{ severity: 'warning' as const, kind: 'backup-missed', resource: resourceOf(r.name), message: `backup ${r.name} did not run at ${r.missedSlot} (schedule ${r.schedule})`, since: r.missedSlot }] : []),
+        ]);
+      },
+    });
+
+    return { addTarget };
+  },
+});

@@ -1,0 +1,111 @@
+// Restic through spawn (never a shell): the repository and its secrets passed by environment, JSON output read line by line.
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+
+/** a repository as restic opens it; password and env values are secrets */
+export interface Repository {
+  url: string;
+  password: string;
+  env: Record<string, string>;
+}
+
+export interface ResticOptions {
+  /** the restic binary */
+  bin: string;
+  /** restic's cache (speeds up listing and incremental runs) */
+  cacheDir: string;
+  signal?: AbortSignal;
+  /** each line of stdout as it comes */
+  onLine?(line: string): void;
+  cwd?: string;
+}
+
+export class ResticError extends Error {
+  constructor(message: string, readonly code: number | null, readonly stderr: string) {
+    super(message);
+  }
+}
+
+/** every secret of a repository, for redaction: the password, env values and a password inside the URL */
+export function secretsOf(repo: Repository): string[] {
+  const out = [repo.password, ...Object.values(repo.env)];
+  const inUrl = /^[a-z0-9]+:(?:https?:\/\/)?[^/@:]*:([^/@]+)@/i.exec(repo.url)?.[1];
+  if (inUrl) out.push(inUrl, decodeURIComponent(inUrl));
+  return out.filter((s) => s.length >= 4);
+}
+
+export function scrub(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const s of secrets) out = out.split(s).join('***');
+  return out;
+}
+
+/**
+ * Runs `restic <args>` against the repository. Only what restic needs is in its environment: an inherited
+ * RESTIC_PASSWORD_COMMAND or similar must never reach it. Rejects with the tail of stderr (secrets scrubbed) on a
+ * non-zero exit, except for the codes in `okCodes`.
+ */
+export function restic(repo: Repository, args: readonly string[], opts: ResticOptions, okCodes: readonly number[] = [0]): Promise<{ stdout: string; stderr: string; code: number }> {
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: process.env.HOME ?? opts.cacheDir,
+    LANG: 'C.UTF-8',
+    ...(process.env.TMPDIR ? { TMPDIR: process.env.TMPDIR } : {}),
+    ...repo.env,
+    RESTIC_REPOSITORY: repo.url,
+    RESTIC_PASSWORD: repo.password,
+    RESTIC_CACHE_DIR: opts.cacheDir,
+  };
+  return new Promise((resolve, reject) => {
+    const child = spawn(opts.bin, args, { env, cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe'], signal: opts.signal });
+    const out: string[] = [];
+    let stderr = '';
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      if (opts.onLine) opts.onLine(line);
+      else out.push(line);
+    });
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (chunk: string) => { stderr = (stderr + chunk).slice(-16_384); });
+    child.once('error', (err) => reject(err.name === 'AbortError' ? err : new ResticError(`restic could not be started (${opts.bin}): ${err.message}`, null, '')));
+    child.once('close', (code) => {
+      const stdout = out.join('\n');
+      if (code !== null && okCodes.includes(code)) return resolve({ stdout, stderr, code });
+      const reason = stderr.trim().split('\n').filter((l) => l && !l.startsWith('{')).slice(-5).join(' ') || `exit code ${code}`;
+      reject(new ResticError(`restic ${args[0]} failed: ${scrub(reason, secretsOf(repo))}`, code, scrub(stderr, secretsOf(repo))));
+    });
+  });
+}
+
+/** restic's missing-repository answer (as opposed to a wrong password or an unreachable host) */
+export const isMissingRepository = (err: unknown): boolean =>
+  err instanceof ResticError && /Is there a repository at the following location|unable to open config file|does not exist/i.test(err.stderr) && !/wrong password/i.test(err.stderr);
+
+/** a restic snapshot as `restic snapshots --json` lists it */
+export interface ResticSnapshot {
+  id: string;
+  short_id: string;
+  time: string;
+  paths: string[];
+  tags?: string[];
+  hostname: string;
+  parent?: string;
+}
+
+/** a tree node as `restic ls --json` lists it */
+export interface ResticNode {
+  name: string;
+  type: 'file' | 'dir' | 'symlink' | string;
+  path: string;
+  size?: number;
+  mtime: string;
+  permissions?: string;
+  struct_type?: string;
+}
+
+const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+export function bytes(n: number): string {
+  let v = n;
+  let u = 0;
+  while (v >= 1024 && u < units.length - 1) { v /= 1024; u++; }
+  return `${u ? v.toFixed(1) : v} ${units[u]}`;
+}

@@ -1,0 +1,180 @@
+// Restores: chosen folders of a snapshot back into the stacks' volumes, into a new volume, or into a folder under DATA_DIR/restores — never over live data without overwrite.
+import { chmod, chown, lstat, mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { Problem, problem, type JobRun, type Principal } from '../../sdk/index.ts';
+import type { DockerRuntime } from '../docker/types.ts';
+import type { StacksApi } from '../stacks/index.ts';
+import { bytes, restic, secretsOf, type Repository, type ResticSnapshot } from './restic.ts';
+import { cleanPath, locate } from './snapshots.ts';
+import { stackVolumeOf, stopStacks } from './stack-target.ts';
+import type { BackupStore } from './store.ts';
+import { sourcesOf, type Mapped } from './targets.ts';
+
+export interface RestoreDeps {
+  store: BackupStore;
+  runtime: DockerRuntime;
+  stacks: StacksApi;
+  resticBin: string;
+  cacheDir: string;
+  restoresDir: string;
+  stopSeconds: number;
+}
+
+export interface RestoreInput { backup: string; snapshot: string; paths: string[]; target: string; overwrite: boolean }
+
+/** one folder (or file) of the snapshot and where it goes */
+interface Placement { logical: string; host: string; dest: string; root: boolean }
+interface Group { staging: string; placements: Placement[] }
+interface Plan { groups: Group[]; stacks: string[]; createVolume?: string; folder?: string }
+
+const stagingPrefix = '.dockwright-restore-';
+export const restoredFromLabel = 'dockwright.restored-from';
+
+async function isEmpty(dir: string): Promise<boolean> {
+  return (await readdir(dir)).filter((n) => !n.startsWith(stagingPrefix)).length === 0;
+}
+
+function selections(snapshot: ResticSnapshot, paths: readonly string[]): { logical: string; source: Mapped; host: string; rest: string }[] {
+  const sources = sourcesOf(snapshot.tags);
+  const wanted = paths.length ? paths.map(cleanPath) : sources.map((s) => s.logical);
+  return wanted.map((logical) => {
+    // restic reads --include as a pattern
+    if (/[*?[\\]/.test(logical)) throw problem(400, `paths with *, ?, [ or \\ cannot be restored one by one; restore the folder around ${logical}`);
+    const at = locate(sources, logical);
+    if (!at) throw problem(404, `no ${logical} in snapshot ${snapshot.short_id}${sources.length ? ` (its folders: ${sources.map((s) => s.logical).join(', ')})` : ''}`);
+    return { logical, ...at };
+  });
+}
+
+/** what a restore will do, refused (404, 409, 422) before anything is touched; the job plans again, so what changed meanwhile is caught */
+export async function planRestore(deps: RestoreDeps, input: RestoreInput, snapshot: ResticSnapshot, jobId: string, principal?: Principal): Promise<Plan> {
+  const chosen = selections(snapshot, input.paths);
+  const staging = (dir: string) => join(dir, `${stagingPrefix}${jobId}`);
+  if (input.target === 'folder') {
+    const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '');
+    const folder = join(deps.restoresDir, `${input.backup}-${snapshot.short_id}-${stamp}-${jobId.slice(0, 8)}`);
+    return { stacks: [], folder, groups: [{ staging: staging(deps.restoresDir), placements: chosen.map((c) => ({ logical: c.logical, host: c.host, dest: join(folder, c.logical), root: false })) }] };
+  }
+  if (input.target.startsWith('volume:')) {
+    const volume = input.target.slice('volume:'.length);
+    const sources = new Set(chosen.map((c) => c.source.logical));
+    if (sources.size !== 1) throw problem(422, `a new volume takes the content of one folder of the snapshot; choose it with paths (this selection spans ${[...sources].join(', ')})`);
+    let mountpoint: string | undefined;
+    try {
+      const info = await deps.runtime.docker.getVolume(volume).inspect();
+      // a stack's volume is restored through target "stack", where its access list and containers are minded
+      if (!info.Labels?.[restoredFromLabel]) throw problem(409, `the volume ${volume} exists and was not made by a restore; choose a new name, or target "stack" for a stack's volume`);
+      mountpoint = info.Mountpoint;
+    } catch (err) {
+      if (err instanceof Problem) throw err;
+      if (deps.runtime.errorOf(err).status !== 404) throw err;
+    }
+    if (mountpoint) {
+      const users = await deps.runtime.docker.listContainers({ all: false, filters: { volume: [volume] } });
+      if (users.length) throw problem(409, `the volume ${volume} is in use by running containers (${users.map((c) => c.Names[0]?.slice(1)).join(', ')}); restore into a new volume, or use target "stack"`);
+      if (!input.overwrite && !(await isEmpty(mountpoint))) throw problem(409, `the volume ${volume} exists and holds data; restore with overwrite: true to replace it`, { code: 'would-overwrite' });
+    }
+    const at = mountpoint ?? '';
+    return {
+      stacks: [], createVolume: mountpoint ? undefined : volume,
+      groups: [{ staging: staging(at), placements: chosen.map((c) => ({ logical: c.logical, host: c.host, dest: at + c.rest, root: c.rest === '' })) }],
+    };
+  }
+  // back into the stacks' own volumes
+  const byVolume = new Map<string, { stack: string; volume: string; items: typeof chosen }>();
+  for (const c of chosen) {
+    const sv = stackVolumeOf(c.source.logical);
+    if (!sv) throw problem(422, `${c.source.logical} is not a stack volume; restore it into a folder or a new volume`);
+    const entry = byVolume.get(c.source.logical) ?? { ...sv, items: [] };
+    entry.items.push(c);
+    byVolume.set(c.source.logical, entry);
+  }
+  const stacks = [...new Set([...byVolume.values()].map((v) => v.stack))];
+  if (principal) for (const stack of stacks) await deps.stacks.access(stack, principal, 'deploy');
+  const volumes = new Map((await Promise.all(stacks.map((s) => deps.runtime.volumes(s)))).flat().map((v) => [v.name, v]));
+  const groups: Group[] = [];
+  for (const { stack, volume, items } of byVolume.values()) {
+    const v = volumes.get(volume);
+    if (!v) throw problem(409, `stack ${stack} has no volume ${volume} (any more); deploy the stack once, then restore`);
+    if (!input.overwrite && !(await isEmpty(v.mountpoint))) throw problem(409, `restoring into stack ${stack} replaces the data of volume ${volume}; restore with overwrite: true`, { code: 'would-overwrite' });
+    groups.push({ staging: staging(v.mountpoint), placements: items.map((c) => ({ logical: c.logical, host: c.host, dest: v.mountpoint + c.rest, root: c.rest === '' })) });
+  }
+  return { stacks, groups };
+}
+
+async function count(path: string): Promise<{ files: number; bytes: number }> {
+  const s = await lstat(path);
+  if (!s.isDirectory()) return { files: 1, bytes: s.size };
+  let files = 0;
+  let total = 0;
+  for (const entry of await readdir(path, { recursive: true, withFileTypes: true })) {
+    if (entry.isDirectory()) continue;
+    files++;
+    total += (await lstat(join(entry.parentPath ?? entry.path, entry.name))).size;
+  }
+  return { files, bytes: total };
+}
+
+/** puts a restored tree in place: a volume's root keeps its folder (the engine's) and gets the content, owner and mode; anything else is replaced whole */
+async function place(src: string, p: Placement): Promise<void> {
+  if (p.root) {
+    for (const name of await readdir(p.dest)) if (!name.startsWith(stagingPrefix)) await rm(join(p.dest, name), { recursive: true, force: true });
+    for (const name of await readdir(src)) await rename(join(src, name), join(p.dest, name));
+    const s = await stat(src);
+    await chown(p.dest, s.uid, s.gid);
+    await chmod(p.dest, s.mode & 0o7777);
+    return;
+  }
+  await rm(p.dest, { recursive: true, force: true });
+  await mkdir(dirname(p.dest), { recursive: true });
+  await rename(src, p.dest);
+}
+
+export async function runRestore(deps: RestoreDeps, job: JobRun<RestoreInput>, resolve: (repo: Repository) => Promise<ResticSnapshot>): Promise<unknown> {
+  const row = await deps.store.get(job.input.backup);
+  if (!row) throw new Error(`backup ${job.input.backup} no longer exists`);
+  const repo = deps.store.repositoryOf(row);
+  for (const secret of secretsOf(repo)) job.redact(secret);
+  const snapshot = await resolve(repo);
+  const plan = await planRestore(deps, job.input, snapshot, job.id);
+  job.log(`restoring ${plan.groups.reduce((n, g) => n + g.placements.length, 0)} folder(s) of snapshot ${snapshot.short_id} (${snapshot.time}) into ${job.input.target}`);
+  if (plan.createVolume) {
+    await deps.runtime.docker.createVolume({ Name: plan.createVolume, Labels: { [restoredFromLabel]: `${job.input.backup}@${snapshot.short_id}` } });
+    const created = await deps.runtime.docker.getVolume(plan.createVolume).inspect();
+    job.log(`volume ${plan.createVolume} created`);
+    for (const g of plan.groups) {
+      g.staging = join(created.Mountpoint, g.staging.slice(g.staging.lastIndexOf('/') + 1));
+      for (const p of g.placements) p.dest = created.Mountpoint + p.dest;
+    }
+  }
+  const restart = plan.stacks.length ? await stopStacks(deps.runtime, plan.stacks, deps.stopSeconds, job.log) : null;
+  let total = { files: 0, bytes: 0 };
+  try {
+    for (const group of plan.groups) {
+      await rm(group.staging, { recursive: true, force: true });
+      await mkdir(group.staging, { recursive: true, mode: 0o700 });
+      try {
+        job.log(`phase: reading ${group.placements.map((p) => p.logical).join(', ')} from the repository`);
+        const includes = group.placements.flatMap((p) => ['--include', p.host]);
+        await restic(repo, ['restore', snapshot.id, '--target', group.staging, ...includes], { bin: deps.resticBin, cacheDir: deps.cacheDir, signal: job.signal });
+        for (const p of group.placements) {
+          const src = join(group.staging, p.host);
+          const n = await count(src);
+          total = { files: total.files + n.files, bytes: total.bytes + n.bytes };
+          job.log(`phase: placing ${p.logical}: ${n.files} files, ${bytes(n.bytes)}`);
+          await place(src, p);
+        }
+      } finally {
+        await rm(group.staging, { recursive: true, force: true });
+      }
+    }
+  } finally {
+    if (restart) await restart();
+  }
+  job.log(`restored ${total.files} files (${bytes(total.bytes)})`);
+  return {
+    target: job.input.target, snapshot: snapshot.id, files: total.files, bytes: total.bytes,
+    ...(plan.folder ? { folder: plan.folder } : {}), ...(job.input.target.startsWith('volume:') ? { volume: job.input.target.slice(7) } : {}),
+    ...(plan.stacks.length ? { stacks: plan.stacks } : {}),
+  };
+}

@@ -1,0 +1,219 @@
+// The backup endpoints of /api/v1: definitions, runs, snapshots, files and restores.
+import { randomBytes } from 'node:crypto';
+import { Value } from '@sinclair/typebox/value';
+import { CronExpressionParser } from 'cron-parser';
+import { defineRoute, isWithin, problem, reply, Type, type Actor, type AnyRoute, type Job, type Principal } from '../../sdk/index.ts';
+import { planRestore, type RestoreDeps } from './restore.ts';
+import type { Repository } from './restic.ts';
+import { cleanPath, listFiles, resolveSnapshot, snapshotView } from './snapshots.ts';
+import { nextSlot } from './schedule.ts';
+import type { BackupRow, BackupStore, Definition } from './store.ts';
+import type { BackupTarget } from './targets.ts';
+import { snapshotsOf } from './run.ts';
+
+export const BackupName = Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$', description: 'lowercase letters, digits and -' });
+const Params = Type.Object({ name: BackupName });
+const SnapshotRef = Type.String({ pattern: '^(latest|[0-9a-f]{4,64})$', description: '"latest" or a snapshot id (or a unique prefix of one)' });
+const Count = Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000 }));
+
+/** restic backends that never run a program of the URL's choosing (rclone does) */
+const remoteSchemes = /^(sftp|rest|s3|b2|azure|gs|swift):/;
+/** what a repository's environment may set: backend credentials, never restic's own switches (RESTIC_PASSWORD_COMMAND runs a program) */
+const allowedEnv = /^(AWS_(ACCESS_KEY_ID|SECRET_ACCESS_KEY|SESSION_TOKEN|DEFAULT_REGION)|B2_ACCOUNT_(ID|KEY)|AZURE_ACCOUNT_(NAME|KEY|SAS)|GOOGLE_(PROJECT_ID|ACCESS_TOKEN)|OS_[A-Z_]+|ST_(AUTH|USER|KEY)|RESTIC_REST_(USERNAME|PASSWORD))$/;
+
+export const resourceOf = (name: string) => `backup:${name}`;
+
+export interface RouteDeps {
+  store: BackupStore;
+  targets: ReadonlyMap<string, BackupTarget>;
+  restore: RestoreDeps;
+  read: { resticBin: string; cacheDir: string };
+  repositoryRoots: readonly string[];
+  startRun(name: string, actor: Actor): Promise<Job & { attached: boolean }>;
+  startRestore(input: { backup: string; snapshot: string; paths: string[]; target: string; overwrite: boolean }, actor: Actor): Promise<Job>;
+}
+
+export function backupView(row: BackupRow) {
+  let nextRun: string | null = null;
+  if (row.schedule) nextRun = nextSlot(row.schedule, new Date()).toISOString();
+  return {
+    name: row.name,
+    targets: row.targets,
+    repository: { default: row.repositorySealed === null, url: row.repositoryDisplay, env: row.repositoryEnvNames, initialized: row.initialized },
+    schedule: row.schedule,
+    nextRun,
+    retention: row.retention,
+    consistency: row.consistency,
+    lastRun: row.lastRun,
+    snapshots: row.snapshotCount,
+    missed: row.missedSlot ? { slot: row.missedSlot } : null,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  };
+}
+
+const KnownTargets = Type.Object({
+  stacks: Type.Optional(Type.Array(Type.String(), { description: 'the named volumes of these stacks', maxItems: 100 })),
+  sites: Type.Optional(Type.Boolean({ description: "the sites' published versions (needs the sites plugin)" })),
+  database: Type.Optional(Type.Boolean({ description: "Dockwright's own database as a pg_dump (needs the scope admin)" })),
+}, { additionalProperties: Type.Unknown(), description: 'what to back up; other plugins add target kinds' });
+
+const Body = Type.Object({
+  targets: KnownTargets,
+  repository: Type.Optional(Type.Object({
+    url: Type.String({ minLength: 1, maxLength: 2048, description: 'a local folder (below an allowed root) or a restic backend URL: sftp:, rest:, s3:, b2:, azure:, gs:, swift:' }),
+    env: Type.Optional(Type.Record(Type.String({ pattern: '^[A-Z][A-Z0-9_]{0,63}$' }), Type.String({ maxLength: 8192 }), { maxProperties: 20, description: 'backend credentials (AWS_ACCESS_KEY_ID, B2_ACCOUNT_KEY, …); sealed at rest, never answered' })),
+  }, { additionalProperties: false })),
+  password: Type.Optional(Type.String({ minLength: 8, maxLength: 1024, description: 'the repository password; sealed at rest, never answered; generated when not given' })),
+  schedule: Type.Optional(Type.Union([Type.String({ maxLength: 200, description: 'cron (server time); 6 fields add seconds' }), Type.Null()])),
+  retention: Type.Optional(Type.Union([Type.Object({ last: Count, hourly: Count, daily: Count, weekly: Count, monthly: Count, yearly: Count }, { additionalProperties: false, minProperties: 1 }), Type.Null()])),
+  consistency: Type.Optional(Type.Union([Type.Literal('live'), Type.Literal('stop')], { description: "stop: the stacks' containers are stopped while the snapshot is taken and started again afterwards" })),
+}, { additionalProperties: false });
+
+const RestoreBody = Type.Object({
+  snapshot: Type.Optional(SnapshotRef),
+  paths: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 4096 }), { maxItems: 100, description: 'folders or files of the snapshot (as GET …/files names them); default: everything' })),
+  target: Type.String({ pattern: '^(stack|folder|volume:[A-Za-z0-9][A-Za-z0-9_.-]{0,127})$', description: '"stack" (back into the stacks\' own volumes), "volume:<name>" (a new volume) or "folder" (under DATA_DIR/restores)' }),
+  overwrite: Type.Optional(Type.Boolean({ description: 'replace data that is there; without it a restore never overwrites' })),
+}, { additionalProperties: false });
+
+export function backupRoutes(deps: RouteDeps): AnyRoute[] {
+  const { store } = deps;
+  const rowOf = async (name: string) => {
+    const row = await store.get(name);
+    if (!row) throw problem(404, `no backup "${name}"`);
+    return row;
+  };
+  const repoOf = (row: BackupRow): Repository => store.repositoryOf(row);
+
+  async function definitionOf(body: typeof Body.static, principal: Principal, before: BackupRow | null): Promise<Definition> {
+    const targets = Object.fromEntries(Object.entries(body.targets).filter(([, v]) => v !== undefined));
+    const errors: { path: string; message: string }[] = [];
+    for (const [key, value] of Object.entries(targets)) {
+      const target = deps.targets.get(key);
+      if (!target) throw problem(422, `no backup target "${key}"${key === 'sites' ? ': the sites plugin is not enabled' : ''} (known: ${[...deps.targets.keys()].join(', ')})`, { code: 'unknown-target' });
+      for (const e of Value.Errors(target.schema, value)) errors.push({ path: `/body/targets/${key}${e.path}`, message: e.message });
+    }
+    if (errors.length) throw problem(400, 'the targets do not fit their schema', { errors });
+    const chosen = Object.entries(targets).filter(([key, value]) => !deps.targets.get(key)!.empty?.(value));
+    if (!chosen.length) throw problem(422, 'a backup needs at least one target with something in it', { code: 'no-target' });
+    for (const [key, value] of chosen) await deps.targets.get(key)!.check(value, principal);
+    if (body.schedule) {
+      try {
+        CronExpressionParser.parse(body.schedule);
+      } catch (err) {
+        throw problem(400, `schedule is not a cron expression: ${(err as Error).message}`, { errors: [{ path: '/body/schedule', message: 'is not a cron expression' }] });
+      }
+    }
+    let repository: Definition['repository'] = null;
+    if (body.repository) {
+      const { url } = body.repository;
+      const env = body.repository.env ?? {};
+      const badEnv = Object.keys(env).filter((k) => !allowedEnv.test(k));
+      if (badEnv.length) throw problem(422, `repository.env may hold backend credentials only; not ${badEnv.join(', ')}`, { code: 'repository-refused' });
+      if (url.startsWith('/')) {
+        if (!deps.repositoryRoots.some((root) => isWithin(root, url))) throw problem(422, `a local repository must lie below ${deps.repositoryRoots.length ? deps.repositoryRoots.join(' or ') : 'an allowed root (plugins.backups.options.repositoryRoots; none is set)'}; leave repository out for the default folder`, { code: 'repository-refused' });
+      } else if (!remoteSchemes.test(url) || /\s/.test(url) || /(^|[:@/])-/.test(url.slice(url.indexOf(':') + 1))) {
+        throw problem(422, 'repository.url must be a local folder or a restic URL of sftp, rest, s3, b2, azure, gs or swift', { code: 'repository-refused' });
+      }
+      repository = { url, env };
+    }
+    const password = body.password ?? (before ? store.passwordOf(before) : randomBytes(32).toString('base64url'));
+    return { targets, repository, password, schedule: body.schedule ?? null, retention: body.retention ?? null, consistency: body.consistency ?? 'live' };
+  }
+
+  return [
+    defineRoute({
+      method: 'GET', path: '/backups', scopes: ['backups:read'], page: true,
+      summary: 'List backups with their last run, next scheduled run and snapshot count',
+      handler: async ({ page }) => {
+        const rows = await store.page(page.cursor, page.limit + 1);
+        const items = rows.slice(0, page.limit);
+        return { items: items.map(backupView), next: rows.length > page.limit ? items.at(-1)!.name : undefined };
+      },
+    }),
+    defineRoute({
+      method: 'GET', path: '/backups/:name', scopes: ['backups:read'], params: Params, summary: 'One backup definition with its last run',
+      handler: async ({ params }) => backupView(await rowOf(params.name)),
+    }),
+    defineRoute({
+      method: 'PUT', path: '/backups/:name', scopes: ['backups:write'], params: Params, body: Body, errors: [403, 404, 422],
+      summary: 'Define (or replace) a backup: targets, repository, password, schedule, retention, consistency',
+      activity: 'backup.write', resource: 'backup:{name}',
+      handler: async ({ params, body, principal }) => {
+        const before = await store.get(params.name);
+        const created = await store.put(params.name, await definitionOf(body, principal, before), new Date());
+        return reply(created ? 201 : 200, backupView((await store.get(params.name))!));
+      },
+    }),
+    defineRoute({
+      method: 'DELETE', path: '/backups/:name', scopes: ['backups:write'], params: Params,
+      summary: 'Remove a backup definition (its repository and snapshots are kept)', activity: 'backup.delete', resource: 'backup:{name}',
+      handler: async ({ params }) => {
+        if (!(await store.remove(params.name))) throw problem(404, `no backup "${params.name}"`);
+        return { removed: params.name };
+      },
+    }),
+    defineRoute({
+      method: 'POST', path: '/backups/:name/run', scopes: ['backups:run'], params: Params, status: 202,
+      summary: 'Run a backup now (202 with the job; while a run is queued or running, that run)', activity: 'backup.run', resource: 'backup:{name}',
+      handler: async ({ params, principal }) => {
+        await rowOf(params.name);
+        const job = await deps.startRun(params.name, principal.actor);
+        return reply(202, { ...job, jobId: job.id }, { Location: `/api/v1/jobs/${job.id}` });
+      },
+    }),
+    defineRoute({
+      method: 'GET', path: '/backups/:name/snapshots', scopes: ['backups:read'], params: Params, page: true, errors: [502],
+      summary: "The backup's snapshots in its repository, newest first",
+      handler: async ({ params, page }) => {
+        const row = await rowOf(params.name);
+        if (!row.initialized) return { items: [] };
+        const all = (await readRepo(() => snapshotsOf(deps.read, repoOf(row), row.name))).reverse().map(snapshotView);
+        if (all.length !== row.snapshotCount) await store.setSnapshotCount(row.name, all.length);
+        const from = Number(page.cursor ?? 0) || 0;
+        return { items: all.slice(from, from + page.limit), next: from + page.limit < all.length ? String(from + page.limit) : undefined };
+      },
+    }),
+    defineRoute({
+      method: 'GET', path: '/backups/:name/files', scopes: ['backups:read'], params: Params, page: true, errors: [502],
+      query: Type.Object({ snapshot: Type.Optional(SnapshotRef), path: Type.Optional(Type.String({ maxLength: 4096, description: 'a folder of the snapshot (default /)' })) }),
+      summary: 'The files in a folder of a snapshot (latest by default)',
+      handler: async ({ params, query, page }) => {
+        const row = await rowOf(params.name);
+        if (!row.initialized) throw problem(404, `backup "${row.name}" has no snapshot yet`);
+        const repo = repoOf(row);
+        const snapshot = await readRepo(() => resolveSnapshot(deps.read, repo, row.name, query.snapshot ?? 'latest'));
+        const files = await readRepo(() => listFiles(deps.read, repo, snapshot, cleanPath(query.path ?? '/')));
+        const from = Number(page.cursor ?? 0) || 0;
+        return { items: files.slice(from, from + page.limit).map((f) => ({ ...f, snapshot: snapshot.id })), next: from + page.limit < files.length ? String(from + page.limit) : undefined };
+      },
+    }),
+    defineRoute({
+      method: 'POST', path: '/backups/:name/restore', scopes: ['backups:run'], params: Params, body: RestoreBody, status: 202, errors: [403, 409, 422, 502],
+      summary: 'Restore a snapshot (202 with the job) into the stacks\' volumes, a new volume or a folder under DATA_DIR/restores',
+      activity: 'backup.restore', resource: 'backup:{name}',
+      handler: async ({ params, body, principal }) => {
+        const row = await rowOf(params.name);
+        if (body.target === 'stack' && !principal.can('stacks:deploy')) throw problem(403, 'restoring into stacks needs the scope stacks:deploy', { code: 'missing-scope' });
+        if (!row.initialized) throw problem(404, `backup "${row.name}" has no snapshot yet`);
+        const repo = repoOf(row);
+        const snapshot = await readRepo(() => resolveSnapshot(deps.read, repo, row.name, body.snapshot ?? 'latest'));
+        const input = { backup: row.name, snapshot: snapshot.id, paths: (body.paths ?? []).map(cleanPath), target: body.target, overwrite: body.overwrite ?? false };
+        await planRestore(deps.restore, input, snapshot, 'check', principal);
+        const job = await deps.startRestore(input, principal.actor);
+        return reply(202, { ...job, jobId: job.id }, { Location: `/api/v1/jobs/${job.id}` });
+      },
+    }),
+  ];
+}
+
+/** a repository that cannot be read is the backend's failure (502), not ours; problems pass through */
+async function readRepo<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if ((err as { status?: number }).status) throw err;
+    throw problem(502, (err as Error).message, { code: 'repository-unreadable' });
+  }
+}

@@ -1,0 +1,61 @@
+// The backup target extension point: what a definition's `targets` entries mean, and how their folders are named in a snapshot.
+import type { Principal, TSchema } from '../../sdk/index.ts';
+
+export interface TargetIo {
+  log(line: string): void;
+  redact(secret: string): void;
+  signal: AbortSignal;
+  /** the backup being run */
+  backup: string;
+  /** `stop`: stop what writes to the data while the snapshot is taken */
+  consistency: 'live' | 'stop';
+  /** an empty folder of this target for files it produces (a dump); removed after the run */
+  stageDir: string;
+}
+
+/** one folder to snapshot: `name` is where it appears below the target's folder in the snapshot ('' for the folder itself) */
+export interface Source { name: string; path: string }
+
+export interface Prepared {
+  sources: Source[];
+  /** runs after the snapshot whatever happened (start stopped containers again); a failure fails the run */
+  release?(): Promise<void>;
+}
+
+/**
+ * A kind of thing a backup can hold. Plugins register targets (`backups.addTarget`); a definition selects them by key in
+ * its `targets` object, and every file of a target lives below `/<key>/` in the snapshot.
+ */
+export interface BackupTarget {
+  /** ^[a-z][a-z0-9-]*$ */
+  key: string;
+  description: string;
+  /** the value of `targets.<key>` in a definition */
+  schema: TSchema;
+  /** true when the value selects nothing (false, []) */
+  empty?(value: unknown): boolean;
+  /** may this caller define a backup of it? Throws a problem (403, 404, 422) when not. */
+  check(value: unknown, principal: Principal): Promise<void>;
+  prepare(value: unknown, io: TargetIo): Promise<Prepared>;
+}
+
+/** a source's folder in the snapshot's own naming: /<key>/<name> */
+export const logicalOf = (key: string, source: Source): string => `/${key}${source.name ? `/${source.name}` : ''}`;
+
+/** snapshots carry where each folder came from, so they can be read (and restored) without this database */
+const sourceTag = 'dw-source:';
+export const backupTag = (backup: string): string => `dw-backup:${backup}`;
+export function sourceTagOf(logical: string, path: string): string {
+  if (path.includes(',') || logical.includes(',')) throw new Error(`the path "${path}" holds a comma, which restic tags cannot carry`);
+  return `${sourceTag}${logical}=${path}`;
+}
+
+/** a snapshot's folders: its logical name (/stacks/app/app_data) → the host path restic read it from */
+export interface Mapped { logical: string; path: string }
+export function sourcesOf(tags: readonly string[] | undefined): Mapped[] {
+  return (tags ?? []).filter((t) => t.startsWith(sourceTag)).map((t) => {
+    const body = t.slice(sourceTag.length);
+    const eq = body.indexOf('=');
+    return { logical: body.slice(0, eq), path: body.slice(eq + 1) };
+  }).filter((m) => m.logical.startsWith('/') && m.path.startsWith('/'));
+}
