@@ -44,6 +44,10 @@ export class Tokens {
   private readonly cache = new Map<string, { principal: Principal; until: number; expiresAt: number | null }>();
   private cacheOn = false;
 
+  get cachingOn(): boolean {
+    return this.cacheOn;
+  }
+
   constructor(private readonly db: Db, private readonly scopes: ScopeCatalogue) {}
 
   async addUser(name: string, role: Role, teams: readonly string[] = []): Promise<{ id: number; name: string; role: Role; teams: readonly string[] }> {
