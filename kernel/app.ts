@@ -130,7 +130,7 @@ export async function boot(opts: BootOptions): Promise<Running> {
       limiter: new RateLimiter(config.rateLimit.perMinute),
       limits: { body: config.http.bodyLimit, upload: config.http.uploadLimit },
       publicUrl: config.publicUrl,
-      authenticate: (bearer) => app.tokens.authenticate(bearer),
+      authenticate: (bearer, tokenHash) => app.tokens.authenticate(bearer, tokenHash),
       verifyActionToken: (kind, resource, token) => services.actionTokens.verify(kind, resource, token),
     });
     // cached principals are safe only while revocations reach this process: while the channel is down, every request asks the database

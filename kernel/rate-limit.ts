@@ -15,7 +15,11 @@ export class RateLimiter {
   private windows = new Map<string, { start: number; count: number }>();
   private lastSweep = Date.now();
 
-  constructor(readonly limit: number, private readonly now: () => number = Date.now) {}
+  private readonly policy: string;
+
+  constructor(readonly limit: number, private readonly now: () => number = Date.now) {
+    this.policy = `"default";q=${limit};w=${windowSeconds}`;
+  }
 
   /** counts one request for `key`; the check and the increment happen in one synchronous step, so concurrent requests cannot overshoot. */
   hit(wanted: string, fallback = wanted): RateDecision {
@@ -33,7 +37,7 @@ export class RateLimiter {
     const remaining = Math.max(0, this.limit - w.count);
     const reset = Math.max(1, Math.ceil((w.start + windowSeconds * 1000 - now) / 1000));
     const headers: Record<string, string> = {
-      'RateLimit-Policy': `"default";q=${this.limit};w=${windowSeconds}`,
+      'RateLimit-Policy': this.policy,
       RateLimit: `"default";r=${remaining};t=${reset}`,
     };
     if (!allowed) headers['Retry-After'] = String(reset);

@@ -1,5 +1,6 @@
 // Users and personal tokens: creation, listing, revocation, and resolving a bearer token to a principal.
 import { randomBytes, createHash, randomUUID } from 'node:crypto';
+import * as crypto from 'node:crypto';
 import type { Db, Principal, Role } from '../../sdk/index.ts';
 import type { ScopeCatalogue } from './scopes.ts';
 
@@ -8,8 +9,10 @@ export const tokenPrefix = 'dw_';
 export function newSecretToken(prefix = tokenPrefix): string {
   return prefix + randomBytes(32).toString('base64url');
 }
+// crypto.hash (Node 20.12+) hashes in one call, without a Hash object per request
+const oneShot = (crypto as { hash?: (algorithm: string, data: string, encoding: 'hex') => string }).hash;
 export function hashToken(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
+  return oneShot ? oneShot('sha256', token, 'hex') : createHash('sha256').update(token).digest('hex');
 }
 
 export interface TokenRow {
@@ -112,16 +115,19 @@ export class Tokens {
     this.cache.clear();
   }
 
-  /** the principal of a live token, or null (unknown, revoked or expired). */
-  async authenticate(bearer: string): Promise<Principal | null> {
+  /** the principal of a live token, or null (unknown, revoked or expired); a cached one without a promise. */
+  authenticate(bearer: string, hash = hashToken(bearer)): Principal | null | Promise<Principal | null> {
     if (!bearer.startsWith(tokenPrefix) || bearer.length > 200) return null;
-    const hash = hashToken(bearer);
     const now = Date.now();
     const hit = this.cacheOn ? this.cache.get(hash) : undefined;
     if (hit && hit.until > now && (hit.expiresAt === null || hit.expiresAt > now)) {
       this.touch(hit.principal.token!.id);
       return hit.principal;
     }
+    return this.lookup(hash, now);
+  }
+
+  private async lookup(hash: string, now: number): Promise<Principal | null> {
     const { rows } = await this.db.query<{ id: string; name: string; scopes: string[]; expires_at: string | null; user_id: number; user_name: string; role: Role; teams: string[] }>(
       `SELECT t.id, t.name, t.scopes, t.expires_at, u.id AS user_id, u.name AS user_name, u.role, u.teams
          FROM tokens t JOIN users u ON u.id = t.user_id

@@ -1,14 +1,15 @@
-// The HTTP server: polka routing and the pipeline request id → rate limit → auth → scope → validate → revision → handler → reply.
+// The HTTP server: routing and the pipeline request id → rate limit → auth → scope → validate → revision → handler → reply.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { pipeline } from 'node:stream/promises';
-import polka from 'polka';
+import { parse as parseQuery } from 'node:querystring';
 import type { Actor, ActivityApi, Logger, Page, Principal } from '../../sdk/index.ts';
 import { isReply, Problem, problem } from '../../sdk/index.ts';
 import type { RateLimiter } from '../rate-limit.ts';
 import { hashToken } from '../auth/tokens.ts';
 import { readBody } from './body.ts';
 import type { CompiledRoute, RouteTable } from './routes.ts';
+import { Router } from './router.ts';
 
 export interface HttpDeps {
   table: RouteTable;
@@ -18,7 +19,8 @@ export interface HttpDeps {
   limits: { body: number; upload: number };
   /** config publicUrl, when set */
   publicUrl: string | null;
-  authenticate(bearer: string): Promise<Principal | null>;
+  /** tokenHash: the bearer's hash, computed once per request (the rate limit keys on it too) */
+  authenticate(bearer: string, tokenHash: string): Principal | null | Promise<Principal | null>;
   verifyActionToken(kind: string, resource: string, token: string): Promise<boolean>;
 }
 
@@ -89,31 +91,40 @@ function pageLink(req: Req, next: string, limit: number): string {
 
 export function createHttpServer(deps: HttpDeps): Server {
   const { log } = deps;
-  const app = polka({
-    onNoMatch: (req, res) => {
-      const path = (req as Req).path;
-      // the REST API answers with its rate-limit headers everywhere, unknown routes included
-      const bearer = bearerOf(req);
-      const ip = req.socket.remoteAddress ?? 'unknown';
-      const headers = path.startsWith('/api/v1/') ? deps.limiter.hit(bearer ? `t:${hashToken(bearer)}` : `a:${ip}`, `a:${ip}`).headers : {};
-      delete headers['Retry-After'];
-      sendProblem(res, problem(404, `no route for ${req.method} ${path}`), path, headers);
-    },
-  });
+  const onNoMatch = (req: Req, res: ServerResponse) => {
+    const path = req.path;
+    // the REST API answers with its rate-limit headers everywhere, unknown routes included
+    const bearer = bearerOf(req);
+    const ip = req.socket.remoteAddress ?? 'unknown';
+    const headers = path.startsWith('/api/v1/') ? deps.limiter.hit(bearer ? `t:${hashToken(bearer)}` : `a:${ip}`, `a:${ip}`).headers : {};
+    delete headers['Retry-After'];
+    sendProblem(res, problem(404, `no route for ${req.method} ${path}`), path, headers);
+  };
 
   async function handle(entry: CompiledRoute, req: Req, res: ServerResponse): Promise<void> {
     const { route } = entry;
     const requestId = (typeof req.headers['x-request-id'] === 'string' && /^[\w.-]{1,100}$/.test(req.headers['x-request-id']) && req.headers['x-request-id']) || randomUUID();
     res.setHeader('X-Request-Id', requestId);
     const bearer = bearerOf(req);
+    const tokenHash = bearer ? hashToken(bearer) : undefined;
     const ip = req.socket.remoteAddress ?? 'unknown';
     let rateHeaders: Record<string, string> = {};
     let principal: Principal = anonymous;
-    const abort = new AbortController();
-    res.once('close', () => { if (!res.writableFinished) abort.abort(); });
+    // the abort signal and the request's logger are made only for handlers that use them: most never do
+    let abort: AbortController | undefined;
+    const gone = () => res.destroyed || req.socket.destroyed;
+    const signalOf = () => {
+      if (!abort) {
+        const controller = abort = new AbortController();
+        if (gone()) controller.abort();
+        else res.once('close', () => { if (!res.writableFinished) controller.abort(); });
+      }
+      return abort.signal;
+    };
+    let requestLog: Logger | undefined;
     try {
       if (entry.mount === 'api' && !route.upload) {
-        const decision = deps.limiter.hit(bearer ? `t:${hashToken(bearer)}` : `a:${ip}`, `a:${ip}`);
+        const decision = deps.limiter.hit(tokenHash ? `t:${tokenHash}` : `a:${ip}`, `a:${ip}`);
         rateHeaders = decision.headers;
         if (!decision.allowed) throw problem(429, `more than ${deps.limiter.limit} requests per minute with this token; retry after ${decision.reset} s`, { headers: { 'Retry-After': String(decision.reset) } });
       }
@@ -121,7 +132,8 @@ export function createHttpServer(deps: HttpDeps): Server {
 
       if (route.scopes?.length || route.authenticated) {
         if (bearer === undefined) throw problem(401, 'missing bearer token: send Authorization: Bearer <token>', { headers: unauthorizedHeaders });
-        const who = bearer ? await deps.authenticate(bearer) : null;
+        const pending = bearer ? deps.authenticate(bearer, tokenHash!) : null;
+        const who = pending instanceof Promise ? await pending : pending;
         if (!who) throw problem(401, 'the token is wrong, revoked or expired', { headers: unauthorizedHeaders });
         principal = who;
         const missing = (route.scopes ?? []).filter((s) => !who.can(s));
@@ -135,17 +147,17 @@ export function createHttpServer(deps: HttpDeps): Server {
         }
       }
 
-      const errors: { path: string; message: string }[] = [];
       const params = { ...req.params };
-      for (const [name, value] of Object.entries(params)) {
-        try { params[name] = decodeURIComponent(value); } catch { throw problem(400, `path parameter ${name} is not valid percent-encoding`); }
+      for (const name in params) {
+        try { params[name] = decodeURIComponent(params[name]); } catch { throw problem(400, `path parameter ${name} is not valid percent-encoding`); }
       }
       const query = { ...req.query };
-      for (const [part, value, check] of [['params', params, entry.check.params], ['query', query, entry.check.query]] as const) {
-        const found = check?.(value);
-        if (found) errors.push(...found.map((e) => ({ path: `/${part}${e.path}`, message: e.message })));
+      const paramErrors = entry.check.params?.(params);
+      const queryErrors = entry.check.query?.(query);
+      if (paramErrors || queryErrors) {
+        const errors = [...(paramErrors ?? []).map((e) => ({ path: `/params${e.path}`, message: e.message })), ...(queryErrors ?? []).map((e) => ({ path: `/query${e.path}`, message: e.message }))];
+        throw problem(400, 'the request does not match the schema', { code: 'invalid-request', errors });
       }
-      if (errors.length) throw problem(400, 'the request does not match the schema', { code: 'invalid-request', errors });
 
       const raw = route.body || route.upload || route.rawBody ? await readBody(req, route.upload ? deps.limits.upload : deps.limits.body) : undefined;
       let body: unknown;
@@ -160,9 +172,11 @@ export function createHttpServer(deps: HttpDeps): Server {
       const { limit, cursor, ...ownQuery } = query as { limit?: number; cursor?: string };
 
       const out = await route.handler({
-        params, query: (route.page ? ownQuery : query) as never, body: body as never, principal, headers: req.headers, ip, requestId, baseUrl: baseUrlOf(req, deps.publicUrl),
-        revision, page: { limit: limit ?? 100, cursor }, rawBody: route.rawBody || route.upload ? raw : undefined, signal: abort.signal,
-        log: log.child({ requestId }),
+        params, query: (route.page ? ownQuery : query) as never, body: body as never, principal, headers: req.headers, ip, requestId,
+        get baseUrl() { return baseUrlOf(req, deps.publicUrl); },
+        revision, page: { limit: limit ?? 100, cursor }, rawBody: route.rawBody || route.upload ? raw : undefined,
+        get signal() { return signalOf(); },
+        get log() { return (requestLog ??= log.child({ requestId })); },
       });
 
       let status = route.status ?? (out === undefined ? 204 : 200);
@@ -175,7 +189,7 @@ export function createHttpServer(deps: HttpDeps): Server {
         if (out.stream) {
           const stream = out.stream;
           // the client may have left while the handler ran: a follow stream would otherwise live on
-          if (abort.signal.aborted || res.destroyed) { stream.destroy(); return; }
+          if (gone()) { stream.destroy(); return; }
           res.statusCode = status;
           for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
           res.setHeader('Content-Type', out.contentType ?? 'application/octet-stream');
@@ -213,18 +227,25 @@ export function createHttpServer(deps: HttpDeps): Server {
       .catch((err) => log.error({ err }, 'recording activity failed'));
   }
 
-  for (const entry of deps.table.routes) {
-    app.add(entry.route.method, entry.fullPath, (req: IncomingMessage, res: ServerResponse) => {
-      // polka does not catch rejected promises: every handler ends here
-      handle(entry, req as Req, res).catch((err) => {
-        log.error({ err }, 'unhandled request failure');
-        if (!res.headersSent) sendProblem(res, problem(500, 'internal error'));
-        else res.destroy();
-      });
-    });
-  }
+  const router = new Router<CompiledRoute>();
+  for (const entry of deps.table.routes) router.add(entry.route.method, entry.fullPath, entry);
 
-  return createServer({ keepAliveTimeout: 5000 }, app.handler as never);
+  return createServer({ keepAliveTimeout: 5000 }, (incoming: IncomingMessage, res: ServerResponse) => {
+    const req = incoming as Req;
+    const url = req.url ?? '/';
+    const mark = url.indexOf('?');
+    req.path = mark < 0 ? url : url.slice(0, mark);
+    req.query = mark < 0 ? {} : parseQuery(url.slice(mark + 1));
+    const found = router.find(req.method ?? 'GET', req.path);
+    if (!found) return onNoMatch(req, res);
+    req.params = found.params;
+    // every rejected handler ends here
+    handle(found.handler, req, res).catch((err) => {
+      log.error({ err }, 'unhandled request failure');
+      if (!res.headersSent) sendProblem(res, problem(500, 'internal error'));
+      else res.destroy();
+    });
+  });
 }
 
 function toProblem(err: unknown, requestId: string): Problem {

@@ -5,6 +5,9 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { root } from '../../tests/helpers/harness.ts';
 
+/** config/default.json's plugins switched off */
+export const noPlugins = { docker: { enabled: false }, containers: { enabled: false }, stacks: { enabled: false }, git: { enabled: false } };
+
 export interface Service {
   url: string;
   pid: number;
