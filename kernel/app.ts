@@ -82,7 +82,7 @@ export async function assemble(opts: BootOptions): Promise<Assembled> {
     kernelScopes(scopes);
     const activity = createActivity(db);
     const secrets = createSecrets(loadSecretKey(config.secretKey, config.dataDir));
-    const jobs = new JobRunner(db, log.child({ part: 'jobs' }), activity, config.jobs);
+    const jobs = new JobRunner(db, log.child({ part: 'jobs' }), activity, config.jobs, () => db.session());
     const services: KernelServices = {
       db, log, env: Object.freeze({ ...env }), dataDir: config.dataDir, table: new RouteTable(), scopes, jobs,
       scheduler: new Scheduler(db, log.child({ part: 'scheduler' })),

@@ -15,8 +15,15 @@ export interface ListenHandlers {
   up(): void;
 }
 
+/** one connection held apart from the pool's queue (the job runner's claims and finishes must not wait behind a burst of requests) */
+export interface Session extends Db {
+  release(broken?: boolean): void;
+}
+
 export interface Database extends Db {
   pool: pg.Pool;
+  /** a connection of the pool for one user until release() */
+  session(): Promise<Session>;
   embedded: boolean;
   /**
    * LISTENs on a channel over a dedicated connection. When that connection drops, handlers.down runs and it reconnects
@@ -37,15 +44,17 @@ export interface DatabaseOptions {
   reconnectMs?: { min: number; max: number };
 }
 
-function wrap(client: pg.Pool | pg.PoolClient, inTx: boolean): Db {
+function wrap(client: pg.Pool | pg.PoolClient, inTx: boolean, own = false): Db {
   const db: Db = {
     async query<T>(sql: string, params?: readonly unknown[]): Promise<QueryResult<T>> {
-      const res = await client.query(sql, params as unknown[]);
+      const answer = await client.query(sql, params as unknown[]);
+      // several statements in one string (no parameters, one round trip) answer once each: the last one is the answer
+      const res = Array.isArray(answer) ? answer[answer.length - 1] as pg.QueryResult : answer;
       return { rows: res.rows as T[], rowCount: res.rowCount ?? 0 };
     },
     async tx<T>(fn: (tx: Db) => Promise<T>): Promise<T> {
       if (inTx) return fn(db);
-      const conn = await (client as pg.Pool).connect();
+      const conn = own ? client as pg.PoolClient : await (client as pg.Pool).connect();
       try {
         await conn.query('BEGIN');
         const out = await fn(wrap(conn, true));
@@ -55,7 +64,7 @@ function wrap(client: pg.Pool | pg.PoolClient, inTx: boolean): Db {
         await conn.query('ROLLBACK').catch(() => undefined);
         throw err;
       } finally {
-        conn.release();
+        if (!own) conn.release();
       }
     },
   };
@@ -143,6 +152,10 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     pool,
     embedded: Boolean(embedded),
     listen,
+    async session() {
+      const conn = await pool.connect();
+      return Object.assign(wrap(conn, false, true), { release: (broken?: boolean) => conn.release(broken) });
+    },
     async close() {
       await Promise.all([...subscriptions].map((u) => u()));
       await pool.end();
