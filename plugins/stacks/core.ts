@@ -2,7 +2,7 @@
 import { defineJob, Type, type Actor, type JobHandle, type PluginContext } from '../../sdk/index.ts';
 import type { ComposeProject, DeployIo, DockerRuntime, LoadedCompose } from '../docker/types.ts';
 import { checkRules, type PlatformRule, type RuleError } from './rules.ts';
-import type { StackRow, StackStore } from './store.ts';
+import type { StackRow, StackStore, StackSummary } from './store.ts';
 import { templateVariables } from './templates.ts';
 import type { LiveState } from './view.ts';
 
@@ -22,7 +22,7 @@ export const resourceOf = (stack: string) => `stack:${stack}`;
 
 export interface Core {
   validate(stack: string, content: string, env: Record<string, string>, settings?: { template: string | null; settings: Record<string, unknown> }): Promise<{ loaded: LoadedCompose; errors: RuleError[] }>;
-  live(rows: readonly StackRow[]): Promise<LiveState>;
+  live(rows: readonly StackSummary[]): Promise<LiveState>;
   jobs: { deploy: JobHandle<{ stack: string }>; stop: JobHandle<{ stack: string }>; pull: JobHandle<{ stack: string }>; remove: JobHandle<{ stack: string; revision: number; volumes: boolean }>; autoupdate: JobHandle<{ stack: string }> };
   /** queues a job on the stack's serial key and remembers it on the stack */
   start(kind: 'deploy' | 'stop' | 'pull' | 'autoupdate', stack: string, actor: Actor, attach?: boolean): Promise<Awaited<ReturnType<JobHandle<unknown>['enqueue']>>>;

@@ -2,7 +2,7 @@
 import { defineRoute, problem, reply, Type, type Actor, type AnyRoute, type PluginContext, type Principal } from '../../sdk/index.ts';
 import { AccessEntrySchema, assertAccess, canSee, mayWrite, type AccessEntry, type Need } from './access.ts';
 import { deployKind, resourceOf, type Core } from './core.ts';
-import type { StackContent, StackRow, StackStore } from './store.ts';
+import type { StackContent, StackRow, StackStore, StackSummary } from './store.ts';
 import type { Templates } from './templates.ts';
 import { stackView, visibleSettings, visibleVariables } from './view.ts';
 
@@ -34,8 +34,9 @@ export function stackRoutes({ ctx, core, store, templates, autoupdateCron, descr
     return row;
   }
 
-  async function fullView(name: string) {
-    const row = (await store.get(name))!;
+  /** row: the stack as just read (a read), else read now (after a write) */
+  async function fullView(name: string, row?: StackRow) {
+    row ??= (await store.get(name))!;
     const [live, recent, extra] = await Promise.all([core.live([row]), store.recentWebhookCalls(name), describe(name)]);
     const view = stackView(row, live);
     return { ...view, ...extra, webhooks: { ...view.webhooks, deploy: { ...view.webhooks.deploy, recent } } };
@@ -68,7 +69,7 @@ export function stackRoutes({ ctx, core, store, templates, autoupdateCron, descr
     defineRoute({
       method: 'GET', path: '/stacks', scopes: ['stacks:read'], page: true, summary: 'List stacks with their live status',
       handler: async ({ page, principal }) => {
-        const rows: StackRow[] = [];
+        const rows: StackSummary[] = [];
         let after = page.cursor;
         // invisible stacks are skipped, so a page may need more than one read
         for (let more = true; more && rows.length <= page.limit;) {
@@ -86,8 +87,7 @@ export function stackRoutes({ ctx, core, store, templates, autoupdateCron, descr
       method: 'GET', path: '/stacks/:name', scopes: ['stacks:read'], params: Params,
       summary: 'One stack: revision, status, services with their containers, last deploy, webhooks, source',
       handler: async ({ params, principal }) => {
-        await stackFor(params.name, principal, 'read');
-        return fullView(params.name);
+        return fullView(params.name, await stackFor(params.name, principal, 'read'));
       },
     }),
     defineRoute({

@@ -30,6 +30,13 @@ export interface StackContent {
   services: string[];
 }
 
+/** what a list shows of a stack: no compose file, no variables (nothing to decrypt) */
+export type StackSummary = Omit<StackRow, 'compose' | 'env' | 'settings'>;
+
+const summaryColumns = `name, revision, template, services, autoupdate, access, desired,
+  deployed_revision AS "deployedRevision", deployed_at AS "deployedAt", last_deploy_job AS "lastDeployJob", last_job AS "lastJob",
+  created_at AS "createdAt", updated_at AS "updatedAt"`;
+
 const select = `SELECT name, revision, compose, env_sealed, template, settings, services, autoupdate, access, desired,
   deployed_revision AS "deployedRevision", deployed_at AS "deployedAt", last_deploy_job AS "lastDeployJob", last_job AS "lastJob",
   created_at AS "createdAt", updated_at AS "updatedAt" FROM stacks`;
@@ -46,9 +53,9 @@ export function createStore(db: Db, secrets: SecretsApi) {
       return rows[0] ? open(rows[0]) : null;
     },
 
-    async page(after: string | undefined, limit: number): Promise<StackRow[]> {
-      const { rows } = await db.query<StackRow & { env_sealed: string }>(`${select} WHERE $1::text IS NULL OR name > $1 ORDER BY name LIMIT $2`, [after ?? null, limit]);
-      return rows.map(open);
+    async page(after: string | undefined, limit: number): Promise<StackSummary[]> {
+      const { rows } = await db.query<StackSummary>(`SELECT ${summaryColumns} FROM stacks WHERE $1::text IS NULL OR name > $1 ORDER BY name LIMIT $2`, [after ?? null, limit]);
+      return rows;
     },
 
     /** name and access list of the named stacks (for access decisions on many at once) */

@@ -1,7 +1,7 @@
 // What a stack looks like in answers: its live status from the engine, last deploy, webhooks — built for many stacks with one call each.
 import type { Job } from '../../sdk/index.ts';
 import type { ServiceStatus } from '../docker/types.ts';
-import type { StackRow } from './store.ts';
+import type { StackSummary } from './store.ts';
 
 export type StackStatus = 'running' | 'partial' | 'stopped' | 'failed' | 'deploying' | 'never-deployed' | 'unknown';
 
@@ -21,7 +21,7 @@ export function visibleSettings(settings: Record<string, unknown>, mayWrite: boo
   return Object.fromEntries(Object.entries(settings).map(([k, v]) => [k, looksSecret(k) ? '***' : v]));
 }
 
-export function deriveStatus(row: StackRow, services: ServiceStatus[] | null, lastDeploy: Job | null): StackStatus {
+export function deriveStatus(row: StackSummary, services: ServiceStatus[] | null, lastDeploy: Job | null): StackStatus {
   if (lastDeploy && !lastDeploy.done) return 'deploying';
   if (services === null) return 'unknown';
   if (lastDeploy?.status === 'failed') return 'failed';
@@ -40,7 +40,7 @@ export interface LiveState {
   pushWebhooks: Set<string>;
 }
 
-export function stackView(row: StackRow, live: LiveState) {
+export function stackView(row: StackSummary, live: LiveState) {
   const lastDeploy = row.lastDeployJob ? live.jobs.get(row.lastDeployJob) ?? null : null;
   const lastJob = row.lastJob ? live.jobs.get(row.lastJob) ?? null : null;
   const services = live.services ? live.services.get(row.name) ?? [] : null;
