@@ -3,7 +3,8 @@ export interface Found<H> { handler: H; params: Record<string, string> }
 
 interface Pattern<H> { segments: string[]; names: (string | null)[]; handler: H }
 
-const noParams: Record<string, string> = Object.freeze({}) as Record<string, string>;
+/** the params of every exact path: one frozen object, not one per request */
+export const noParams: Record<string, string> = Object.freeze({}) as Record<string, string>;
 
 /** one trailing slash is forgiven (`/api/v1/me/` is `/api/v1/me`), as it always was */
 function normal(path: string): string {

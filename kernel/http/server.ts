@@ -9,7 +9,9 @@ import type { RateLimiter } from '../rate-limit.ts';
 import { hashToken } from '../auth/tokens.ts';
 import { readBody } from './body.ts';
 import type { CompiledRoute, RouteTable } from './routes.ts';
-import { Router } from './router.ts';
+import { noParams, Router } from './router.ts';
+
+const noPage: { limit?: number; cursor?: string } = Object.freeze({});
 
 export interface HttpDeps {
   table: RouteTable;
@@ -31,7 +33,7 @@ const unauthorizedHeaders = { 'WWW-Authenticate': 'Bearer realm="dockwright"' };
 
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}, type = 'application/json'): void {
   if (res.headersSent) { res.end(); return; }
-  for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
+  for (const k in headers) res.setHeader(k, headers[k]);
   if (body === undefined || status === 204) {
     res.statusCode = status;
     res.end();
@@ -128,7 +130,7 @@ export function createHttpServer(deps: HttpDeps): Server {
         rateHeaders = decision.headers;
         if (!decision.allowed) throw problem(429, `more than ${deps.limiter.limit} requests per minute with this token; retry after ${decision.reset} s`, { headers: { 'Retry-After': String(decision.reset) } });
       }
-      for (const [k, v] of Object.entries(rateHeaders)) res.setHeader(k, v);
+      for (const k in rateHeaders) res.setHeader(k, rateHeaders[k]);
 
       if (route.scopes?.length || route.authenticated) {
         if (bearer === undefined) throw problem(401, 'missing bearer token: send Authorization: Bearer <token>', { headers: unauthorizedHeaders });
@@ -147,11 +149,11 @@ export function createHttpServer(deps: HttpDeps): Server {
         }
       }
 
-      const params = { ...req.params };
+      const params = req.params === noParams ? noParams : { ...req.params };
       for (const name in params) {
         try { params[name] = decodeURIComponent(params[name]); } catch { throw problem(400, `path parameter ${name} is not valid percent-encoding`); }
       }
-      const query = { ...req.query };
+      const query = entry.check.query ? { ...req.query } : req.query;
       const paramErrors = entry.check.params?.(params);
       const queryErrors = entry.check.query?.(query);
       if (paramErrors || queryErrors) {
@@ -169,7 +171,7 @@ export function createHttpServer(deps: HttpDeps): Server {
         if (found) throw problem(400, 'the body does not match the schema', { code: 'invalid-request', errors: found.map((e) => ({ path: `/body${e.path}`, message: e.message })) });
       }
       const revision = route.revision ? revisionOf(req, body, route.revision === 'required') : undefined;
-      const { limit, cursor, ...ownQuery } = query as { limit?: number; cursor?: string };
+      const { limit, cursor, ...ownQuery } = route.page ? query as { limit?: number; cursor?: string } : noPage;
 
       const out = await route.handler({
         params, query: (route.page ? ownQuery : query) as never, body: body as never, principal, headers: req.headers, ip, requestId,

@@ -56,13 +56,19 @@ function descendants(pid: number): number[] {
   return out;
 }
 
+/** the node options of `npm start` (package.json), so that what is measured is what users run */
+export function nodeArgs(): string[] {
+  const start = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts.start as string;
+  return start.split(/\s+/).filter((a) => a.startsWith('--'));
+}
+
 /** starts the built service with this config (merged over config/default.json) and waits for its first answer */
 export async function startService(opts: { dataDir: string; config?: Record<string, unknown>; env?: Record<string, string> }): Promise<Service> {
   const port = await freePort();
   const configFile = join(opts.dataDir, 'bench-config.json');
   writeFileSync(configFile, JSON.stringify({ host: '127.0.0.1', port, log: { level: 'warn' }, ...opts.config }));
   const started = performance.now();
-  const child: ChildProcess = spawn(process.execPath, [join(root, 'dist/kernel/main.js'), 'serve'], {
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs(), join(root, 'dist/kernel/main.js'), 'serve'], {
     cwd: root, stdio: ['ignore', 'ignore', 'inherit'],
     env: { PATH: process.env.PATH, DATA_DIR: opts.dataDir, DOCKWRIGHT_CONFIG: configFile, ...opts.env },
   });
