@@ -58,6 +58,8 @@ export interface BootOptions {
   log?: Logger;
   /** answers host names instead of the system resolver (tests: no DNS query ever leaves the machine) */
   resolveName?: NameResolver;
+  /** share the embedded database a running service owns instead of refusing (the CLI) */
+  attach?: boolean;
 }
 
 function kernelScopes(scopes: ScopeCatalogue): void {
@@ -76,13 +78,16 @@ export async function assemble(opts: BootOptions): Promise<Assembled> {
   const outbound = createOutbound(config.outbound, opts.resolveName);
   const log: Logger = opts.log ?? (pino({ level: config.log.level, base: undefined }) as unknown as Logger);
   const loaded = await loadPlugins(config);
-  const db = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir });
+  const db = await openDatabase({
+    url: config.databaseUrl, dataDir: config.dataDir, attach: opts.attach, poolSize: config.database.poolSize,
+    reconnectMs: { min: config.database.reconnect.minMs, max: config.database.reconnect.maxMs },
+  });
   try {
     const scopes = new ScopeCatalogue();
     kernelScopes(scopes);
     const activity = createActivity(db);
     const secrets = createSecrets(loadSecretKey(config.secretKey, config.dataDir));
-    const jobs = new JobRunner(db, log.child({ part: 'jobs' }), activity, config.jobs);
+    const jobs = new JobRunner(db, log.child({ part: 'jobs' }), activity, config.jobs, () => db.session());
     // the kernel's own schema first: plugins are given the installation id while they set up
     await migrate(db, [{ owner: 'kernel', dir: join(import.meta.dirname, 'migrations') }], log);
     const { rows: [installation] } = await db.query<{ id: string }>('SELECT id FROM installation');
@@ -135,14 +140,18 @@ export async function boot(opts: BootOptions): Promise<Running> {
       webhooks: new RateLimiter(config.rateLimit.webhookPerMinute, Date.now, 'webhook'),
       clients: new ClientResolver(config.trustedProxies, config.publicUrl),
       limits: { body: config.http.bodyLimit, upload: config.http.uploadLimit },
-      authenticate: (bearer) => app.tokens.authenticate(bearer),
+      authenticate: (bearer, tokenHash) => app.tokens.authenticate(bearer, tokenHash),
       verifyActionToken: (kind, resource, token) => services.actionTokens.verify(kind, resource, token),
     });
-    const unlisten = await app.db.listen(tokensChannel, () => app.tokens.forget(), () => {
-      log.warn('lost the token revocation channel: authenticating every request against the database');
-      app.tokens.caching(false);
+    // cached principals are safe only while revocations reach this process: while the channel is down, every request asks the database
+    const unlisten = await app.db.listen(tokensChannel, {
+      notify: () => app.tokens.forget(),
+      down: () => {
+        if (app.tokens.cachingOn) log.warn('lost the token revocation channel: authenticating every request against the database until it is back');
+        app.tokens.caching(false);
+      },
+      up: () => app.tokens.caching(true),
     });
-    app.tokens.caching(app.db.embedded || unlisten !== null);
     await app.jobs.start();
     services.scheduler.start();
     for (const { owner, fn } of services.starters) {
@@ -158,7 +167,7 @@ export async function boot(opts: BootOptions): Promise<Running> {
     });
     const port = (server.address() as AddressInfo).port;
     const url = `http://${config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host}:${port}`;
-    log.info({ url, plugins: app.plugins.map((p) => p.name), database: app.db.embedded ? 'embedded PGlite' : 'PostgreSQL' }, 'dockwright is serving');
+    log.info({ url, plugins: app.plugins.map((p) => p.name), database: app.db.embedded ? 'embedded PostgreSQL' : 'PostgreSQL' }, 'dockwright is serving');
     let closing: Promise<void> | undefined;
     return {
       ...app, server, url, port,
@@ -170,7 +179,7 @@ export async function boot(opts: BootOptions): Promise<Running> {
         });
         await services.scheduler.stop();
         await app.jobs.stop();
-        await unlisten?.();
+        await unlisten();
         for (const { owner, fn } of [...services.stoppers].reverse()) {
           await Promise.resolve().then(fn).catch((err) => log.error({ err, plugin: owner }, 'plugin failed to stop'));
         }

@@ -20,6 +20,11 @@ export const ConfigSchema = Type.Object({
   publicUrl: Type.Union([Type.String(), Type.Null()]),
   databaseUrl: Type.Optional(Type.String()),
   secretKey: Type.Optional(Type.String()),
+  database: Type.Object({
+    poolSize: Type.Integer({ minimum: 2, maximum: 100 }),
+    /** backoff of the LISTEN connection's reconnects */
+    reconnect: Type.Object({ minMs: Type.Integer({ minimum: 1 }), maxMs: Type.Integer({ minimum: 1 }) }),
+  }),
   http: Type.Object({ bodyLimit: Type.Integer({ minimum: 1024 }), uploadLimit: Type.Integer({ minimum: 1024 }) }),
   rateLimit: Type.Object({
     perMinute: Type.Integer({ minimum: 1 }),

@@ -1,10 +1,18 @@
 // The command line: serve, migrate, user add, token create|list|revoke, plugins.
 import { parseArgs } from 'node:util';
-import { resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { assemble, boot } from './app.ts';
 import { roles, type Role } from '../sdk/index.ts';
 
-const root = resolve(import.meta.dirname, '..');
+/** the install root (config/, data/, package.json): above kernel/ in the sources, above dist/kernel/ in the build */
+function installRoot(from: string): string {
+  for (let dir = from; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'package.json'))) return dir;
+    if (dir === dirname(dir)) throw new Error(`no package.json above ${from}`);
+  }
+}
+const root = installRoot(import.meta.dirname);
 const usage = `usage: dockwright <command>
   serve                                   start the service (default)
   migrate                                 apply pending database migrations and exit
@@ -35,7 +43,7 @@ async function serve(): Promise<void> {
 }
 
 async function withKernel(fn: (app: Awaited<ReturnType<typeof assemble>>) => Promise<void>): Promise<void> {
-  const app = await assemble({ root, log: quietLog });
+  const app = await assemble({ root, log: quietLog, attach: true });
   try {
     await fn(app);
   } finally {

@@ -1,18 +1,22 @@
 // The plugin registry: load the plugins enabled in config (built-in folder, path or npm package), check them, order them by `requires`.
 import { createRequire } from 'node:module';
 import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { extname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { PluginDef } from '../sdk/index.ts';
 import type { Config, PluginEntry } from './config.ts';
 
 export interface LoadedPlugin { def: PluginDef; entry: PluginEntry }
 
+/** built-in plugins sit beside the kernel: plugins/<name>/index.ts in the sources, dist/plugins/<name>/index.js in the build */
+const builtInDir = fileURLToPath(new URL('../plugins/', import.meta.url));
+const builtInFile = `index${extname(fileURLToPath(import.meta.url))}`;
+
 function sourceOf(name: string, entry: PluginEntry, root: string): string {
   if (entry.package) return createRequire(join(root, 'package.json')).resolve(entry.package);
   if (entry.path) return resolve(root, entry.path);
-  const builtIn = join(root, 'plugins', name, 'index.ts');
-  if (!existsSync(builtIn)) throw new Error(`plugin "${name}" is enabled in config but there is no plugins/${name}/index.ts; give it a "package" or "path"`);
+  const builtIn = join(builtInDir, name, builtInFile);
+  if (!existsSync(builtIn)) throw new Error(`plugin "${name}" is enabled in config but there is no plugins/${name}/${builtInFile}; give it a "package" or "path"`);
   return builtIn;
 }
 

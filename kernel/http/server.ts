@@ -1,8 +1,8 @@
-// The HTTP server: polka routing and the pipeline request id → rate limit → auth → scope → validate → revision → handler → reply.
+// The HTTP server: routing and the pipeline request id → rate limit → auth → scope → validate → revision → handler → reply.
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { pipeline } from 'node:stream/promises';
-import polka from 'polka';
+import { parse as parseQuery } from 'node:querystring';
 import type { Actor, ActivityApi, Logger, Page, Principal } from '../../sdk/index.ts';
 import { isReply, Problem, problem } from '../../sdk/index.ts';
 import type { RateLimiter } from '../rate-limit.ts';
@@ -12,6 +12,9 @@ import { readBody } from './body.ts';
 import type { ClientResolver } from './client.ts';
 import { assertStorable } from './storable.ts';
 import type { CompiledRoute, RouteTable } from './routes.ts';
+import { noParams, Router } from './router.ts';
+
+const noPage: { limit?: number; cursor?: string } = Object.freeze({});
 
 export interface HttpDeps {
   table: RouteTable;
@@ -24,7 +27,8 @@ export interface HttpDeps {
   clients: ClientResolver;
   activity: ActivityApi;
   limits: { body: number; upload: number };
-  authenticate(bearer: string): Promise<Principal | null>;
+  /** tokenHash: the bearer's hash, computed once per request (the rate limit keys on it too) */
+  authenticate(bearer: string, tokenHash: string): Principal | null | Promise<Principal | null>;
   verifyActionToken(kind: string, resource: string, token: string): Promise<boolean>;
 }
 
@@ -35,7 +39,7 @@ const unauthorizedHeaders = { 'WWW-Authenticate': 'Bearer realm="dockwright"' };
 
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}, type = 'application/json'): void {
   if (res.headersSent) { res.end(); return; }
-  for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
+  for (const k in headers) res.setHeader(k, headers[k]);
   if (body === undefined || status === 204) {
     res.statusCode = status;
     res.end();
@@ -102,21 +106,19 @@ function pageLink(req: Req, next: string, limit: number): string {
 
 export function createHttpServer(deps: HttpDeps): Server {
   const { log } = deps;
-  const app = polka({
-    onNoMatch: (req, res) => {
-      const path = (req as Req).path;
-      // the REST API answers with its rate-limit headers everywhere, unknown routes included; an unverified bearer buys no budget of its own
-      const ip = deps.clients.address(req);
-      const headers = path.startsWith('/api/v1/') ? deps.limiter.hit(`a:${ip}`).headers : {};
-      delete headers['Retry-After'];
-      const allowed = methods.filter((m) => (app.find(m, path) as { handlers?: unknown[] } | false || undefined)?.handlers?.length);
-      if (allowed.length) {
-        sendProblem(res, problem(405, `${req.method} is not allowed on ${path}; it answers ${allowed.join(', ')}`), path, { ...headers, Allow: allowed.join(', ') });
-        return;
-      }
-      sendProblem(res, problem(404, `no route for ${req.method} ${path}`), path, headers);
-    },
-  });
+  const onNoMatch = (req: Req, res: ServerResponse) => {
+    const path = req.path;
+    // the REST API answers with its rate-limit headers everywhere, unknown routes included; an unverified bearer buys no budget of its own
+    const ip = deps.clients.address(req);
+    const headers = path.startsWith('/api/v1/') ? deps.limiter.hit(`a:${ip}`).headers : {};
+    delete headers['Retry-After'];
+    const allowed = methods.filter((m) => router.find(m, path));
+    if (allowed.length) {
+      sendProblem(res, problem(405, `${req.method} is not allowed on ${path}; it answers ${allowed.join(', ')}`), path, { ...headers, Allow: allowed.join(', ') });
+      return;
+    }
+    sendProblem(res, problem(404, `no route for ${req.method} ${path}`), path, headers);
+  };
 
   /** 429 before any lookup: this address failed to authenticate too often */
   function refuseBlockedAddress(ip: string): void {
@@ -132,15 +134,26 @@ export function createHttpServer(deps: HttpDeps): Server {
     res.setHeader('X-Request-Id', requestId);
     const bearer = bearerOf(req);
     const ip = deps.clients.address(req);
+    // a bearer that is not even shaped like a token has no budget of its own: it spends the address's
+    const tokenHash = bearer && wellFormed(bearer, tokenPrefix) ? hashToken(bearer) : undefined;
     let rateHeaders: Record<string, string> = {};
     let principal: Principal = anonymous;
-    const abort = new AbortController();
-    res.once('close', () => { if (!res.writableFinished) abort.abort(); });
+    // the abort signal and the request's logger are made only for handlers that use them: most never do
+    let abort: AbortController | undefined;
+    const gone = () => res.destroyed || req.socket.destroyed;
+    const signalOf = () => {
+      if (!abort) {
+        const controller = abort = new AbortController();
+        if (gone()) controller.abort();
+        else res.once('close', () => { if (!res.writableFinished) controller.abort(); });
+      }
+      return abort.signal;
+    };
+    let requestLog: Logger | undefined;
     try {
       if (bearer !== undefined || entry.mount === 'webhook') refuseBlockedAddress(ip);
       if (entry.mount === 'api' && !route.upload) {
-        // a bearer that is not even shaped like a token has no budget of its own: it spends the address's
-        const decision = deps.limiter.hit(bearer && wellFormed(bearer, tokenPrefix) ? `t:${hashToken(bearer)}` : `a:${ip}`, `a:${ip}`);
+        const decision = deps.limiter.hit(tokenHash ? `t:${tokenHash}` : `a:${ip}`, `a:${ip}`);
         rateHeaders = decision.headers;
         if (!decision.allowed) throw problem(429, `more than ${deps.limiter.limit} requests per minute with this token; retry after ${decision.reset} s`, { headers: { 'Retry-After': String(decision.reset) } });
       } else if (entry.mount === 'webhook') {
@@ -153,11 +166,12 @@ export function createHttpServer(deps: HttpDeps): Server {
           throw problem(429, `more than ${deps.webhooks.limit} webhook calls per minute ${who}; retry after ${decision.reset} s`, { headers: { 'Retry-After': String(decision.reset) } });
         }
       }
-      for (const [k, v] of Object.entries(rateHeaders)) res.setHeader(k, v);
+      for (const k in rateHeaders) res.setHeader(k, rateHeaders[k]);
 
       if (route.scopes?.length || route.authenticated) {
         if (bearer === undefined) throw problem(401, 'missing bearer token: send Authorization: Bearer <token>', { headers: unauthorizedHeaders });
-        const who = bearer && wellFormed(bearer, tokenPrefix) ? await deps.authenticate(bearer) : null;
+        const pending = tokenHash ? deps.authenticate(bearer!, tokenHash) : null;
+        const who = pending instanceof Promise ? await pending : pending;
         if (!who) throw problem(401, 'the token is wrong, revoked or expired', { headers: unauthorizedHeaders });
         principal = who;
         const missing = (route.scopes ?? []).filter((s) => !who.can(s));
@@ -171,18 +185,18 @@ export function createHttpServer(deps: HttpDeps): Server {
         }
       }
 
-      const errors: { path: string; message: string }[] = [];
-      const params = { ...req.params };
-      for (const [name, value] of Object.entries(params)) {
-        try { params[name] = decodeURIComponent(value); } catch { throw problem(400, `path parameter ${name} is not valid percent-encoding`); }
+      const params = req.params === noParams ? noParams : { ...req.params };
+      for (const name in params) {
+        try { params[name] = decodeURIComponent(params[name]); } catch { throw problem(400, `path parameter ${name} is not valid percent-encoding`); }
       }
-      const query = { ...req.query };
+      const query = entry.check.query ? { ...req.query } : req.query;
       assertStorable([['params', params], ['query', query], ['headers', req.headers]]);
-      for (const [part, value, check] of [['params', params, entry.check.params], ['query', query, entry.check.query]] as const) {
-        const found = check?.(value);
-        if (found) errors.push(...found.map((e) => ({ path: `/${part}${e.path}`, message: e.message })));
+      const paramErrors = entry.check.params?.(params);
+      const queryErrors = entry.check.query?.(query);
+      if (paramErrors || queryErrors) {
+        const errors = [...(paramErrors ?? []).map((e) => ({ path: `/params${e.path}`, message: e.message })), ...(queryErrors ?? []).map((e) => ({ path: `/query${e.path}`, message: e.message }))];
+        throw problem(400, 'the request does not match the schema', { code: 'invalid-request', errors });
       }
-      if (errors.length) throw problem(400, 'the request does not match the schema', { code: 'invalid-request', errors });
 
       const raw = route.body || route.upload || route.rawBody ? await readBody(req, route.upload ? deps.limits.upload : deps.limits.body) : undefined;
       let body: unknown;
@@ -196,12 +210,14 @@ export function createHttpServer(deps: HttpDeps): Server {
       }
       if (route.rawBody && !route.body && raw?.length) assertStorable([['body', parsedJsonOf(req, raw)]]);
       const revision = route.revision ? revisionOf(req, body, route.revision === 'required') : undefined;
-      const { limit, cursor, ...ownQuery } = query as { limit?: number; cursor?: string };
+      const { limit, cursor, ...ownQuery } = route.page ? query as { limit?: number; cursor?: string } : noPage;
 
       const out = await route.handler({
-        params, query: (route.page ? ownQuery : query) as never, body: body as never, principal, headers: req.headers, ip, requestId, baseUrl: deps.clients.baseUrl(req),
-        revision, page: { limit: limit ?? 100, cursor }, rawBody: route.rawBody || route.upload ? raw : undefined, signal: abort.signal,
-        log: log.child({ requestId }),
+        params, query: (route.page ? ownQuery : query) as never, body: body as never, principal, headers: req.headers, ip, requestId,
+        get baseUrl() { return deps.clients.baseUrl(req); },
+        revision, page: { limit: limit ?? 100, cursor }, rawBody: route.rawBody || route.upload ? raw : undefined,
+        get signal() { return signalOf(); },
+        get log() { return (requestLog ??= log.child({ requestId })); },
       });
 
       let status = route.status ?? (out === undefined ? 204 : 200);
@@ -214,7 +230,7 @@ export function createHttpServer(deps: HttpDeps): Server {
         if (out.stream) {
           const stream = out.stream;
           // the client may have left while the handler ran: a follow stream would otherwise live on
-          if (abort.signal.aborted || res.destroyed) { stream.destroy(); return; }
+          if (gone()) { stream.destroy(); return; }
           res.statusCode = status;
           for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
           res.setHeader('Content-Type', out.contentType ?? 'application/octet-stream');
@@ -254,18 +270,25 @@ export function createHttpServer(deps: HttpDeps): Server {
       .catch((err) => log.error({ err }, 'recording activity failed'));
   }
 
-  for (const entry of deps.table.routes) {
-    app.add(entry.route.method, entry.fullPath, (req: IncomingMessage, res: ServerResponse) => {
-      // polka does not catch rejected promises: every handler ends here
-      handle(entry, req as Req, res).catch((err) => {
-        log.error({ err }, 'unhandled request failure');
-        if (!res.headersSent) sendProblem(res, problem(500, 'internal error'));
-        else res.destroy();
-      });
-    });
-  }
+  const router = new Router<CompiledRoute>();
+  for (const entry of deps.table.routes) router.add(entry.route.method, entry.fullPath, entry);
 
-  const server = createServer({ keepAliveTimeout: 5000 }, app.handler as never);
+  const server = createServer({ keepAliveTimeout: 5000 }, (incoming: IncomingMessage, res: ServerResponse) => {
+    const req = incoming as Req;
+    const url = req.url ?? '/';
+    const mark = url.indexOf('?');
+    req.path = mark < 0 ? url : url.slice(0, mark);
+    req.query = mark < 0 ? {} : parseQuery(url.slice(mark + 1));
+    const found = router.find(req.method ?? 'GET', req.path);
+    if (!found) return onNoMatch(req, res);
+    req.params = found.params;
+    // every rejected handler ends here
+    handle(found.handler, req, res).catch((err) => {
+      log.error({ err }, 'unhandled request failure');
+      if (!res.headersSent) sendProblem(res, problem(500, 'internal error'));
+      else res.destroy();
+    });
+  });
   // what the HTTP parser refuses (NUL in a header, an unknown method, a broken request line) is a problem too
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
     if (!socket.writable || err.code === 'ECONNRESET') { socket.destroy(); return; }

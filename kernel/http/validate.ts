@@ -25,9 +25,13 @@ function toFieldErrors(errors: ErrorObject[] | null | undefined): FieldError[] {
   });
 }
 
+/** compiled at first use: most routes of a running service are never called, and each compiled validator costs memory and boot time */
 function compileWith(ajv: Ajv, schema: TSchema): Check {
-  const validate = ajv.compile(schema);
-  return (value) => (validate(value) ? null : toFieldErrors(validate.errors));
+  let validate: ReturnType<Ajv['compile']> | undefined;
+  return (value) => {
+    validate ??= ajv.compile(schema);
+    return validate(value) ? null : toFieldErrors(validate.errors);
+  };
 }
 
 /** body and config: types must match exactly. */

@@ -1,7 +1,7 @@
-// The job runner: durable jobs in PostgreSQL, executed by p-queue with serial keys, attach-to-queued, waits, cancel and restart recovery.
+// The job runner: durable jobs in PostgreSQL, claimed and finished in batches, with serial keys, attach-to-queued, waits, cancel and restart recovery.
 import { randomUUID } from 'node:crypto';
+import pg from 'pg';
 import { EventEmitter } from 'node:events';
-import PQueue from 'p-queue';
 import type { Actor, ActivityApi, Db, EnqueueOptions, Job, JobDef, JobHandle, JobsApi, Logger } from '../../sdk/index.ts';
 import { compileStrict, type Check } from '../http/validate.ts';
 import { OutputBuffer, Redactor } from './output.ts';
@@ -32,16 +32,31 @@ function redactValue(value: unknown, redactor: Redactor): unknown {
   return value;
 }
 
+type Lane = Db & { release(broken?: boolean): void };
+
+interface Finish {
+  row: JobRow; status: Job['status']; output: string; result: string; error: string | null; detail: string;
+  tries: number; resolve(): void; reject(err: unknown): void;
+}
+
 export interface JobFilter { status?: string; type?: string; resource?: string; before?: number; limit: number }
 
 export class JobRunner implements JobsApi {
   private readonly defs = new Map<string, { def: JobDef<TSchema>; check: Check }>();
-  private readonly queue: PQueue;
   private readonly finished = new EventEmitter().setMaxListeners(0);
   private readonly running = new Map<string, AbortController>();
   private readonly canceled = new Set<string>();
-  private pumping = false;
-  private pumpAgain = false;
+  private readonly finishing: Finish[] = [];
+  private readonly inserts: { values: unknown[]; resolve(row: JobRow): void; reject(err: unknown): void }[] = [];
+  private inserting = false;
+  private claimLane?: Lane;
+  private finishLane?: Lane;
+  /** what runs or waits for its finish to be written */
+  private readonly executions = new Set<Promise<void>>();
+  private claiming = false;
+  private pumpQueued = false;
+  private claimAgain = false;
+  private flushing = false;
   private stopping = false;
   private tick?: NodeJS.Timeout;
 
@@ -50,8 +65,9 @@ export class JobRunner implements JobsApi {
     private readonly log: Logger,
     private readonly activity: ActivityApi,
     private readonly opts: { concurrency: number; outputLimit: number; flushMs?: number },
+    /** a connection of its own for claims and finishes, when the database offers one */
+    private readonly session?: () => Promise<Lane>,
   ) {
-    this.queue = new PQueue({ concurrency: opts.concurrency });
   }
 
   define<I extends TSchema>(def: JobDef<I>): JobHandle<never> {
@@ -78,10 +94,51 @@ export class JobRunner implements JobsApi {
         return { ...toJob((await insert(tx)).rows[0]), attached: false };
       });
     } else {
-      job = { ...toJob((await insert(this.db)).rows[0]), attached: false };
+      job = { ...toJob(await this.insertSoon([randomUUID(), type, options.resource ?? null, options.serialKey ?? null, JSON.stringify(input ?? null), JSON.stringify(options.actor)])), attached: false };
     }
     if (!job.attached) void this.pump();
     return job;
+  }
+
+  /** joins the next batch of inserts: while one batch is written the next gathers, so a burst costs a few commits, not one each */
+  private insertSoon(values: unknown[]): Promise<JobRow> {
+    return new Promise((resolve, reject) => {
+      this.inserts.push({ values, resolve, reject });
+      void this.flushInserts();
+    });
+  }
+
+  private async flushInserts(): Promise<void> {
+    if (this.inserting) return;
+    this.inserting = true;
+    try {
+      while (this.inserts.length) {
+        const batch = this.inserts.splice(0, 1000);
+        try {
+          const rows = await this.insertMany(batch.map((b) => b.values));
+          const byId = new Map(rows.map((r) => [r.id, r]));
+          for (const b of batch) b.resolve(byId.get(b.values[0] as string)!);
+        } catch (err) {
+          if (batch.length === 1) { batch[0].reject(err); continue; }
+          // one value the database refuses must not fail the others: each alone
+          for (const b of batch) await this.insertMany([b.values]).then(([row]) => b.resolve(row), b.reject);
+        }
+      }
+    } finally {
+      this.inserting = false;
+    }
+  }
+
+  private async insertMany(values: unknown[][]): Promise<JobRow[]> {
+    const column = (i: number) => values.map((v) => v[i]);
+    const { rows } = await this.db.query<JobRow>(
+      `INSERT INTO jobs (id, type, resource, serial_key, status, input, actor)
+       SELECT id, type, resource, serial_key, 'queued', input, actor
+         FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::jsonb[], $6::jsonb[]) WITH ORDINALITY AS v(id, type, resource, serial_key, input, actor, n)
+        ORDER BY n
+       RETURNING ${columns}`,
+      [column(0), column(1), column(2), column(3), column(4), column(5)]);
+    return rows;
   }
 
   async get(id: string): Promise<Job | null> {
@@ -176,60 +233,146 @@ export class JobRunner implements JobsApi {
     this.stopping = true;
     clearInterval(this.tick);
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([this.queue.onIdle(), new Promise((r) => { timer = setTimeout(r, drainMs); })]);
+    await Promise.race([this.idle(), new Promise((r) => { timer = setTimeout(r, drainMs); })]);
     clearTimeout(timer);
     for (const c of this.running.values()) c.abort(new Error('shutting down'));
     // the aborted jobs record their end before the database goes away
-    await Promise.race([this.queue.onIdle(), new Promise((r) => setTimeout(r, 5000).unref())]);
+    const until = Date.now() + 5000;
+    await Promise.race([this.idle(), new Promise((r) => setTimeout(r, 5000).unref())]);
+    while ((this.claiming || this.flushing || this.finishing.length) && Date.now() < until) await new Promise((r) => setTimeout(r, 5));
+    for (const lane of [this.claimLane, this.finishLane]) lane?.release();
+    this.claimLane = this.finishLane = undefined;
   }
 
+  /**
+   * Claims as many jobs as there are free slots, on a connection of its own (a burst of requests on the pool must not
+   * hold up the runner), one claim at a time; a claim asked for meanwhile runs right after.
+   * The claim's commit does not wait for the disk: were PostgreSQL itself to crash before it is written, the job is
+   * queued again and runs after the restart (its finish, which is durable, always comes after its claim in the log).
+   */
   private async pump(): Promise<void> {
-    if (this.pumping) { this.pumpAgain = true; return; }
-    this.pumping = true;
+    if (this.claiming) { this.claimAgain = true; return; }
+    this.claiming = true;
+    this.claimAgain = false;
     try {
-      do {
-        this.pumpAgain = false;
-        while (!this.stopping && this.running.size < this.opts.concurrency) {
-          const rows = await this.claim(this.opts.concurrency - this.running.size);
-          if (!rows.length) break;
-          for (const row of rows) {
-            const controller = new AbortController();
-            this.running.set(row.id, controller);
-            this.queue.add(() => this.execute(row, controller))
-              .catch((err) => this.log.error({ err, job: row.id }, 'a job could not be finished; the next start marks it failed'))
-              .finally(() => {
-                this.running.delete(row.id);
-                void this.pump();
-              });
-          }
-        }
-      } while (this.pumpAgain && !this.stopping);
-    } catch (err) {
-      this.log.error({ err }, 'claiming jobs failed');
+      const free = this.stopping ? 0 : this.opts.concurrency - this.running.size;
+      if (free <= 0) return;
+      let claimed: JobRow[];
+      try {
+        this.claimLane ??= await this.openLane();
+        claimed = await this.claim(this.claimLane, free);
+      } catch (err) {
+        this.claimLane?.release(true);
+        this.claimLane = undefined;
+        this.log.error({ err }, 'claiming jobs failed');
+        return;
+      }
+      for (const row of claimed) {
+        const controller = new AbortController();
+        this.running.set(row.id, controller);
+        const execution = this.execute(row, controller)
+          .catch((err) => this.log.error({ err, job: row.id }, 'a job could not be finished; the next start marks it failed'))
+          .finally(() => this.executions.delete(execution));
+        this.executions.add(execution);
+      }
     } finally {
-      this.pumping = false;
+      this.claiming = false;
+      // asked for meanwhile: after this turn, so that the jobs just started and already over free their slots first
+      if (this.claimAgain) this.pumpSoon();
+    }
+  }
+
+  /**
+   * Writes the finishes collected meanwhile in one statement and one durable commit, on a connection of its own: while one
+   * batch is written the next gathers, so short jobs are finished in batches.
+   */
+  private async flushFinishes(): Promise<void> {
+    if (this.flushing) return;
+    this.flushing = true;
+    try {
+      while (this.finishing.length) {
+        const done = this.finishing.splice(0);
+        let rows: JobRow[];
+        try {
+          this.finishLane ??= await this.openLane();
+          const t0 = performance.now();
+          rows = await this.finishLane.tx((tx) => this.finish(tx, done));
+          (globalThis as any).__fin = ((globalThis as any).__fin ?? []); (globalThis as any).__fin.push([performance.now() - t0, done.length]);
+        } catch (err) {
+          this.finishLane?.release(true);
+          this.finishLane = undefined;
+          this.retryFinishes(done, err);
+          continue;
+        }
+        for (const row of rows) this.finished.emit(row.id, toJob(row));
+        for (const d of done) d.resolve();
+      }
+    } finally {
+      this.flushing = false;
+    }
+  }
+
+  /** a claim after the current turn: jobs that end together free their slots for one claim, not one claim each */
+  private pumpSoon(): void {
+    if (this.pumpQueued) return;
+    this.pumpQueued = true;
+    setImmediate(() => { this.pumpQueued = false; void this.pump(); });
+  }
+
+  private async idle(): Promise<void> {
+    while (this.executions.size) await Promise.all([...this.executions]);
+  }
+
+  private async openLane(): Promise<Lane> {
+    return this.session ? this.session() : Object.assign(Object.create(this.db) as Db, { release: () => undefined });
+  }
+
+  /** a passing database fault must not lose a finish: two more tries, then the job waits for the next start */
+  private retryFinishes(done: Finish[], err: unknown): void {
+    for (const d of done) {
+      if (d.tries >= 2) { d.reject(err); continue; }
+      d.tries++;
+      setTimeout(() => { this.finishing.push(d); void this.flushFinishes(); }, d.tries === 1 ? 500 : 2000);
     }
   }
 
   /**
    * Claims up to `max` of the oldest queued jobs whose serial key has nothing running and nothing older queued (so a batch
-   * never holds two jobs of one key). The advisory lock makes one claimer at a time across processes.
+   * never holds two jobs of one key). The advisory lock makes one claimer at a time across processes; the UPDATE runs after
+   * it with a snapshot of its own. Both go in one round trip (one implicit transaction), so no value is a parameter: the
+   * job types are quoted literals.
    */
-  private async claim(max: number): Promise<JobRow[]> {
-    return this.db.tx(async (tx) => {
-      await tx.query(`SELECT pg_advisory_xact_lock(hashtext('dockwright.jobs.claim'))`);
-      const { rows } = await tx.query<JobRow>(
-        `UPDATE jobs SET status = 'running', started_at = now()
-          WHERE id IN (
-            SELECT j.id FROM jobs j
-             WHERE j.status = 'queued' AND j.type = ANY($1)
-               AND (j.serial_key IS NULL OR NOT EXISTS (
-                 SELECT 1 FROM jobs o WHERE o.serial_key = j.serial_key
-                    AND (o.status = 'running' OR (o.status = 'queued' AND o.seq < j.seq))))
-             ORDER BY j.seq LIMIT $2)
-         RETURNING ${columns}`, [[...this.defs.keys()], max]);
-      return rows.sort((a, b) => a.created_at.localeCompare(b.created_at));
-    });
+  private async claim(lane: Db, max: number): Promise<JobRow[]> {
+    if (!this.defs.size) return [];
+    const types = [...this.defs.keys()].map((t) => pg.escapeLiteral(t)).join(', ');
+    const { rows } = await lane.query<JobRow>(
+      `SELECT set_config('synchronous_commit', 'off', true), pg_advisory_xact_lock(hashtext('dockwright.jobs.claim'));
+       UPDATE jobs SET status = 'running', started_at = now()
+        WHERE id IN (
+          SELECT j.id FROM jobs j
+           WHERE j.status = 'queued' AND j.type IN (${types})
+             AND (j.serial_key IS NULL OR NOT EXISTS (
+               SELECT 1 FROM jobs o WHERE o.serial_key = j.serial_key
+                  AND (o.status = 'running' OR (o.status = 'queued' AND o.seq < j.seq))))
+           ORDER BY j.seq LIMIT ${Math.floor(max)})
+       RETURNING ${columns}`);
+    return rows.sort((a, b) => a.created_at.localeCompare(b.created_at));
+  }
+
+  /** the finishes of a round and their activity entries in one statement: a job is never done without its record */
+  private async finish(tx: Db, done: Finish[]): Promise<JobRow[]> {
+    const { rows } = await tx.query<JobRow>(
+      `WITH f AS (
+         SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::jsonb[], $5::text[], $6::jsonb[]) AS f(id, status, output, result, error, detail)
+       ), done AS (
+         UPDATE jobs j SET status = f.status, output = f.output, result = f.result, error = f.error, finished_at = now()
+           FROM f WHERE j.id = f.id RETURNING ${columns.split(', ').map((c) => `j.${c}`).join(', ')}
+       ), recorded AS (
+         INSERT INTO activity (actor, action, resource, result, detail)
+         SELECT done.actor, 'job.' || done.type, done.resource, done.status, f.detail FROM done JOIN f ON f.id = done.id
+       ) SELECT * FROM done`,
+      [done.map((d) => d.row.id), done.map((d) => d.status), done.map((d) => d.output), done.map((d) => d.result), done.map((d) => d.error), done.map((d) => d.detail)]);
+    return rows;
   }
 
   private async execute(row: JobRow, controller: AbortController): Promise<void> {
@@ -259,19 +402,15 @@ export class JobRunner implements JobsApi {
       this.canceled.delete(row.id);
     }
     const safeResult = redactValue(result ?? null, redactor);
-    // the finish and its activity entry in one statement: a job is never done without its record
-    const finish = () => this.db.query<JobRow>(
-      `WITH done AS (
-         UPDATE jobs SET status = $2, output = $3, result = $4, error = $5, finished_at = now() WHERE id = $1 RETURNING ${columns}
-       ), recorded AS (
-         INSERT INTO activity (actor, action, resource, result, detail) SELECT actor, 'job.' || type, resource, status, $6 FROM done
-       ) SELECT * FROM done`,
-      [row.id, status, output.toString(), JSON.stringify(safeResult), error, JSON.stringify({ jobId: row.id, ...(error ? { error } : {}) })]);
-    // a passing database fault must not leave the job running: two more tries, then the caller logs it
-    const { rows } = await finish()
-      .catch(() => new Promise((r) => setTimeout(r, 500)).then(finish))
-      .catch(() => new Promise((r) => setTimeout(r, 2000)).then(finish));
-    const job = toJob(rows[0]);
-    this.finished.emit(row.id, job);
+    // the slot is free now; the job counts as done once its finish is committed, with the next batch
+    this.running.delete(row.id);
+    this.pumpSoon();
+    await new Promise<void>((resolve, reject) => {
+      this.finishing.push({
+        row, status, output: output.toString(), result: JSON.stringify(safeResult), error, tries: 0, resolve, reject,
+        detail: JSON.stringify({ jobId: row.id, ...(error ? { error } : {}) }),
+      });
+      void this.flushFinishes();
+    });
   }
 }

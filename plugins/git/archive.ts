@@ -4,8 +4,8 @@ import { link, mkdir, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { Parser, type ReadEntry } from 'tar';
-import yauzl from 'yauzl';
+import type { ReadEntry } from 'tar';
+import type yauzl from 'yauzl';
 
 export interface ArchiveLimits { maxEntries: number; maxBytes: number }
 export type ArchiveFormat = 'tar' | 'tar.gz' | 'zip';
@@ -104,6 +104,8 @@ const tarTypes: Record<string, Entry['type'] | undefined> = {
 
 /** reads the tar (gzip detected by the parser) entry by entry; `each` may consume the entry's data, else it is skipped */
 async function readTar(buf: Buffer, each: (entry: ReadEntry) => void | Promise<void>): Promise<void> {
+  // loaded on the first upload: a service that never gets one does not carry them
+  const { Parser } = await import('tar');
   const parser = new Parser({ strict: true, maxDecompressionRatio: 10_000 });
   const pending: Promise<void>[] = [];
   let failure: unknown = null;
@@ -197,7 +199,7 @@ export async function extractArchive(buf: Buffer, dest: string, opts: ArchiveLim
   try {
     if (format === 'zip') {
       try {
-        zip = await yauzl.fromBufferPromise(buf, { lazyEntries: true, autoClose: false, decodeStrings: true, validateEntrySizes: true, strictFileNames: true });
+        zip = await (await import('yauzl')).default.fromBufferPromise(buf, { lazyEntries: true, autoClose: false, decodeStrings: true, validateEntrySizes: true, strictFileNames: true });
       } catch (err) {
         throw new ArchiveRefused(`not a readable zip archive: ${(err as Error).message}`);
       }

@@ -1,4 +1,4 @@
-// The command line and the embedded database: user and token management, first-start admin token, a boot on PGlite with no DATABASE_URL.
+// The command line and the embedded database: user and token management, first-start admin token, a boot on embedded PostgreSQL with no DATABASE_URL.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -49,7 +49,7 @@ test('user add, token create, list and revoke through the CLI; the token works u
   }
 });
 
-test('with no DATABASE_URL the service boots on embedded PGlite, creates the first admin once, and keeps its data', async () => {
+test('with no DATABASE_URL the service boots on embedded PostgreSQL, creates the first admin once, keeps its data, and the CLI works beside it', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'dw-embedded-'));
   try {
     const first = await startChild({ dataDir, plugins: {} });
@@ -59,10 +59,18 @@ test('with no DATABASE_URL the service boots on embedded PGlite, creates the fir
     const me = await call(first.url, 'GET', '/api/v1/me', { token });
     assert.equal(me.status, 200);
     assert.equal(me.body.user.role, 'admin');
-    assert.match((await cli(['token', 'list'], { DATA_DIR: dataDir })).stderr, /in use by another Dockwright process/);
+    // the CLI shares the running service's database; its revocation reaches the service's token cache at once (LISTEN)
+    assert.equal((await cli(['user', 'add', 'ops', '--role', 'viewer'], { DATA_DIR: dataDir })).code, 0);
+    const created = await cli(['token', 'create', '--user', 'ops', '--name', 'ci', '--scopes', 'jobs:read'], { DATA_DIR: dataDir });
+    const opsToken = created.stdout.trim().split('\n').at(-1)!;
+    assert.equal((await call(first.url, 'GET', '/api/v1/me', { token: opsToken })).status, 200);
+    const id = created.stdout.split(' ')[1];
+    assert.equal((await cli(['token', 'revoke', id], { DATA_DIR: dataDir })).code, 0);
+    assert.equal((await call(first.url, 'GET', '/api/v1/me', { token: opsToken })).status, 401, 'revoked beside the running service: refused at once');
+    assert.equal((await call(first.url, 'GET', '/api/v1/me', { token })).status, 200, 'the CLI left the service and its database running');
     await first.kill('SIGTERM');
     const listed = await cli(['token', 'list'], { DATA_DIR: dataDir });
-    assert.match(listed.stdout, /admin\/initial {2}active/, 'the CLI opens the embedded database when the service is stopped');
+    assert.match(listed.stdout, /admin\/initial {2}active/, 'the CLI starts the embedded database itself when the service is stopped');
     const second = await startChild({ dataDir, plugins: {} });
     try {
       assert.equal((await call(second.url, 'GET', '/api/v1/me', { token })).status, 200, 'data survived the restart');
