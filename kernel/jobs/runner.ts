@@ -295,9 +295,7 @@ export class JobRunner implements JobsApi {
         let rows: JobRow[];
         try {
           this.finishLane ??= await this.openLane();
-          const t0 = performance.now();
           rows = await this.finishLane.tx((tx) => this.finish(tx, done));
-          (globalThis as any).__fin = ((globalThis as any).__fin ?? []); (globalThis as any).__fin.push([performance.now() - t0, done.length]);
         } catch (err) {
           this.finishLane?.release(true);
           this.finishLane = undefined;
@@ -306,6 +304,8 @@ export class JobRunner implements JobsApi {
         }
         for (const row of rows) this.finished.emit(row.id, toJob(row));
         for (const d of done) d.resolve();
+        // a job of a serial key waits until its predecessor's finish is committed: claim again now that it is
+        this.pumpSoon();
       }
     } finally {
       this.flushing = false;

@@ -5,9 +5,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { call, eventually, root } from '../helpers/harness.ts';
+import { call, eventually, onlyPlugins, root } from '../helpers/harness.ts';
 
-const noPlugins = { docker: { enabled: false }, containers: { enabled: false }, stacks: { enabled: false }, git: { enabled: false } };
+const noPlugins = onlyPlugins({});
 
 interface Built { child: ChildProcess; url: string; exit: Promise<number | null>; output(): string }
 
