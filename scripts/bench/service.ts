@@ -3,10 +3,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { root } from '../../tests/helpers/harness.ts';
+import { onlyPlugins, root } from '../../tests/helpers/harness.ts';
 
 /** config/default.json's plugins switched off */
-export const noPlugins = { docker: { enabled: false }, containers: { enabled: false }, stacks: { enabled: false }, git: { enabled: false } };
+/** every default plugin switched off: the kernel alone */
+export const noPlugins = onlyPlugins({});
 
 export interface Service {
   url: string;
