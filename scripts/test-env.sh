@@ -536,7 +536,18 @@ command -v git >/dev/null || die "git not found"
 git config --global user.email >/dev/null || git config --global user.email "dockwright-tests@localhost"
 git config --global user.name >/dev/null || git config --global user.name "Dockwright Tests"
 
-# --- 7. .test-env ---------------------------------------------------------------
+# --- 7. Components of later plugins ----------------------------------------------
+# Each scripts/test-env.d/<component>.sh is sourced in name order: it may call apt_install, log and die, must be
+# idempotent, and adds the variables its tests need to EXTRA_ENV ("NAME=value" entries) for .test-env.
+
+EXTRA_ENV=()
+for part in scripts/test-env.d/*.sh; do
+  [[ -e $part ]] || continue
+  # shellcheck source=/dev/null
+  . "$part"
+done
+
+# --- 8. .test-env ---------------------------------------------------------------
 
 env_file_content="export DATABASE_URL_TEST=$DATABASE_URL_TEST
 export DOCKER_HOST=$DOCKER_HOST
@@ -544,6 +555,7 @@ export REGISTRY_OPEN=$REGISTRY_OPEN
 export REGISTRY_AUTH=$REGISTRY_AUTH
 export REGISTRY_AUTH_USER=$REGISTRY_AUTH_USER
 export REGISTRY_AUTH_PASSWORD=$REGISTRY_AUTH_PASSWORD"
+for entry in "${EXTRA_ENV[@]}"; do env_file_content+=$'\n'"export $entry"; done
 if [[ "$(cat .test-env 2>/dev/null)" != "$env_file_content" ]]; then
   printf '%s\n' "$env_file_content" >.test-env
 fi
