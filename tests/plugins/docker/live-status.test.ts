@@ -35,6 +35,13 @@ const stack = async () => (await s.api('GET', `/api/v1/stacks/${name}`)).body;
 const containers = async () => (await s.api('GET', `/api/v1/containers?stack=${name}`)).body as { name: string; service: string; state: string; status: string; health: string | null; id: string }[];
 const stateOf = async (svc: string) => (await stack()).services.find((x: any) => x.name === svc).containers[0];
 const engineCalls = () => proxy.requests.filter((r) => !/\/events\b/.test(r));
+/** waits until no engine call has been made for `ms` (the watcher's refreshes after an event are done) */
+async function quiet(ms: number): Promise<void> {
+  for (let seen = -1; seen !== engineCalls().length;) {
+    seen = engineCalls().length;
+    await new Promise((r) => setTimeout(r, ms));
+  }
+}
 
 before(async () => {
   engine = await startSecondEngine();
@@ -52,6 +59,7 @@ after(async () => {
 });
 
 test('while the events stream is followed, reading stacks, containers and the overview costs no engine call', async () => {
+  await quiet(300);
   proxy.requests.length = 0;
   for (let i = 0; i < 20; i++) {
     await Promise.all([
@@ -132,6 +140,8 @@ test('while the events stream is down, reads ask the engine instead of answering
   await until(() => followed(s), 5000, 'the events stream to be followed again');
   await engine.docker.getContainer(plain.id).start();
   await until(async () => (await stack()).status === 'running', 2000, 'the start to be seen', 20);
+  // the start event is followed by the watcher's own refresh of that container (refreshDelayMs): let it finish first
+  await quiet(300);
   proxy.requests.length = 0;
   await stack();
   assert.deepEqual(engineCalls(), [], 'answers come from memory again');
