@@ -8,6 +8,7 @@ import { OutboundRefused, type OutboundAddress, type OutboundApi } from './outbo
 
 export { Type, type Static, type TSchema, Problem, problem, type ProblemOptions, keyedLock, type KeyedLock, isWithin, realExisting };
 export { OutboundRefused, type OutboundAddress, type OutboundApi };
+export { Nullable, ActorSchema, JobStatusSchema, JobSchema, JobAcceptedSchema } from './schemas.ts';
 
 export type Role = 'viewer' | 'operator' | 'admin';
 export const roles: readonly Role[] = ['viewer', 'operator', 'admin'];
@@ -116,6 +117,10 @@ export interface RouteDef<P extends TSchema, Q extends TSchema, B extends TSchem
   query?: Q;
   body?: B;
   response?: R;
+  /** the media type of the success answer when it is not JSON (a streamed `text/plain`): `response` is then the schema of that text */
+  mediaType?: string;
+  /** the answers of further success statuses when they differ from `response` (202: the job, say) */
+  responses?: Readonly<Record<number, TSchema>>;
   /** success status (default 200). */
   status?: number;
   /** further success statuses the handler answers with reply() (202 for ?async=1, say); documented with the response schema. */
@@ -136,7 +141,8 @@ export interface RouteDef<P extends TSchema, Q extends TSchema, B extends TSchem
   activity?: string | false;
   /** the activity-log resource, with `{param}` placeholders: `stack:{name}` (default: the path with its params filled in). */
   resource?: string;
-  handler(req: RouteRequest<Static<P>, Static<Q>, Static<B>>): Promise<Static<R> | Reply | Page<unknown> | void>;
+  /** a `page` route returns a Page of its `response` items */
+  handler(req: RouteRequest<Static<P>, Static<Q>, Static<B>>): Promise<Static<R> | Reply | Page<Static<R>> | void>;
 }
 export type AnyRoute = RouteDef<TSchema, TSchema, TSchema, TSchema>;
 

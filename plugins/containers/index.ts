@@ -125,6 +125,7 @@ export default definePlugin({
     ctx.routes.add(defineRoute({
       method: 'GET', path: '/containers/:id/logs', scopes: ['containers:logs'], params: Id, errors: [403, 404, 503], description: refusals,
       summary: 'Read a container\'s logs as text/plain, stdout and stderr taken apart; follow=1 streams until the client leaves',
+      response: Type.String({ description: 'log lines' }), mediaType: 'text/plain',
       query: Type.Object({
         tail: Type.Optional(Type.String({ pattern: '^(all|[0-9]{1,7})$', default: 'all', description: 'the last N lines, or all' })),
         since: Type.Optional(Type.String({ maxLength: 40, pattern: '^([0-9]{1,12}(\\.[0-9]{1,9})?|[0-9]{4}-[0-9]{2}-[0-9]{2}([T ][0-9:.]+(Z|[+-][0-9]{2}:?[0-9]{2})?)?)$', description: 'unix seconds or an ISO 8601 date' })),
