@@ -1,12 +1,12 @@
 // The plugin SDK: the only module plugins import — how a plugin declares routes, jobs and scopes, and the context it is given.
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type { Readable } from 'node:stream';
-import { Problem, problem, type ProblemOptions } from './problem.ts';
+import { isProblem, Problem, problem, type ProblemOptions } from './problem.ts';
 import { keyedLock, type KeyedLock } from './keyed-lock.ts';
 import { isWithin, realExisting } from './paths.ts';
 import { OutboundRefused, type OutboundAddress, type OutboundApi } from './outbound.ts';
 
-export { Type, type Static, type TSchema, Problem, problem, type ProblemOptions, keyedLock, type KeyedLock, isWithin, realExisting };
+export { Type, type Static, type TSchema, isProblem, Problem, problem, type ProblemOptions, keyedLock, type KeyedLock, isWithin, realExisting };
 export { OutboundRefused, type OutboundAddress, type OutboundApi };
 export { Nullable, ActorSchema, JobStatusSchema, JobSchema, JobAcceptedSchema } from './schemas.ts';
 
