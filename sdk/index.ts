@@ -53,7 +53,7 @@ export interface HeldLock {
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-export interface RouteRequest<P, Q, B> {
+export interface RouteRequest<P, Q, B, Rev extends number | undefined = number | undefined> {
   params: P;
   query: Q;
   body: B;
@@ -65,7 +65,7 @@ export interface RouteRequest<P, Q, B> {
   baseUrl: string;
   requestId: string;
   /** the base revision of a `revision` route: from `If-Match: "N"` or body `revision`; 0 for `If-None-Match: *`. */
-  revision: number | undefined;
+  revision: Rev;
   /** paging of a `page` route: ?limit= (1…1000, default 100) and the opaque ?cursor=. */
   page: { limit: number; cursor: string | undefined };
   /** the raw request body of a `rawBody` route, or the upload of an `upload` route. */
@@ -99,7 +99,11 @@ export function isReply(value: unknown): value is Reply {
 /** One page of a `page` route: the kernel answers the items as a JSON array and announces `next` in a Link header. */
 export interface Page<T> { items: T[]; next?: string }
 
-export interface RouteDef<P extends TSchema, Q extends TSchema, B extends TSchema, R extends TSchema> {
+export type RevisionMode = 'required' | 'optional';
+/** the type of `req.revision`: a number on `revision: 'required'` routes (the kernel answers 428 before the handler otherwise) */
+export type RevisionOf<V> = V extends 'required' ? number : number | undefined;
+
+export interface RouteDef<P extends TSchema, Q extends TSchema, B extends TSchema, R extends TSchema, V extends RevisionMode | undefined = RevisionMode | undefined> {
   method: Method;
   /** path below the API base, with `:param` segments: `/stacks/:name/compose`. */
   path: string;
@@ -126,7 +130,7 @@ export interface RouteDef<P extends TSchema, Q extends TSchema, B extends TSchem
   /** further success statuses the handler answers with reply() (202 for ?async=1, say); documented with the response schema. */
   successes?: readonly number[];
   /** `required`: the write names its base revision (If-Match or body `revision`, 0 / `If-None-Match: *` creates); `optional`: it may. */
-  revision?: 'required' | 'optional';
+  revision?: V;
   /** the body is an upload (raw bytes, upload size limit), exempt from the rate limit. */
   upload?: boolean;
   /** keep the raw body bytes (signature checks); JSON is still parsed into `body`. */
@@ -142,13 +146,13 @@ export interface RouteDef<P extends TSchema, Q extends TSchema, B extends TSchem
   /** the activity-log resource, with `{param}` placeholders: `stack:{name}` (default: the path with its params filled in). */
   resource?: string;
   /** a `page` route returns a Page of its `response` items */
-  handler(req: RouteRequest<Static<P>, Static<Q>, Static<B>>): Promise<Static<R> | Reply | Page<Static<R>> | void>;
+  handler(req: RouteRequest<Static<P>, Static<Q>, Static<B>, RevisionOf<V>>): Promise<Static<R> | Reply | Page<Static<R>> | void>;
 }
 export type AnyRoute = RouteDef<TSchema, TSchema, TSchema, TSchema>;
 
-export function defineRoute<P extends TSchema = TSchema, Q extends TSchema = TSchema, B extends TSchema = TSchema, R extends TSchema = TSchema>(
-  route: RouteDef<P, Q, B, R>,
-): RouteDef<P, Q, B, R> {
+export function defineRoute<P extends TSchema = TSchema, Q extends TSchema = TSchema, B extends TSchema = TSchema, R extends TSchema = TSchema, V extends RevisionMode | undefined = undefined>(
+  route: RouteDef<P, Q, B, R, V>,
+): RouteDef<P, Q, B, R, V> {
   return Object.freeze({ ...route });
 }
 
@@ -322,9 +326,9 @@ export interface PluginContext<O = unknown> {
   readonly log: Logger;
   /** the APIs returned by the setup of the plugins named in `requires`. */
   readonly deps: Readonly<Record<string, unknown>>;
-  readonly routes: { add(route: AnyRoute | RouteDef<any, any, any, any>): void };
+  readonly routes: { add(route: AnyRoute | RouteDef<any, any, any, any, any>): void };
   /** routes under /api (outside /api/v1), for single-action tokens and signed receivers. */
-  readonly webhooks: { add(route: AnyRoute | RouteDef<any, any, any, any>): void };
+  readonly webhooks: { add(route: AnyRoute | RouteDef<any, any, any, any, any>): void };
   readonly scopes: { define(scopes: Record<string, ScopeDef>): void };
   readonly jobs: JobsApi;
   readonly schedule: {
