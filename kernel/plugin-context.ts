@@ -47,6 +47,16 @@ function validOptions(plugin: PluginDef, raw: Record<string, unknown> | undefine
   return Object.freeze(options);
 }
 
+/** what the kernel reads from the environment for itself: never handed to a plugin that did not name it */
+const kernelSecrets = /^(SECRET_KEY|DATABASE_URL.*|DOCKWRIGHT_CONFIG)$/;
+
+/** the environment a plugin sees: the names it declared, else (deprecated) everything but the kernel's secrets */
+function envOf(plugin: PluginDef, env: Readonly<Record<string, string | undefined>>, log: Logger): Readonly<Record<string, string | undefined>> {
+  if (plugin.env) return Object.freeze(Object.fromEntries(plugin.env.filter((name) => env[name] !== undefined).map((name) => [name, env[name]])));
+  log.debug({ plugin: plugin.name }, 'plugin declares no env: it sees the environment without the kernel secrets; declare env: [names] in definePlugin');
+  return Object.freeze(Object.fromEntries(Object.entries(env).filter(([name]) => !kernelSecrets.test(name))));
+}
+
 /** Runs one plugin's setup with a fresh context; afterwards every registration method refuses. Returns the plugin's API. */
 export async function setupPlugin(plugin: PluginDef, rawOptions: Record<string, unknown> | undefined, deps: Record<string, unknown>, k: KernelServices): Promise<unknown> {
   let open = true;
@@ -59,7 +69,7 @@ export async function setupPlugin(plugin: PluginDef, rawOptions: Record<string, 
   const ctx: PluginContext = Object.freeze({
     name: owner,
     options: validOptions(plugin, rawOptions),
-    env: k.env,
+    env: envOf(plugin, k.env, k.log),
     installationId: k.installationId,
     get dataDir() {
       mkdirSync(dataDir, { recursive: true });

@@ -3,7 +3,8 @@ import { createRequire } from 'node:module';
 import { existsSync } from 'node:fs';
 import { extname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { PluginDef } from '../sdk/index.ts';
+import semver from 'semver';
+import { sdkVersion, type PluginDef } from '../sdk/index.ts';
 import type { Config, PluginEntry } from './config.ts';
 
 export interface LoadedPlugin { def: PluginDef; entry: PluginEntry }
@@ -34,7 +35,20 @@ async function importPlugin(name: string, entry: PluginEntry, root: string): Pro
     throw new Error(`plugin "${name}" (${source}) must export a plugin (definePlugin({ name, version, setup })) as its default export`);
   }
   if (def.name !== name) throw new Error(`plugin configured as "${name}" calls itself "${def.name}"`);
+  checkSdk(def, entry);
   return def;
+}
+
+/** A plugin made for another SDK would fail in odd ways later: refuse it now, saying which versions meet. Packages must say which they support. */
+export function checkSdk(def: PluginDef, entry: PluginEntry): void {
+  if (def.sdk === undefined) {
+    if (entry.package) throw new Error(`plugin "${def.name}" (package ${entry.package}) does not say which SDK it supports: add sdk: '^${semver.major(sdkVersion)}' to its definePlugin({ … })`);
+    return;
+  }
+  if (typeof def.sdk !== 'string' || semver.validRange(def.sdk) === null) throw new Error(`plugin "${def.name}": sdk ${JSON.stringify(def.sdk)} is not a semver range (e.g. '^1')`);
+  if (!semver.satisfies(sdkVersion, def.sdk)) {
+    throw new Error(`plugin "${def.name}" ${def.version} supports the SDK ${def.sdk}, but this Dockwright provides SDK ${sdkVersion}: install a version of the plugin made for SDK ${semver.major(sdkVersion)}, or a Dockwright whose SDK it supports`);
+  }
 }
 
 /** Sorts so that every plugin comes after the plugins it requires; names the chain of a missing or disabled dependency, and the cycle. */

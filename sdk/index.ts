@@ -8,6 +8,7 @@ import { OutboundRefused, type OutboundAddress, type OutboundApi } from './outbo
 
 export { Type, type Static, type TSchema, isProblem, Problem, problem, type ProblemOptions, keyedLock, type KeyedLock, isWithin, realExisting };
 export { OutboundRefused, type OutboundAddress, type OutboundApi };
+export { sdkVersion } from './version.ts';
 export { Nullable, ActorSchema, JobStatusSchema, JobSchema, JobAcceptedSchema } from './schemas.ts';
 
 export type Role = 'viewer' | 'operator' | 'admin';
@@ -318,6 +319,7 @@ export interface ScopeDef { description: string; /** the least role that may hol
 export interface PluginContext<O = unknown> {
   readonly name: string;
   readonly options: O;
+  /** the environment variables the plugin declared in `env` */
   readonly env: Readonly<Record<string, string | undefined>>;
   /** this installation's id: one per database, shared by every instance serving it; marks what it owns outside the database (e.g. containers) */
   readonly installationId: string;
@@ -357,8 +359,15 @@ export interface PluginContext<O = unknown> {
 export interface PluginDef<Api = unknown, O extends TSchema = TSchema> {
   name: string;
   version: string;
+  /** the SDK versions this plugin works with, a semver range such as '^1'; the kernel refuses to load it under an SDK outside it */
+  sdk?: string;
   description?: string;
   requires?: readonly string[];
+  /**
+   * the environment variables this plugin reads: ctx.env holds exactly these. Without it ctx.env is the environment minus the
+   * kernel's own secrets (SECRET_KEY, DATABASE_URL…); that fallback is deprecated.
+   */
+  env?: readonly string[];
   options?: O;
   /** registers only; I/O belongs in onStart. Returns the plugin's API for the plugins that require it. */
   setup(ctx: PluginContext<Static<O>>): Api | Promise<Api>;

@@ -28,6 +28,7 @@ const Options = Type.Object({
 export default definePlugin({
   name: 'docker',
   version: '1.0.0',
+  env: ['DOCKER_HOST'],
   description: 'The Docker Engine runtime: API client, compose engine, engine health on the overview',
   options: Options,
   setup(ctx): DockerRuntime {
