@@ -44,9 +44,10 @@ for (const file of all.filter((f) => !f.endsWith('.ts'))) cpSync(file, join(out,
 
 // `dockwright/sdk` (package.json exports) is typed by declarations beside the built SDK; they import each other as .js, like the built files
 execFileSync(join(root, 'node_modules/.bin/tsc'), ['-p', join(root, 'tsconfig.sdk.json')], { cwd: root, stdio: 'inherit' });
-for (const file of files(join(out, 'sdk')).filter((f) => f.endsWith('.d.ts'))) {
+// (the test kit's types reach into the kernel's, so those are emitted too)
+for (const file of files(out).filter((f) => f.endsWith('.d.ts'))) {
   const text = readFileSync(file, 'utf8').replace(/(from '\.{1,2}\/[^']+)\.ts'/g, "$1.js'");
   // the SDK's types name Node's (streams, Buffer): @types/node comes with dockwright, so a plugin needs no typeRoots into it
-  writeFileSync(file, file.endsWith('index.d.ts') ? `/// <reference types="node" />\n${text}` : text);
+  writeFileSync(file, file === join(out, 'sdk/index.d.ts') ? `/// <reference types="node" />\n${text}` : text);
 }
 process.stdout.write(`dockwright: built ${sources.length} files into dist/ in ${Math.round(performance.now() - started)} ms\n`);

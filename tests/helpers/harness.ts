@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { boot, type Running } from '../../kernel/app.ts';
 import type { NameResolver } from '../../kernel/outbound.ts';
-import { checkContract, forgetContract } from './contract.ts';
+import { checkContract, forgetContract } from '../../sdk/testing/contract.ts';
 
 import type { Logger, Role } from '../../sdk/index.ts';
 
