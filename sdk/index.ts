@@ -153,7 +153,8 @@ export type AnyRoute = RouteDef<TSchema, TSchema, TSchema, TSchema>;
 
 export function defineRoute<P extends TSchema = TSchema, Q extends TSchema = TSchema, B extends TSchema = TSchema, R extends TSchema = TSchema, V extends RevisionMode | undefined = undefined>(
   route: RouteDef<P, Q, B, R, V>,
-): RouteDef<P, Q, B, R, V> {
+  // NoInfer: where the route is passed on (ctx.routes.add), that target's `any` must not win over the route's own revision mode
+): RouteDef<P, Q, B, R, NoInfer<V>> {
   return Object.freeze({ ...route });
 }
 
