@@ -8,6 +8,7 @@ import type {
 import type { ScopeCatalogue } from './auth/scopes.ts';
 import type { MigrationSet } from './db/migrate.ts';
 import { migrationDir } from './db/migrate.ts';
+import { requiredNames } from '../sdk/index.ts';
 import { compileCoercing } from './http/validate.ts';
 import type { RouteTable } from './http/routes.ts';
 import type { JobRunner } from './jobs/runner.ts';
@@ -76,7 +77,7 @@ export async function setupPlugin(plugin: PluginDef, rawOptions: Record<string, 
       return dataDir;
     },
     log: k.log.child({ plugin: owner }),
-    deps: Object.freeze(Object.fromEntries((plugin.requires ?? []).map((name) => [name, deps[name]]))),
+    deps: Object.freeze(Object.fromEntries(requiredNames(plugin.requires).map((name) => [name, deps[name]]))),
     routes: Object.freeze({ add: registering('routes.add', (route: unknown) => k.table.add(owner, 'api', route as never)) }),
     webhooks: Object.freeze({ add: registering('webhooks.add', (route: unknown) => k.table.add(owner, 'webhook', route as never)) }),
     scopes: Object.freeze({ define: registering('scopes.define', (defs: Record<string, ScopeDef>) => k.scopes.define(owner, defs)) }),

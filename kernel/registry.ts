@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { extname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import semver from 'semver';
-import { sdkVersion, type PluginDef } from '../sdk/index.ts';
+import { requiredNames, sdkVersion, type PluginDef } from '../sdk/index.ts';
 import type { Config, PluginEntry } from './config.ts';
 
 export interface LoadedPlugin { def: PluginDef; entry: PluginEntry }
@@ -61,7 +61,7 @@ export function orderPlugins(plugins: readonly LoadedPlugin[], configured: Confi
     if (state.get(name) === 'done') return;
     if (state.get(name) === 'visiting') throw new Error(`plugins require each other in a cycle: ${[...chain.slice(chain.indexOf(name)), name].join(' → ')}`);
     state.set(name, 'visiting');
-    for (const dep of p.def.requires ?? []) {
+    for (const dep of requiredNames(p.def.requires)) {
       const target = byName.get(dep);
       if (!target) {
         const why = configured[dep]?.enabled === false ? 'which is disabled in config' : 'which is not enabled in config';

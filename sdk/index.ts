@@ -317,7 +317,35 @@ export interface VisibilityRule {
 
 export interface ScopeDef { description: string; /** the least role that may hold it */ role: Role }
 
-export interface PluginContext<O = unknown> {
+// ---------------------------------------------------------------- typed dependencies
+
+declare const apiType: unique symbol;
+/**
+ * A typed reference to a plugin: its name, and (in types only) the API its setup returns. A plugin publishes one in its
+ * `api.ts`; a plugin that names it in `requires` gets `ctx.deps.<name>` typed as that API.
+ */
+export interface PluginRef<Name extends string = string, Api = unknown> {
+  readonly name: Name;
+  readonly [apiType]?: Api;
+}
+/** `export const stacks: PluginRef<'stacks', StacksApi> = pluginRef('stacks');` */
+export function pluginRef<Name extends string, Api>(name: Name): PluginRef<Name, Api> {
+  return Object.freeze({ name });
+}
+
+/** what `requires` lists: plugin names (untyped, as before), typed references, or plugin definitions */
+export type Requirement = string | PluginRef | { readonly name: string; setup(ctx: never): unknown };
+type ApiOf<R> = R extends PluginRef<string, infer A> ? A : R extends { setup(ctx: never): infer A } ? Awaited<A> : unknown;
+type NameOf<R> = R extends string ? R : R extends { readonly name: infer N extends string } ? N : never;
+/** `ctx.deps`: each required plugin's API under its name, typed when it was required by reference or definition */
+export type DepsOf<Req extends readonly Requirement[]> = Readonly<Record<string, unknown>> & { readonly [R in Req[number] as NameOf<R>]: ApiOf<R> };
+
+/** the names of what a plugin requires */
+export function requiredNames(requires: readonly Requirement[] | undefined): string[] {
+  return (requires ?? []).map((r) => (typeof r === 'string' ? r : r.name));
+}
+
+export interface PluginContext<O = unknown, D = Readonly<Record<string, unknown>>> {
   readonly name: string;
   readonly options: O;
   /** the environment variables the plugin declared in `env` */
@@ -327,8 +355,8 @@ export interface PluginContext<O = unknown> {
   /** this plugin's own folder under DATA_DIR (created on demand). */
   readonly dataDir: string;
   readonly log: Logger;
-  /** the APIs returned by the setup of the plugins named in `requires`. */
-  readonly deps: Readonly<Record<string, unknown>>;
+  /** the APIs returned by the setup of the plugins named in `requires` (typed for references and definitions). */
+  readonly deps: D;
   readonly routes: { add(route: AnyRoute | RouteDef<any, any, any, any, any>): void };
   /** routes under /api (outside /api/v1), for single-action tokens and signed receivers. */
   readonly webhooks: { add(route: AnyRoute | RouteDef<any, any, any, any, any>): void };
@@ -357,13 +385,14 @@ export interface PluginContext<O = unknown> {
   onStop(fn: () => Promise<void> | void): void;
 }
 
-export interface PluginDef<Api = unknown, O extends TSchema = TSchema> {
-  name: string;
+export interface PluginDef<Api = unknown, O extends TSchema = TSchema, Req extends readonly Requirement[] = readonly Requirement[], Name extends string = string> {
+  name: Name;
   version: string;
   /** the SDK versions this plugin works with, a semver range such as '^1'; the kernel refuses to load it under an SDK outside it */
   sdk?: string;
   description?: string;
-  requires?: readonly string[];
+  /** the plugins whose API this one uses, loaded before it: names, or typed references (`plugins/<name>/api.ts`) for a typed ctx.deps */
+  requires?: Req;
   /**
    * the environment variables this plugin reads: ctx.env holds exactly these. Without it ctx.env is the environment minus the
    * kernel's own secrets (SECRET_KEY, DATABASE_URL…); that fallback is deprecated.
@@ -371,8 +400,10 @@ export interface PluginDef<Api = unknown, O extends TSchema = TSchema> {
   env?: readonly string[];
   options?: O;
   /** registers only; I/O belongs in onStart. Returns the plugin's API for the plugins that require it. */
-  setup(ctx: PluginContext<Static<O>>): Api | Promise<Api>;
+  setup(ctx: PluginContext<Static<O>, DepsOf<Req>>): Api | Promise<Api>;
 }
-export function definePlugin<Api, O extends TSchema = TSchema>(plugin: PluginDef<Api, O>): PluginDef<Api, O> {
+export function definePlugin<Api, O extends TSchema = TSchema, const Req extends readonly Requirement[] = [], const Name extends string = string>(
+  plugin: PluginDef<Api, O, Req, Name>,
+): PluginDef<Api, O, Req, Name> {
   return Object.freeze({ ...plugin });
 }

@@ -1,7 +1,7 @@
 // The containers plugin: list containers, start/stop/restart them and read their logs, over the docker plugin's client.
 import type Dockerode from 'dockerode';
 import { definePlugin, defineRoute, Problem, problem, streamReply, Type, type Principal } from '../../sdk/index.ts';
-import type { DockerRuntime } from '../docker/types.ts';
+import { dockerPlugin } from '../docker/api.ts';
 import { logsStream, parseSince } from './logs.ts';
 import { ContainerSchema, toView, type ContainerView } from './view.ts';
 
@@ -17,9 +17,9 @@ export default definePlugin({
   name: 'containers',
   version: '1.0.0',
   description: 'Containers: list, start, stop, restart, logs',
-  requires: ['docker'],
+  requires: [dockerPlugin],
   setup(ctx) {
-    const runtime = ctx.deps.docker as DockerRuntime;
+    const runtime = ctx.deps.docker;
     const docker: Dockerode = runtime.docker;
 
     ctx.scopes.define({

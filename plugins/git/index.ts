@@ -1,6 +1,6 @@
 // The git plugin: a stack's source from a git repository or an uploaded archive, pin/unpin, polling and the push receiver.
 import { definePlugin, keyedLock, Type } from '../../sdk/index.ts';
-import type { StacksApi } from '../stacks/index.ts';
+import { stacksPlugin } from '../stacks/api.ts';
 import { createGit } from './git.ts';
 import { pushReceiver } from './push.ts';
 import { sourceRoutes } from './routes.ts';
@@ -22,11 +22,11 @@ const Options = Type.Object({
 export default definePlugin({
   name: 'git',
   version: '1.0.0',
-  requires: ['stacks'],
+  requires: [stacksPlugin],
   options: Options,
   setup(ctx) {
     const options = ctx.options;
-    const stacks = ctx.deps.stacks as StacksApi;
+    const stacks = ctx.deps.stacks;
     ctx.migrations.from(new URL('./migrations', import.meta.url));
 
     const store = createStore(ctx.db, options.keepDeliveries);

@@ -2,7 +2,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { root } from '../helpers/harness.ts';
@@ -33,6 +33,9 @@ test('the notes example: packed, installed by package name, loaded by config, it
   // dist/ is already built (the test command builds before testing); rebuilding it here would pull it from under parallel tests
   const dockwright = await pack(root, '--ignore-scripts');
   const app = join(scratch, 'app');
+  // the author's own project (without a package.json of its own, dockwright/… would name the worktree's package itself)
+  mkdirSync(app);
+  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'notes-author', private: true, type: 'module' }));
   const installed = await install(dockwright, join(app, 'node_modules'), 'dockwright');
   const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8'));
   assert.deepEqual(Object.keys(manifest.exports).sort(), ['./package.json', './sdk', './sdk/testing']);

@@ -47,7 +47,7 @@ test("a plugin with its own copy of the SDK: its problem(404) is a 404, its repl
 export default definePlugin({ name: 'copy', version: '1.0.0', sdk: '^1', env: ['DW_COPY_VISIBLE', 'DATABASE_URL_NOT_SET'], setup(ctx) {
   ctx.scopes.define({ 'copy:read': { description: 'read', role: 'viewer' } });
   const Env = Type.Object({ names: Type.Array(Type.String()) });
-  ctx.routes.add(defineRoute({ method: 'GET', path: '/copy/missing', scopes: ['copy:read'], summary: 'x', response: Env, handler: async () => { throw problem(404, 'no such thing'); } }));
+  ctx.routes.add(defineRoute({ method: 'GET', path: '/copy/missing', scopes: ['copy:read'], summary: 'x', response: Env, errors: [404], handler: async () => { throw problem(404, 'no such thing'); } }));
   ctx.routes.add(defineRoute({ method: 'GET', path: '/copy/env', scopes: ['copy:read'], summary: 'x', response: Env, successes: [203], handler: async () => reply(203, { names: Object.keys(ctx.env) }) }));
   return {};
 } });`, true);

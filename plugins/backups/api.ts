@@ -1,0 +1,14 @@
+// The backups plugin's public API: what a plugin that requires it gets as ctx.deps.backups.
+import { pluginRef, type PluginRef } from '../../sdk/index.ts';
+import type { BackupTarget } from './targets.ts';
+
+export type { BackupTarget, Prepared, Source, TargetIo } from './targets.ts';
+
+/** what other plugins may do with backups */
+export interface BackupsApi {
+  /** a new kind of thing to back up, selected by `targets.<key>` in a definition (the sites plugin registers `sites`) */
+  addTarget(target: BackupTarget): void;
+}
+
+/** `requires: [backupsPlugin]` types ctx.deps.backups */
+export const backupsPlugin: PluginRef<'backups', BackupsApi> = pluginRef('backups');
