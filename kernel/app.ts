@@ -105,7 +105,7 @@ export async function assemble(opts: BootOptions): Promise<Assembled> {
       db, databaseUrl: db.url, log, env: Object.freeze({ ...env }), dataDir: config.dataDir, installationId: installation.id, table: new RouteTable(), scopes, jobs,
       scheduler: new Scheduler(db, log.child({ part: 'scheduler' })),
       revisions: createRevisions(db), activity, actionTokens: createActionTokens(db, secrets), secrets,
-      events: createEvents(log), outbound, migrations: [],
+      events: createEvents(log), outbound, migrations: [], extensions: new Map(),
       contributors: [], visibility: new Visibility(), locks: { try: (name) => db.tryLock(name) }, starters: [], stoppers: [],
     };
     const apis: Record<string, unknown> = {};

@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TSchema } from '@sinclair/typebox';
 import type {
-  ActionTokensApi, ActivityApi, Db, EventsApi, HeldLock, Logger, OutboundApi, OverviewContributor, PluginContext, PluginDef, RevisionsApi, ScopeDef, SecretsApi, VisibilityRule,
+  ActionTokensApi, ActivityApi, Db, EventsApi, ExtensionPoint, HeldLock, Logger, OutboundApi, OverviewContributor, PluginContext, PluginDef, RevisionsApi, ScopeDef, SecretsApi, VisibilityRule,
 } from '../sdk/index.ts';
 import type { ScopeCatalogue } from './auth/scopes.ts';
 import type { MigrationSet } from './db/migrate.ts';
@@ -36,6 +36,8 @@ export interface KernelServices {
   contributors: { owner: string; contributor: OverviewContributor }[];
   visibility: Visibility;
   locks: { try(name: string): Promise<HeldLock | null> };
+  /** contributions to extension points, by `<owner>.<name>` */
+  extensions: Map<string, unknown[]>;
   starters: { owner: string; fn: () => Promise<void> | void }[];
   stoppers: { owner: string; fn: () => Promise<void> | void }[];
 }
@@ -106,6 +108,16 @@ export async function setupPlugin(plugin: PluginDef, rawOptions: Record<string, 
     secrets: k.secrets,
     events: k.events,
     outbound: k.outbound,
+    extensions: Object.freeze({
+      add: registering('extensions.add', (point: ExtensionPoint<unknown>, value: unknown) => {
+        if (point.owner !== owner && !requiredNames(plugin.requires).includes(point.owner)) {
+          throw new Error(`plugin "${owner}": the extension point ${point.owner}.${point.name} belongs to "${point.owner}", which "${owner}" does not require`);
+        }
+        const key = `${point.owner}.${point.name}`;
+        k.extensions.set(key, [...(k.extensions.get(key) ?? []), value]);
+      }),
+      of: <T>(point: ExtensionPoint<T>) => (k.extensions.get(`${point.owner}.${point.name}`) ?? []) as readonly T[],
+    }),
     overview: Object.freeze({ add: registering('overview.add', (contributor: OverviewContributor) => k.contributors.push({ owner, contributor })) }),
     visibility: Object.freeze({ add: registering('visibility.add', (rule: VisibilityRule) => k.visibility.add(owner, rule)) }),
     locks: Object.freeze({ try: (name: string) => k.locks.try(`${owner}:${name}`) }),

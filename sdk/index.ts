@@ -345,6 +345,29 @@ export function requiredNames(requires: readonly Requirement[] | undefined): str
   return (requires ?? []).map((r) => (typeof r === 'string' ? r : r.name));
 }
 
+// ---------------------------------------------------------------- extension points
+
+declare const contributionType: unique symbol;
+/**
+ * A named place where other plugins plug something in (a stack source, a platform rule, a backup target). Its owner
+ * declares it in its api.ts; a plugin that requires the owner contributes with ctx.extensions.add during setup.
+ */
+export interface ExtensionPoint<T> {
+  readonly owner: string;
+  readonly name: string;
+  readonly [contributionType]?: T;
+}
+export function extensionPoint<T>(owner: string, name: string): ExtensionPoint<T> {
+  return Object.freeze({ owner, name });
+}
+
+export interface ExtensionsApi {
+  /** plugs `value` into `point` (during setup only); the point's owner must be this plugin or one it requires */
+  add<T>(point: ExtensionPoint<T>, value: T): void;
+  /** what was plugged into `point`: complete once every plugin is set up, so read it when used or in onStart */
+  of<T>(point: ExtensionPoint<T>): readonly T[];
+}
+
 export interface PluginContext<O = unknown, D = Readonly<Record<string, unknown>>> {
   readonly name: string;
   readonly options: O;
@@ -377,6 +400,7 @@ export interface PluginContext<O = unknown, D = Readonly<Record<string, unknown>
   readonly events: EventsApi;
   /** the outbound-address policy: every connection made for a user goes to an address it checked (see sdk/outbound.ts) */
   readonly outbound: OutboundApi;
+  readonly extensions: ExtensionsApi;
   readonly overview: { add(contributor: OverviewContributor): void };
   readonly visibility: { add(rule: VisibilityRule): void };
   /** one holder across all instances sharing the database (e.g. the one instance that runs the edge); null while another holds it */

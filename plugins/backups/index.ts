@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { defineJob, definePlugin, keyedLock, Type, type Actor, type AttentionItem } from '../../sdk/index.ts';
 import { dockerPlugin } from '../docker/api.ts';
 import { stacksPlugin } from '../stacks/api.ts';
-import type { BackupsApi } from './api.ts';
+import { backupTargets, type BackupsApi } from './api.ts';
 import { databaseTarget } from './database-target.ts';
 import { runRestore, type RestoreDeps } from './restore.ts';
 import { backupRoutes, resourceOf } from './routes.ts';
@@ -54,6 +54,7 @@ export default definePlugin({
     };
     addTarget(stacksTarget({ runtime, stacks, stopSeconds: o.stopTimeoutSeconds }));
     addTarget(databaseTarget({ databaseUrl: ctx.databaseUrl, pgDump: o.pgDump }));
+    ctx.onStart(() => ctx.extensions.of(backupTargets).forEach(addTarget));
 
     const read = { resticBin: o.restic, cacheDir: join(dataDir, 'cache') };
     const runDeps: RunDeps = {

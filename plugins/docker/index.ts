@@ -1,5 +1,6 @@
 // The docker plugin: the runtime provider (Engine API client, compose engine, live container table) other plugins require, its overview part and its start-up reconcile.
 import { definePlugin, Type, type AttentionItem } from '../../sdk/index.ts';
+import { accessGuards, registryAuths } from './api.ts';
 import type { ContainerInfo } from 'dockerode';
 import { createClient, endpointOf } from './client.ts';
 import { bareName, label } from './labels.ts';
@@ -83,6 +84,13 @@ export default definePlugin({
     });
 
     // taken in setup, before the job runner starts: what queued deploys create from now on is never "left over"
+    // what the plugins that require docker plugged in is complete once all are set up (setAccessGuard/setRegistryAuth still work)
+    ctx.onStart(() => {
+      const [guard] = ctx.extensions.of(accessGuards);
+      if (guard) runtime.setAccessGuard(guard);
+      const [auth] = ctx.extensions.of(registryAuths);
+      if (auth) runtime.setRegistryAuth(auth);
+    });
     const bootedAt = Math.floor(Date.now() / 1000);
     let reconciling: Promise<void> | undefined;
     ctx.onStart(() => {

@@ -1,8 +1,8 @@
 // The stacks plugin: compose stacks with variables, settings, revisions, deploy/stop/pull jobs, access lists, autoupdate and the deploy webhook.
 import { definePlugin, problem, Type, type AttentionItem, type Principal } from '../../sdk/index.ts';
-import { dockerPlugin } from '../docker/api.ts';
+import { accessGuards, dockerPlugin } from '../docker/api.ts';
 import { assertAccess, canSee, stackRole } from './access.ts';
-import type { StacksApi } from './api.ts';
+import { platformRules, stackSources, stackTemplates, type StacksApi } from './api.ts';
 import { createCore, deployKind, pushKind, resourceOf } from './core.ts';
 import { StackName, stackRoutes } from './routes.ts';
 import { builtInRules, dockerDefaultCapabilities, safeNetworkOptions, safeSecurityOptions, safeSysctls } from './rules.ts';
@@ -69,7 +69,16 @@ export default definePlugin({
         return role === 'unlimited' || (role !== null && (!act || role !== 'viewer'));
       }));
     };
-    runtime.setAccessGuard((principal, projects, need) => allowed(principal, projects, need === 'deploy'));
+    ctx.extensions.add(accessGuards, (principal, projects, need) => allowed(principal, projects, need === 'deploy'));
+    // what other plugins plugged in, complete once all are set up (the add* setters of the API still work)
+    ctx.onStart(() => {
+      rules.push(...ctx.extensions.of(platformRules));
+      for (const template of ctx.extensions.of(stackTemplates)) templates.add(template);
+      for (const { source, describe: describeFn } of ctx.extensions.of(stackSources)) {
+        core.sources.push(source);
+        if (describeFn) describers.push(describeFn);
+      }
+    });
     ctx.visibility.add({ prefix: 'stack:', visible: (principal, names, need) => allowed(principal, names, need === 'act') });
 
     ctx.schedule.cron('autoupdate', options.autoupdateCron, async () => {

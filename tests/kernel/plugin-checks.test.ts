@@ -76,3 +76,25 @@ export default definePlugin({ name: 'bare', version: '1.0.0', setup(ctx) {
     await s.close();
   }
 });
+
+test('typed dependencies: a required reference types ctx.deps and opens its extension points; an unrequired owner is refused', async () => {
+  const api = join(root, 'plugins/stacks/api.ts');
+  const path = plugin('sourcey', (sdk) => `import { definePlugin } from '${sdk}';
+import { stackSources, stacksPlugin } from '${api}';
+export default definePlugin({ name: 'sourcey', version: '1.0.0', requires: [stacksPlugin], setup(ctx) {
+  const schema = ctx.deps.stacks.nameSchema;
+  ctx.extensions.add(stackSources, { source: { hasSource: async () => false, prepare: async () => { throw new Error('none'); } } as never });
+  return { pattern: schema.pattern };
+} });`);
+  const s = await startServer({ plugins: { docker: { options: { socketPath: '/nonexistent/dockwright/docker.sock', reconcile: false } }, stacks: {}, sourcey: { path } } });
+  try {
+    assert.deepEqual(s.app.apis.sourcey, { pattern: '^[a-z0-9][a-z0-9-]{0,62}$' });
+  } finally {
+    await s.close();
+  }
+  const stray = plugin('stray', (sdk) => `import { definePlugin } from '${sdk}';
+import { platformRules } from '${api}';
+export default definePlugin({ name: 'stray', version: '1.0.0', setup(ctx) { ctx.extensions.add(platformRules, {} as never); return {}; } });`);
+  await assert.rejects(startServer({ plugins: { stray: { path: stray } } }),
+    /plugin "stray": the extension point stacks\.rules belongs to "stacks", which "stray" does not require/);
+});
