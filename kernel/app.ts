@@ -109,7 +109,10 @@ export async function assemble(opts: BootOptions): Promise<Assembled> {
       contributors: [], visibility: new Visibility(), locks: { try: (name) => db.tryLock(name) }, starters: [], stoppers: [],
     };
     const apis: Record<string, unknown> = {};
-    for (const { def, entry } of loaded) apis[def.name] = await setupPlugin(def, entry.options, apis, services);
+    for (const { def, entry } of loaded) {
+      const thirdParty = entry.package !== undefined || entry.path !== undefined;
+      apis[def.name] = await setupPlugin(def, entry.options, apis, services, thirdParty ? `${def.name.replace(/-/g, '_')}_` : undefined);
+    }
     refuseUndeclaredScopes(services.table, scopes);
     await migrate(db, services.migrations, log);
     return {

@@ -61,7 +61,8 @@ function envOf(plugin: PluginDef, env: Readonly<Record<string, string | undefine
 }
 
 /** Runs one plugin's setup with a fresh context; afterwards every registration method refuses. Returns the plugin's API. */
-export async function setupPlugin(plugin: PluginDef, rawOptions: Record<string, unknown> | undefined, deps: Record<string, unknown>, k: KernelServices): Promise<unknown> {
+/** `tablePrefix`: what a third-party plugin's tables must be named with (built-in plugins keep their historical names) */
+export async function setupPlugin(plugin: PluginDef, rawOptions: Record<string, unknown> | undefined, deps: Record<string, unknown>, k: KernelServices, tablePrefix?: string): Promise<unknown> {
   let open = true;
   const owner = plugin.name;
   const registering = <A extends unknown[]>(what: string, fn: (...args: A) => void) => (...args: A): void => {
@@ -99,7 +100,7 @@ export async function setupPlugin(plugin: PluginDef, rawOptions: Record<string, 
       every: registering('schedule.every', (name: string, ms: number, run: () => Promise<void>) => k.scheduler.every(`${owner}.${name}`, ms, run)),
       cron: registering('schedule.cron', (name: string, expr: string, run: () => Promise<void>) => k.scheduler.cron(`${owner}.${name}`, expr, run)),
     }),
-    migrations: Object.freeze({ from: registering('migrations.from', (dir: string | URL) => k.migrations.push({ owner, dir: migrationDir(dir) })) }),
+    migrations: Object.freeze({ from: registering('migrations.from', (dir: string | URL) => k.migrations.push({ owner, dir: migrationDir(dir), prefix: tablePrefix })) }),
     db: k.db,
     databaseUrl: k.databaseUrl,
     revisions: k.revisions,

@@ -98,3 +98,11 @@ export default definePlugin({ name: 'stray', version: '1.0.0', setup(ctx) { ctx.
   await assert.rejects(startServer({ plugins: { stray: { path: stray } } }),
     /plugin "stray": the extension point stacks\.rules belongs to "stacks", which "stray" does not require/);
 });
+
+test("a third-party plugin's tables must carry its name as prefix", async () => {
+  const path = plugin('sprawl', (sdk) => `import { definePlugin } from '${sdk}';
+export default definePlugin({ name: 'sprawl', version: '1.0.0', setup(ctx) { ctx.migrations.from(new URL('./migrations', import.meta.url)); return {}; } });`);
+  mkdirSync(join(path, 'migrations'));
+  writeFileSync(join(path, 'migrations/1800000000000_sprawl.sql'), '-- Up Migration\nCREATE TABLE sprawl_items (id serial PRIMARY KEY);\nCREATE TABLE jobs_shadow (id int);\n');
+  await assert.rejects(startServer({ plugins: { sprawl: { path } } }), /plugin "sprawl": its migrations created jobs_shadow outside its table prefix "sprawl_"/);
+});
