@@ -59,7 +59,7 @@ export async function migrate(db: Database, sets: readonly MigrationSet[], log: 
       });
       if (applied.length) log.info({ owner: set.owner, migrations: applied.map((m) => m.name) }, 'migrations applied');
       if (before) {
-        const outside = [...(await relations(client))].filter((name) => !before.has(name) && !name.startsWith(set.prefix!) && name !== tableOf(set));
+        const outside = [...(await relations(client))].filter((name) => !before.has(name) && !name.startsWith(set.prefix!) && !name.startsWith(tableOf(set)));
         if (outside.length) throw new Error(`plugin "${set.owner}": its migrations created ${outside.join(', ')} outside its table prefix "${set.prefix}"; name its tables ${set.prefix}…`);
       }
     }
