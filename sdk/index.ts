@@ -328,7 +328,7 @@ export interface PluginRef<Name extends string = string, Api = unknown> {
   readonly name: Name;
   readonly [apiType]?: Api;
 }
-/** `export const stacks: PluginRef<'stacks', StacksApi> = pluginRef('stacks');` */
+/** `export const stacksPlugin: PluginRef<'stacks', StacksApi> = pluginRef('stacks');` (in the plugin's api.ts) */
 export function pluginRef<Name extends string, Api>(name: Name): PluginRef<Name, Api> {
   return Object.freeze({ name });
 }
