@@ -35,19 +35,20 @@ async function importPlugin(name: string, entry: PluginEntry, root: string): Pro
     throw new Error(`plugin "${name}" (${source}) must export a plugin (definePlugin({ name, version, setup })) as its default export`);
   }
   if (def.name !== name) throw new Error(`plugin configured as "${name}" calls itself "${def.name}"`);
-  checkSdk(def, entry);
+  checkSdk(def);
   return def;
 }
 
-/** A plugin made for another SDK would fail in odd ways later: refuse it now, saying which versions meet. Packages must say which they support. */
-export function checkSdk(def: PluginDef, entry: PluginEntry): void {
-  if (def.sdk === undefined) {
-    if (entry.package) throw new Error(`plugin "${def.name}" (package ${entry.package}) does not say which SDK it supports: add sdk: '^${semver.major(sdkVersion)}' to its definePlugin({ … })`);
-    return;
-  }
-  if (typeof def.sdk !== 'string' || semver.validRange(def.sdk) === null) throw new Error(`plugin "${def.name}": sdk ${JSON.stringify(def.sdk)} is not a semver range (e.g. '^1')`);
-  if (!semver.satisfies(sdkVersion, def.sdk)) {
-    throw new Error(`plugin "${def.name}" ${def.version} supports the SDK ${def.sdk}, but this Dockwright provides SDK ${sdkVersion}: install a version of the plugin made for SDK ${semver.major(sdkVersion)}, or a Dockwright whose SDK it supports`);
+/** plugins written before they could declare a range were written for SDK 1 */
+const undeclaredRange = '^1';
+
+/** A plugin made for another SDK would fail in odd ways later: refuse it now, saying which versions meet. */
+export function checkSdk(def: PluginDef): void {
+  const range = def.sdk ?? undeclaredRange;
+  if (typeof range !== 'string' || semver.validRange(range) === null) throw new Error(`plugin "${def.name}": sdk ${JSON.stringify(range)} is not a semver range (e.g. '^1')`);
+  if (!semver.satisfies(sdkVersion, range)) {
+    const declared = def.sdk === undefined ? `declares no sdk range, so it is taken for SDK ${undeclaredRange}` : `supports the SDK ${range}`;
+    throw new Error(`plugin "${def.name}" ${def.version} ${declared}, but this Dockwright provides SDK ${sdkVersion}: install a version of the plugin made for SDK ${semver.major(sdkVersion)}, or a Dockwright whose SDK it supports`);
   }
 }
 
