@@ -4,17 +4,23 @@ import addFormatsModule from 'ajv-formats';
 
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => void;
 
-interface Operation { template: string; pattern: RegExp; params: number; responses: Record<string, { content?: Record<string, unknown> }> }
-interface Contract { ajv: Ajv; operations: Map<string, Operation[]>; validators: Map<string, ValidateFunction> }
+interface Operation { template: string; pattern: RegExp; params: number; responses: Record<string, { content?: Record<string, { schema?: unknown }> }> }
+interface Contract { ajv: Ajv; components: Record<string, unknown>; operations: Map<string, Operation[]>; validators: Map<string, ValidateFunction> }
 
 const contracts = new Map<string, Promise<Contract | null>>();
 
-const pointer = (...parts: string[]) => parts.map((p) => p.replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
+/** the schema with the document's component references replaced by the components: a small schema compiles in a few ms */
+function inline(schema: unknown, components: Record<string, unknown>): unknown {
+  if (Array.isArray(schema)) return schema.map((s) => inline(s, components));
+  if (!schema || typeof schema !== 'object') return schema;
+  const ref = (schema as { $ref?: unknown }).$ref;
+  if (typeof ref === 'string' && ref.startsWith('#/components/schemas/')) return inline(components[ref.slice('#/components/schemas/'.length)], components);
+  return Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, inline(v, components)]));
+}
 
-function contractOf(doc: { paths: Record<string, Record<string, { responses: Operation['responses'] }>> }): Contract {
+function contractOf(doc: { paths: Record<string, Record<string, { responses: Operation['responses'] }>>; components?: { schemas?: Record<string, unknown> } }): Contract {
   const ajv = new Ajv({ allErrors: true, strict: false, validateSchema: false });
   addFormats(ajv);
-  ajv.addSchema(doc, 'openapi');
   const operations = new Map<string, Operation[]>();
   for (const [template, ops] of Object.entries(doc.paths)) {
     const pattern = new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`);
@@ -27,7 +33,7 @@ function contractOf(doc: { paths: Record<string, Record<string, { responses: Ope
   }
   // a literal segment wins over a parameter (/stacks/x/revisions before /stacks/{name}/{…})
   for (const list of operations.values()) list.sort((a, b) => a.params - b.params);
-  return { ajv, operations, validators: new Map() };
+  return { ajv, components: doc.components?.schemas ?? {}, operations, validators: new Map() };
 }
 
 /** the document of the server at base, fetched once; null when the server serves none (not a Dockwright kernel) */
@@ -38,6 +44,11 @@ function contractAt(base: string): Promise<Contract | null> {
     contracts.set(base, found);
   }
   return found;
+}
+
+/** fetches the document of a server that just started, so its first checked answer does not wait for it */
+export async function prepareContract(base: string): Promise<void> {
+  await contractAt(base);
 }
 
 /** forgets the document of a server that stopped (its port may serve another kernel later) */
@@ -63,11 +74,11 @@ export async function checkContract(base: string, method: string, path: string, 
   const declared = Object.keys(documented.content);
   if (!declared.includes(media)) throw new Error(`contract: ${where} as ${media || 'no content type'}, documented as ${declared.join(', ')}`);
   if (!media.includes('json')) return;
-  const ref = `openapi#/${pointer('paths', op.template, method.toLowerCase(), 'responses', String(answer.status), 'content', media, 'schema')}`;
-  let validate = contract.validators.get(ref);
+  const key = `${method} ${op.template} ${answer.status} ${media}`;
+  let validate = contract.validators.get(key);
   if (!validate) {
-    validate = contract.ajv.compile({ $ref: ref });
-    contract.validators.set(ref, validate);
+    validate = contract.ajv.compile(inline(documented.content[media].schema ?? {}, contract.components) as object);
+    contract.validators.set(key, validate);
   }
   if (!validate(answer.body)) {
     const errors = (validate.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || '/'} ${e.message}${e.params && 'additionalProperty' in e.params ? ` (${String(e.params.additionalProperty)})` : ''}`);

@@ -11,7 +11,7 @@ import { boot, type Running } from '../../kernel/app.ts';
 import { embeddedPaths, startEmbedded } from '../../kernel/db/embedded.ts';
 import type { RouteDef, Role } from '../index.ts';
 import { sdkVersion } from '../version.ts';
-import { checkContract, forgetContract } from './contract.ts';
+import { checkContract, forgetContract, prepareContract } from './contract.ts';
 
 export { checkContract } from './contract.ts';
 
@@ -147,6 +147,7 @@ export async function startTestKernel(opts: TestKernelOptions): Promise<TestKern
     return (await kernel.tokens.create({ user: name, name: 'test-kit', scopes: [...scopes] })).token;
   };
   const admin = await token(['*'], 'admin');
+  await prepareContract(kernel.url);
   const request = async <T>(method: string, path: string, o: RequestOptions = {}): Promise<Answer<T>> => {
     const headers: Record<string, string> = { authorization: `Bearer ${o.token ?? admin}`, ...o.headers };
     if (o.body !== undefined) headers['content-type'] ??= 'application/json';

@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { boot, type Running } from '../../kernel/app.ts';
 import type { NameResolver } from '../../kernel/outbound.ts';
-import { checkContract, forgetContract } from '../../sdk/testing/contract.ts';
+import { checkContract, forgetContract, prepareContract } from '../../sdk/testing/contract.ts';
 
 import type { Logger, Role } from '../../sdk/index.ts';
 
@@ -119,6 +119,7 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
     return (await app.tokens.create({ user: name, name: 'test', scopes, expiresAt: extra.expiresAt })).token;
   };
   const admin = await token('admin', ['*']);
+  await prepareContract(app.url);
   let stopped = false;
   const stop = async () => {
     if (stopped) return;
