@@ -5,10 +5,10 @@ import type { TSchema } from '@sinclair/typebox';
 import type {
   ActionTokensApi, ActivityApi, Db, EventsApi, ExtensionPoint, HeldLock, Logger, OutboundApi, OverviewContributor, PluginContext, PluginDef, RevisionsApi, ScopeDef, SecretsApi, VisibilityRule,
 } from '../sdk/index.ts';
+import { requiredNames } from '../sdk/index.ts';
 import type { ScopeCatalogue } from './auth/scopes.ts';
 import type { MigrationSet } from './db/migrate.ts';
 import { migrationDir } from './db/migrate.ts';
-import { requiredNames } from '../sdk/index.ts';
 import { compileCoercing } from './http/validate.ts';
 import type { RouteTable } from './http/routes.ts';
 import type { JobRunner } from './jobs/runner.ts';
@@ -60,8 +60,10 @@ function envOf(plugin: PluginDef, env: Readonly<Record<string, string | undefine
   return Object.freeze(Object.fromEntries(Object.entries(env).filter(([name]) => !kernelSecrets.test(name))));
 }
 
-/** Runs one plugin's setup with a fresh context; afterwards every registration method refuses. Returns the plugin's API. */
-/** `tablePrefix`: what a third-party plugin's tables must be named with (built-in plugins keep their historical names) */
+/**
+ * Runs one plugin's setup with a fresh context; afterwards every registration method refuses. Returns the plugin's API.
+ * `tablePrefix`: what a third-party plugin's tables must be named with (built-in plugins keep their historical names).
+ */
 export async function setupPlugin(plugin: PluginDef, rawOptions: Record<string, unknown> | undefined, deps: Record<string, unknown>, k: KernelServices, tablePrefix?: string): Promise<unknown> {
   let open = true;
   const owner = plugin.name;
