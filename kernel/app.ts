@@ -71,6 +71,16 @@ function kernelScopes(scopes: ScopeCatalogue): void {
   });
 }
 
+/** A route needing a scope nobody declared could never be called, not even by an admin's `*` token: refuse to boot. */
+function refuseUndeclaredScopes(table: RouteTable, scopes: ScopeCatalogue): void {
+  for (const { owner, route } of table.routes) {
+    const [unknown] = scopes.unknown(route.scopes ?? []);
+    if (unknown === undefined) continue;
+    throw new Error(`plugin "${owner}": route ${route.method} ${route.path} requires the scope "${unknown}", which no plugin declares; `
+      + `declare it in setup with ctx.scopes.define({ '${unknown}': { description, role } }), or require the plugin that declares it`);
+  }
+}
+
 /** Everything but serving: config, plugins set up (registration only), database migrated. The CLI stops here. */
 export async function assemble(opts: BootOptions): Promise<Assembled> {
   const env = opts.env ?? process.env;
@@ -95,11 +105,15 @@ export async function assemble(opts: BootOptions): Promise<Assembled> {
       db, databaseUrl: db.url, log, env: Object.freeze({ ...env }), dataDir: config.dataDir, installationId: installation.id, table: new RouteTable(), scopes, jobs,
       scheduler: new Scheduler(db, log.child({ part: 'scheduler' })),
       revisions: createRevisions(db), activity, actionTokens: createActionTokens(db, secrets), secrets,
-      events: createEvents(log), outbound, migrations: [],
+      events: createEvents(log), outbound, migrations: [], extensions: new Map(),
       contributors: [], visibility: new Visibility(), locks: { try: (name) => db.tryLock(name) }, starters: [], stoppers: [],
     };
     const apis: Record<string, unknown> = {};
-    for (const { def, entry } of loaded) apis[def.name] = await setupPlugin(def, entry.options, apis, services);
+    for (const { def, entry } of loaded) {
+      const thirdParty = entry.package !== undefined || entry.path !== undefined;
+      apis[def.name] = await setupPlugin(def, entry.options, apis, services, thirdParty ? `${def.name.replace(/-/g, '_')}_` : undefined);
+    }
+    refuseUndeclaredScopes(services.table, scopes);
     await migrate(db, services.migrations, log);
     return {
       config, log, db, scopes, jobs, services, apis,

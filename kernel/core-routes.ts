@@ -1,27 +1,13 @@
 // The kernel's own endpoints: the OpenAPI document, /me, /overview, /jobs and /activity.
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import type { AttentionItem, Db, OverviewContributor, Principal } from '../sdk/index.ts';
-import { defineRoute, problem, reply, type AnyRoute } from '../sdk/index.ts';
+import { ActorSchema as Actor, defineRoute, JobSchema, problem, reply, type AnyRoute } from '../sdk/index.ts';
 import type { JobRunner } from './jobs/runner.ts';
 import type { Visibility } from './visibility.ts';
 
-const Actor = Type.Object({
-  kind: Type.Union([Type.Literal('user'), Type.Literal('webhook'), Type.Literal('github'), Type.Literal('system')]),
-  name: Type.Optional(Type.String()), tokenId: Type.Optional(Type.String()), address: Type.Optional(Type.String()),
-});
-export const JobSchema = Type.Object({
-  id: Type.String({ format: 'uuid' }),
-  type: Type.String(),
-  resource: Type.Union([Type.String(), Type.Null()]),
-  status: Type.Union(['queued', 'running', 'succeeded', 'failed', 'canceled'].map((s) => Type.Literal(s))),
-  done: Type.Boolean(),
-  output: Type.String({ description: 'the action log, secrets redacted, capped (head and newest tail kept)' }),
-  result: Type.Unknown(),
-  error: Type.Union([Type.String(), Type.Null()]),
-  actor: Actor,
-  createdAt: Type.String({ format: 'date-time' }),
-  startedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-  finishedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+const ActivityEntrySchema = Type.Object({
+  id: Type.Integer(), at: Type.String({ format: 'date-time' }), actor: Actor, action: Type.String(),
+  resource: Type.Union([Type.String(), Type.Null()]), result: Type.String(), detail: Type.Unknown(),
 });
 const JobId = Type.Object({ id: Type.String({ format: 'uuid' }) });
 /** the cursors of the kernel's lists: the sequence number of the last entry of the previous page */
@@ -71,6 +57,7 @@ export function coreRoutes(deps: CoreDeps): AnyRoute[] {
   return [
     defineRoute({
       method: 'GET', path: '/openapi.json', public: true, summary: 'This API as an OpenAPI 3.1 document',
+      response: Type.Object({ openapi: Type.String(), info: Type.Object({ title: Type.String(), version: Type.String() }), paths: Type.Record(Type.String(), Type.Unknown()) }),
       handler: async () => deps.openapi() as never,
     }),
     defineRoute({
@@ -155,13 +142,10 @@ export function coreRoutes(deps: CoreDeps): AnyRoute[] {
         actor: Type.Optional(Type.Union(['user', 'webhook', 'github', 'system'].map((s) => Type.Literal(s)))),
         action: Type.Optional(Type.String({ maxLength: 200, description: 'exact action, or a prefix ending in *' })),
       }),
-      response: Type.Object({
-        id: Type.Integer(), at: Type.String({ format: 'date-time' }), actor: Actor, action: Type.String(),
-        resource: Type.Union([Type.String(), Type.Null()]), result: Type.String(), detail: Type.Unknown(),
-      }),
+      response: ActivityEntrySchema,
       handler: async ({ query, page, principal }) => {
         const action = query.action?.endsWith('*') ? { prefix: query.action.slice(0, -1) } : { exact: query.action };
-        const { rows } = await db.query<{ id: number; resource: string | null }>(
+        const { rows } = await db.query<Static<typeof ActivityEntrySchema>>(
           `SELECT id, at, actor, action, resource, result, detail FROM activity
             WHERE ($1::text IS NULL OR resource = $1) AND ($2::text IS NULL OR actor->>'kind' = $2)
               AND ($3::text IS NULL OR action = $3) AND ($4::text IS NULL OR starts_with(action, $4))

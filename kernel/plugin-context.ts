@@ -3,8 +3,9 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TSchema } from '@sinclair/typebox';
 import type {
-  ActionTokensApi, ActivityApi, Db, EventsApi, HeldLock, Logger, OutboundApi, OverviewContributor, PluginContext, PluginDef, RevisionsApi, ScopeDef, SecretsApi, VisibilityRule,
+  ActionTokensApi, ActivityApi, Db, EventsApi, ExtensionPoint, HeldLock, Logger, OutboundApi, OverviewContributor, PluginContext, PluginDef, RevisionsApi, ScopeDef, SecretsApi, VisibilityRule,
 } from '../sdk/index.ts';
+import { requiredNames } from '../sdk/index.ts';
 import type { ScopeCatalogue } from './auth/scopes.ts';
 import type { MigrationSet } from './db/migrate.ts';
 import { migrationDir } from './db/migrate.ts';
@@ -35,6 +36,8 @@ export interface KernelServices {
   contributors: { owner: string; contributor: OverviewContributor }[];
   visibility: Visibility;
   locks: { try(name: string): Promise<HeldLock | null> };
+  /** contributions to extension points, by `<owner>.<name>` */
+  extensions: Map<string, unknown[]>;
   starters: { owner: string; fn: () => Promise<void> | void }[];
   stoppers: { owner: string; fn: () => Promise<void> | void }[];
 }
@@ -47,8 +50,21 @@ function validOptions(plugin: PluginDef, raw: Record<string, unknown> | undefine
   return Object.freeze(options);
 }
 
-/** Runs one plugin's setup with a fresh context; afterwards every registration method refuses. Returns the plugin's API. */
-export async function setupPlugin(plugin: PluginDef, rawOptions: Record<string, unknown> | undefined, deps: Record<string, unknown>, k: KernelServices): Promise<unknown> {
+/** what the kernel reads from the environment for itself: never handed to a plugin that did not name it */
+const kernelSecrets = /^(SECRET_KEY|DATABASE_URL.*|DOCKWRIGHT_CONFIG)$/;
+
+/** the environment a plugin sees: the names it declared, else (deprecated) everything but the kernel's secrets */
+function envOf(plugin: PluginDef, env: Readonly<Record<string, string | undefined>>, log: Logger): Readonly<Record<string, string | undefined>> {
+  if (plugin.env) return Object.freeze(Object.fromEntries(plugin.env.filter((name) => env[name] !== undefined).map((name) => [name, env[name]])));
+  log.debug({ plugin: plugin.name }, 'plugin declares no env: it sees the environment without the kernel secrets; declare env: [names] in definePlugin');
+  return Object.freeze(Object.fromEntries(Object.entries(env).filter(([name]) => !kernelSecrets.test(name))));
+}
+
+/**
+ * Runs one plugin's setup with a fresh context; afterwards every registration method refuses. Returns the plugin's API.
+ * `tablePrefix`: what a third-party plugin's tables must be named with (built-in plugins keep their historical names).
+ */
+export async function setupPlugin(plugin: PluginDef, rawOptions: Record<string, unknown> | undefined, deps: Record<string, unknown>, k: KernelServices, tablePrefix?: string): Promise<unknown> {
   let open = true;
   const owner = plugin.name;
   const registering = <A extends unknown[]>(what: string, fn: (...args: A) => void) => (...args: A): void => {
@@ -59,14 +75,14 @@ export async function setupPlugin(plugin: PluginDef, rawOptions: Record<string, 
   const ctx: PluginContext = Object.freeze({
     name: owner,
     options: validOptions(plugin, rawOptions),
-    env: k.env,
+    env: envOf(plugin, k.env, k.log),
     installationId: k.installationId,
     get dataDir() {
       mkdirSync(dataDir, { recursive: true });
       return dataDir;
     },
     log: k.log.child({ plugin: owner }),
-    deps: Object.freeze(Object.fromEntries((plugin.requires ?? []).map((name) => [name, deps[name]]))),
+    deps: Object.freeze(Object.fromEntries(requiredNames(plugin.requires).map((name) => [name, deps[name]]))),
     routes: Object.freeze({ add: registering('routes.add', (route: unknown) => k.table.add(owner, 'api', route as never)) }),
     webhooks: Object.freeze({ add: registering('webhooks.add', (route: unknown) => k.table.add(owner, 'webhook', route as never)) }),
     scopes: Object.freeze({ define: registering('scopes.define', (defs: Record<string, ScopeDef>) => k.scopes.define(owner, defs)) }),
@@ -86,7 +102,7 @@ export async function setupPlugin(plugin: PluginDef, rawOptions: Record<string, 
       every: registering('schedule.every', (name: string, ms: number, run: () => Promise<void>) => k.scheduler.every(`${owner}.${name}`, ms, run)),
       cron: registering('schedule.cron', (name: string, expr: string, run: () => Promise<void>) => k.scheduler.cron(`${owner}.${name}`, expr, run)),
     }),
-    migrations: Object.freeze({ from: registering('migrations.from', (dir: string | URL) => k.migrations.push({ owner, dir: migrationDir(dir) })) }),
+    migrations: Object.freeze({ from: registering('migrations.from', (dir: string | URL) => k.migrations.push({ owner, dir: migrationDir(dir), prefix: tablePrefix })) }),
     db: k.db,
     databaseUrl: k.databaseUrl,
     revisions: k.revisions,
@@ -95,6 +111,16 @@ export async function setupPlugin(plugin: PluginDef, rawOptions: Record<string, 
     secrets: k.secrets,
     events: k.events,
     outbound: k.outbound,
+    extensions: Object.freeze({
+      add: registering('extensions.add', (point: ExtensionPoint<unknown>, value: unknown) => {
+        if (point.owner !== owner && !requiredNames(plugin.requires).includes(point.owner)) {
+          throw new Error(`plugin "${owner}": the extension point ${point.owner}.${point.name} belongs to "${point.owner}", which "${owner}" does not require`);
+        }
+        const key = `${point.owner}.${point.name}`;
+        k.extensions.set(key, [...(k.extensions.get(key) ?? []), value]);
+      }),
+      of: <T>(point: ExtensionPoint<T>) => (k.extensions.get(`${point.owner}.${point.name}`) ?? []) as readonly T[],
+    }),
     overview: Object.freeze({ add: registering('overview.add', (contributor: OverviewContributor) => k.contributors.push({ owner, contributor })) }),
     visibility: Object.freeze({ add: registering('visibility.add', (rule: VisibilityRule) => k.visibility.add(owner, rule)) }),
     locks: Object.freeze({ try: (name: string) => k.locks.try(`${owner}:${name}`) }),

@@ -3,7 +3,8 @@ import { createRequire } from 'node:module';
 import { existsSync } from 'node:fs';
 import { extname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { PluginDef } from '../sdk/index.ts';
+import semver from 'semver';
+import { requiredNames, sdkVersion, type PluginDef } from '../sdk/index.ts';
 import type { Config, PluginEntry } from './config.ts';
 
 export interface LoadedPlugin { def: PluginDef; entry: PluginEntry }
@@ -34,7 +35,21 @@ async function importPlugin(name: string, entry: PluginEntry, root: string): Pro
     throw new Error(`plugin "${name}" (${source}) must export a plugin (definePlugin({ name, version, setup })) as its default export`);
   }
   if (def.name !== name) throw new Error(`plugin configured as "${name}" calls itself "${def.name}"`);
+  checkSdk(def);
   return def;
+}
+
+/** plugins written before they could declare a range were written for SDK 1 */
+const undeclaredRange = '^1';
+
+/** A plugin made for another SDK would fail in odd ways later: refuse it now, saying which versions meet. */
+export function checkSdk(def: PluginDef): void {
+  const range = def.sdk ?? undeclaredRange;
+  if (typeof range !== 'string' || semver.validRange(range) === null) throw new Error(`plugin "${def.name}": sdk ${JSON.stringify(range)} is not a semver range (e.g. '^1')`);
+  if (!semver.satisfies(sdkVersion, range)) {
+    const declared = def.sdk === undefined ? `declares no sdk range, so it is taken for SDK ${undeclaredRange}` : `supports the SDK ${range}`;
+    throw new Error(`plugin "${def.name}" ${def.version} ${declared}, but this Dockwright provides SDK ${sdkVersion}: install a version of the plugin made for SDK ${semver.major(sdkVersion)}, or a Dockwright whose SDK it supports`);
+  }
 }
 
 /** Sorts so that every plugin comes after the plugins it requires; names the chain of a missing or disabled dependency, and the cycle. */
@@ -47,7 +62,7 @@ export function orderPlugins(plugins: readonly LoadedPlugin[], configured: Confi
     if (state.get(name) === 'done') return;
     if (state.get(name) === 'visiting') throw new Error(`plugins require each other in a cycle: ${[...chain.slice(chain.indexOf(name)), name].join(' → ')}`);
     state.set(name, 'visiting');
-    for (const dep of p.def.requires ?? []) {
+    for (const dep of requiredNames(p.def.requires)) {
       const target = byName.get(dep);
       if (!target) {
         const why = configured[dep]?.enabled === false ? 'which is disabled in config' : 'which is not enabled in config';

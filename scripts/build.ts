@@ -1,7 +1,8 @@
-// The production build (`npm run build`, run by `npm install`): kernel/, sdk/ and plugins/ to plain JavaScript in dist/, one file per source.
+// The production build (`npm run build`, run by `npm install` and `npm pack`): kernel/, sdk/ and plugins/ to plain JavaScript in dist/, one file per source, and the SDK's .d.ts.
 // Each file keeps its place (dist/plugins/stacks/index.js), so import.meta-relative paths (migrations, built-in plugins) hold; other files are copied.
 import { build, type Plugin } from 'esbuild';
-import { cpSync, readdirSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 
 const root = resolve(import.meta.dirname, '..');
@@ -40,4 +41,13 @@ await build({
   logLevel: 'warning',
 });
 for (const file of all.filter((f) => !f.endsWith('.ts'))) cpSync(file, join(out, relative(root, file)));
+
+// `dockwright/sdk` (package.json exports) is typed by declarations beside the built SDK; they import each other as .js, like the built files
+execFileSync(join(root, 'node_modules/.bin/tsc'), ['-p', join(root, 'tsconfig.sdk.json')], { cwd: root, stdio: 'inherit' });
+// (the test kit's types reach into the kernel's, so those are emitted too)
+for (const file of files(out).filter((f) => f.endsWith('.d.ts'))) {
+  const text = readFileSync(file, 'utf8').replace(/(from '\.{1,2}\/[^']+)\.ts'/g, "$1.js'");
+  // the SDK's types name Node's (streams, Buffer): @types/node comes with dockwright, so a plugin needs no typeRoots into it
+  writeFileSync(file, file === join(out, 'sdk/index.d.ts') ? `/// <reference types="node" />\n${text}` : text);
+}
 process.stdout.write(`dockwright: built ${sources.length} files into dist/ in ${Math.round(performance.now() - started)} ms\n`);

@@ -1,13 +1,15 @@
 // The plugin SDK: the only module plugins import — how a plugin declares routes, jobs and scopes, and the context it is given.
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type { Readable } from 'node:stream';
-import { Problem, problem, type ProblemOptions } from './problem.ts';
+import { isProblem, Problem, problem, type ProblemOptions } from './problem.ts';
 import { keyedLock, type KeyedLock } from './keyed-lock.ts';
 import { isWithin, realExisting } from './paths.ts';
 import { OutboundRefused, type OutboundAddress, type OutboundApi } from './outbound.ts';
 
-export { Type, type Static, type TSchema, Problem, problem, type ProblemOptions, keyedLock, type KeyedLock, isWithin, realExisting };
+export { Type, type Static, type TSchema, isProblem, Problem, problem, type ProblemOptions, keyedLock, type KeyedLock, isWithin, realExisting };
 export { OutboundRefused, type OutboundAddress, type OutboundApi };
+export { sdkVersion } from './version.ts';
+export { Nullable, ActorSchema, JobStatusSchema, JobSchema, JobAcceptedSchema } from './schemas.ts';
 
 export type Role = 'viewer' | 'operator' | 'admin';
 export const roles: readonly Role[] = ['viewer', 'operator', 'admin'];
@@ -52,7 +54,7 @@ export interface HeldLock {
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-export interface RouteRequest<P, Q, B> {
+export interface RouteRequest<P, Q, B, Rev extends number | undefined = number | undefined> {
   params: P;
   query: Q;
   body: B;
@@ -64,7 +66,7 @@ export interface RouteRequest<P, Q, B> {
   baseUrl: string;
   requestId: string;
   /** the base revision of a `revision` route: from `If-Match: "N"` or body `revision`; 0 for `If-None-Match: *`. */
-  revision: number | undefined;
+  revision: Rev;
   /** paging of a `page` route: ?limit= (1…1000, default 100) and the opaque ?cursor=. */
   page: { limit: number; cursor: string | undefined };
   /** the raw request body of a `rawBody` route, or the upload of an `upload` route. */
@@ -98,7 +100,11 @@ export function isReply(value: unknown): value is Reply {
 /** One page of a `page` route: the kernel answers the items as a JSON array and announces `next` in a Link header. */
 export interface Page<T> { items: T[]; next?: string }
 
-export interface RouteDef<P extends TSchema, Q extends TSchema, B extends TSchema, R extends TSchema> {
+export type RevisionMode = 'required' | 'optional';
+/** the type of `req.revision`: a number on `revision: 'required'` routes (the kernel answers 428 before the handler otherwise) */
+export type RevisionOf<V> = V extends 'required' ? number : number | undefined;
+
+export interface RouteDef<P extends TSchema, Q extends TSchema, B extends TSchema, R extends TSchema, V extends RevisionMode | undefined = RevisionMode | undefined> {
   method: Method;
   /** path below the API base, with `:param` segments: `/stacks/:name/compose`. */
   path: string;
@@ -116,12 +122,16 @@ export interface RouteDef<P extends TSchema, Q extends TSchema, B extends TSchem
   query?: Q;
   body?: B;
   response?: R;
+  /** the media type of the success answer when it is not JSON (a streamed `text/plain`): `response` is then the schema of that text */
+  mediaType?: string;
+  /** the answers of further success statuses when they differ from `response` (202: the job, say) */
+  responses?: Readonly<Record<number, TSchema>>;
   /** success status (default 200). */
   status?: number;
   /** further success statuses the handler answers with reply() (202 for ?async=1, say); documented with the response schema. */
   successes?: readonly number[];
   /** `required`: the write names its base revision (If-Match or body `revision`, 0 / `If-None-Match: *` creates); `optional`: it may. */
-  revision?: 'required' | 'optional';
+  revision?: V;
   /** the body is an upload (raw bytes, upload size limit), exempt from the rate limit. */
   upload?: boolean;
   /** keep the raw body bytes (signature checks); JSON is still parsed into `body`. */
@@ -136,13 +146,15 @@ export interface RouteDef<P extends TSchema, Q extends TSchema, B extends TSchem
   activity?: string | false;
   /** the activity-log resource, with `{param}` placeholders: `stack:{name}` (default: the path with its params filled in). */
   resource?: string;
-  handler(req: RouteRequest<Static<P>, Static<Q>, Static<B>>): Promise<Static<R> | Reply | Page<unknown> | void>;
+  /** a `page` route returns a Page of its `response` items */
+  handler(req: RouteRequest<Static<P>, Static<Q>, Static<B>, RevisionOf<V>>): Promise<Static<R> | Reply | Page<Static<R>> | void>;
 }
 export type AnyRoute = RouteDef<TSchema, TSchema, TSchema, TSchema>;
 
-export function defineRoute<P extends TSchema = TSchema, Q extends TSchema = TSchema, B extends TSchema = TSchema, R extends TSchema = TSchema>(
-  route: RouteDef<P, Q, B, R>,
-): RouteDef<P, Q, B, R> {
+export function defineRoute<P extends TSchema = TSchema, Q extends TSchema = TSchema, B extends TSchema = TSchema, R extends TSchema = TSchema, V extends RevisionMode | undefined = undefined>(
+  route: RouteDef<P, Q, B, R, V>,
+  // NoInfer: where the route is passed on (ctx.routes.add), that target's `any` must not win over the route's own revision mode
+): RouteDef<P, Q, B, R, NoInfer<V>> {
   return Object.freeze({ ...route });
 }
 
@@ -305,20 +317,72 @@ export interface VisibilityRule {
 
 export interface ScopeDef { description: string; /** the least role that may hold it */ role: Role }
 
-export interface PluginContext<O = unknown> {
+// ---------------------------------------------------------------- typed dependencies
+
+declare const apiType: unique symbol;
+/**
+ * A typed reference to a plugin: its name, and (in types only) the API its setup returns. A plugin publishes one in its
+ * `api.ts`; a plugin that names it in `requires` gets `ctx.deps.<name>` typed as that API.
+ */
+export interface PluginRef<Name extends string = string, Api = unknown> {
+  readonly name: Name;
+  readonly [apiType]?: Api;
+}
+/** `export const stacksPlugin: PluginRef<'stacks', StacksApi> = pluginRef('stacks');` (in the plugin's api.ts) */
+export function pluginRef<Name extends string, Api>(name: Name): PluginRef<Name, Api> {
+  return Object.freeze({ name });
+}
+
+/** what `requires` lists: plugin names (untyped, as before), typed references, or plugin definitions */
+export type Requirement = string | PluginRef | { readonly name: string; setup(ctx: never): unknown };
+type ApiOf<R> = R extends PluginRef<string, infer A> ? A : R extends { setup(ctx: never): infer A } ? Awaited<A> : unknown;
+type NameOf<R> = R extends string ? R : R extends { readonly name: infer N extends string } ? N : never;
+/** `ctx.deps`: each required plugin's API under its name, typed when it was required by reference or definition */
+export type DepsOf<Req extends readonly Requirement[]> = Readonly<Record<string, unknown>> & { readonly [R in Req[number] as NameOf<R>]: ApiOf<R> };
+
+/** the names of what a plugin requires */
+export function requiredNames(requires: readonly Requirement[] | undefined): string[] {
+  return (requires ?? []).map((r) => (typeof r === 'string' ? r : r.name));
+}
+
+// ---------------------------------------------------------------- extension points
+
+declare const contributionType: unique symbol;
+/**
+ * A named place where other plugins plug something in (a stack source, a platform rule, a backup target). Its owner
+ * declares it in its api.ts; a plugin that requires the owner contributes with ctx.extensions.add during setup.
+ */
+export interface ExtensionPoint<T> {
+  readonly owner: string;
+  readonly name: string;
+  readonly [contributionType]?: T;
+}
+export function extensionPoint<T>(owner: string, name: string): ExtensionPoint<T> {
+  return Object.freeze({ owner, name });
+}
+
+export interface ExtensionsApi {
+  /** plugs `value` into `point` (during setup only); the point's owner must be this plugin or one it requires */
+  add<T>(point: ExtensionPoint<T>, value: T): void;
+  /** what was plugged into `point`: complete once every plugin is set up, so read it when used or in onStart */
+  of<T>(point: ExtensionPoint<T>): readonly T[];
+}
+
+export interface PluginContext<O = unknown, D = Readonly<Record<string, unknown>>> {
   readonly name: string;
   readonly options: O;
+  /** the environment variables the plugin declared in `env` */
   readonly env: Readonly<Record<string, string | undefined>>;
   /** this installation's id: one per database, shared by every instance serving it; marks what it owns outside the database (e.g. containers) */
   readonly installationId: string;
   /** this plugin's own folder under DATA_DIR (created on demand). */
   readonly dataDir: string;
   readonly log: Logger;
-  /** the APIs returned by the setup of the plugins named in `requires`. */
-  readonly deps: Readonly<Record<string, unknown>>;
-  readonly routes: { add(route: AnyRoute | RouteDef<any, any, any, any>): void };
+  /** the APIs returned by the setup of the plugins named in `requires` (typed for references and definitions). */
+  readonly deps: D;
+  readonly routes: { add(route: AnyRoute | RouteDef<any, any, any, any, any>): void };
   /** routes under /api (outside /api/v1), for single-action tokens and signed receivers. */
-  readonly webhooks: { add(route: AnyRoute | RouteDef<any, any, any, any>): void };
+  readonly webhooks: { add(route: AnyRoute | RouteDef<any, any, any, any, any>): void };
   readonly scopes: { define(scopes: Record<string, ScopeDef>): void };
   readonly jobs: JobsApi;
   readonly schedule: {
@@ -336,6 +400,7 @@ export interface PluginContext<O = unknown> {
   readonly events: EventsApi;
   /** the outbound-address policy: every connection made for a user goes to an address it checked (see sdk/outbound.ts) */
   readonly outbound: OutboundApi;
+  readonly extensions: ExtensionsApi;
   readonly overview: { add(contributor: OverviewContributor): void };
   readonly visibility: { add(rule: VisibilityRule): void };
   /** one holder across all instances sharing the database (e.g. the one instance that runs the edge); null while another holds it */
@@ -344,15 +409,25 @@ export interface PluginContext<O = unknown> {
   onStop(fn: () => Promise<void> | void): void;
 }
 
-export interface PluginDef<Api = unknown, O extends TSchema = TSchema> {
-  name: string;
+export interface PluginDef<Api = unknown, O extends TSchema = TSchema, Req extends readonly Requirement[] = readonly Requirement[], Name extends string = string> {
+  name: Name;
   version: string;
+  /** the SDK versions this plugin works with, a semver range such as '^1'; the kernel refuses to load it under an SDK outside it */
+  sdk?: string;
   description?: string;
-  requires?: readonly string[];
+  /** the plugins whose API this one uses, loaded before it: names, or typed references (`plugins/<name>/api.ts`) for a typed ctx.deps */
+  requires?: Req;
+  /**
+   * the environment variables this plugin reads: ctx.env holds exactly these. Without it ctx.env is the environment minus the
+   * kernel's own secrets (SECRET_KEY, DATABASE_URL…); that fallback is deprecated.
+   */
+  env?: readonly string[];
   options?: O;
   /** registers only; I/O belongs in onStart. Returns the plugin's API for the plugins that require it. */
-  setup(ctx: PluginContext<Static<O>>): Api | Promise<Api>;
+  setup(ctx: PluginContext<Static<O>, DepsOf<Req>>): Api | Promise<Api>;
 }
-export function definePlugin<Api, O extends TSchema = TSchema>(plugin: PluginDef<Api, O>): PluginDef<Api, O> {
+export function definePlugin<Api, O extends TSchema = TSchema, const Req extends readonly Requirement[] = [], const Name extends string = string>(
+  plugin: PluginDef<Api, O, Req, Name>,
+): PluginDef<Api, O, Req, Name> {
   return Object.freeze({ ...plugin });
 }

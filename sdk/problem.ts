@@ -21,7 +21,17 @@ const defaultCodes: Record<number, string> = {
 
 export const problemTypeBase = 'https://dockwright.dev/problems/';
 
+/** the brand every Problem carries: a plugin with its own copy of the SDK throws problems the kernel still recognises */
+const problemMark = Symbol.for('dockwright.problem');
+
 export class Problem extends Error {
+  /** recognised by its brand, not by class identity: `err instanceof Problem` holds for a Problem of any copy of the SDK */
+  static [Symbol.hasInstance](value: unknown): boolean {
+    // subclasses (OutboundRefused) keep the prototype check: only Problem itself answers by brand
+    return this === Problem ? isProblem(value) : Function.prototype[Symbol.hasInstance].call(this, value);
+  }
+
+  readonly [problemMark] = true;
   readonly status: number;
   readonly code: string;
   readonly title: string;
@@ -53,6 +63,10 @@ export class Problem extends Error {
       ...this.extra,
     };
   }
+}
+
+export function isProblem(value: unknown): value is Problem {
+  return typeof value === 'object' && value !== null && (value as { [problemMark]?: unknown })[problemMark] === true;
 }
 
 export function problem(status: number, detail: string, options?: ProblemOptions): Problem {

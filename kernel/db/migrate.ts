@@ -6,7 +6,19 @@ import type pg from 'pg';
 import type { Database } from './index.ts';
 import type { Logger } from '../../sdk/index.ts';
 
-export interface MigrationSet { owner: string; dir: string }
+export interface MigrationSet {
+  owner: string;
+  dir: string;
+  /** every table, view and sequence the set creates must be named with this prefix (third-party plugins: `<name>_`) */
+  prefix?: string;
+}
+
+/** the relations of the public schema, to see what a set created */
+async function relations(client: pg.PoolClient): Promise<Set<string>> {
+  const { rows } = await client.query<{ name: string }>(`SELECT relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+    WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p', 'v', 'm', 'S', 'f')`);
+  return new Set(rows.map((r) => r.name));
+}
 
 export function migrationDir(dir: string | URL): string {
   return dir instanceof URL ? fileURLToPath(dir) : dir;
@@ -33,6 +45,7 @@ export async function migrate(db: Database, sets: readonly MigrationSet[], log: 
     for (const set of sets) {
       if (!existsSync(set.dir)) throw new Error(`migrations of ${set.owner}: folder ${set.dir} does not exist`);
       if (!(await pending(client, set))) continue;
+      const before = set.prefix ? await relations(client) : undefined;
       const { runner } = await import('node-pg-migrate');
       const applied = await runner({
         dbClient: client,
@@ -45,6 +58,10 @@ export async function migrate(db: Database, sets: readonly MigrationSet[], log: 
         log: () => undefined,
       });
       if (applied.length) log.info({ owner: set.owner, migrations: applied.map((m) => m.name) }, 'migrations applied');
+      if (before) {
+        const outside = [...(await relations(client))].filter((name) => !before.has(name) && !name.startsWith(set.prefix!) && !name.startsWith(tableOf(set)));
+        if (outside.length) throw new Error(`plugin "${set.owner}": its migrations created ${outside.join(', ')} outside its table prefix "${set.prefix}"; name its tables ${set.prefix}…`);
+      }
     }
   } finally {
     client.release();

@@ -60,13 +60,11 @@ function errorStatuses(entry: CompiledRoute): number[] {
 function operation(entry: CompiledRoute): Record<string, unknown> {
   const { route } = entry;
   const success = route.status ?? 200;
-  const responseSchema = route.response ? plain(route.response) : undefined;
-  const content = responseSchema
-    ? { 'application/json': { schema: route.page ? { type: 'array', items: responseSchema } : responseSchema } }
-    : undefined;
+  const contentOf = (schema: TSchema | undefined) => schema && { [route.mediaType ?? 'application/json']: { schema: route.page ? { type: 'array', items: plain(schema) } : plain(schema) } };
   const limited = entry.mount === 'webhook' || !route.upload;
   const responses: Record<string, unknown> = {};
   for (const s of [success, ...(route.successes ?? [])]) {
+    const content = contentOf(route.responses?.[s] ?? route.response);
     responses[s] = {
       description: s === 202 && s !== success ? 'accepted: the work goes on as a job' : route.page ? 'one page; the next page is announced in the Link header' : 'success',
       ...(limited ? { headers: rateHeaders } : {}),

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { pipeline } from 'node:stream/promises';
 import { parse as parseQuery } from 'node:querystring';
 import type { Actor, ActivityApi, Logger, Page, Principal } from '../../sdk/index.ts';
-import { isReply, Problem, problem } from '../../sdk/index.ts';
+import { isProblem, isReply, Problem, problem } from '../../sdk/index.ts';
 import type { RateLimiter } from '../rate-limit.ts';
 import { hashToken, tokenPrefix, wellFormed } from '../auth/tokens.ts';
 import { actionTokenPrefix } from '../action-tokens.ts';
@@ -250,10 +250,10 @@ export function createHttpServer(deps: HttpDeps): Server {
       if (route.method !== 'GET') await recordActivity(entry, principal, params, status < 400 ? 'ok' : 'failed');
       send(res, status, payload, headers);
     } catch (err) {
-      const p = err instanceof Problem ? err : toProblem(err, requestId);
+      const p = isProblem(err) ? err : toProblem(err, requestId);
       // a token (or webhook signature) that failed verification counts against the caller's address
       if (p.status === 401 && (bearer !== undefined || entry.mount === 'webhook')) deps.failures.hit(`f:${ip}`);
-      if (!(err instanceof Problem)) log.error({ err, requestId, route: `${route.method} ${entry.fullPath}` }, 'request failed');
+      if (!isProblem(err)) log.error({ err, requestId, route: `${route.method} ${entry.fullPath}` }, 'request failed');
       // refused webhook calls are activity too; the REST API's 401 and 429 are noise an attacker could flood it with
       if (route.method !== 'GET' && (route.actionToken || (p.status !== 401 && p.status !== 429))) await recordActivity(entry, principal, req.params, p.status === 403 ? 'refused' : 'failed', p.status);
       sendProblem(res, p, req.path, rateHeaders);

@@ -1,8 +1,9 @@
 // The backups plugin: restic backups of stack volumes, Dockwright's database and other plugins' targets — definitions, runs, schedules, retention, files and proven restores.
 import { join } from 'node:path';
 import { defineJob, definePlugin, keyedLock, Type, type Actor, type AttentionItem } from '../../sdk/index.ts';
-import type { DockerRuntime } from '../docker/types.ts';
-import type { StacksApi } from '../stacks/index.ts';
+import { dockerPlugin } from '../docker/api.ts';
+import { stacksPlugin } from '../stacks/api.ts';
+import { backupTargets, type BackupsApi } from './api.ts';
 import { databaseTarget } from './database-target.ts';
 import { runRestore, type RestoreDeps } from './restore.ts';
 import { backupRoutes, resourceOf } from './routes.ts';
@@ -14,12 +15,7 @@ import { createStore } from './store.ts';
 import type { BackupTarget } from './targets.ts';
 
 export type { BackupTarget, Prepared, Source, TargetIo } from './targets.ts';
-
-/** what other plugins may do with backups */
-export interface BackupsApi {
-  /** a new kind of thing to back up, selected by `targets.<key>` in a definition (the sites plugin registers `sites`) */
-  addTarget(target: BackupTarget): void;
-}
+export type { BackupsApi } from './api.ts';
 
 const Options = Type.Object({
   restic: Type.String({ default: 'restic', description: 'the restic binary' }),
@@ -35,12 +31,12 @@ export default definePlugin({
   name: 'backups',
   version: '1.0.0',
   description: 'Backups with restic: stack volumes, the database, targets of other plugins; schedules, retention, files, restores',
-  requires: ['docker', 'stacks'],
+  requires: [dockerPlugin, stacksPlugin],
   options: Options,
   setup(ctx): BackupsApi {
     const o = ctx.options;
-    const runtime = ctx.deps.docker as DockerRuntime;
-    const stacks = ctx.deps.stacks as StacksApi;
+    const runtime = ctx.deps.docker;
+    const stacks = ctx.deps.stacks;
     ctx.scopes.define({
       'backups:read': { description: 'read backup definitions, their snapshots and files', role: 'viewer' },
       'backups:write': { description: 'define, change and remove backups', role: 'operator' },
@@ -58,6 +54,7 @@ export default definePlugin({
     };
     addTarget(stacksTarget({ runtime, stacks, stopSeconds: o.stopTimeoutSeconds }));
     addTarget(databaseTarget({ databaseUrl: ctx.databaseUrl, pgDump: o.pgDump }));
+    ctx.onStart(() => ctx.extensions.of(backupTargets).forEach(addTarget));
 
     const read = { resticBin: o.restic, cacheDir: join(dataDir, 'cache') };
     const runDeps: RunDeps = {

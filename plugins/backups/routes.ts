@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { Value } from '@sinclair/typebox/value';
 import { CronExpressionParser } from 'cron-parser';
-import { defineRoute, isWithin, problem, reply, Type, type Actor, type AnyRoute, type Job, type Principal } from '../../sdk/index.ts';
+import { defineRoute, isWithin, JobAcceptedSchema, Nullable, problem, reply, Type, type Actor, type AnyRoute, type Job, type Principal } from '../../sdk/index.ts';
 import { planRestore, type RestoreDeps } from './restore.ts';
 import type { Repository } from './restic.ts';
 import { cleanPath, listFiles, resolveSnapshot, snapshotView } from './snapshots.ts';
@@ -32,6 +32,26 @@ export interface RouteDeps {
   startRun(name: string, actor: Actor): Promise<Job & { attached: boolean }>;
   startRestore(input: { backup: string; snapshot: string; paths: string[]; target: string; overwrite: boolean }, actor: Actor): Promise<Job>;
 }
+
+const Num = Nullable(Type.Number());
+const Kept = Type.Optional(Type.Integer());
+export const BackupViewSchema = Type.Object({
+  name: Type.String(),
+  targets: Type.Record(Type.String(), Type.Unknown()),
+  repository: Type.Object({ default: Type.Boolean(), url: Nullable(Type.String()), env: Type.Array(Type.String()), initialized: Type.Boolean() }),
+  schedule: Nullable(Type.String()),
+  nextRun: Nullable(Type.String()),
+  retention: Nullable(Type.Object({ last: Kept, hourly: Kept, daily: Kept, weekly: Kept, monthly: Kept, yearly: Kept })),
+  consistency: Type.Union([Type.Literal('live'), Type.Literal('stop')]),
+  lastRun: Nullable(Type.Object({
+    jobId: Type.String(), status: Type.Union([Type.Literal('succeeded'), Type.Literal('failed')]), at: Type.String(), finishedAt: Type.String(),
+    snapshot: Nullable(Type.String()), files: Num, bytesAdded: Num, totalBytes: Num, durationMs: Type.Number(), error: Nullable(Type.String()), scheduled: Type.Boolean(),
+  })),
+  snapshots: Num,
+  missed: Nullable(Type.Object({ slot: Type.String() })),
+  createdAt: Type.String(),
+  updatedAt: Type.String(),
+});
 
 export function backupView(row: BackupRow) {
   let nextRun: string | null = null;
@@ -125,7 +145,7 @@ export function backupRoutes(deps: RouteDeps): AnyRoute[] {
   return [
     defineRoute({
       method: 'GET', path: '/backups', scopes: ['backups:read'], page: true,
-      summary: 'List backups with their last run, next scheduled run and snapshot count',
+      summary: 'List backups with their last run, next scheduled run and snapshot count', response: BackupViewSchema,
       handler: async ({ page }) => {
         const rows = await store.page(page.cursor, page.limit + 1);
         const items = rows.slice(0, page.limit);
@@ -133,11 +153,11 @@ export function backupRoutes(deps: RouteDeps): AnyRoute[] {
       },
     }),
     defineRoute({
-      method: 'GET', path: '/backups/:name', scopes: ['backups:read'], params: Params, summary: 'One backup definition with its last run',
+      method: 'GET', path: '/backups/:name', scopes: ['backups:read'], params: Params, summary: 'One backup definition with its last run', response: BackupViewSchema,
       handler: async ({ params }) => backupView(await rowOf(params.name)),
     }),
     defineRoute({
-      method: 'PUT', path: '/backups/:name', scopes: ['backups:write'], params: Params, body: Body, errors: [403, 404, 422],
+      method: 'PUT', path: '/backups/:name', scopes: ['backups:write'], params: Params, body: Body, errors: [403, 404, 422], successes: [201], response: BackupViewSchema,
       summary: 'Define (or replace) a backup: targets, repository, password, schedule, retention, consistency',
       activity: 'backup.write', resource: 'backup:{name}',
       handler: async ({ params, body, principal }) => {
@@ -149,6 +169,7 @@ export function backupRoutes(deps: RouteDeps): AnyRoute[] {
     defineRoute({
       method: 'DELETE', path: '/backups/:name', scopes: ['backups:write'], params: Params,
       summary: 'Remove a backup definition (its repository and snapshots are kept)', activity: 'backup.delete', resource: 'backup:{name}',
+      response: Type.Object({ removed: Type.String() }),
       handler: async ({ params }) => {
         if (!(await store.remove(params.name))) throw problem(404, `no backup "${params.name}"`);
         return { removed: params.name };
@@ -157,6 +178,7 @@ export function backupRoutes(deps: RouteDeps): AnyRoute[] {
     defineRoute({
       method: 'POST', path: '/backups/:name/run', scopes: ['backups:run'], params: Params, status: 202,
       summary: 'Run a backup now (202 with the job; while a run is queued or running, that run)', activity: 'backup.run', resource: 'backup:{name}',
+      response: JobAcceptedSchema,
       handler: async ({ params, principal }) => {
         await rowOf(params.name);
         const job = await deps.startRun(params.name, principal.actor);
@@ -166,6 +188,7 @@ export function backupRoutes(deps: RouteDeps): AnyRoute[] {
     defineRoute({
       method: 'GET', path: '/backups/:name/snapshots', scopes: ['backups:read'], params: Params, page: true, errors: [502],
       summary: "The backup's snapshots in its repository, newest first",
+      response: Type.Object({ id: Type.String(), shortId: Type.String(), time: Type.String(), hostname: Type.String(), sources: Type.Array(Type.String()) }),
       handler: async ({ params, page }) => {
         const row = await rowOf(params.name);
         if (!row.initialized) return { items: [] };
@@ -179,6 +202,9 @@ export function backupRoutes(deps: RouteDeps): AnyRoute[] {
       method: 'GET', path: '/backups/:name/files', scopes: ['backups:read'], params: Params, page: true, errors: [502],
       query: Type.Object({ snapshot: Type.Optional(SnapshotRef), path: Type.Optional(Type.String({ maxLength: 4096, description: 'a folder of the snapshot (default /)' })) }),
       summary: 'The files in a folder of a snapshot (latest by default)',
+      response: Type.Object({
+        name: Type.String(), path: Type.String(), type: Type.String(), size: Nullable(Type.Number()), mtime: Type.String(), permissions: Nullable(Type.String()), snapshot: Type.String(),
+      }),
       handler: async ({ params, query, page }) => {
         const row = await rowOf(params.name);
         if (!row.initialized) throw problem(404, `backup "${row.name}" has no snapshot yet`);
@@ -192,7 +218,7 @@ export function backupRoutes(deps: RouteDeps): AnyRoute[] {
     defineRoute({
       method: 'POST', path: '/backups/:name/restore', scopes: ['backups:run'], params: Params, body: RestoreBody, status: 202, errors: [403, 409, 422, 502],
       summary: 'Restore a snapshot (202 with the job) into the stacks\' volumes, a new volume or a folder under DATA_DIR/restores',
-      activity: 'backup.restore', resource: 'backup:{name}',
+      activity: 'backup.restore', resource: 'backup:{name}', response: JobAcceptedSchema,
       handler: async ({ params, body, principal }) => {
         const row = await rowOf(params.name);
         if (body.target === 'stack' && !principal.can('stacks:deploy')) throw problem(403, 'restoring into stacks needs the scope stacks:deploy', { code: 'missing-scope' });

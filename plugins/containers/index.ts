@@ -1,7 +1,7 @@
 // The containers plugin: list containers, start/stop/restart them and read their logs, over the docker plugin's client.
 import type Dockerode from 'dockerode';
 import { definePlugin, defineRoute, Problem, problem, streamReply, Type, type Principal } from '../../sdk/index.ts';
-import type { DockerRuntime } from '../docker/types.ts';
+import { dockerPlugin } from '../docker/api.ts';
 import { logsStream, parseSince } from './logs.ts';
 import { ContainerSchema, toView, type ContainerView } from './view.ts';
 
@@ -17,9 +17,9 @@ export default definePlugin({
   name: 'containers',
   version: '1.0.0',
   description: 'Containers: list, start, stop, restart, logs',
-  requires: ['docker'],
+  requires: [dockerPlugin],
   setup(ctx) {
-    const runtime = ctx.deps.docker as DockerRuntime;
+    const runtime = ctx.deps.docker;
     const docker: Dockerode = runtime.docker;
 
     ctx.scopes.define({
@@ -125,6 +125,7 @@ export default definePlugin({
     ctx.routes.add(defineRoute({
       method: 'GET', path: '/containers/:id/logs', scopes: ['containers:logs'], params: Id, errors: [403, 404, 503], description: refusals,
       summary: 'Read a container\'s logs as text/plain, stdout and stderr taken apart; follow=1 streams until the client leaves',
+      response: Type.String({ description: 'log lines' }), mediaType: 'text/plain',
       query: Type.Object({
         tail: Type.Optional(Type.String({ pattern: '^(all|[0-9]{1,7})$', default: 'all', description: 'the last N lines, or all' })),
         since: Type.Optional(Type.String({ maxLength: 40, pattern: '^([0-9]{1,12}(\\.[0-9]{1,9})?|[0-9]{4}-[0-9]{2}-[0-9]{2}([T ][0-9:.]+(Z|[+-][0-9]{2}:?[0-9]{2})?)?)$', description: 'unix seconds or an ISO 8601 date' })),

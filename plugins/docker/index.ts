@@ -1,5 +1,6 @@
 // The docker plugin: the runtime provider (Engine API client, compose engine, live container table) other plugins require, its overview part and its start-up reconcile.
 import { definePlugin, Type, type AttentionItem } from '../../sdk/index.ts';
+import { accessGuards, registryAuths } from './api.ts';
 import type { ContainerInfo } from 'dockerode';
 import { createClient, endpointOf } from './client.ts';
 import { bareName, label } from './labels.ts';
@@ -28,6 +29,7 @@ const Options = Type.Object({
 export default definePlugin({
   name: 'docker',
   version: '1.0.0',
+  env: ['DOCKER_HOST'],
   description: 'The Docker Engine runtime: API client, compose engine, engine health on the overview',
   options: Options,
   setup(ctx): DockerRuntime {
@@ -82,6 +84,13 @@ export default definePlugin({
     });
 
     // taken in setup, before the job runner starts: what queued deploys create from now on is never "left over"
+    // what the plugins that require docker plugged in is complete once all are set up (setAccessGuard/setRegistryAuth still work)
+    ctx.onStart(() => {
+      const [guard] = ctx.extensions.of(accessGuards);
+      if (guard) runtime.setAccessGuard(guard);
+      const [auth] = ctx.extensions.of(registryAuths);
+      if (auth) runtime.setRegistryAuth(auth);
+    });
     const bootedAt = Math.floor(Date.now() / 1000);
     let reconciling: Promise<void> | undefined;
     ctx.onStart(() => {

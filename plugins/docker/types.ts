@@ -205,8 +205,10 @@ export interface DockerRuntime {
   /** host ports in use by running containers (project null: not this installation's); asks the engine */
   publishedPorts(exceptProject?: string): Promise<{ project: string | null; hostPort: number; protocol: string }[]>;
   engine(): Promise<{ ok: true; version: string } | { ok: false; reason: string }>;
+  /** @deprecated contribute to the extension point registryAuths (plugins/docker/api.ts) */
   setRegistryAuth(provider: RegistryAuthProvider): void;
   /** who may see and act on the containers of which project; without a guard, scopes and roles alone decide */
+  /** @deprecated contribute to the extension point accessGuards (plugins/docker/api.ts) */
   setAccessGuard(guard: AccessGuard): void;
   /** an engine error as its HTTP status (when it has one) and the engine's own message */
   errorOf(err: unknown): { status: number | undefined; reason: string };

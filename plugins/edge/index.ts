@@ -1,7 +1,7 @@
 // The edge plugin: one Caddy, run and configured by Dockwright through its admin API, serving sites and routing hostnames to stack services.
 import { definePlugin, Type, type AttentionItem } from '../../sdk/index.ts';
-import type { DockerRuntime } from '../docker/types.ts';
-import type { StacksApi } from '../stacks/index.ts';
+import { dockerPlugin } from '../docker/api.ts';
+import { platformRules, stacksPlugin } from '../stacks/api.ts';
 import { createEdge } from './edge.ts';
 import { covers, normalizeHostname } from './hostnames.ts';
 import { edgeNetwork } from './network.ts';
@@ -65,17 +65,16 @@ export default definePlugin({
   name: 'edge',
   version: '1.0.0',
   description: 'The edge: one managed Caddy serving sites and routing hostnames to stack services, with Dockwright\'s certificates',
-  requires: ['docker', 'stacks'],
+  requires: [dockerPlugin, stacksPlugin],
   options: Options,
   setup(ctx): EdgeApi {
-    const runtime = ctx.deps.docker as DockerRuntime;
-    const stacks = ctx.deps.stacks as StacksApi;
+    const runtime = ctx.deps.docker;
     ctx.scopes.define({ 'edge:read': { description: 'read the edge: its state, routes, hostnames and certificates', role: 'admin' } });
     ctx.migrations.from(new URL('./migrations', import.meta.url));
     const store = createStore(ctx.db, ctx.secrets);
     const network = edgeNetwork(runtime.docker, edgeNetworkName, ctx.log, ctx.options.eventsRetryMs);
     const edge = createEdge(ctx, ctx.options, store, network);
-    for (const rule of edgeRules(store)) stacks.addRule(rule);
+    for (const rule of edgeRules(store)) ctx.extensions.add(platformRules, rule);
     followStacks(ctx, runtime.docker, store, edge.setRoutes);
 
     ctx.routes.add({

@@ -1,6 +1,6 @@
 // The git plugin: a stack's source from a git repository or an uploaded archive, pin/unpin, polling and the push receiver.
 import { definePlugin, keyedLock, Type } from '../../sdk/index.ts';
-import type { StacksApi } from '../stacks/index.ts';
+import { stackSources, stacksPlugin } from '../stacks/api.ts';
 import { createGit } from './git.ts';
 import { pushReceiver } from './push.ts';
 import { sourceRoutes } from './routes.ts';
@@ -22,11 +22,11 @@ const Options = Type.Object({
 export default definePlugin({
   name: 'git',
   version: '1.0.0',
-  requires: ['stacks'],
+  requires: [stacksPlugin],
   options: Options,
   setup(ctx) {
     const options = ctx.options;
-    const stacks = ctx.deps.stacks as StacksApi;
+    const stacks = ctx.deps.stacks;
     ctx.migrations.from(new URL('./migrations', import.meta.url));
 
     const store = createStore(ctx.db, options.keepDeliveries);
@@ -37,7 +37,7 @@ export default definePlugin({
       settings: { pinSearchDepth: options.pinSearchDepth, archive: { maxEntries: options.archiveMaxEntries, maxBytes: options.archiveMaxBytes } },
     });
 
-    stacks.addSource(sources.source, async (stack) => ({ source: await sources.viewOf(stack) }));
+    ctx.extensions.add(stackSources, { source: sources.source, describe: async (stack) => ({ source: await sources.viewOf(stack) }) });
     for (const route of sourceRoutes({ stacks, sources, store, actionTokens: ctx.actionTokens, outbound: ctx.outbound, allowedLocalRoots: options.allowedLocalRoots })) ctx.routes.add(route);
     for (const route of pushReceiver({ stacks, store, actionTokens: ctx.actionTokens, activity: ctx.activity })) ctx.webhooks.add(route);
 

@@ -1,6 +1,6 @@
 // The push receiver under /api: HMAC-signed calls from GitHub, Gitea or Forgejo; a push to the stack's branch deploys it.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { defineRoute, problem, reply, Type, type ActionTokensApi, type ActivityApi, type Actor, type AnyRoute } from '../../sdk/index.ts';
+import { defineRoute, JobSchema, Nullable, problem, reply, Type, type ActionTokensApi, type ActivityApi, type Actor, type AnyRoute } from '../../sdk/index.ts';
 import type { StacksApi } from '../stacks/index.ts';
 import type { SourceStore } from './store.ts';
 
@@ -40,6 +40,11 @@ export function pushReceiver({ stacks, store, actionTokens, activity }: {
     defineRoute({
       method: 'POST', path: '/stacks/:name/github', public: true, rawBody: true, params: Type.Object({ name: stacks.nameSchema }),
       errors: [401, 415, 400], successes: [202], activity: false,
+      response: Type.Object({
+        acknowledged: Type.Optional(Type.Boolean()), ignored: Type.Optional(Type.Boolean()), duplicate: Type.Optional(Type.Boolean()),
+        outcome: Type.String(), reason: Nullable(Type.String()), deliveryId: Nullable(Type.String()), jobId: Type.Optional(Nullable(Type.String())),
+        attached: Type.Optional(Type.Boolean()), job: Type.Optional(JobSchema),
+      }),
       summary: 'Push receiver for GitHub, Gitea and Forgejo: a push to the configured branch deploys the stack',
       description: 'Signed with the push secret (POST /api/v1/stacks/{name}/webhooks/push): X-Hub-Signature-256 (sha256=<hex>), '
         + 'X-Gitea-Signature or X-Forgejo-Signature (<hex>), HMAC-SHA256 of the raw body. The body is the JSON push payload '

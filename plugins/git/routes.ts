@@ -1,5 +1,5 @@
 // The source endpoints of /api/v1: read, set and remove a stack's source; check, pin, unpin; archive upload; the push secret.
-import { defineRoute, OutboundRefused, problem, Type, type AnyRoute, type OutboundApi, type Principal } from '../../sdk/index.ts';
+import { defineRoute, JobSchema, Nullable, OutboundRefused, problem, Type, type AnyRoute, type OutboundApi, type Principal } from '../../sdk/index.ts';
 import type { StacksApi } from '../stacks/index.ts';
 import type { Credentials } from './git.ts';
 import type { SourceStore } from './store.ts';
@@ -38,12 +38,39 @@ const invalid = (err: unknown) => {
   return err;
 };
 
+const Text = Nullable(Type.String());
+const SourceView = {
+  stack: Type.String(),
+  kind: Type.Union([Type.Literal('git'), Type.Literal('upload')]),
+  url: Text, branch: Text, path: Text,
+  autodeploy: Type.Boolean(),
+  credentials: Nullable(Type.Object({ kind: Type.Union([Type.Literal('token'), Type.Literal('ssh-key')]) })),
+  pinnedCommit: Text, remoteHead: Text, remoteSubject: Text, deployedCommit: Text, deployedAt: Text, lastCheckedAt: Text, lastError: Text,
+  upload: Nullable(Type.Object({ id: Type.String(), format: Type.String(), sha256: Type.String(), bytes: Type.Integer(), files: Type.Integer(), at: Type.String() })),
+  lastPush: Nullable(Type.Object({
+    deliveryId: Text, provider: Type.String(), event: Type.String(), ref: Text, commit: Text, outcome: Type.String(), reason: Text, jobId: Text, at: Type.String(),
+  })),
+  updatedAt: Type.String(),
+};
+/** a write that may deploy (?deploy=true) names the deploy job */
+const MaybeDeployed = { jobId: Type.Optional(Type.String()), job: Type.Optional(JobSchema) };
+const SourceAnswer = Type.Object({ ...SourceView, ...MaybeDeployed });
+const DeliverySchema = Type.Object({
+  id: Type.Integer(), deliveryId: Text, provider: Type.String(), event: Type.String(), ref: Text, afterCommit: Text, address: Type.String(),
+  outcome: Type.String(), reason: Text, jobId: Text, receivedAt: Type.String(),
+});
+
 export function sourceRoutes({ stacks, sources, store, actionTokens, outbound, allowedLocalRoots }: {
   stacks: StacksApi; sources: Sources; store: SourceStore; outbound: OutboundApi;
   actionTokens: { issueSecret(kind: string, resource: string): Promise<string>; revoke(kind: string, resource: string): Promise<boolean> };
   allowedLocalRoots: readonly string[];
 }): AnyRoute[] {
   const Params = Type.Object({ name: stacks.nameSchema });
+  async function viewOf(name: string) {
+    const view = await sources.viewOf(name);
+    if (!view) throw problem(404, `stack "${name}" has no source; PUT /api/v1/stacks/${name}/source sets one`, { code: 'no-source' });
+    return view;
+  }
   async function deployIfAsked(name: string, principal: Principal, asked: boolean | undefined) {
     if (!asked) return {};
     if (!principal.can('stacks:deploy')) throw problem(403, 'deploy=true needs the scope stacks:deploy', { code: 'missing-scope', extra: { requiredScopes: ['stacks:deploy'] } });
@@ -76,11 +103,10 @@ export function sourceRoutes({ stacks, sources, store, actionTokens, outbound, a
     defineRoute({
       method: 'GET', path: '/stacks/:name/source', scopes: ['stacks:read'], params: Params,
       summary: "The stack's source: repository, branch, compose path, pin, remote head, deployed commit, last push (credentials are never shown)",
+      response: Type.Object(SourceView),
       handler: async ({ params, principal }) => {
         await stacks.access(params.name, principal, 'read');
-        const view = await sources.viewOf(params.name);
-        if (!view) throw problem(404, `stack "${params.name}" has no source; PUT /api/v1/stacks/${params.name}/source sets one`, { code: 'no-source' });
-        return view;
+        return viewOf(params.name);
       },
     }),
     defineRoute({
@@ -90,6 +116,10 @@ export function sourceRoutes({ stacks, sources, store, actionTokens, outbound, a
         + 'Credentials are stored encrypted and never answered. A new repository URL drops the pin and the stored credentials unless new ones are given. '
         + 'A host that is not a global unicast address (loopback, private, link-local…) is refused with 422 unless an admin lists it in outbound.allow.',
       errors: [422],
+      response: Type.Object({
+        ...SourceView,
+        check: Nullable(Type.Object({ ok: Type.Boolean(), remoteHead: Text, composePath: Text, error: Text }, { description: 'the first fetch of the branch head (null with check: false)' })),
+      }),
       activity: 'stack.source.write', resource: 'stack:{name}',
       handler: async ({ params, body, principal }) => {
         await stacks.access(params.name, principal, 'write');
@@ -119,12 +149,13 @@ export function sourceRoutes({ stacks, sources, store, actionTokens, outbound, a
           check = await sources.check(params.name).then((c) => ({ ok: c.error === null, remoteHead: c.head.commit, composePath: c.compose, error: c.error }),
             (err: Error) => ({ ok: false, remoteHead: null, composePath: null, error: err.message }));
         }
-        return { ...(await sources.viewOf(params.name)), check };
+        return { ...(await viewOf(params.name)), check };
       },
     }),
     defineRoute({
       method: 'DELETE', path: '/stacks/:name/source', scopes: ['stacks:write'], params: Params,
       summary: 'Remove the source: deploys use the compose file of the stack again',
+      response: Type.Object({ stack: Type.String(), source: Type.Null() }),
       activity: 'stack.source.delete', resource: 'stack:{name}',
       handler: async ({ params, principal }) => {
         await stacks.access(params.name, principal, 'write');
@@ -157,24 +188,26 @@ export function sourceRoutes({ stacks, sources, store, actionTokens, outbound, a
       summary: 'Pin the stack to a commit (full or abbreviated id; it must exist): deploys use it, pushes and polling deploy nothing',
       body: Type.Object({ commit: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false }),
       query: Type.Object({ deploy: Deploy }),
+      response: SourceAnswer,
       activity: 'stack.source.pin', resource: 'stack:{name}',
       handler: async ({ params, body, query, principal }) => {
         await stacks.access(params.name, principal, 'write');
         let id: string;
         try { id = commitId(body.commit); } catch (err) { throw invalid(err); }
         const pinned = await sources.pin(params.name, id);
-        return { ...(await sources.viewOf(params.name)), pinnedCommit: pinned, ...(await deployIfAsked(params.name, principal, query.deploy)) };
+        return { ...(await viewOf(params.name)), pinnedCommit: pinned, ...(await deployIfAsked(params.name, principal, query.deploy)) };
       },
     }),
     defineRoute({
       method: 'POST', path: '/stacks/:name/source/unpin', scopes: ['stacks:write'], params: Params, errors: [409],
       summary: 'Remove the pin: deploys, pushes and polling follow the branch again',
       query: Type.Object({ deploy: Deploy }),
+      response: SourceAnswer,
       activity: 'stack.source.unpin', resource: 'stack:{name}',
       handler: async ({ params, query, principal }) => {
         await stacks.access(params.name, principal, 'write');
         await sources.unpin(params.name);
-        return { ...(await sources.viewOf(params.name)), ...(await deployIfAsked(params.name, principal, query.deploy)) };
+        return { ...(await viewOf(params.name)), ...(await deployIfAsked(params.name, principal, query.deploy)) };
       },
     }),
     defineRoute({
@@ -187,6 +220,7 @@ export function sourceRoutes({ stacks, sources, store, actionTokens, outbound, a
         strip: Type.Optional(Type.Integer({ minimum: 0, maximum: 8, default: 0, description: 'leading folders to remove from every entry (1 for an archive with one top folder)' })),
         deploy: Deploy,
       }),
+      response: SourceAnswer,
       activity: 'stack.source.upload', resource: 'stack:{name}',
       handler: async ({ params, query, rawBody, principal }) => {
         await stacks.access(params.name, principal, 'write');
@@ -195,7 +229,7 @@ export function sourceRoutes({ stacks, sources, store, actionTokens, outbound, a
         try { composePath = query.path ? treePath(query.path, 'path') : null; } catch (err) { throw invalid(err); }
         if (!rawBody?.length) throw problem(400, 'the body must be the archive (tar, tar.gz or zip)');
         await sources.upload(params.name, rawBody, { composePath, strip: query.strip ?? 0 });
-        return { ...(await sources.viewOf(params.name)), ...(await deployIfAsked(params.name, principal, query.deploy)) };
+        return { ...(await viewOf(params.name)), ...(await deployIfAsked(params.name, principal, query.deploy)) };
       },
     }),
     defineRoute({
@@ -223,6 +257,7 @@ export function sourceRoutes({ stacks, sources, store, actionTokens, outbound, a
     defineRoute({
       method: 'GET', path: '/stacks/:name/webhooks/push/deliveries', scopes: ['stacks:read'], params: Params,
       summary: 'The latest push deliveries of the stack, newest first, with their outcome',
+      response: Type.Array(DeliverySchema),
       query: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })) }),
       handler: async ({ params, query, principal }) => {
         await stacks.access(params.name, principal, 'read');

@@ -1,6 +1,6 @@
 // The registries plugin: registry logins checked on save, sealed at rest, and handed to the docker runtime for every pull and build.
 import { definePlugin } from '../../sdk/index.ts';
-import type { DockerRuntime } from '../docker/types.ts';
+import { dockerPlugin, registryAuths } from '../docker/api.ts';
 import { normaliseHost, serverAddressOf } from './hosts.ts';
 import { registryRoutes } from './routes.ts';
 import { createStore } from './store.ts';
@@ -9,9 +9,9 @@ export default definePlugin({
   name: 'registries',
   version: '1.0.0',
   description: 'Registry logins: checked against the registry when saved, sealed at rest, used by deploys, pulls, builds and autoupdate',
-  requires: ['docker'],
+  requires: [dockerPlugin],
   setup(ctx) {
-    const runtime = ctx.deps.docker as DockerRuntime;
+    const runtime = ctx.deps.docker;
     ctx.migrations.from(new URL('./migrations', import.meta.url));
     ctx.scopes.define({
       'registries:read': { description: 'list registry logins (hosts and users, never passwords)', role: 'viewer' },
@@ -21,7 +21,7 @@ export default definePlugin({
     for (const route of registryRoutes({ ctx, store, runtime })) ctx.routes.add(route);
 
     // the docker runtime asks for the registry of each image it pulls (and each base image a build pulls)
-    runtime.setRegistryAuth(async (imageRegistry) => {
+    ctx.extensions.add(registryAuths, async (imageRegistry) => {
       const checked = normaliseHost(imageRegistry);
       const row = checked.ok ? await store.get(checked.host) : null;
       if (!row) return null;

@@ -61,7 +61,7 @@ export function registryRoutes(deps: { ctx: PluginContext; store: LoginStore; ru
       },
     }),
     defineRoute({
-      method: 'POST', path: '/registries', scopes: ['registries:write'], body: SaveBody, response: LoginView, status: 201, errors: [422, 503], activity: false,
+      method: 'POST', path: '/registries', scopes: ['registries:write'], body: SaveBody, response: LoginView, status: 201, successes: [200], errors: [422, 503], activity: false,
       summary: 'Add a registry login, or replace the login of that host: checked against the registry first',
       description: 'The engine logs in to the registry (POST /auth) before anything is saved: a refused login or an unreachable registry '
         + 'answers 422 naming what failed, and nothing is saved. A token goes in password. 201 when the host had no login, 200 when it replaced one. '

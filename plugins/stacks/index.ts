@@ -1,34 +1,17 @@
 // The stacks plugin: compose stacks with variables, settings, revisions, deploy/stop/pull jobs, access lists, autoupdate and the deploy webhook.
-import { definePlugin, problem, Type, type Actor, type AttentionItem, type Job, type Principal } from '../../sdk/index.ts';
-import type { DockerRuntime } from '../docker/types.ts';
-import { assertAccess, canSee, stackRole, type Need } from './access.ts';
-import { createCore, deployKind, pushKind, resourceOf, type StackSource } from './core.ts';
+import { definePlugin, problem, Type, type AttentionItem, type Principal } from '../../sdk/index.ts';
+import { accessGuards, dockerPlugin } from '../docker/api.ts';
+import { assertAccess, canSee, stackRole } from './access.ts';
+import { platformRules, stackSources, stackTemplates, type StacksApi } from './api.ts';
+import { createCore, deployKind, pushKind, resourceOf } from './core.ts';
 import { StackName, stackRoutes } from './routes.ts';
-import type { TString } from '@sinclair/typebox';
-import { builtInRules, dockerDefaultCapabilities, type PlatformRule, safeNetworkOptions, safeSecurityOptions, safeSysctls } from './rules.ts';
+import { builtInRules, dockerDefaultCapabilities, safeNetworkOptions, safeSecurityOptions, safeSysctls } from './rules.ts';
 import { createStore } from './store.ts';
-import { Templates, type StackTemplate } from './templates.ts';
+import { Templates } from './templates.ts';
 import { stackView } from './view.ts';
 import { deployWebhook } from './webhook.ts';
 
-export type { Need, PlatformRule, StackSource, StackTemplate };
-
-/** what other plugins may do with stacks */
-export interface StacksApi {
-  addRule(rule: PlatformRule): void;
-  addTemplate(template: StackTemplate): void;
-  /** a provider of source trees (the git plugin) */
-  addSource(source: StackSource, describe?: (stack: string) => Promise<Record<string, unknown>>): void;
-  /** queues a deploy of the stack (attached to a queued one when asked) */
-  deploy(stack: string, actor: Actor, attach?: boolean): Promise<Job & { attached: boolean }>;
-  exists(stack: string): Promise<boolean>;
-  /** the schema of a stack name, for routes of other plugins with a stack in their path */
-  nameSchema: TString;
-  /** the action-token kinds of the stack webhooks (the push secret is kept under `push`) */
-  webhookKinds: { deploy: string; push: string };
-  /** the stack for this caller: a 404 problem when absent or invisible to them, 403 when their role on it is too low */
-  access(stack: string, principal: Principal, need: Need): Promise<void>;
-}
+export type { Need, PlatformRule, StackSource, StackTemplate, StacksApi } from './api.ts';
 
 const Options = Type.Object({
   rules: Type.Record(Type.String(), Type.Boolean(), { default: {}, description: 'false switches a platform rule off for this install' }),
@@ -50,10 +33,10 @@ const Options = Type.Object({
 export default definePlugin({
   name: 'stacks',
   version: '1.0.0',
-  requires: ['docker'],
+  requires: [dockerPlugin],
   options: Options,
   setup(ctx): StacksApi {
-    const runtime = ctx.deps.docker as DockerRuntime;
+    const runtime = ctx.deps.docker;
     const options = ctx.options;
     ctx.scopes.define({
       'stacks:read': { description: 'read stacks, their compose files, variables (secrets hidden), revisions and status', role: 'viewer' },
@@ -86,7 +69,16 @@ export default definePlugin({
         return role === 'unlimited' || (role !== null && (!act || role !== 'viewer'));
       }));
     };
-    runtime.setAccessGuard((principal, projects, need) => allowed(principal, projects, need === 'deploy'));
+    ctx.extensions.add(accessGuards, (principal, projects, need) => allowed(principal, projects, need === 'deploy'));
+    // what other plugins plugged in, complete once all are set up (the add* setters of the API still work)
+    ctx.onStart(() => {
+      rules.push(...ctx.extensions.of(platformRules));
+      for (const template of ctx.extensions.of(stackTemplates)) templates.add(template);
+      for (const { source, describe: describeFn } of ctx.extensions.of(stackSources)) {
+        core.sources.push(source);
+        if (describeFn) describers.push(describeFn);
+      }
+    });
     ctx.visibility.add({ prefix: 'stack:', visible: (principal, names, need) => allowed(principal, names, need === 'act') });
 
     ctx.schedule.cron('autoupdate', options.autoupdateCron, async () => {

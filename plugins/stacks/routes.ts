@@ -1,10 +1,10 @@
 // The stack endpoints of /api/v1: stacks, compose, variables, settings, deploy/stop/pull, revisions, access list, autoupdate, deploy webhook.
-import { defineRoute, problem, reply, Type, type Actor, type AnyRoute, type PluginContext, type Principal } from '../../sdk/index.ts';
+import { ActorSchema, defineRoute, JobAcceptedSchema, Nullable, problem, reply, Type, type Actor, type AnyRoute, type PluginContext, type Principal } from '../../sdk/index.ts';
 import { AccessEntrySchema, assertAccess, canSee, mayWrite, type AccessEntry, type Need } from './access.ts';
 import { deployKind, resourceOf, type Core } from './core.ts';
 import type { StackContent, StackRow, StackStore, StackSummary } from './store.ts';
 import type { Templates } from './templates.ts';
-import { stackView, visibleSettings, visibleVariables } from './view.ts';
+import { StackDetailSchema, stackView, StackViewSchema, visibleSettings, visibleVariables } from './view.ts';
 
 export const StackName = Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$', description: 'lowercase letters, digits and - (not _, which separates a stack from the names of its volumes and networks)' });
 const Params = Type.Object({ name: StackName });
@@ -15,6 +15,8 @@ const VariableName = '^[A-Za-z_][A-Za-z0-9_]{0,127}$';
 const Values = Type.Record(Type.String({ pattern: VariableName }), Type.String({ maxLength: 65536 }), { maxProperties: 500, additionalProperties: false });
 // the compose loader's own content limit (composeLimits.maxLength): what it can load and judge in milliseconds
 const Compose = Type.String({ maxLength: 256 * 1024 });
+const Settings = Type.Record(Type.String(), Type.Unknown());
+const RevisionEntry = { id: Type.Integer(), revision: Type.Integer(), author: ActorSchema, message: Nullable(Type.String()), createdAt: Type.String() };
 
 export interface RouteDeps {
   ctx: PluginContext;
@@ -40,7 +42,8 @@ export function stackRoutes({ ctx, core, store, templates, autoupdateCron, descr
     const row = known ?? (await store.get(name))!;
     const [live, recent, extra] = await Promise.all([core.live([row]), store.recentWebhookCalls(name), describe(name)]);
     const view = stackView(row, live);
-    return { ...view, ...extra, webhooks: { ...view.webhooks, deploy: { ...view.webhooks.deploy, recent } } };
+    const source = (extra.source ?? null) as Record<string, unknown> | null;
+    return { ...view, ...extra, source, webhooks: { ...view.webhooks, deploy: { ...view.webhooks.deploy, recent } } };
   }
 
   async function write(name: string, expected: number, actor: Actor, content: StackContent, message?: string) {
@@ -57,7 +60,7 @@ export function stackRoutes({ ctx, core, store, templates, autoupdateCron, descr
   const contentOf = (row: StackRow): StackContent => ({ compose: row.compose, env: row.env, template: row.template, settings: row.settings, services: row.services });
 
   const action = (verb: 'deploy' | 'stop' | 'pull', summary: string) => defineRoute({
-    method: 'POST', path: `/stacks/:name/${verb}`, scopes: ['stacks:deploy'], summary, params: Params, status: 202,
+    method: 'POST', path: `/stacks/:name/${verb}`, scopes: ['stacks:deploy'], summary, params: Params, status: 202, response: JobAcceptedSchema,
     description: 'The job is queued even when the Docker engine does not answer; it then fails with the reason (see the overview).',
     activity: `stack.${verb}`, resource: 'stack:{name}',
     handler: async ({ params, principal }) => {
@@ -70,6 +73,7 @@ export function stackRoutes({ ctx, core, store, templates, autoupdateCron, descr
   return [
     defineRoute({
       method: 'GET', path: '/stacks', scopes: ['stacks:read'], page: true, cursor: StackName, summary: 'List stacks with their live status',
+      response: StackViewSchema,
       handler: async ({ page, principal }) => {
         const rows: StackSummary[] = [];
         let after = page.cursor;
@@ -88,6 +92,7 @@ export function stackRoutes({ ctx, core, store, templates, autoupdateCron, descr
     defineRoute({
       method: 'GET', path: '/stacks/:name', scopes: ['stacks:read'], params: Params,
       summary: 'One stack: revision, status, services with their containers, last deploy, webhooks, source',
+      response: StackDetailSchema,
       handler: async ({ params, principal }) => {
         return fullView(params.name, await stackFor(params.name, principal, 'read'));
       },
@@ -97,6 +102,7 @@ export function stackRoutes({ ctx, core, store, templates, autoupdateCron, descr
       query: Type.Object({ volumes: Type.Optional(Type.Boolean({ description: 'also remove the named volumes (default: keep them)' })) }),
       summary: 'Stop and remove a stack (a job; answers when it is done, or 202 with the job after 30 s)',
       activity: 'stack.delete', resource: 'stack:{name}', status: 200, successes: [202],
+      response: Type.Object({ removed: Type.String(), jobId: Type.String() }), responses: { 202: JobAcceptedSchema },
       handler: async ({ params, query, revision, principal }) => {
         const row = await stackFor(params.name, principal, 'write');
         if (row.revision !== revision) throw problem(412, `stack "${params.name}" is at revision ${row.revision}; read it again and retry`, { code: 'stale-revision', extra: { currentRevision: row.revision } });
@@ -125,6 +131,7 @@ export function stackRoutes({ ctx, core, store, templates, autoupdateCron, descr
         settings: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: "the template's inputs" })),
         revision: Revision, message: Message,
       }, { additionalProperties: false, anyOf: [{ required: ['content'] }, { required: ['template'] }] }),
+      response: StackDetailSchema,
       activity: 'stack.compose.write', resource: 'stack:{name}',
       handler: async ({ params, body, revision, principal }) => {
         const name = params.name;
@@ -180,6 +187,7 @@ export function stackRoutes({ ctx, core, store, templates, autoupdateCron, descr
       method: 'PUT', path: '/stacks/:name/env', scopes: ['stacks:write'], params: Params, revision: 'required', errors: [422],
       summary: 'Replace the variables (they fill ${VAR} in the compose file)',
       body: Type.Object({ values: Values, revision: Revision, message: Message }, { additionalProperties: false }),
+      response: Type.Object({ name: Type.String(), revision: Type.Integer(), values: Values, redacted: Type.Array(Type.String()) }),
       activity: 'stack.env.write', resource: 'stack:{name}',
       handler: async ({ params, body, revision, principal }) => {
         const row = await stackFor(params.name, principal, 'write');
@@ -190,6 +198,7 @@ export function stackRoutes({ ctx, core, store, templates, autoupdateCron, descr
     }),
     defineRoute({
       method: 'GET', path: '/stacks/:name/settings', scopes: ['stacks:read'], params: Params, summary: "The template settings and the template's input schema",
+      response: Type.Object({ name: Type.String(), revision: Type.Integer(), template: Nullable(Type.String()), settings: Settings, inputs: Nullable(Settings) }),
       handler: async ({ params, principal }) => {
         const row = await stackFor(params.name, principal, 'read');
         return { name: row.name, revision: row.revision, template: row.template, settings: visibleSettings(row.settings, mayWrite(principal, row.access)), inputs: row.template ? templates.get(row.template)?.inputs ?? null : null };
@@ -199,6 +208,7 @@ export function stackRoutes({ ctx, core, store, templates, autoupdateCron, descr
       method: 'PUT', path: '/stacks/:name/settings', scopes: ['stacks:write'], params: Params, revision: 'required', errors: [409, 422],
       summary: "Change the template settings (validated against the template's input schema)",
       body: Type.Object({ settings: Type.Record(Type.String(), Type.Unknown()), revision: Revision, message: Message }, { additionalProperties: false }),
+      response: Type.Object({ name: Type.String(), revision: Type.Integer(), template: Nullable(Type.String()), settings: Settings }),
       activity: 'stack.settings.write', resource: 'stack:{name}',
       handler: async ({ params, body, revision, principal }) => {
         const row = await stackFor(params.name, principal, 'write');
@@ -229,6 +239,7 @@ export function stackRoutes({ ctx, core, store, templates, autoupdateCron, descr
     }),
     defineRoute({
       method: 'GET', path: '/stacks/:name/revisions', scopes: ['stacks:read'], params: Params, page: true, summary: 'The revision history, newest first',
+      response: Type.Object(RevisionEntry),
       cursor: Type.String({ pattern: '^[1-9][0-9]{0,8}$', description: 'the revision number of the last entry of the previous page' }),
       handler: async ({ params, page, principal }) => {
         await stackFor(params.name, principal, 'read');
@@ -241,6 +252,7 @@ export function stackRoutes({ ctx, core, store, templates, autoupdateCron, descr
     }),
     defineRoute({
       method: 'GET', path: '/stacks/:name/revisions/:id', scopes: ['stacks:read'], params: RevisionParams, summary: 'One revision: compose, variables, settings, author',
+      response: Type.Object({ ...RevisionEntry, compose: Type.String(), values: Values, redacted: Type.Array(Type.String()), template: Nullable(Type.String()), settings: Settings }),
       handler: async ({ params, principal }) => {
         const row = await stackFor(params.name, principal, 'read');
         const found = await ctx.revisions.get('stack', params.name, params.id);
@@ -255,6 +267,7 @@ export function stackRoutes({ ctx, core, store, templates, autoupdateCron, descr
     defineRoute({
       method: 'POST', path: '/stacks/:name/revisions/:id/restore', scopes: ['stacks:deploy'], params: RevisionParams, revision: 'optional', errors: [422],
       summary: 'Restore a revision: a new revision whose compose, variables and settings equal it (deploy to apply it)',
+      response: StackDetailSchema,
       activity: 'stack.restore', resource: 'stack:{name}',
       handler: async ({ params, revision, principal }) => {
         const row = await stackFor(params.name, principal, 'deploy');
@@ -305,6 +318,7 @@ export function stackRoutes({ ctx, core, store, templates, autoupdateCron, descr
     }),
     defineRoute({
       method: 'GET', path: '/templates', scopes: ['stacks:read'], summary: 'Stack templates: a compose file and the schema of its inputs',
+      response: Type.Array(Type.Object({ name: Type.String(), description: Type.String(), compose: Type.String(), inputs: Settings })),
       handler: async () => templates.list(),
     }),
   ] as AnyRoute[];

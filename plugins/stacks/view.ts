@@ -1,5 +1,5 @@
 // What a stack looks like in answers: its live status from the engine, last deploy, webhooks — built for many stacks with one call each.
-import type { Job } from '../../sdk/index.ts';
+import { ActorSchema, JobStatusSchema, Nullable, Type, type Job } from '../../sdk/index.ts';
 import type { ServiceStatus } from '../docker/types.ts';
 import type { StackSummary } from './store.ts';
 
@@ -39,6 +39,43 @@ export interface LiveState {
   deployWebhooks: Set<string>;
   pushWebhooks: Set<string>;
 }
+
+const ContainerSchema = Type.Object({
+  id: Type.String(), name: Type.String(), state: Type.String(), status: Type.String(), health: Nullable(Type.String()), image: Type.String(), createdAt: Type.String(),
+});
+const StatusSchema = Type.Union(['running', 'partial', 'stopped', 'failed', 'deploying', 'never-deployed', 'unknown'].map((s) => Type.Literal(s as StackStatus)));
+
+/** a stack in lists: the answer of stackView */
+export const StackViewSchema = Type.Object({
+  name: Type.String(),
+  revision: Type.Integer(),
+  status: StatusSchema,
+  engineError: Type.Optional(Type.String({ description: 'why the live status is unknown' })),
+  services: Type.Array(Type.Object({ name: Type.String(), declared: Type.Boolean(), containers: Type.Array(ContainerSchema) })),
+  template: Nullable(Type.String()),
+  autoupdate: Type.Boolean(),
+  webhooks: Type.Object({ deploy: Type.Object({ enabled: Type.Boolean() }), push: Type.Object({ enabled: Type.Boolean() }) }),
+  lastDeploy: Nullable(Type.Object({
+    jobId: Type.String(), status: JobStatusSchema, error: Nullable(Type.String()), actor: ActorSchema, createdAt: Type.String(), finishedAt: Nullable(Type.String()),
+  })),
+  lastJob: Nullable(Type.Object({ jobId: Type.String(), type: Type.String(), status: JobStatusSchema, finishedAt: Nullable(Type.String()) })),
+  deployedRevision: Nullable(Type.Integer()),
+  deployedAt: Nullable(Type.String()),
+  createdAt: Type.String(),
+  updatedAt: Type.String(),
+});
+
+const WebhookCallSchema = Type.Object({ at: Type.String(), address: Type.String(), jobId: Nullable(Type.String()), outcome: Type.String() });
+
+/** one stack in full: the list view, the recent deploy-webhook calls and what other plugins add (the git source) */
+export const StackDetailSchema = Type.Object({
+  ...StackViewSchema.properties,
+  webhooks: Type.Object({
+    deploy: Type.Object({ enabled: Type.Boolean(), recent: Type.Array(WebhookCallSchema) }),
+    push: Type.Object({ enabled: Type.Boolean() }),
+  }),
+  source: Nullable(Type.Record(Type.String(), Type.Unknown(), { description: 'the git or upload source (GET /stacks/{name}/source), null without one' })),
+});
 
 export function stackView(row: StackSummary, live: LiveState) {
   const lastDeploy = row.lastDeployJob ? live.jobs.get(row.lastDeployJob) ?? null : null;

@@ -1,5 +1,5 @@
 // The deploy webhook under /api: one token, one action on one stack — attach to a queued deploy, a 30 s window, wait or ?async=1.
-import { defineRoute, keyedLock, problem, reply, Type, type AnyRoute, type Job, type PluginContext } from '../../sdk/index.ts';
+import { defineRoute, JobAcceptedSchema, JobSchema, keyedLock, problem, reply, Type, type AnyRoute, type Job, type PluginContext } from '../../sdk/index.ts';
 import { deployKind, resourceOf, type Core } from './core.ts';
 import { StackName } from './routes.ts';
 import type { StackStore } from './store.ts';
@@ -16,6 +16,7 @@ export function deployWebhook({ ctx, core, store, windowSeconds, waitSeconds }: 
       description: `A call during a queued deploy of the stack attaches to it. Otherwise one deploy is accepted per ${windowSeconds} s (429 with Retry-After).`,
       params: Type.Object({ name: StackName }),
       query: Type.Object({ async: Type.Optional(Type.Union([Type.Literal('1'), Type.Literal('true'), Type.Literal('0'), Type.Literal('false')])) }),
+      response: JobAcceptedSchema,
       activity: 'stack.deploy', resource: 'stack:{name}',
       handler: async ({ params, query, principal, ip, signal }) => {
         const name = params.name;
@@ -45,7 +46,7 @@ export function deployWebhook({ ctx, core, store, windowSeconds, waitSeconds }: 
       },
     }),
     defineRoute({
-      method: 'GET', path: '/stacks/:name/jobs/:id', actionToken: token, summary: 'Follow a job of this stack with its deploy webhook token',
+      method: 'GET', path: '/stacks/:name/jobs/:id', actionToken: token, summary: 'Follow a job of this stack with its deploy webhook token', response: JobSchema,
       params: Type.Object({ name: StackName, id: Type.String({ format: 'uuid' }) }),
       handler: async ({ params }) => {
         const job = await ctx.jobs.get(params.id);

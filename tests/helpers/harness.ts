@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { boot, type Running } from '../../kernel/app.ts';
 import type { NameResolver } from '../../kernel/outbound.ts';
+import { checkContract, forgetContract, prepareContract } from '../../sdk/testing/contract.ts';
 
 import type { Logger, Role } from '../../sdk/index.ts';
 
@@ -39,7 +40,11 @@ export async function createDatabase(): Promise<{ url: string; drop(): Promise<v
 }
 
 export interface ApiAnswer<T = any> { status: number; headers: Headers; body: T; text: string }
-export interface CallOptions { token?: string; body?: unknown; raw?: BodyInit; headers?: Record<string, string> }
+export interface CallOptions {
+  token?: string; body?: unknown; raw?: BodyInit; headers?: Record<string, string>;
+  /** skip the response-contract check (only for a test that proves a raw transport behaviour) */
+  unchecked?: boolean;
+}
 
 export async function call<T = any>(base: string, method: string, path: string, opts: CallOptions = {}): Promise<ApiAnswer<T>> {
   const headers: Record<string, string> = { ...opts.headers };
@@ -52,7 +57,9 @@ export async function call<T = any>(base: string, method: string, path: string, 
   const res = await fetch(base + path, { method, headers, body });
   const text = await res.text();
   let parsed: unknown = text;
-  if ((res.headers.get('content-type') ?? '').includes('json') && text) parsed = JSON.parse(text);
+  const contentType = res.headers.get('content-type') ?? '';
+  if (contentType.includes('json') && text) parsed = JSON.parse(text);
+  if (!opts.unchecked) await checkContract(base, method, path, { status: res.status, contentType, body: parsed, text });
   return { status: res.status, headers: res.headers, body: parsed as T, text };
 }
 
@@ -112,10 +119,12 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
     return (await app.tokens.create({ user: name, name: 'test', scopes, expiresAt: extra.expiresAt })).token;
   };
   const admin = await token('admin', ['*']);
+  await prepareContract(app.url);
   let stopped = false;
   const stop = async () => {
     if (stopped) return;
     stopped = true;
+    forgetContract(app.url);
     await app.close();
   };
   return {

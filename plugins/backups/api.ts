@@ -1,0 +1,18 @@
+// The backups plugin's public API: what a plugin that requires it gets as ctx.deps.backups.
+import { extensionPoint, pluginRef, type PluginRef } from '../../sdk/index.ts';
+import type { BackupTarget } from './targets.ts';
+
+export type { BackupTarget, Prepared, Source, TargetIo } from './targets.ts';
+
+/** what other plugins may do with backups */
+export interface BackupsApi {
+  /** a new kind of thing to back up, selected by `targets.<key>` in a definition (the sites plugin registers `sites`) */
+  /** @deprecated contribute to the extension point backupTargets */
+  addTarget(target: BackupTarget): void;
+}
+
+/** a new kind of thing to back up, selected by `targets.<key>` in a definition (the sites plugin adds `sites`) */
+export const backupTargets = extensionPoint<BackupTarget>('backups', 'targets');
+
+/** `requires: [backupsPlugin]` types ctx.deps.backups */
+export const backupsPlugin: PluginRef<'backups', BackupsApi> = pluginRef('backups');

@@ -1,0 +1,13 @@
+// The docker plugin's public API: what a plugin that requires it gets as ctx.deps.docker.
+import { extensionPoint, pluginRef, type PluginRef } from '../../sdk/index.ts';
+import type { AccessGuard, DockerRuntime, RegistryAuthProvider } from './types.ts';
+
+export type { AccessGuard, ContainerStatus, DeployIo, DeployResult, DockerRuntime, LoadedCompose, RegistryAuthProvider, ServiceStatus } from './types.ts';
+
+/** which compose projects a caller may see or act on (the stacks plugin's access lists); the first one decides */
+export const accessGuards = extensionPoint<AccessGuard>('docker', 'access-guard');
+/** credentials for pulling from a registry (the registries plugin); the first one answers */
+export const registryAuths = extensionPoint<RegistryAuthProvider>('docker', 'registry-auth');
+
+/** `requires: [dockerPlugin]` types ctx.deps.docker */
+export const dockerPlugin: PluginRef<'docker', DockerRuntime> = pluginRef('docker');

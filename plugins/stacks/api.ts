@@ -1,0 +1,38 @@
+// The stacks plugin's public API: what a plugin that requires it gets as ctx.deps.stacks.
+import type { TString } from '@sinclair/typebox';
+import { extensionPoint, pluginRef, type Actor, type Job, type PluginRef, type Principal } from '../../sdk/index.ts';
+import type { Need } from './access.ts';
+import type { StackSource } from './core.ts';
+import type { PlatformRule } from './rules.ts';
+import type { StackTemplate } from './templates.ts';
+
+export type { Need, PlatformRule, StackSource, StackTemplate };
+
+/** what other plugins may do with stacks */
+export interface StacksApi {
+  /** @deprecated contribute to the extension point platformRules (ctx.extensions.add) */
+  addRule(rule: PlatformRule): void;
+  /** @deprecated contribute to the extension point stackTemplates */
+  addTemplate(template: StackTemplate): void;
+  /** @deprecated contribute to the extension point stackSources */
+  addSource(source: StackSource, describe?: (stack: string) => Promise<Record<string, unknown>>): void;
+  /** queues a deploy of the stack (attached to a queued one when asked) */
+  deploy(stack: string, actor: Actor, attach?: boolean): Promise<Job & { attached: boolean }>;
+  exists(stack: string): Promise<boolean>;
+  /** the schema of a stack name, for routes of other plugins with a stack in their path */
+  nameSchema: TString;
+  /** the action-token kinds of the stack webhooks (the push secret is kept under `push`) */
+  webhookKinds: { deploy: string; push: string };
+  /** the stack for this caller: a 404 problem when absent or invisible to them, 403 when their role on it is too low */
+  access(stack: string, principal: Principal, need: Need): Promise<void>;
+}
+
+/** a provider of source trees (the git plugin), and the fields it adds to the stack's answer */
+export const stackSources = extensionPoint<{ source: StackSource; describe?(stack: string): Promise<Record<string, unknown>> }>('stacks', 'sources');
+/** a further platform rule every compose file must pass (the edge plugin's hostname ownership) */
+export const platformRules = extensionPoint<PlatformRule>('stacks', 'rules');
+/** a further stack template */
+export const stackTemplates = extensionPoint<StackTemplate>('stacks', 'templates');
+
+/** `requires: [stacksPlugin]` types ctx.deps.stacks */
+export const stacksPlugin: PluginRef<'stacks', StacksApi> = pluginRef('stacks');
