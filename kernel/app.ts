@@ -144,8 +144,10 @@ export async function boot(opts: BootOptions): Promise<Running> {
   const { config, log, services } = app;
   try {
     services.contributors.unshift({ owner: 'jobs', contributor: jobsOverview(app) });
-    for (const route of coreRoutes({ db: app.db, jobs: app.jobs, contributors: services.contributors, visibility: services.visibility, openapi: () => openapi })) services.table.add('kernel', 'api', route);
-    const openapi = buildOpenApi(services.table.routes, app.scopes, kernelVersion);
+    // the document is built at its first request: building it sorts with ICU collation, whose data costs RSS in every process
+    let openapi: Record<string, unknown> | undefined;
+    const openapiDocument = () => (openapi ??= buildOpenApi(services.table.routes, app.scopes, kernelVersion));
+    for (const route of coreRoutes({ db: app.db, jobs: app.jobs, contributors: services.contributors, visibility: services.visibility, openapi: openapiDocument })) services.table.add('kernel', 'api', route);
     await ensureFirstAdmin(app);
     const server = createHttpServer({
       table: services.table, log, activity: services.activity,

@@ -4,8 +4,9 @@ import { lookup as systemLookup } from 'node:dns/promises';
 import http from 'node:http';
 import https from 'node:https';
 import type { Duplex } from 'node:stream';
+import { createRequire } from 'node:module';
 import ipaddr from 'ipaddr.js';
-import { Agent as UndiciAgent, buildConnector } from 'undici';
+import type { Agent as UndiciAgent } from 'undici';
 import { OutboundRefused, problem, type OutboundAddress, type OutboundApi } from '../sdk/index.ts';
 
 export interface OutboundConfig {
@@ -17,6 +18,10 @@ export interface OutboundConfig {
 
 /** answers the addresses of a host name (the system resolver in production, a table in tests) */
 export type NameResolver = (name: string) => Promise<{ address: string; family: number }[]>;
+
+// undici compiles its HTTP parser (WebAssembly) as it loads, some 18 MB of RSS: loaded when a dispatcher is first asked for
+let undici: typeof import('undici') | undefined;
+const loadUndici = () => (undici ??= createRequire(import.meta.url)('undici') as typeof import('undici'));
 
 const systemResolver: NameResolver = (name) => systemLookup(name, { all: true, verbatim: true });
 
@@ -226,8 +231,9 @@ export function createOutbound(config: OutboundConfig, resolveName: NameResolver
     httpsAgent: (options?: https.AgentOptions) => pinned(new https.Agent(options)),
     dispatcher(options: UndiciAgent.Options = {}) {
       const { connect: given, ...rest } = options;
+      const { Agent, buildConnector } = loadUndici();
       const base = typeof given === 'function' ? given : buildConnector(given ?? {});
-      return new UndiciAgent({
+      return new Agent({
         ...rest,
         connect: (opts, done) => {
           resolve(opts.hostname).then(

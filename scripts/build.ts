@@ -3,7 +3,8 @@
 import { build, type Plugin } from 'esbuild';
 import { execFileSync } from 'node:child_process';
 import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { createRequire } from 'node:module';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 
 const root = resolve(import.meta.dirname, '..');
 const out = join(root, 'dist');
@@ -13,12 +14,51 @@ function files(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : [join(dir, e.name)]));
 }
 
-/** every import stays an import; relative `.ts` specifiers point at the built `.js` */
+/**
+ * dockerode requires ssh2 (ssh:// engines) and grpc with protobufjs (BuildKit sessions) as it loads, about 2 MB of code
+ * most installs never run. The build gives it its own copy, dist/vendor/dockerode.cjs, whose two requires of them wait
+ * for their first use; every other file of dockerode and docker-modem is the same code, their other packages are
+ * required from node_modules as before.
+ */
+const vendored = join(out, 'vendor', 'dockerode.cjs');
+const lazyRequires: Record<string, [string, string]> = {
+  [join('dockerode', 'lib', 'docker.js')]: ["withSession = require('./session'),", "withSession = function () { return require('./session').apply(this, arguments); },"],
+  [join('docker-modem', 'lib', 'modem.js')]: ["ssh = require('./ssh'),", "ssh = function () { return require('./ssh').apply(this, arguments); },"],
+};
+const ownFiles = ['dockerode', 'docker-modem'].map((p) => `${sep}node_modules${sep}${p}${sep}`);
+const lazyDockerode: Plugin = {
+  name: 'lazy-dockerode',
+  setup(b) {
+    b.onResolve({ filter: /.*/ }, async (args) => {
+      if (args.kind === 'entry-point' || args.pluginData === 'inner') return undefined;
+      const found = await b.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, pluginData: 'inner' });
+      if (found.errors.length) return { errors: found.errors };
+      // __dirname-relative files (the .proto files of session and buildkit) need those two modules in their own place
+      const own = ownFiles.some((dir) => found.path.includes(dir)) && !/[\/]lib[\/](session|buildkit)\.js$/.test(found.path);
+      if (own || found.external) return found;
+      return { path: `./${relative(dirname(vendored), found.path).split(sep).join('/')}`, external: true };
+    });
+    b.onLoad({ filter: /\.js$/ }, (args) => {
+      const patch = Object.entries(lazyRequires).find(([file]) => args.path.endsWith(`${sep}node_modules${sep}${file}`));
+      if (!patch) return undefined;
+      const [, [from, to]] = patch;
+      const text = readFileSync(args.path, 'utf8');
+      if (!text.includes(from)) throw new Error(`${args.path} no longer has "${from}": update lazyRequires in scripts/build.ts`);
+      return { contents: text.replace(from, to), loader: 'js' };
+    });
+  },
+};
+
+/** every import stays an import; relative `.ts` specifiers point at the built `.js`; dockerode is the vendored copy */
 const keepImports: Plugin = {
   name: 'keep-imports',
   setup(b) {
     b.onResolve({ filter: /.*/ }, (args) => {
       if (args.kind === 'entry-point') return undefined;
+      if (args.path === 'dockerode') {
+        const from = join(out, relative(root, args.resolveDir));
+        return { path: relative(from, vendored).split(sep).join('/').replace(/^(?!\.)/, './'), external: true };
+      }
       const local = args.path.startsWith('.') && args.path.endsWith('.ts');
       return { path: local ? args.path.slice(0, -3) + '.js' : args.path, external: true };
     });
@@ -37,6 +77,16 @@ await build({
   plugins: [keepImports],
   platform: 'node',
   format: 'esm',
+  target: 'node20',
+  logLevel: 'warning',
+});
+await build({
+  entryPoints: [createRequire(import.meta.url).resolve('dockerode')],
+  outfile: vendored,
+  bundle: true,
+  plugins: [lazyDockerode],
+  platform: 'node',
+  format: 'cjs',
   target: 'node20',
   logLevel: 'warning',
 });

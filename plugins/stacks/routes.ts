@@ -37,6 +37,14 @@ export function stackRoutes({ ctx, core, store, templates, autoupdateCron, descr
     return row;
   }
 
+  /** stackFor without the compose text and the variables: nothing to decrypt, for answers that show neither */
+  async function summaryFor(name: string, principal: Principal, need: Need): Promise<StackSummary> {
+    const row = await store.summary(name);
+    if (!row) throw problem(404, `no stack "${name}"`);
+    assertAccess(principal, name, row.access, need);
+    return row;
+  }
+
   /** the stack's full answer; `known`: its row, when the caller has just read it */
   async function fullView(name: string, known?: StackSummary) {
     const row = known ?? (await store.get(name))!;
@@ -94,7 +102,7 @@ export function stackRoutes({ ctx, core, store, templates, autoupdateCron, descr
       summary: 'One stack: revision, status, services with their containers, last deploy, webhooks, source',
       response: StackDetailSchema,
       handler: async ({ params, principal }) => {
-        return fullView(params.name, await stackFor(params.name, principal, 'read'));
+        return fullView(params.name, await summaryFor(params.name, principal, 'read'));
       },
     }),
     defineRoute({

@@ -51,6 +51,11 @@ export function createStore(db: Db, secrets: SecretsApi) {
       return rows[0] ? open(rows[0]) : null;
     },
 
+    async summary(name: string): Promise<StackSummary | null> {
+      const { rows } = await db.query<StackSummary>(`${selectSummary} WHERE name = $1`, [name]);
+      return rows[0] ?? null;
+    },
+
     async page(after: string | undefined, limit: number): Promise<StackSummary[]> {
       const { rows } = await db.query<StackSummary>(`${selectSummary} WHERE $1::text IS NULL OR name > $1 ORDER BY name LIMIT $2`, [after ?? null, limit]);
       return rows;

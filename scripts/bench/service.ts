@@ -19,6 +19,8 @@ export interface Service {
   rssMb(): number;
   /** proportional set of the embedded database's processes together (server, its children, the watchdog), MB; null without one */
   databasePssMb(): number | null;
+  /** proportional set of the service's other child processes (the edge's Caddy), MB, with what they are */
+  otherChildrenPss(): { mb: number; what: string[] };
   stop(): Promise<void>;
 }
 
@@ -49,12 +51,23 @@ function parents(): Map<number, number> {
 }
 
 /** every process below pid */
-function descendants(pid: number): number[] {
-  const ppid = parents();
+function descendants(pid: number, ppid = parents()): number[] {
   const out: number[] = [];
   const walk = (p: number) => { for (const [child, parent] of ppid) if (parent === p) { out.push(child); walk(child); } };
   walk(pid);
   return out;
+}
+
+const commandOf = (pid: number) => { try { return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean); } catch { return []; } };
+const pssMb = (pids: number[]) => pids.reduce((sum, p) => { try { return sum + field(`/proc/${p}/smaps_rollup`, 'Pss'); } catch { return sum; } }, 0) / 1024;
+
+/** the service's children split: the embedded database's watchdog (kernel/db/embedded.ts names it dockwright-db) with everything below it, and the rest */
+function childTrees(pid: number): { database: number[]; others: number[] } {
+  const ppid = parents();
+  const children = [...ppid].filter(([, parent]) => parent === pid).map(([child]) => child);
+  const database: number[] = [], others: number[] = [];
+  for (const child of children) (commandOf(child).includes('dockwright-db') ? database : others).push(child, ...descendants(child, ppid));
+  return { database, others };
 }
 
 /** the node options of `npm start` (package.json), so that what is measured is what users run */
@@ -91,9 +104,12 @@ export async function startService(opts: { dataDir: string; config?: Record<stri
     token: () => readFileSync(join(opts.dataDir, 'initial-admin-token'), 'utf8').trim(),
     rssMb: () => field(`/proc/${child.pid}/status`, 'VmRSS') / 1024,
     databasePssMb() {
-      const db = descendants(child.pid!);
-      if (!db.length) return null;
-      return db.reduce((sum, p) => { try { return sum + field(`/proc/${p}/smaps_rollup`, 'Pss'); } catch { return sum; } }, 0) / 1024;
+      const { database } = childTrees(child.pid!);
+      return database.length ? pssMb(database) : null;
+    },
+    otherChildrenPss() {
+      const { others } = childTrees(child.pid!);
+      return { mb: pssMb(others), what: [...new Set(others.map((p) => commandOf(p)[0]?.split('/').pop() ?? '?'))] };
     },
     async stop() {
       if (!exited) child.kill('SIGTERM');
