@@ -14,7 +14,7 @@ interface AlertRow {
   id: string; key: string; kind: string; severity: Severity; resource: string | null; message: string; details: Record<string, unknown>;
   count: number; first_seen: Date; last_seen: Date; resolved_at: Date | null; acknowledged_at: Date | null; acknowledged_by: Actor | null;
 }
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
+const iso = (d: Date | string | null) => (d ? new Date(d).toISOString() : null);
 const alertOf = (r: AlertRow): Alert => ({
   id: Number(r.id), key: r.key, kind: r.kind, severity: r.severity, resource: r.resource, message: r.message, details: r.details,
   count: r.count, firstSeen: iso(r.first_seen)!, lastSeen: iso(r.last_seen)!, resolvedAt: iso(r.resolved_at),

@@ -269,7 +269,7 @@ test('refused at save when not allow-listed: private, loopback, metadata, mapped
     for (const url of urls) {
       const res = await call(strict, { name: 'x', kind: 'webhook', config: { url } });
       assert.equal(res.status, 422, `${url}: ${res.text}`);
-      assert.equal(res.body.code, 'outbound-refused', url);
+      assert.equal(res.body.type, 'https://dockwright.dev/problems/outbound-refused', url);
     }
     assert.equal((await call(strict, { name: 'x', kind: 'email', config: { host: '10.0.0.1', from: 'a@b.c', to: ['d@e.f'] } })).status, 422);
     assert.equal((await call(strict, { name: 'x', kind: 'telegram', config: { botToken: '1:a', chatId: '1', baseUrl: 'http://169.254.169.254' } })).status, 422);
