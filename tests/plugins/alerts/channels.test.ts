@@ -310,3 +310,35 @@ test('refused again at send: a name that answered loopback at save and a private
     await rebinding.close();
   }
 });
+
+test('a restart in the middle of a delivery that keeps failing: the next start gives it a new job and it is delivered once', async () => {
+  const first = await startServer({
+    plugins: { alerts: { options: { ...alertsOptions, retry: { attempts: 100, backoffMs: 50, maxBackoffMs: 50 } } } },
+    config: { rateLimit: { perMinute: 100_000 } },
+  });
+  const flaky = await startReceiver();
+  const reuse = { databaseUrl: first.databaseUrl, dataDir: first.dataDir };
+  let second: TestServer | undefined;
+  try {
+    await addChannel(first, { name: 'flaky', kind: 'webhook', config: { url: `${flaky.url}/flaky` } });
+    await flaky.down();
+    emit(first, 'engine.unreachable', {});
+    await eventually(async () => {
+      const running = (await first.api('GET', '/api/v1/jobs?type=alerts.deliver&status=running')).body as any[];
+      return running.some((j) => /attempt 2 failed/.test(j.output));
+    }, 10_000, 'a delivery retrying');
+    // shut down while the delivery job runs: it ends with the process, its delivery stays pending
+    await first.app.jobs.stop(0);
+    await first.stop();
+    await flaky.up();
+    second = await startServer({ plugins: { alerts: { options: alertsOptions } }, config: { rateLimit: { perMinute: 100_000 } }, reuse });
+    await eventually(async () => flaky.on('/flaky').length === 1, 10_000, 'delivered after the restart');
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(flaky.on('/flaky').length, 1, 'once');
+    assert.equal(JSON.parse(flaky.on('/flaky')[0].body).alert.kind, 'engine-unreachable');
+  } finally {
+    await second?.stop();
+    await first.close();
+    await flaky.close();
+  }
+});
