@@ -25,6 +25,7 @@ export interface RaiseInput {
 export interface EngineOptions {
   retry: { attempts: number; backoffMs: number; maxBackoffMs: number };
   rateLimit: { perWindow: number; windowMs: number };
+  channelCacheMs: number;
 }
 
 export interface DeliverJobInput { delivery: string }
@@ -55,6 +56,13 @@ export function createEngine(deps: {
   /** the sends of each channel within the current window, and its pending digest */
   const windows = new Map<string, { started: number; sent: number; digest?: NodeJS.Timeout }>();
   let stopped = false;
+  /** the channels, read at most once per cacheMs (a burst of alerts reads them once); a change here forgets them at once */
+  let cached: { at: number; list: Promise<ChannelRow[]> } | undefined;
+  const channelList = () => {
+    if (!cached || Date.now() - cached.at > options.channelCacheMs) cached = { at: Date.now(), list: store.channels() };
+    cached.list.catch(() => { cached = undefined; });
+    return cached.list;
+  };
 
   /** a channel's full config: its settings with its secrets opened */
   const configOf = (ch: ChannelRow): Record<string, unknown> => ({ ...ch.config, ...(ch.secretsSealed ? JSON.parse(deps.secrets.open(ch.secretsSealed)) as Record<string, unknown> : {}) });
@@ -74,31 +82,37 @@ export function createEngine(deps: {
       w.sent++;
       return true;
     }
-    if (!w.digest && !stopped) {
-      w.digest = setTimeout(() => {
-        w!.digest = undefined;
-        digest(channelId).catch((err) => log.error({ err, channel: channelId }, 'sending a digest failed'));
-      }, Math.max(0, w.started + options.rateLimit.windowMs - now));
-      w.digest.unref();
-    }
     return false;
+  }
+
+  /** the digest of a channel's held messages at the end of its window (held rows are written before this is called, so none is left behind) */
+  function scheduleDigest(channelId: string): void {
+    const w = windows.get(channelId);
+    if (!w || w.digest || stopped) return;
+    w.digest = setTimeout(() => {
+      w.digest = undefined;
+      digest(channelId).catch((err) => log.error({ err, channel: channelId }, 'sending a digest failed'));
+    }, Math.max(0, w.started + options.rateLimit.windowMs - Date.now()));
+    w.digest.unref();
   }
 
   async function enqueue(ids: string[]): Promise<void> {
     const handle = deps.deliverJob();
     const jobs = await Promise.all(ids.map((id) => handle.enqueue({ delivery: id }, { actor: system, resource: `alert-delivery:${id}` })));
-    await store.setDeliveryJobs(ids.map((id, i) => ({ id, jobId: jobs[i].id })));
+    // only a restart's recovery reads the job ids: off the path to the receiver
+    store.setDeliveryJobs(ids.map((id, i) => ({ id, jobId: jobs[i].id }))).catch((err) => log.error({ err }, 'recording delivery jobs failed'));
   }
 
   /** one delivery per channel that wants it (held when over its rate limit), each pending one a job */
   async function fanOut(message: AlertMessage, alertId: number | null, kind: string, only?: ChannelRow[]): Promise<void> {
-    const channels = (only ?? await store.channels()).filter((ch) => only || wants(ch, kind, message.severity));
+    const channels = (only ?? await channelList()).filter((ch) => only || wants(ch, kind, message.severity));
     if (!channels.length) return;
     const deliveries = channels.map((ch) => ({
       id: randomUUID(), channelId: ch.id, alertId, event: message.event, message,
       status: (message.event === 'digest' || admit(ch.id) ? 'pending' : 'held') as 'pending' | 'held',
     }));
     await store.addDeliveries(deliveries);
+    for (const d of deliveries) if (d.status === 'held') scheduleDigest(d.channelId);
     await enqueue(deliveries.filter((d) => d.status === 'pending').map((d) => d.id));
   }
 
@@ -141,10 +155,9 @@ export function createEngine(deps: {
 
     /** the job of one delivery: tries with growing waits, the channel's failures counted when it gives up */
     async deliver(job: { input: DeliverJobInput; signal: AbortSignal; log(line: string): void; redact(secret: string): void }): Promise<unknown> {
-      const d = await store.delivery(job.input.delivery);
-      if (!d || d.status !== 'pending') return { skipped: d?.status ?? 'gone' };
-      const ch = await store.channel(d.channelId);
-      if (!ch) return { skipped: 'channel deleted' };
+      const found = await store.delivery(job.input.delivery);
+      if (!found || found.status !== 'pending') return { skipped: found?.status ?? 'gone' };
+      const { channel: ch, ...d } = found;
       const kind = deps.channelKinds.get(ch.kind);
       if (!kind) throw new Error(`no channel kind "${ch.kind}" is registered (a plugin was disabled?)`);
       const config = configOf(ch);
@@ -153,7 +166,7 @@ export function createEngine(deps: {
         try {
           await kind.send(config, d.message as AlertMessage, { deliveryId: d.id, sender: deps.sender });
           await store.deliveryAttempt(d.id, null, false);
-          await store.channelOutcome(ch.id, null);
+          if (ch.consecutiveFailures > 0 || attempt > 1) await store.channelOutcome(ch.id, null);
           job.log(`delivered to ${ch.kind} channel ${ch.name} (attempt ${attempt})`);
           return { delivered: true, attempts: attempt };
         } catch (err) {
@@ -202,6 +215,9 @@ export function createEngine(deps: {
       for (const w of windows.values()) clearTimeout(w.digest);
     },
     configOf,
+    forgetChannels(): void {
+      cached = undefined;
+    },
     assertKind(kind: string): void {
       if (!deps.kinds.has(kind)) throw problem(400, `no alert kind "${kind}"`);
     },

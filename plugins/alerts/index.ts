@@ -34,6 +34,7 @@ const Options = Type.Object({
     windowMs: Type.Integer({ minimum: 1, default: 300_000 }),
   }, { default: {} }),
   timeoutMs: Type.Integer({ minimum: 100, default: 10_000, description: 'bound of one send (connect, answer)' }),
+  channelCacheMs: Type.Integer({ minimum: 0, default: 1000, description: 'how long the channel list is reused when alerts are fanned out (another instance\'s change shows after at most this)' }),
   failingAfter: Type.Integer({ minimum: 1, default: 3, description: 'deliveries failed in a row (after their retries) before a channel is an attention item' }),
   recentResolvedMs: Type.Integer({ minimum: 0, default: 7 * 86_400_000, description: 'how long resolved alerts are listed' }),
   ignoredJobTypes: Type.Array(Type.String(), {

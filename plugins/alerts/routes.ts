@@ -146,6 +146,7 @@ export function alertRoutes(deps: {
           id: randomUUID(), name: body.name, kind: kind.kind, config: plain, secretsSealed: Object.keys(secret).length ? ctx.secrets.seal(JSON.stringify(secret)) : null,
           events: body.events ?? [], minSeverity: body.minSeverity ?? 'info', createdBy: principal.actor,
         });
+        engine.forgetChannels();
         return reply(201, { ...view(row), ...generated });
       },
     }),
@@ -154,6 +155,7 @@ export function alertRoutes(deps: {
       summary: 'Delete an alert channel (its pending deliveries are dropped)', activity: 'alert.channel.delete', resource: 'alert-channel:{id}',
       handler: async ({ params }) => {
         if (!(await store.removeChannel(params.id))) throw problem(404, `no alert channel ${params.id}`);
+        engine.forgetChannels();
         return { removed: params.id };
       },
     }),

@@ -122,11 +122,13 @@ export function createStore(db: Db) {
       await db.query(`UPDATE alert_deliveries d SET job_id = p.job FROM unnest($1::uuid[], $2::uuid[]) AS p(id, job) WHERE d.id = p.id`,
         [pairs.map((p) => p.id), pairs.map((p) => p.jobId)]);
     },
-    async delivery(id: string): Promise<{ id: string; channelId: string; event: string; message: unknown; status: string; attempts: number } | null> {
-      const { rows } = await db.query<{ id: string; channel_id: string; event: string; message: unknown; status: string; attempts: number }>(
-        'SELECT id, channel_id, event, message, status, attempts FROM alert_deliveries WHERE id = $1', [id]);
+    /** a delivery with its channel (null when either is gone) */
+    async delivery(id: string): Promise<{ id: string; event: string; message: unknown; status: string; attempts: number; channel: ChannelRow } | null> {
+      const { rows } = await db.query<RawChannel & { d_id: string; d_event: string; d_message: unknown; d_status: string; d_attempts: number }>(
+        `SELECT c.*, d.id AS d_id, d.event AS d_event, d.message AS d_message, d.status AS d_status, d.attempts AS d_attempts
+           FROM alert_deliveries d JOIN alert_channels c ON c.id = d.channel_id WHERE d.id = $1`, [id]);
       const r = rows[0];
-      return r ? { id: r.id, channelId: r.channel_id, event: r.event, message: r.message, status: r.status, attempts: r.attempts } : null;
+      return r ? { id: r.d_id, event: r.d_event, message: r.d_message, status: r.d_status, attempts: r.d_attempts, channel: channelOf(r) } : null;
     },
     async deliveryAttempt(id: string, error: string | null, final: boolean): Promise<void> {
       await db.query(
