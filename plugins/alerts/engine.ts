@@ -67,6 +67,16 @@ export function createEngine(deps: {
   /** a channel's full config: its settings with its secrets opened */
   const configOf = (ch: ChannelRow): Record<string, unknown> => ({ ...ch.config, ...(ch.secretsSealed ? JSON.parse(deps.secrets.open(ch.secretsSealed)) as Record<string, unknown> : {}) });
 
+  /** a receiver's answer or a connection error may quote a URL or header: a channel's secrets never reach its last error or an answer */
+  const scrub = (reason: string, config: Record<string, unknown>, kind: ChannelKind | undefined) => {
+    let out = reason;
+    for (const field of kind?.secretFields ?? []) {
+      const value = config[field];
+      if (typeof value === 'string' && value.length >= 4) out = out.split(value).join('[redacted]');
+    }
+    return out;
+  };
+
   const wants = (ch: ChannelRow, kind: string, severity: Severity) =>
     severityRank(severity) >= severityRank(ch.minSeverity) && (!ch.events.length || ch.events.includes(kind));
 
@@ -170,7 +180,7 @@ export function createEngine(deps: {
           job.log(`delivered to ${ch.kind} channel ${ch.name} (attempt ${attempt})`);
           return { delivered: true, attempts: attempt };
         } catch (err) {
-          const reason = (err as Error).message;
+          const reason = scrub((err as Error).message, config, kind);
           const final = attempt >= options.retry.attempts;
           await store.deliveryAttempt(d.id, reason, final);
           if (final) {
@@ -192,12 +202,14 @@ export function createEngine(deps: {
       };
       return Promise.all(channels.map(async (ch) => {
         const kind = deps.channelKinds.get(ch.kind);
+        let config: Record<string, unknown> = {};
         try {
           if (!kind) throw new Error(`no channel kind "${ch.kind}" is registered`);
-          await kind.send(configOf(ch), message, { deliveryId: randomUUID(), sender: deps.sender });
+          config = configOf(ch);
+          await kind.send(config, message, { deliveryId: randomUUID(), sender: deps.sender });
           return { channelId: ch.id, delivered: true };
         } catch (err) {
-          return { channelId: ch.id, delivered: false, error: (err as Error).message };
+          return { channelId: ch.id, delivered: false, error: scrub((err as Error).message, config, kind) };
         }
       }));
     },

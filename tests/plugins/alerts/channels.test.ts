@@ -156,10 +156,12 @@ test('email goes through a real SMTP server with STARTTLS and authentication; th
 
 test('test alerts answer each channel\'s outcome: delivered, the receiver\'s refusal, a redirect not followed', async () => {
   rx.answer('/refuses', 403);
+  rx.answer('/tg-echo/bot999:echo-token-secret/sendMessage', 404);
   rx.answer('/moves', 302, { location: 'http://169.254.169.254/latest/meta-data/' });
   const ok = await addChannel(s, { name: 'ok', kind: 'webhook', config: { url: `${rx.url}/fine` } });
   const refused = await addChannel(s, { name: 'refuses', kind: 'slack', config: { url: `${rx.url}/refuses` } });
   const moved = await addChannel(s, { name: 'moves', kind: 'discord', config: { url: `${rx.url}/moves` } });
+  const echo = await addChannel(s, { name: 'echo', kind: 'telegram', config: { botToken: '999:echo-token-secret', chatId: '1', baseUrl: `${rx.url}/tg-echo` } });
   const watch = watchConnections();
   let res;
   try {
@@ -175,6 +177,8 @@ test('test alerts answer each channel\'s outcome: delivered, the receiver\'s ref
   assert.equal((byId.get(moved.id) as any).delivered, false);
   assert.match((byId.get(moved.id) as any).error, /302.*redirects are not followed/);
   assert.ok(!watch.hosts.includes('169.254.169.254'), `no connection to the redirect target: ${watch.hosts.join(', ')}`);
+  assert.equal((byId.get(echo.id) as any).delivered, false);
+  assert.ok(!res.text.includes('echo-token-secret'), 'a secret never appears in an outcome');
   assert.equal(rx.on('/fine').length, 1);
 
   const unknown = await s.api('POST', '/api/v1/alerts/test', { body: { channelId: '00000000-0000-4000-8000-000000000000' } });

@@ -32,7 +32,8 @@ export async function startReceiver(): Promise<Receiver> {
       received.push({ method: req.method ?? '', path, headers: req.headers, body });
       const a = answers.get(path.split('?')[0]) ?? { status: 200, headers: {} };
       res.writeHead(a.status, { 'content-type': 'application/json', ...a.headers });
-      res.end(a.status < 300 ? '{"ok":true}' : '{"error":"refused by the test receiver"}');
+      // a refusal quotes the path, as some receivers do: it may hold a token the sender must not repeat
+      res.end(a.status < 300 ? '{"ok":true}' : JSON.stringify({ error: 'refused by the test receiver', path }));
     });
   });
   server.on('connection', (s) => { sockets.add(s); s.on('close', () => sockets.delete(s)); });
