@@ -97,7 +97,9 @@ export async function assemble(opts: BootOptions): Promise<Assembled> {
     kernelScopes(scopes);
     const activity = createActivity(db);
     const secrets = createSecrets(loadSecretKey(config.secretKey, config.dataDir));
-    const jobs = new JobRunner(db, log.child({ part: 'jobs' }), activity, config.jobs, () => db.session());
+    const events = createEvents(log);
+    const jobs = new JobRunner(db, log.child({ part: 'jobs' }), activity, config.jobs, () => db.session(),
+      (job) => events.emit('job.failed', { jobId: job.id, type: job.type, resource: job.resource, error: job.error }));
     // the kernel's own schema first: plugins are given the installation id while they set up
     await migrate(db, [{ owner: 'kernel', dir: join(import.meta.dirname, 'migrations') }], log);
     const { rows: [installation] } = await db.query<{ id: string }>('SELECT id FROM installation');
@@ -105,7 +107,7 @@ export async function assemble(opts: BootOptions): Promise<Assembled> {
       db, databaseUrl: db.url, log, env: Object.freeze({ ...env }), dataDir: config.dataDir, installationId: installation.id, table: new RouteTable(), scopes, jobs,
       scheduler: new Scheduler(db, log.child({ part: 'scheduler' })),
       revisions: createRevisions(db), activity, actionTokens: createActionTokens(db, secrets), secrets,
-      events: createEvents(log), outbound, migrations: [], extensions: new Map(),
+      events, outbound, migrations: [], extensions: new Map(),
       contributors: [], visibility: new Visibility(), locks: { try: (name) => db.tryLock(name) }, starters: [], stoppers: [],
     };
     const apis: Record<string, unknown> = {};

@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TSchema } from '@sinclair/typebox';
 import type {
-  ActionTokensApi, ActivityApi, Db, EventsApi, ExtensionPoint, HeldLock, Logger, OutboundApi, OverviewContributor, PluginContext, PluginDef, RevisionsApi, ScopeDef, SecretsApi, VisibilityRule,
+  ActionTokensApi, ActivityApi, Db, EventsApi, ExtensionPoint, HeldLock, Logger, OutboundApi, OverviewContributor, PluginContext, PluginDef, Principal, RevisionsApi, ScopeDef, SecretsApi, VisibilityRule,
 } from '../sdk/index.ts';
 import { requiredNames } from '../sdk/index.ts';
 import type { ScopeCatalogue } from './auth/scopes.ts';
@@ -122,7 +122,10 @@ export async function setupPlugin(plugin: PluginDef, rawOptions: Record<string, 
       of: <T>(point: ExtensionPoint<T>) => (k.extensions.get(`${point.owner}.${point.name}`) ?? []) as readonly T[],
     }),
     overview: Object.freeze({ add: registering('overview.add', (contributor: OverviewContributor) => k.contributors.push({ owner, contributor })) }),
-    visibility: Object.freeze({ add: registering('visibility.add', (rule: VisibilityRule) => k.visibility.add(owner, rule)) }),
+    visibility: Object.freeze({
+      add: registering('visibility.add', (rule: VisibilityRule) => k.visibility.add(owner, rule)),
+      filter: (principal: Principal, resources: readonly (string | null)[], need: 'read' | 'act') => k.visibility.filter(principal, resources, need),
+    }),
     locks: Object.freeze({ try: (name: string) => k.locks.try(`${owner}:${name}`) }),
     onStart: registering('onStart', (fn: () => Promise<void> | void) => k.starters.push({ owner, fn })),
     onStop: registering('onStop', (fn: () => Promise<void> | void) => k.stoppers.push({ owner, fn })),

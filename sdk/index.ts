@@ -402,7 +402,11 @@ export interface PluginContext<O = unknown, D = Readonly<Record<string, unknown>
   readonly outbound: OutboundApi;
   readonly extensions: ExtensionsApi;
   readonly overview: { add(contributor: OverviewContributor): void };
-  readonly visibility: { add(rule: VisibilityRule): void };
+  readonly visibility: {
+    add(rule: VisibilityRule): void;
+    /** a test for these resources by every plugin's rules (one call per rule): what the caller may see (`read`) or act on (`act`) */
+    filter(principal: Principal, resources: readonly (string | null)[], need: 'read' | 'act'): Promise<(resource: string | null) => boolean>;
+  };
   /** one holder across all instances sharing the database (e.g. the one instance that runs the edge); null while another holds it */
   readonly locks: { try(name: string): Promise<HeldLock | null> };
   onStart(fn: () => Promise<void> | void): void;

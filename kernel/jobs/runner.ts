@@ -67,6 +67,8 @@ export class JobRunner implements JobsApi {
     private readonly opts: { concurrency: number; outputLimit: number; flushMs?: number },
     /** a connection of its own for claims and finishes, when the database offers one */
     private readonly session?: () => Promise<Lane>,
+    /** told of every job that failed, once its finish is committed (the `job.failed` event) */
+    private readonly onFailed?: (job: Job) => void,
   ) {
   }
 
@@ -220,6 +222,7 @@ export class JobRunner implements JobsApi {
       await this.activity.record({ actor: { kind: 'system', name: 'restart' }, action: `job.${row.type}`, resource: row.resource, result: 'failed', detail: { jobId: row.id, error: 'interrupted by restart' } });
     }
     if (rows.length) this.log.warn({ jobs: rows.map((r) => r.id) }, 'jobs interrupted by restart marked failed');
+    for (const row of rows) this.onFailed?.(toJob(row));
     const orphans = await this.db.query<{ id: string }>(
       `UPDATE jobs SET status = 'failed', error = 'no enabled plugin runs jobs of type ' || type, finished_at = now()
         WHERE status = 'queued' AND NOT (type = ANY($1)) RETURNING id`, [[...this.defs.keys()]]);
@@ -302,7 +305,11 @@ export class JobRunner implements JobsApi {
           this.retryFinishes(done, err);
           continue;
         }
-        for (const row of rows) this.finished.emit(row.id, toJob(row));
+        for (const row of rows) {
+          const job = toJob(row);
+          this.finished.emit(row.id, job);
+          if (job.status === 'failed') this.onFailed?.(job);
+        }
         for (const d of done) d.resolve();
         // a job of a serial key waits until its predecessor's finish is committed: claim again now that it is
         this.pumpSoon();

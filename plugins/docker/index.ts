@@ -23,6 +23,8 @@ const Options = Type.Object({
   reconcile: Type.Boolean({ default: true, description: 'put back at start what a crash left half-done (this installation\'s containers only); only one instance of an installation should run with this on' }),
   resyncIntervalMs: Type.Integer({ minimum: 100, default: 30_000, description: 'how often the live container table is listed afresh while the engine\'s events stream is followed' }),
   reconnectDelayMs: Type.Integer({ minimum: 10, default: 1000, description: 'first wait before following a broken events stream again (doubling up to 30 times this)' }),
+  restartLoopCount: Type.Integer({ minimum: 2, default: 5, description: 'this many starts of one container within restartLoopWindowMs is reported as a restart loop (container.restarting)' }),
+  restartLoopWindowMs: Type.Integer({ minimum: 1000, default: 300_000 }),
   refreshDelayMs: Type.Integer({ minimum: 0, default: 100, description: 'events are followed by one list call for the containers they touched, gathered this long' }),
 }, { additionalProperties: false });
 
@@ -36,7 +38,11 @@ export default definePlugin({
     const o = ctx.options;
     const endpoint = endpointOf(o, ctx.env);
     const docker = createClient({ endpoint, timeoutMs: o.timeoutMs });
-    const watch = createWatch({ docker, log: ctx.log, resyncIntervalMs: o.resyncIntervalMs, reconnectDelayMs: o.reconnectDelayMs, refreshDelayMs: o.refreshDelayMs });
+    const watch = createWatch({
+      docker, log: ctx.log, resyncIntervalMs: o.resyncIntervalMs, reconnectDelayMs: o.reconnectDelayMs, refreshDelayMs: o.refreshDelayMs,
+      emit: (name, payload) => ctx.events.emit(name, payload), installation: ctx.installationId,
+      restartLoopCount: o.restartLoopCount, restartLoopWindowMs: o.restartLoopWindowMs,
+    });
     const runtime = createRuntime({
       endpoint, docker, watch, installation: ctx.installationId,
       timeoutMs: o.timeoutMs, pullTimeoutMs: o.pullTimeoutMs, healthTimeoutMs: o.healthTimeoutMs, stopTimeoutSeconds: o.stopTimeoutSeconds, parallel: o.parallel,

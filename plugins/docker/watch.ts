@@ -4,7 +4,7 @@ import type Dockerode from 'dockerode';
 import type { ContainerInfo } from 'dockerode';
 import type { Logger } from '../../sdk/index.ts';
 import { reasonOf } from './client.ts';
-import { bareName, label } from './labels.ts';
+import { bareName, isOurs, label } from './labels.ts';
 import { healthOf } from './status.ts';
 import { sleep } from './util.ts';
 
@@ -17,6 +17,13 @@ export interface WatchOptions {
   reconnectDelayMs: number;
   /** events are followed by one list call for the containers they touched (exact status text, ports, health), gathered this long */
   refreshDelayMs: number;
+  /** told what happens to this installation's containers and to the engine (the kernel's event bus: container.*, engine.*) */
+  emit?: (name: string, payload: Record<string, unknown>) => void;
+  /** whose containers are reported through emit */
+  installation?: string;
+  /** this many starts of one container within restartLoopWindowMs is a restart loop */
+  restartLoopCount?: number;
+  restartLoopWindowMs?: number;
 }
 
 export interface ContainerWatch {
@@ -34,7 +41,7 @@ export interface ContainerWatch {
 }
 
 /** the container events that change what a list entry shows */
-const followed = ['create', 'start', 'restart', 'die', 'pause', 'unpause', 'rename', 'destroy', 'health_status'];
+const followed = ['create', 'start', 'restart', 'die', 'kill', 'pause', 'unpause', 'rename', 'destroy', 'health_status'];
 /** more ids than this in one refresh: one full list is cheaper than a long id filter */
 const refreshBatch = 100;
 /** a list that still disagrees with the events after this many refreshes is believed (an event was misread) */
@@ -83,6 +90,8 @@ export function createWatch(opts: WatchOptions): ContainerWatch {
   let live = false;
   let engineVersion: string | null = null;
   let stopped = false;
+  /** the engine could not be followed since the last time it was (told once through emit, until it is back) */
+  let unreachable = false;
   let connection: AbortController | undefined;
   const stopping = new AbortController();
   let running: Promise<void> | undefined;
@@ -171,11 +180,41 @@ export function createWatch(opts: WatchOptions): ContainerWatch {
     (ids.length > refreshBatch ? resync() : snapshot({ id: ids }, (id) => asked.has(id))).catch((err) => lost(err, 'refreshing containers after their events'));
   }
 
+  /** containers a kill was sent to: their next death is expected (a stop), not worth an alert */
+  const killed = new Set<string>();
+  const starts = new Map<string, number[]>();
+  const loopCount = opts.restartLoopCount ?? 5;
+  const loopWindowMs = opts.restartLoopWindowMs ?? 300_000;
+  /** container.* events of this installation's containers, with their stack (project) and service */
+  const report = (id: string, action: string, detail: string | undefined, attrs: Record<string, string>) => {
+    if (!opts.emit) return;
+    const labels = table.get(id)?.Labels ?? attrs;
+    if (!opts.installation || !isOurs(labels, opts.installation)) return;
+    const who = { stack: labels[label.project], service: labels[label.service] ?? null, container: attrs.name ?? bareName(table.get(id)?.Names ?? []), id };
+    if (action === 'kill') { killed.add(id); return; }
+    if (action === 'die') {
+      const expected = killed.delete(id);
+      if (!expected && attrs.exitCode !== undefined && attrs.exitCode !== '0') opts.emit('container.exited', { ...who, exitCode: Number(attrs.exitCode) });
+    } else if (action === 'start' || action === 'restart') {
+      const now = Date.now();
+      const recent = [...(starts.get(id) ?? []), now].filter((t) => now - t < loopWindowMs);
+      starts.set(id, recent);
+      opts.emit('container.started', who);
+      if (recent.length >= loopCount) opts.emit('container.restarting', { ...who, restarts: recent.length });
+    } else if (action === 'health_status' && (detail === 'healthy' || detail === 'unhealthy')) {
+      opts.emit(`container.${detail}`, who);
+    } else if (action === 'destroy') {
+      killed.delete(id);
+      starts.delete(id);
+    }
+  };
+
   const apply = (e: EngineEvent) => {
     const id = e.Actor?.ID;
     if (e.Type !== 'container' || !id || !e.Action) return;
     const attrs = e.Actor?.Attributes ?? {};
     const [action, detail] = e.Action.split(': ');
+    report(id, action, detail, attrs);
     const f: Facts = { ...facts.get(id) };
     switch (action) {
       case 'create': {
@@ -258,6 +297,10 @@ export function createWatch(opts: WatchOptions): ContainerWatch {
     const followedNow = !stream.destroyed && !stopped;
     if (followedNow) {
       live = true;
+      if (unreachable) {
+        unreachable = false;
+        opts.emit?.('engine.reachable', {});
+      }
       log.info({ containers: table.size }, 'following the engine\'s container events');
     }
     await ended;
@@ -277,6 +320,10 @@ export function createWatch(opts: WatchOptions): ContainerWatch {
       }
       live = false;
       if (stopped) break;
+      if (!wasLive && !unreachable && reason !== 'it ended') {
+        unreachable = true;
+        opts.emit?.('engine.unreachable', { error: reason });
+      }
       // a stream that was followed starts the backoff over, and its loss is worth a warning; failed retries are not
       if (wasLive) delay = opts.reconnectDelayMs;
       log[wasLive ? 'warn' : 'debug']({ reason, retryInMs: delay }, 'the engine\'s events stream is not followed: container reads ask the engine until it is again');

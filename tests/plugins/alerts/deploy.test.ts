@@ -1,0 +1,100 @@
+// Alerts from a real failing deploy on the real Docker engine: one alert and one delivery per channel, ten failures one alert counted ten times, recovery resolves and notifies, a receiver that is down gets it by retries without holding up the deploy; container events from the engine.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { eventually, startServer, type TestServer } from '../../helpers/harness.ts';
+import { act, busybox, cleanupProjects, createStack, uniqueName } from '../stacks/helpers.ts';
+import { startReceiver, type Receiver } from './helpers.ts';
+
+const registry = process.env.REGISTRY_OPEN ?? '127.0.0.1:5000';
+const name = uniqueName('alrt');
+const crashing = uniqueName('alrc');
+let s: TestServer;
+let rx: Receiver;
+
+before(async () => {
+  rx = await startReceiver();
+  s = await startServer({
+    plugins: {
+      docker: { options: { healthTimeoutMs: 60_000, stopTimeoutSeconds: 1, reconcile: false, restartLoopCount: 3, restartLoopWindowMs: 60_000 } },
+      containers: {},
+      stacks: {},
+      alerts: { options: { retry: { attempts: 20, backoffMs: 100, maxBackoffMs: 200 }, rateLimit: { perWindow: 1000, windowMs: 60_000 } } },
+    },
+    config: { rateLimit: { perMinute: 100_000 } },
+  });
+});
+after(async () => {
+  await cleanupProjects(name, crashing);
+  await s.close();
+  await rx.close();
+});
+
+const broken = `services:\n  app:\n    image: ${registry}/${uniqueName('dwt-missing')}/nothing:1\n`;
+const openAlerts = async (stack: string) => (await s.api('GET', `/api/v1/alerts?status=all&resource=stack:${stack}`)).body as any[];
+
+test('a failed deploy raises one alert, delivered once per channel; ten failures count on it; recovery resolves it and notifies, even through a receiver that was down', async () => {
+  const hook = (await s.api('POST', '/api/v1/alerts/channels', { body: { name: 'hook', kind: 'webhook', config: { url: `${rx.url}/hook` } } })).body;
+  assert.ok(hook.secret);
+  await s.api('POST', '/api/v1/alerts/channels', { body: { name: 'slack', kind: 'slack', config: { url: `${rx.url}/slack/x` }, events: ['deploy-failed'] } });
+  await createStack(s, name, broken);
+
+  await act(s, 'deploy', name, 'failed');
+  const [alert] = await eventually(async () => {
+    const list = await openAlerts(name);
+    return list.length === 1 && rx.on('/hook').length === 1 && rx.on('/slack/x').length === 1 ? list : null;
+  }, 20_000, 'one alert, one delivery per channel');
+  assert.equal(alert.kind, 'deploy-failed');
+  assert.equal(alert.severity, 'critical');
+  assert.equal(alert.count, 1);
+  assert.equal(alert.resolvedAt, null);
+  const payload = JSON.parse(rx.on('/hook')[0].body);
+  assert.equal(payload.alert.id, alert.id);
+
+  for (let i = 0; i < 9; i++) await act(s, 'deploy', name, 'failed');
+  const counted = await eventually(async () => {
+    const list = await openAlerts(name);
+    return list.length === 1 && list[0].count === 10 ? list[0] : null;
+  }, 20_000, 'count 10');
+  assert.equal(counted.id, alert.id);
+  assert.equal(rx.on('/hook').length, 1, 'repeats are not sent again');
+  assert.equal(rx.on('/slack/x').length, 1);
+  // the deploy failures have their own alert: no job-failed alert beside it
+  assert.equal((await s.api('GET', '/api/v1/alerts?kind=job-failed')).body.length, 0);
+
+  await rx.down();
+  const current = (await s.api('GET', `/api/v1/stacks/${name}`)).body.revision;
+  const fixed = await s.api('PUT', `/api/v1/stacks/${name}/compose`, { body: { content: busybox(), revision: current } });
+  assert.equal(fixed.status, 200, fixed.text);
+  const started = Date.now();
+  await act(s, 'deploy', name);
+  assert.ok(Date.now() - started < 60_000, 'the deploy is not held up by the receiver');
+  const [resolved] = await eventually(async () => {
+    const list = await openAlerts(name);
+    return list[0]?.resolvedAt ? list : null;
+  }, 20_000, 'resolved');
+  assert.equal(resolved.id, alert.id);
+  // the receiver is down: deliveries are retried; once it is back the resolution arrives
+  const jobs = await eventually(async () => {
+    const list = (await s.api('GET', '/api/v1/jobs?type=alerts.deliver&status=running')).body as any[];
+    return list.some((j) => /attempt \d+ failed/.test(j.output)) ? list : null;
+  }, 20_000, 'a retried delivery');
+  assert.ok(jobs.length >= 1);
+  await rx.up();
+  await eventually(async () => rx.on('/hook').length === 2 && rx.on('/slack/x').length === 2, 20_000, 'the resolution delivered');
+  assert.equal(JSON.parse(rx.on('/hook')[1].body).event, 'resolved');
+  assert.match(JSON.parse(rx.on('/slack/x')[1].body).text, /resolved/);
+});
+
+test('a container that keeps crashing raises exited and restart-loop alerts from the engine\'s events', async () => {
+  await createStack(s, crashing, busybox({ app: 'sleep 0.2; exit 3' }, '').replace('    command:', '    restart: always\n    command:'));
+  await act(s, 'deploy', crashing).catch(() => undefined);
+  const kinds = await eventually(async () => {
+    const list = await openAlerts(crashing);
+    const found = new Set(list.map((a) => a.kind));
+    return found.has('container-exited') && found.has('container-restart-loop') ? list : null;
+  }, 60_000, 'container alerts');
+  const exited = kinds.find((a) => a.kind === 'container-exited');
+  assert.equal(exited.subject, 'app');
+  assert.match(exited.message, /exit code 3/);
+  await act(s, 'stop', crashing).catch(() => undefined);
+});
