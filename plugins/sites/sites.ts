@@ -98,10 +98,11 @@ export function createSites(deps: { ctx: PluginContext; store: SiteStore; files:
     let source: SourceSpec | null = null;
     let credentials: Credentials | null | undefined;
     if (body.source) {
-      const remote = await git.checkRemote(body.source);
       const path = body.source.path === undefined || body.source.path === '' || body.source.path === '/' ? '.' : sitePath(body.source.path);
       if (path === null) throw problem(400, 'source.path must be a folder inside the repository (relative, no ..)', { errors: [{ path: '/body/source/path', message: 'not a relative folder' }] });
-      source = { url: remote.url, display: remote.display, branch: remote.branch, path, ...(body.source.build ? { build: checkBuild(body.source.build) } : {}) };
+      const build = checkBuild(body.source.build);
+      const remote = await git.checkRemote(body.source);
+      source = { url: remote.url, display: remote.display, branch: remote.branch, path, ...(build ? { build } : {}) };
       credentials = remote.credentials;
     }
     const taken: string[] = [];
