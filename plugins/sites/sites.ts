@@ -19,7 +19,7 @@ export interface SourceInput {
 
 /** a relative path inside a site (normalised), or the reason it is none */
 export function sitePath(value: string): string | null {
-  if (typeof value !== 'string' || !value || value.length > 1024 || /[\x00-\x1f\x7f\\]/.test(value)) return null;
+  if (typeof value !== 'string' || !value || value.length > 1024 || value.startsWith('/') || /[\x00-\x1f\x7f\\]/.test(value)) return null;
   const parts = value.split('/').filter((p) => p !== '' && p !== '.');
   if (!parts.length || parts.includes('..')) return null;
   return parts.join('/');

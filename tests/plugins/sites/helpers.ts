@@ -35,3 +35,22 @@ export function versionFiles(n: number, count = 3): Record<string, string> {
   for (let i = 0; i < count; i++) files[`assets/f${i}.txt`] = `version ${n} file ${i}\n`;
   return files;
 }
+
+export interface Got { status: number; body: string; headers: Record<string, string | string[] | undefined> }
+
+/** GET through the edge with this Host and extra headers, on a keep-alive agent when given */
+export async function getVia(port: number, host: string, path: string, headers: Record<string, string> = {}, agent?: import('node:http').Agent): Promise<Got> {
+  const { request } = await import('node:http');
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path, headers: { host, ...headers }, agent: agent ?? false, timeout: 5000 }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), headers: res.headers }));
+    });
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+export const basic = (user: string, password: string) => ({ authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` });
