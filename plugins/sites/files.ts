@@ -24,6 +24,16 @@ export function createFiles(root: string) {
   // linking into a tree and removing unreferenced objects exclude each other: a removal must never take an object a new tree is about to link
   const objectsLock = keyedLock();
   const exclusive = <T>(fn: () => Promise<T>) => objectsLock('objects', fn);
+  // contents stored for a publish that has not linked them yet: a removal skips them even when nothing links them
+  const held = new Map<string, number>();
+  const hold = (sha: string) => held.set(sha, (held.get(sha) ?? 0) + 1);
+  /** ends the hold that ingest() and put() placed on these contents (call once their tree is built, or given up) */
+  function release(entries: Iterable<FileEntry>): void {
+    for (const sha256 of new Set([...entries].map((e) => e.sha256))) {
+      const n = (held.get(sha256) ?? 0) - 1;
+      if (n > 0) held.set(sha256, n); else held.delete(sha256);
+    }
+  }
 
   /** one file into the store; synchronous on purpose: callers run it in chunks (a thousand small files cost a few ms, not a thread-pool round trip each) */
   function storeSync(file: string, move: boolean): FileEntry {
@@ -61,6 +71,7 @@ export function createFiles(root: string) {
     }
     await walk(top);
     await exclusive(() => chunked(regular, (path) => { manifest[path] = storeSync(join(top, path), opts.move); }));
+    for (const sha of new Set(Object.values(manifest).map((e) => e.sha256))) hold(sha);
     for (const l of links) {
       const real = await realpath(l.full).catch(() => null);
       if (!real || !isWithin(top, real)) continue;
@@ -81,6 +92,7 @@ export function createFiles(root: string) {
       await writeFile(temporary, content, { mode: 0o644 });
       await rename(temporary, target);
     }
+    hold(sha256);
     return { sha256, size: content.length };
   }
 
@@ -113,6 +125,7 @@ export function createFiles(root: string) {
       for (const d of dirs) rmSync(d, { recursive: true, force: true });
       const hashes = [...new Set(manifests.flatMap((m) => Object.values(m).map((e) => e.sha256)))];
       await chunked(hashes, (sha) => {
+        if (held.has(sha)) return;
         const s = lstatSync(objectPath(sha), { throwIfNoEntry: false });
         if (s && s.nlink <= 1) rmSync(objectPath(sha), { force: true });
       });
@@ -133,6 +146,7 @@ export function createFiles(root: string) {
     },
     ingest,
     put,
+    release,
     build,
     switchLink,
     removeTrees,

@@ -33,6 +33,13 @@ const totals = (m: Manifest) => {
 export function createSites(deps: { ctx: PluginContext; store: SiteStore; files: Files; edge: EdgeApi; git: GitApi; settings: SiteSettings }) {
   const { ctx, store, files, edge, git, settings } = deps;
   const lock = keyedLock();
+  /**
+   * Removing replaced trees is not part of a publish: it runs after the answer, under the site's lock, so the next
+   * change of the site waits for it and a removal never races a build.
+   */
+  const later = (name: string, work: () => Promise<void>) => {
+    void lock(name, work).catch((err) => ctx.log.warn({ err, site: name }, 'removing replaced site files failed; the next start cleans up'));
+  };
 
   const previewHost = (name: string) => (settings.previewDomain ? `draft--${name}.${settings.previewDomain}` : null);
   const previewUrl = (name: string) => { const h = previewHost(name); return h ? `http://${h}/` : null; };
@@ -172,7 +179,7 @@ export function createSites(deps: { ctx: PluginContext; store: SiteStore; files:
       return n;
     });
     await files.switchLink(files.servedLink(name), join('versions', String(number)));
-    if (pruned.length) await files.removeTrees(pruned.map((p) => files.versionDir(name, p.number)), pruned.map((p) => p.manifest));
+    if (pruned.length) later(name, () => files.removeTrees(pruned.map((p) => files.versionDir(name, p.number)), pruned.map((p) => p.manifest)));
     return { version: number, fileCount, bytes };
   }
 
@@ -192,8 +199,12 @@ export function createSites(deps: { ctx: PluginContext; store: SiteStore; files:
     await rowOf(name);
     // refused archives stop here, before the site's files or rows are touched
     const manifest = await manifestOfArchive(archive, opts.strip);
-    if (opts.draft) return { draft: await writeDraft(name, () => manifest) };
-    return publish(name, manifest, { origin: 'upload', actor: opts.actor });
+    try {
+      if (opts.draft) return { draft: await writeDraft(name, () => manifest) };
+      return await publish(name, manifest, { origin: 'upload', actor: opts.actor });
+    } finally {
+      files.release(Object.values(manifest));
+    }
   }
 
   /** the draft replaced by `change` of its files (a new first draft starts from the published version), built and linked atomically */
@@ -207,7 +218,7 @@ export function createSites(deps: { ctx: PluginContext; store: SiteStore; files:
       await files.build(manifest, join(files.siteDir(name), dir));
       await files.switchLink(files.draftLink(name), dir);
       await store.setDraft(name, { manifest, basedOn: before?.basedOn ?? row.version, dir });
-      if (before) await files.removeTrees([join(files.siteDir(name), before.dir)], [before.manifest]);
+      if (before) later(name, () => files.removeTrees([join(files.siteDir(name), before.dir)], [before.manifest]));
       const draft = (await store.draft(name))!;
       return { files: Object.keys(manifest).length, changedAt: draft.changedAt, basedOn: draft.basedOn, previewUrl: previewUrl(name) };
     });
@@ -231,22 +242,26 @@ export function createSites(deps: { ctx: PluginContext; store: SiteStore; files:
     if (errors.length) throw problem(400, `invalid draft files: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, { errors });
     if (!writes.length && !deletes.length) throw problem(400, 'nothing to write: give files or delete');
     const stored = await Promise.all(writes.map(async ([path, content]) => [path, await files.put(content)] as const));
-    return writeDraft(name, (m) => {
-      const missing = deletes.filter((d) => !m[d] && !Object.keys(m).some((p) => p.startsWith(`${d}/`)));
-      if (missing.length) throw problem(422, `the draft has no file ${missing.join(', ')}`, { code: 'no-such-file' });
-      for (const d of deletes) for (const p of Object.keys(m)) if (p === d || p.startsWith(`${d}/`)) delete m[p];
-      for (const [path, entry] of stored) {
-        const clash = Object.keys(m).find((p) => p.startsWith(`${path}/`) || path.startsWith(`${p}/`));
-        if (clash) throw problem(422, `${path} and ${clash} cannot both exist (one would be a folder)`, { code: 'path-conflict' });
-        m[path] = entry;
-      }
-      return m;
-    });
+    try {
+      return await writeDraft(name, (m) => {
+        const missing = deletes.filter((d) => !m[d] && !Object.keys(m).some((p) => p.startsWith(`${d}/`)));
+        if (missing.length) throw problem(422, `the draft has no file ${missing.join(', ')}`, { code: 'no-such-file' });
+        for (const d of deletes) for (const p of Object.keys(m)) if (p === d || p.startsWith(`${d}/`)) delete m[p];
+        for (const [path, entry] of stored) {
+          const clash = Object.keys(m).find((p) => p.startsWith(`${path}/`) || path.startsWith(`${p}/`));
+          if (clash) throw problem(422, `${path} and ${clash} cannot both exist (one would be a folder)`, { code: 'path-conflict' });
+          m[path] = entry;
+        }
+        return m;
+      });
+    } finally {
+      files.release(stored.map(([, entry]) => entry));
+    }
   }
 
   async function dropDraftTree(name: string, draft: DraftRow) {
     await rm(files.draftLink(name), { force: true });
-    await files.removeTrees([join(files.siteDir(name), draft.dir)], [draft.manifest]);
+    later(name, () => files.removeTrees([join(files.siteDir(name), draft.dir)], [draft.manifest]));
   }
 
   async function publishDraft(name: string, actor: Actor) {

@@ -93,7 +93,11 @@ export function syncJob(deps: { ctx: PluginContext; store: SiteStore; files: Fil
         let published;
         try {
           const manifest = await files.ingest(folder, { move: false });
-          published = await sites.publish(name, manifest, { origin: 'commit', actor: job.actor, commit });
+          try {
+            published = await sites.publish(name, manifest, { origin: 'commit', actor: job.actor, commit });
+          } finally {
+            files.release(Object.values(manifest));
+          }
         } finally {
           await cleanup();
         }
