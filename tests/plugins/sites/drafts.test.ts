@@ -165,3 +165,14 @@ test('50 publishes while a load generator reads: no failed request, no response 
   assert.equal((await viaEdge(s.httpPort, 'load.sites.test', '/assets/f3.txt')).body, 'version 50 file 3\n');
   assert.equal((await s.api('GET', '/api/v1/sites/load/versions?limit=1000')).body.length, 20, 'keepVersions (default 20)');
 });
+
+test('two draft writers at once: both writes land, nothing is lost', async () => {
+  await s.api('PUT', '/api/v1/sites/pair', { body: { hostnames: ['pair.sites.test'] } });
+  const writes = await Promise.all(Array.from({ length: 6 }, (_, i) => s.api('PUT', '/api/v1/sites/pair/draft/files', { body: { files: { [`page${i}.html`]: { content: `page ${i}` } } } })));
+  assert.deepEqual(writes.map((w) => w.status), Array(6).fill(200));
+  const files = (await s.api('GET', '/api/v1/sites/pair/draft/files')).body.map((f: any) => f.path);
+  assert.deepEqual(files, ['page0.html', 'page1.html', 'page2.html', 'page3.html', 'page4.html', 'page5.html']);
+  const [a, b] = await Promise.all([s.api('POST', '/api/v1/sites/pair/draft/publish'), s.api('POST', '/api/v1/sites/pair/draft/publish')]);
+  assert.deepEqual([a.status, b.status].sort(), [200, 409], 'one publish takes the draft, the other finds none');
+  assert.equal((await viaEdge(s.httpPort, 'pair.sites.test', '/page5.html')).body, 'page 5');
+});

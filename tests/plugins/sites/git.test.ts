@@ -144,6 +144,22 @@ test('check webhook: 202 with the job, attach to a queued sync, one per window (
   assert.ok(calls.every((a: any) => a.actor.address), 'webhook calls carry the caller address');
 });
 
+test('credentials are sealed and never echoed: not by the site, the list or the sync job', async () => {
+  const secret = 'ghp_sitesSecretToken1234567890';
+  const put = await s.api('PUT', '/api/v1/sites/private', { body: { hostnames: [], source: { url: 'https://127.0.0.1:1/me/private.git', credentials: { token: secret } } } });
+  assert.equal(put.status, 201, put.text);
+  assert.deepEqual(put.body.source.credentials, { kind: 'token' });
+  const job = await waitJob(s, put.body.jobId);
+  assert.equal(job.status, 'failed', 'nothing listens there');
+  const texts = [put.text, (await s.api('GET', '/api/v1/sites/private')).text, (await s.api('GET', '/api/v1/sites')).text, JSON.stringify(job), (await s.api('GET', '/api/v1/activity?limit=20')).text];
+  for (const t of texts) assert.ok(!t.includes(secret), t.slice(0, 200));
+  // omitted credentials keep the stored ones for the same repository; null removes them
+  await s.api('PUT', '/api/v1/sites/private', { body: { hostnames: [], source: { url: 'https://127.0.0.1:1/me/private.git' } } });
+  assert.deepEqual((await s.api('GET', '/api/v1/sites/private')).body.source.credentials, { kind: 'token' });
+  await s.api('PUT', '/api/v1/sites/private', { body: { hostnames: [], source: { url: 'https://127.0.0.1:1/me/private.git', credentials: null } } });
+  assert.equal((await s.api('GET', '/api/v1/sites/private')).body.source.credentials, null);
+});
+
 test('one owner per hostname: a compose file naming a site\'s hostname is refused (422 edge-hostname-taken)', async () => {
   await s.api('PUT', '/api/v1/sites/owned', { body: { hostnames: ['owned.git.test'] } });
   const compose = 'services:\n  web:\n    image: dockwright-test/web:1\n    labels:\n      dockwright.http.host: "owned.git.test"\n      dockwright.http.port: "8080"\n';
