@@ -54,15 +54,21 @@ export function createSites(deps: { ctx: PluginContext; store: SiteStore; files:
   }
 
   function view(row: SiteRow, draft: DraftRow | null, webhook: boolean) {
-    const { credentialsSealed, nextVersion, syncedCommit, previewHash, ...rest } = row;
-    void nextVersion; void previewHash;
+    // only the kind of the credentials is shown; opening the seal is the one way to learn it without storing it twice
+    const credentials = row.credentialsSealed ? { kind: (JSON.parse(ctx.secrets.open(row.credentialsSealed)) as Credentials).kind } : null;
     return {
-      ...rest,
-      source: row.source && { url: row.source.display, branch: row.source.branch, path: row.source.path, build: row.source.build ?? null, credentials: credentialsSealed ? { kind: (JSON.parse(ctx.secrets.open(credentialsSealed)) as Credentials).kind } : null },
-      syncedCommit,
+      name: row.name,
+      hostnames: row.hostnames,
+      source: row.source && { url: row.source.display, branch: row.source.branch, path: row.source.path, build: row.source.build ?? null, credentials },
+      version: row.version,
+      lastDeploy: row.lastDeploy,
+      lastError: row.lastError,
+      syncedCommit: row.syncedCommit,
       draft: draft && { files: Object.keys(draft.manifest).length, changedAt: draft.changedAt, basedOn: draft.basedOn, previewUrl: previewUrl(row.name) },
       previewUrl: previewUrl(row.name),
       webhook: { enabled: webhook },
+      createdAt: row.createdAt,
+      updatedAt: row.updatedAt,
     };
   }
 
