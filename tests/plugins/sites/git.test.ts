@@ -82,6 +82,15 @@ test('a build in a container: its output is the site; a failing build keeps the 
   assert.equal(site.version, 1);
   assert.match(site.lastError, /exited with status 3/);
   assert.equal((await viaEdge(s.httpPort, 'built.git.test', '/')).body, 'from source', 'the served version is untouched');
+  const events = (await s.api('GET', '/api/v1/event-recorder/events')).body.filter((e: any) => e.payload.site === 'built');
+  // the first sync, (changing the source syncs again), then the failed check
+  assert.equal(events[0].name, 'site.synced');
+  assert.deepEqual(Object.keys(events[0].payload).sort(), ['commit', 'jobId', 'site', 'version']);
+  assert.deepEqual([events[0].payload.version, events[0].payload.jobId], [1, created.body.jobId]);
+  const last = events.at(-1);
+  assert.equal(last.name, 'site.sync.failed');
+  assert.deepEqual({ ...last.payload, error: undefined }, { site: 'built', jobId: failed.id, error: undefined });
+  assert.match(last.payload.error, /exited with status 3/);
   const overview = (await s.api('GET', '/api/v1/overview')).body;
   assert.ok(overview.attention.some((a: any) => a.kind === 'site-sync-failed' && a.resource === 'site:built'), JSON.stringify(overview.attention));
   const leftovers = await (await import('../docker/helpers.ts')).docker.listContainers({ all: true, filters: { label: ['dockwright.site=built'] } });
