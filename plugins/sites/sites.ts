@@ -1,7 +1,7 @@
 // A site as a service: define it, publish versions atomically (upload, sync, draft, restore), drafts and their preview, and the answers.
 import { randomBytes } from 'node:crypto';
-import { rm, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { keyedLock, problem, realExisting, isWithin, type Actor, type PluginContext } from '../../sdk/index.ts';
 import type { EdgeApi, StaticRoute } from '../edge/index.ts';
 import type { Credentials, GitApi } from '../git/index.ts';
@@ -172,17 +172,33 @@ export function createSites(deps: { ctx: PluginContext; store: SiteStore; files:
   }
 
   /** a new immutable version from a manifest, then the served link moved to it in one rename; caller holds the site lock */
-  async function publishLocked(name: string, manifest: Manifest, meta: { origin: Origin; actor: Actor; commit?: string | null; restoredFrom?: number | null }) {
+  /**
+   * `tree`: a folder that already holds exactly the manifest as links into the store (the draft's): it becomes the
+   * version by one rename instead of a new tree of links, and goes back if the version is not committed.
+   */
+  async function publishLocked(name: string, manifest: Manifest, meta: { origin: Origin; actor: Actor; commit?: string | null; restoredFrom?: number | null; tree?: string }) {
     const { fileCount, bytes } = totals(manifest);
     let pruned: { number: number; manifest: Manifest }[] = [];
+    let moved: { from: string; to: string } | null = null;
     const number = await ctx.db.tx(async (tx) => {
       if (!(await store.get(name, tx, true))) throw problem(404, `no site "${name}"`, { code: 'site-not-found' });
       const n = await store.addVersion(tx, name, { actor: meta.actor, origin: meta.origin, commit: meta.commit ?? null, restoredFrom: meta.restoredFrom ?? null, fileCount, bytes, manifest });
+      const dir = files.versionDir(name, n);
       // a folder of this number can only be left over from a transaction that did not commit
-      await rm(files.versionDir(name, n), { recursive: true, force: true });
-      await files.build(manifest, files.versionDir(name, n));
+      await rm(dir, { recursive: true, force: true });
+      if (meta.tree) {
+        await mkdir(dirname(dir), { recursive: true });
+        await rename(meta.tree, dir);
+        moved = { from: meta.tree, to: dir };
+      } else {
+        await files.build(manifest, dir);
+      }
       pruned = await store.prune(tx, name, settings.keepVersions, n);
       return n;
+    }).catch(async (err) => {
+      const back = moved as { from: string; to: string } | null;
+      if (back) await rename(back.to, back.from).catch(() => undefined);
+      throw err;
     });
     await files.switchLink(files.servedLink(name), join('versions', String(number)));
     if (pruned.length) later(name, () => files.removeTrees(pruned.map((p) => files.versionDir(name, p.number)), pruned.map((p) => p.manifest)));
@@ -275,9 +291,10 @@ export function createSites(deps: { ctx: PluginContext; store: SiteStore; files:
       await rowOf(name);
       const draft = await store.draft(name);
       if (!draft) throw problem(409, `site "${name}" has no draft`, { code: 'no-draft' });
-      const published = await publishLocked(name, draft.manifest, { origin: 'draft', actor });
+      const published = await publishLocked(name, draft.manifest, { origin: 'draft', actor, tree: join(files.siteDir(name), draft.dir) });
       await store.dropDraft(name);
-      await dropDraftTree(name, draft);
+      // its tree is the new version now: only the preview link goes
+      await rm(files.draftLink(name), { force: true });
       return published;
     });
   }
