@@ -1,7 +1,7 @@
 // The /alerts endpoints: alerts (list, acknowledge), channels (list, create, delete) and the test alert.
 import { randomUUID } from 'node:crypto';
 import { Value } from '@sinclair/typebox/value';
-import { defineRoute, problem, reply, Type, type AnyRoute, type PluginContext, type Static } from '../../sdk/index.ts';
+import { defineRoute, Nullable, problem, reply, Type, type AnyRoute, type PluginContext, type Static } from '../../sdk/index.ts';
 import type { ChannelKind } from './channels.ts';
 import type { AlertEngine, AlertKind } from './engine.ts';
 import type { Sender } from './send.ts';
@@ -9,7 +9,6 @@ import { severities, type Alert, type AlertStore, type ChannelRow, type Severity
 
 const SeverityT = Type.Union(severities.map((s) => Type.Literal(s)));
 const Time = Type.String({ format: 'date-time' });
-const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
 
 export const AlertView = Type.Object({
   id: Type.Integer(),

@@ -1,6 +1,7 @@
 // The one JSON document Caddy runs: built from the edge's data and the live upstream addresses, nothing else (no hand-edited files).
 import { covers } from './hostnames.ts';
-import type { CertificateRow, RouteRow } from './store.ts';
+import { scryptParams } from './passwords.ts';
+import type { CertificateRow, RouteRow, StaticTarget } from './store.ts';
 
 export interface ConfigInput {
   /** Caddy's admin section, kept in every document (a /load without it would move the admin endpoint) */
@@ -27,8 +28,12 @@ const pathMatch = (path: string) => (path === '/' ? {} : { path: [path, `${path}
 
 function handlersOf(r: RouteRow, addresses: ConfigInput['addresses']): Json[] {
   if (r.kind === 'static') {
-    const root = (r.target as { root: string }).root;
-    return [...(r.path === '/' ? [] : [{ handler: 'rewrite', strip_path_prefix: r.path }]), { handler: 'file_server', root }];
+    const { root, basicAuth } = r.target as StaticTarget;
+    const auth = basicAuth ? [{
+      handler: 'authentication',
+      providers: { http_basic: { hash: { algorithm: 'scrypt', ...scryptParams }, realm: basicAuth.realm ?? 'restricted', accounts: [{ username: basicAuth.username, password: basicAuth.hash.hash, salt: basicAuth.hash.salt }] } },
+    }] : [];
+    return [...auth, ...(r.path === '/' ? [] : [{ handler: 'rewrite', strip_path_prefix: r.path }]), { handler: 'file_server', root }];
   }
   const t = r.target as { project: string; service: string; port: number };
   const dial = (addresses.get(`${t.project}/${t.service}`) ?? []).map((ip) => ({ dial: `${ip.includes(':') ? `[${ip}]` : ip}:${t.port}` }));

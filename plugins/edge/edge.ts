@@ -7,6 +7,7 @@ import { AdminError, currentAdmin, load, parseAdminAddress, type AdminEndpoint }
 import { buildConfig } from './caddy-config.ts';
 import { normalizeHostname, normalizePath } from './hostnames.ts';
 import type { EdgeNetwork } from './network.ts';
+import { validHash } from './passwords.ts';
 import { CaddyProcess } from './process.ts';
 import type { EdgeStore, RouteRow } from './store.ts';
 import type { EdgeCertificate, EdgeRoute } from './types.ts';
@@ -145,7 +146,9 @@ export function createEdge(ctx: PluginContext, o: EdgeOptions, store: EdgeStore,
       seen.add(key);
       if (r.kind === 'static') {
         if (typeof r.root !== 'string' || !isAbsolute(r.root) || r.root.includes('\0')) errors.push({ path: `routes[${i}].root`, message: 'the root must be an absolute directory' });
-        else rows.push({ hostname: host.hostname, path: path.path, kind: 'static', target: { root: r.root } });
+        else if (r.basicAuth !== undefined && (!/^[A-Za-z0-9._-]{1,64}$/.test(r.basicAuth?.username ?? '') || !validHash(r.basicAuth?.hash) || !/^[\x20-\x7e]{0,100}$/.test(r.basicAuth.realm ?? '') || /"/.test(r.basicAuth.realm ?? ''))) {
+          errors.push({ path: `routes[${i}].basicAuth`, message: 'basic auth is a user name (letters, digits, ._-) and a hash from hashPassword' });
+        } else rows.push({ hostname: host.hostname, path: path.path, kind: 'static', target: { root: r.root, ...(r.basicAuth ? { basicAuth: { username: r.basicAuth.username, hash: r.basicAuth.hash, ...(r.basicAuth.realm ? { realm: r.basicAuth.realm } : {}) } } : {}) } });
       } else if (r.kind === 'proxy') {
         const u = r.upstream;
         if (!u || !/^[a-z0-9][a-z0-9_-]{0,62}$/.test(u.project) || !/^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/.test(u.service) || !Number.isInteger(u.port) || u.port < 1 || u.port > 65535) {

@@ -5,8 +5,9 @@ import { platformRules, stacksPlugin } from '../stacks/api.ts';
 import { createEdge } from './edge.ts';
 import { covers, normalizeHostname } from './hostnames.ts';
 import { edgeNetwork } from './network.ts';
+import { hashPassword } from './passwords.ts';
 import { edgeRules, followStacks } from './stacks.ts';
-import { createStore } from './store.ts';
+import { createStore, type RouteRow } from './store.ts';
 import type { EdgeApi } from './types.ts';
 
 export type * from './types.ts';
@@ -61,6 +62,10 @@ const View = Type.Object({
   refusedRoutes: Type.Array(Type.Object({ owner: Type.String(), message: Type.String(), at: Type.String() }), { description: 'routes an owner declared but did not get (a hostname another owner holds)' }),
 });
 
+// a route's password hash stays inside the edge: answers say only that a user is asked for
+const shownTarget = (t: RouteRow['target']): Record<string, unknown> =>
+  ('basicAuth' in t && t.basicAuth ? { ...t, basicAuth: { username: t.basicAuth.username } } : { ...t });
+
 export default definePlugin({
   name: 'edge',
   version: '1.0.0',
@@ -85,7 +90,7 @@ export default definePlugin({
         const certOf = (h: string) => certificates.find((c) => c.domains.some((d) => covers(d, h))) ?? null;
         return {
           ...edge.status(), network: edgeNetworkName, refused: state.refused,
-          routes: routes.map((r) => ({ ...r, target: r.target as Record<string, unknown>, https: certOf(r.hostname) !== null })),
+          routes: routes.map((r) => ({ ...r, target: shownTarget(r.target), https: certOf(r.hostname) !== null })),
           hostnames: hostnames.map((h) => ({ ...h, certificate: certOf(h.hostname) })),
           certificates, refusedRoutes,
         };
@@ -115,6 +120,7 @@ export default definePlugin({
     return {
       setRoutes: edge.setRoutes,
       setCertificate: edge.setCertificate,
+      hashPassword,
       ownerOf: async (hostname) => {
         const n = normalizeHostname(hostname);
         return n.ok ? (await store.owners([n.hostname])).get(n.hostname) ?? null : null;

@@ -1,13 +1,15 @@
 // The edge's data in PostgreSQL: hostnames and their owner, routes, certificates (keys sealed), refusals and the change counter.
 import type { Db, SecretsApi } from '../../sdk/index.ts';
+import type { PasswordHash } from './types.ts';
 
 export interface RouteRow {
   owner: string;
   hostname: string;
   path: string;
   kind: 'proxy' | 'static';
-  target: { project: string; service: string; port: number } | { root: string };
+  target: { project: string; service: string; port: number } | StaticTarget;
 }
+export interface StaticTarget { root: string; basicAuth?: { username: string; hash: PasswordHash; realm?: string } }
 export interface CertificateRow { name: string; domains: string[]; certificate: string; key: string; notAfter: string }
 export interface Refused { at: string; error: string; generation: number }
 

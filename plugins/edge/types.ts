@@ -13,9 +13,13 @@ export interface StaticRoute {
   kind: 'static';
   hostname: string;
   path?: string;
-  /** an absolute directory */
+  /** an absolute directory (a symbolic link to one is followed on every request, so renaming a new link over it switches atomically) */
   root: string;
+  /** HTTP basic auth in front of the files (a preview host): the password only as a hash from EdgeApi.hashPassword */
+  basicAuth?: { username: string; hash: PasswordHash; realm?: string };
 }
+/** a password as the edge stores it and Caddy checks it: never the password itself */
+export interface PasswordHash { algorithm: 'scrypt'; hash: string; salt: string }
 export type EdgeRoute = ProxyRoute | StaticRoute;
 
 export interface EdgeCertificate {
@@ -32,6 +36,8 @@ export interface EdgeApi {
    * PostgreSQL and pushed to Caddy at once; when Caddy refuses the configuration, nothing changes (502).
    */
   setRoutes(owner: string, routes: readonly EdgeRoute[]): Promise<void>;
+  /** a password hashed the way Caddy checks basic auth (random salt): what a StaticRoute's basicAuth carries */
+  hashPassword(password: string): PasswordHash;
   /** the owner of a hostname (after normalization), or null */
   ownerOf(hostname: string): Promise<string | null>;
   /** the hostname in the form the edge stores (IDNA ASCII, lowercase, no trailing dot), or a reason it is not one */

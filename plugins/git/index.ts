@@ -1,12 +1,15 @@
 // The git plugin: a stack's source from a git repository or an uploaded archive, pin/unpin, polling and the push receiver.
 import { definePlugin, keyedLock, Type } from '../../sdk/index.ts';
 import { stackSources, stacksPlugin } from '../stacks/api.ts';
+import { createGitApi, type GitApi } from './api.ts';
 import { createGit } from './git.ts';
 import { pushReceiver } from './push.ts';
 import { sourceRoutes } from './routes.ts';
 import { createSources } from './sources.ts';
 import { createStore } from './store.ts';
 import { createWorkspace } from './workspace.ts';
+
+export type * from './api.ts';
 
 const Options = Type.Object({
   allowedLocalRoots: Type.Array(Type.String({ pattern: '^/' }), { default: [], description: 'folders whose repositories may be used by local path or file:// URL (admins only)' }),
@@ -24,7 +27,7 @@ export default definePlugin({
   version: '1.0.0',
   requires: [stacksPlugin],
   options: Options,
-  setup(ctx) {
+  setup(ctx): GitApi {
     const options = ctx.options;
     const stacks = ctx.deps.stacks;
     ctx.migrations.from(new URL('./migrations', import.meta.url));
@@ -52,6 +55,10 @@ export default definePlugin({
     ctx.onStart(async () => {
       // trees of stacks removed while this process was not looking, and half-written uploads
       await workspace.prune(new Set((await store.all()).map((r) => r.stack)), true);
+    });
+    return createGitApi({
+      git, dataDir: () => ctx.dataDir, allowedLocalRoots: options.allowedLocalRoots, outbound: ctx.outbound,
+      archive: { maxEntries: options.archiveMaxEntries, maxBytes: options.archiveMaxBytes },
     });
   },
 });

@@ -1,21 +1,12 @@
 // The source endpoints of /api/v1: read, set and remove a stack's source; check, pin, unpin; archive upload; the push secret.
-import { defineRoute, JobSchema, Nullable, OutboundRefused, problem, Type, type AnyRoute, type OutboundApi, type Principal } from '../../sdk/index.ts';
+import { defineRoute, JobSchema, Nullable, problem, Type, type AnyRoute, type OutboundApi, type Principal } from '../../sdk/index.ts';
 import type { StacksApi } from '../stacks/index.ts';
-import type { Credentials } from './git.ts';
 import type { SourceStore } from './store.ts';
 import type { Sources } from './sources.ts';
-import { branchError, commitId, Invalid, parseRepoUrl, remoteEndpoint, sshKeyError, tokenError, treePath } from './validate.ts';
+import { checkRemote, CredentialsSchema, invalid } from './remote.ts';
+import { commitId, treePath } from './validate.ts';
 
 const Deploy = Type.Optional(Type.Boolean({ description: 'also queue a deploy (needs stacks:deploy); the answer then holds jobId' }));
-
-const CredentialsSchema = Type.Union([
-  Type.Object({
-    token: Type.String({ minLength: 1, maxLength: 4096, description: 'an access token for https (GitHub, Gitea, Forgejo, GitLab…)' }),
-    username: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9._-]{1,100}$', description: 'sent with the token (default x-access-token; GitLab wants oauth2)' })),
-  }, { additionalProperties: false }),
-  Type.Object({ sshKey: Type.String({ minLength: 1, maxLength: 16384, description: 'a deploy key (private key) for ssh URLs' }) }, { additionalProperties: false }),
-  Type.Null(),
-], { description: 'kept encrypted and never answered; omitted: keep what the same repository URL had; null: none' });
 
 const SourceBody = Type.Object({
   url: Type.String({ minLength: 1, maxLength: 2048, description: 'https://…, ssh://…, or user@host:path' }),
@@ -32,11 +23,6 @@ const Commit = Type.Object({
   commit: Type.String({ minLength: 1, description: 'the commit' }),
   subject: Type.String(), author: Type.String(), date: Type.String(),
 });
-
-const invalid = (err: unknown) => {
-  if (err instanceof Invalid) return problem(400, err.message, { code: 'invalid-source', errors: [{ path: `/body/${err.field}`, message: err.message }] });
-  return err;
-};
 
 const Text = Nullable(Type.String());
 const SourceView = {
@@ -79,26 +65,6 @@ export function sourceRoutes({ stacks, sources, store, actionTokens, outbound, a
     return { jobId: job.id, job };
   }
 
-  function credentialsFrom(body: { credentials?: unknown }, kind: 'https' | 'ssh' | 'local', fromUrl: Credentials | null): Credentials | null | undefined {
-    const given = body.credentials as { token?: string; username?: string; sshKey?: string } | null | undefined;
-    if (fromUrl) {
-      if (given) throw new Invalid('credentials', 'the URL already carries a password: give the token either in the URL or in credentials');
-      return fromUrl;
-    }
-    if (!given) return given;
-    if (kind === 'local') throw new Invalid('credentials', 'a local repository takes no credentials');
-    if (given.token !== undefined) {
-      if (kind !== 'https') throw new Invalid('credentials', 'a token works with https URLs; ssh URLs take credentials.sshKey');
-      const bad = tokenError(given.token);
-      if (bad) throw new Invalid('credentials/token', bad);
-      return { kind: 'token', token: given.token, ...(given.username ? { username: given.username } : {}) };
-    }
-    if (kind !== 'ssh') throw new Invalid('credentials', 'a deploy key works with ssh URLs; https URLs take credentials.token');
-    const bad = sshKeyError(given.sshKey!);
-    if (bad) throw new Invalid('credentials/sshKey', bad);
-    return { kind: 'ssh-key', sshKey: given.sshKey! };
-  }
-
   return [
     defineRoute({
       method: 'GET', path: '/stacks/:name/source', scopes: ['stacks:read'], params: Params,
@@ -123,25 +89,10 @@ export function sourceRoutes({ stacks, sources, store, actionTokens, outbound, a
       activity: 'stack.source.write', resource: 'stack:{name}',
       handler: async ({ params, body, principal }) => {
         await stacks.access(params.name, principal, 'write');
-        let next;
-        try {
-          const url = parseRepoUrl(body.url, allowedLocalRoots);
-          const branch = body.branch ?? 'main';
-          const bad = branchError(branch);
-          if (bad) throw new Invalid('branch', bad);
-          const composePath = body.path ? treePath(body.path, 'path') : null;
-          const fromUrl: Credentials | null = url.password ? { kind: 'token', token: url.password, ...(url.username ? { username: url.username } : {}) } : null;
-          next = { url: url.url, branch, composePath, autodeploy: body.autodeploy, credentials: credentialsFrom(body, url.kind, fromUrl) };
-        } catch (err) {
-          throw invalid(err);
-        }
-        const endpoint = remoteEndpoint(next.url);
-        if (endpoint) {
-          await outbound.check(endpoint.host).catch((err) => {
-            if (err instanceof OutboundRefused) throw problem(422, err.message, { code: err.code, errors: [{ path: '/body/url', message: err.reason }] });
-            throw err;
-          });
-        }
+        let composePath: string | null;
+        try { composePath = body.path ? treePath(body.path, 'path') : null; } catch (err) { throw invalid(err); }
+        const remote = await checkRemote(body, allowedLocalRoots, outbound);
+        const next = { url: remote.url, branch: remote.branch, composePath, autodeploy: body.autodeploy, credentials: remote.credentials };
         await sources.setGit(params.name, next);
         let check = null;
         if (body.check !== false) {

@@ -1,0 +1,59 @@
+// The git plugin's API for other plugins (sites): the same remote rules, fetching and archive rules the stack source uses.
+import { join } from 'node:path';
+import { problem, type OutboundApi, type TSchema } from '../../sdk/index.ts';
+import { ArchiveRefused, extractArchive, type Extracted } from './archive.ts';
+import { secretsOf, type Credentials, type Git } from './git.ts';
+import { checkRemote, CredentialsSchema, type CheckedRemote } from './remote.ts';
+import { gitProblem } from './sources.ts';
+import { createWorkspace } from './workspace.ts';
+
+export type { CheckedRemote, Credentials, Extracted };
+
+export interface GitApi {
+  /** the JSON schema of credentials in a request body (token or deploy key; kept sealed by the caller) */
+  readonly credentialsSchema: TSchema;
+  /** URL, branch and credentials checked as for a stack source: 400 naming the field, 422 when the outbound policy refuses the host */
+  checkRemote(body: { url: string; branch?: string; credentials?: unknown }): Promise<CheckedRemote>;
+  /**
+   * An archive (tar, tar.gz, zip) unpacked into `dest` (which must not exist) by the stack upload's rules. A refusal is a
+   * problem (413 too many entries or bytes, 415 not an archive, 422 an entry leading out) and nothing is written.
+   */
+  unpack(archive: Buffer, dest: string, opts?: { strip?: number; maxEntries?: number; maxBytes?: number }): Promise<Extracted>;
+  /** fetches the branch head into the checkout named `key` (one per user of it) and checks it out exactly; failures are problems (422/502) */
+  checkoutHead(key: string, remote: { url: string; branch: string; credentials: Credentials | null }, signal?: AbortSignal): Promise<{ commit: string; subject: string; tree: string }>;
+  removeCheckout(key: string): Promise<void>;
+  /** what a job must redact while these credentials are in use */
+  secretsOf(credentials: Credentials | null): string[];
+}
+
+export function createGitApi(deps: { git: Git; dataDir: () => string; allowedLocalRoots: readonly string[]; outbound: OutboundApi; archive: { maxEntries: number; maxBytes: number } }): GitApi {
+  const workspace = createWorkspace(() => join(deps.dataDir(), 'checkouts'), deps.git);
+  return {
+    credentialsSchema: CredentialsSchema,
+    checkRemote: (body) => checkRemote(body, deps.allowedLocalRoots, deps.outbound),
+    async unpack(archive, dest, opts = {}) {
+      try {
+        return await extractArchive(archive, dest, {
+          strip: opts.strip ?? 0,
+          maxEntries: Math.min(opts.maxEntries ?? Infinity, deps.archive.maxEntries),
+          maxBytes: Math.min(opts.maxBytes ?? Infinity, deps.archive.maxBytes),
+        });
+      } catch (err) {
+        if (err instanceof ArchiveRefused) throw problem(err.status, err.message, { code: 'archive-refused' });
+        throw err;
+      }
+    },
+    async checkoutHead(key, remote, signal) {
+      if (!/^[a-z0-9][a-z0-9_-]{0,62}$/.test(key)) throw new Error(`"${key}" is not a checkout name`);
+      try {
+        const commit = await workspace.fetchHead(key, remote, signal);
+        const info = await workspace.info(key, commit);
+        return { commit, subject: info.subject, tree: await workspace.checkout(key, commit, signal) };
+      } catch (err) {
+        throw gitProblem(err, `fetching ${remote.url} (${remote.branch})`);
+      }
+    },
+    removeCheckout: (key) => workspace.removeRepo(key),
+    secretsOf: (credentials) => secretsOf(credentials),
+  };
+}

@@ -1,0 +1,169 @@
+// The files of sites on disk: one store of contents by sha256, versions and drafts as trees of hard links into it, and the atomic switch of a link.
+import { createHash, randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, linkSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdir, readdir, readlink, realpath, rename, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { dirname, join, relative, sep } from 'node:path';
+import { isWithin, keyedLock } from '../../sdk/index.ts';
+
+export interface FileEntry { sha256: string; size: number }
+/** path (relative, `/`-separated) → content */
+export type Manifest = Record<string, FileEntry>;
+
+/** runs a synchronous step over many items, yielding to the event loop between chunks so no request waits long */
+async function chunked<T>(items: readonly T[], step: (item: T) => void, size = 256): Promise<void> {
+  for (let i = 0; i < items.length; i += size) {
+    for (const item of items.slice(i, i + size)) step(item);
+    if (i + size < items.length) await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+export function createFiles(root: string) {
+  const objects = join(root, 'objects');
+  const siteDir = (site: string) => join(root, 'sites', site);
+  const objectPath = (sha: string) => join(objects, sha.slice(0, 2), sha);
+  // linking into a tree and removing unreferenced objects exclude each other: a removal must never take an object a new tree is about to link
+  const objectsLock = keyedLock();
+  const exclusive = <T>(fn: () => Promise<T>) => objectsLock('objects', fn);
+  // contents stored for a publish that has not linked them yet: a removal skips them even when nothing links them
+  const held = new Map<string, number>();
+  const hold = (sha: string) => held.set(sha, (held.get(sha) ?? 0) + 1);
+  /** ends the hold that ingest() and put() placed on these contents (call once their tree is built, or given up) */
+  function release(entries: Iterable<FileEntry>): void {
+    for (const sha256 of new Set([...entries].map((e) => e.sha256))) {
+      const n = (held.get(sha256) ?? 0) - 1;
+      if (n > 0) held.set(sha256, n); else held.delete(sha256);
+    }
+  }
+
+  /** one file into the store; synchronous on purpose: callers run it in chunks (a thousand small files cost a few ms, not a thread-pool round trip each) */
+  function storeSync(file: string, move: boolean): FileEntry {
+    const content = readFileSync(file);
+    const sha256 = createHash('sha256').update(content).digest('hex');
+    const target = objectPath(sha256);
+    if (!existsSync(target)) {
+      mkdirSync(dirname(target), { recursive: true });
+      // under a temporary name first: a half-written object must never carry the name of its content
+      const temporary = `${target}.${randomBytes(6).toString('hex')}`;
+      if (move) renameSync(file, temporary); else writeFileSync(temporary, content);
+      chmodSync(temporary, 0o644);
+      renameSync(temporary, target);
+    } else if (move) {
+      unlinkSync(file);
+    }
+    return { sha256, size: content.length };
+  }
+
+  /** the regular files below `dir` (symbolic links inside the tree become the files they lead to) into the store */
+  async function ingest(dir: string, opts: { move: boolean; skip?: (path: string) => boolean }): Promise<Manifest> {
+    const manifest: Manifest = {};
+    const links: { path: string; full: string }[] = [];
+    const top = await realpath(dir);
+    const regular: string[] = [];
+    async function walk(at: string): Promise<void> {
+      for (const d of await readdir(at, { withFileTypes: true })) {
+        const full = join(at, d.name);
+        const path = relative(top, full).split(sep).join('/');
+        if (opts.skip?.(path)) continue;
+        if (d.isDirectory()) await walk(full);
+        else if (d.isFile()) regular.push(path);
+        else if (d.isSymbolicLink()) links.push({ path, full });
+      }
+    }
+    await walk(top);
+    await exclusive(() => chunked(regular, (path) => { manifest[path] = storeSync(join(top, path), opts.move); }));
+    for (const sha of new Set(Object.values(manifest).map((e) => e.sha256))) hold(sha);
+    for (const l of links) {
+      const real = await realpath(l.full).catch(() => null);
+      if (!real || !isWithin(top, real)) continue;
+      const target = relative(top, real).split(sep).join('/');
+      if (manifest[target]) { manifest[l.path] = manifest[target]; continue; }
+      for (const [p, e] of Object.entries(manifest)) if (p.startsWith(`${target}/`)) manifest[`${l.path}/${p.slice(target.length + 1)}`] = e;
+    }
+    return manifest;
+  }
+
+  /** one content into the store */
+  async function put(content: Buffer): Promise<FileEntry> {
+    const sha256 = createHash('sha256').update(content).digest('hex');
+    const target = objectPath(sha256);
+    if (!(await stat(target).then(() => true, () => false))) {
+      await mkdir(dirname(target), { recursive: true });
+      const temporary = `${target}.${randomBytes(6).toString('hex')}`;
+      await writeFile(temporary, content, { mode: 0o644 });
+      await rename(temporary, target);
+    }
+    hold(sha256);
+    return { sha256, size: content.length };
+  }
+
+  /** a new tree of hard links at `dest` (which must not exist): built beside, renamed into place */
+  async function build(manifest: Manifest, dest: string): Promise<void> {
+    const building = `${dest}.building-${randomBytes(4).toString('hex')}`;
+    await mkdir(building, { recursive: true });
+    const dirs = new Set<string>();
+    const paths = Object.keys(manifest);
+    for (const p of paths) {
+      const at = p.lastIndexOf('/');
+      if (at > 0) dirs.add(p.slice(0, at));
+    }
+    for (const d of [...dirs].sort()) await mkdir(join(building, d), { recursive: true });
+    await exclusive(() => chunked(paths, (p) => linkSync(objectPath(manifest[p].sha256), join(building, p))));
+    await rename(building, dest);
+  }
+
+  /** points `linkPath` at `target` in one step: a new link renamed over the old one (rename is atomic, ln -sfn is not) */
+  async function switchLink(linkPath: string, target: string): Promise<void> {
+    const temporary = `${linkPath}.${randomBytes(6).toString('hex')}`;
+    await symlink(target, temporary);
+    await rename(temporary, linkPath);
+  }
+
+  /** removes trees, then the objects only they held (a link count of 1: the store's own name) */
+  async function removeTrees(dirs: readonly string[], manifests: readonly Manifest[]): Promise<void> {
+    await exclusive(async () => {
+      // one native call per tree: a thousand files go in milliseconds, where the promise version makes a round trip each
+      for (const d of dirs) rmSync(d, { recursive: true, force: true });
+      const hashes = [...new Set(manifests.flatMap((m) => Object.values(m).map((e) => e.sha256)))];
+      await chunked(hashes, (sha) => {
+        if (held.has(sha)) return;
+        const s = lstatSync(objectPath(sha), { throwIfNoEntry: false });
+        if (s && s.nlink <= 1) rmSync(objectPath(sha), { force: true });
+      });
+    });
+  }
+
+  return {
+    objectPath,
+    siteDir,
+    /** what the edge serves for the site: a link to the published version's folder */
+    servedLink: (site: string) => join(siteDir(site), 'current'),
+    draftLink: (site: string) => join(siteDir(site), 'draft'),
+    versionDir: (site: string, n: number) => join(siteDir(site), 'versions', String(n)),
+    stagingDir: async () => {
+      const dir = join(root, 'staging');
+      await mkdir(dir, { recursive: true });
+      return join(dir, randomBytes(8).toString('hex'));
+    },
+    ingest,
+    put,
+    release,
+    build,
+    switchLink,
+    removeTrees,
+    readlink: (p: string) => readlink(p).catch(() => null),
+    async removeSite(site: string, manifests: readonly Manifest[]): Promise<void> {
+      await removeTrees([siteDir(site)], manifests);
+    },
+    /** leftovers of an earlier process: staging folders and trees half built */
+    async clean(): Promise<void> {
+      await rm(join(root, 'staging'), { recursive: true, force: true });
+      for (const site of await readdir(join(root, 'sites')).catch(() => [] as string[])) {
+        for (const sub of ['versions', 'drafts']) {
+          const dir = join(siteDir(site), sub);
+          for (const name of await readdir(dir).catch(() => [] as string[])) if (name.includes('.building-')) await rm(join(dir, name), { recursive: true, force: true });
+        }
+      }
+    },
+  };
+}
+export type Files = ReturnType<typeof createFiles>;

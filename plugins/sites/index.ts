@@ -1,0 +1,71 @@
+// The sites plugin: static sites from a git source (optionally built) or uploads, with drafts, immutable versions and atomic publishing through the edge.
+import { definePlugin, Type, type AttentionItem } from '../../sdk/index.ts';
+import type { DockerRuntime } from '../docker/types.ts';
+import type { EdgeApi } from '../edge/index.ts';
+import type { GitApi } from '../git/index.ts';
+import { createFiles } from './files.ts';
+import { checkWebhook, siteRoutes } from './routes.ts';
+import { createSites } from './sites.ts';
+import { createStore } from './store.ts';
+import { syncJob } from './sync.ts';
+
+const Options = Type.Object({
+  previewDomain: Type.Union([Type.String({ pattern: '^[A-Za-z0-9.-]+$', minLength: 1, maxLength: 190 }), Type.Null()], {
+    default: null, description: 'drafts are previewed at draft--<site>.<previewDomain> (basic auth: user "preview", the site\'s preview token); null: no preview host',
+  }),
+  keepVersions: Type.Integer({ minimum: 1, maximum: 10_000, default: 20, description: 'versions kept per site (the published one always is)' }),
+  checkIntervalMs: Type.Integer({ minimum: 1000, default: 300_000, description: 'how often sites with a source fetch it on their own' }),
+  webhookWindowSeconds: Type.Integer({ minimum: 1, default: 30, description: 'one check webhook call accepted per site in this window' }),
+  buildTimeoutMs: Type.Integer({ minimum: 1000, default: 600_000, description: 'how long a build container may run' }),
+  archiveMaxEntries: Type.Integer({ minimum: 1, default: 20_000, description: 'entries of an uploaded archive (also bounded by the git plugin\'s limit)' }),
+  archiveMaxBytes: Type.Integer({ minimum: 1024, default: 1024 * 1024 * 1024, description: 'unpacked bytes of an uploaded archive (also bounded by the git plugin\'s limit)' }),
+}, { additionalProperties: false });
+
+export default definePlugin({
+  name: 'sites',
+  version: '1.0.0',
+  description: 'Static sites: synced from git (optionally built in a container) or uploaded, with drafts, versions, restore and a check webhook',
+  requires: ['edge', 'git', 'docker'],
+  options: Options,
+  setup(ctx) {
+    const options = ctx.options;
+    const edge = ctx.deps.edge as EdgeApi;
+    const git = ctx.deps.git as GitApi;
+    const runtime = ctx.deps.docker as DockerRuntime;
+    ctx.scopes.define({
+      'sites:read': { description: 'read sites, their versions, files and drafts', role: 'viewer' },
+      'sites:write': { description: 'define and remove sites, write and discard drafts, manage the check webhook and preview token', role: 'operator' },
+      'sites:publish': { description: 'publish: upload content, publish drafts, restore versions, check sources', role: 'operator' },
+    });
+    ctx.migrations.from(new URL('./migrations', import.meta.url));
+    const previewDomain = options.previewDomain === null ? null : edge.normalizeHostname(options.previewDomain);
+    if (previewDomain && !previewDomain.ok) throw new Error(`plugins.sites.options.previewDomain: ${previewDomain.reason}`);
+
+    const store = createStore(ctx.db);
+    const files = createFiles(ctx.dataDir);
+    const sites = createSites({
+      ctx, store, files, edge,
+      git: { ...git, unpack: (buf, dest, o) => git.unpack(buf, dest, { ...o, maxEntries: options.archiveMaxEntries, maxBytes: options.archiveMaxBytes }) },
+      settings: { previewDomain: previewDomain?.ok ? previewDomain.hostname : null, keepVersions: options.keepVersions },
+    });
+    const sync = syncJob({ ctx, store, files, sites, git, runtime: () => runtime ?? null, buildTimeoutMs: options.buildTimeoutMs });
+    for (const route of siteRoutes({ ctx, sites, store, files, sync, git })) ctx.routes.add(route);
+    for (const route of checkWebhook({ ctx, sites, sync, windowSeconds: options.webhookWindowSeconds })) ctx.webhooks.add(route);
+    ctx.schedule.every('check', options.checkIntervalMs, () => sync.checkAll());
+
+    ctx.overview.add({
+      scope: 'sites:read',
+      async summary() {
+        const rows = await store.list();
+        return { sites: { total: rows.length, failing: rows.filter((r) => r.lastError).length } };
+      },
+      async attention() {
+        return (await store.list()).filter((r) => r.lastError).map((r): AttentionItem => ({
+          severity: 'warning', kind: 'site-sync-failed', resource: `site:${r.name}`, message: `the last sync of site ${r.name} failed: ${r.lastError}`, since: r.updatedAt,
+        }));
+      },
+    });
+
+    ctx.onStart(() => sites.repair());
+  },
+});
