@@ -24,7 +24,7 @@ const Options = Type.Object({
   caFile: Type.Optional(Type.String({ minLength: 1, description: 'a PEM file of CAs trusted for the directory (NODE_EXTRA_CA_CERTS works too)' })),
   renewBefore: Type.Number({ exclusiveMinimum: 0, exclusiveMaximum: 1, default: 1 / 3, description: 'renew when this fraction of the lifetime is left' }),
   expiringDays: Type.Number({ minimum: 0, default: 14, description: 'a certificate this close to its end is "expiring" (event and attention)' }),
-  sweepIntervalMs: Ms(3_600_000, 'how often renewals and expiry are checked'),
+  sweepIntervalMs: Ms(3_600_000, 'how often renewals and expiry are checked', 1000),
   sweepBatch: Type.Integer({ minimum: 1, default: 50, description: 'renewals started by one sweep at most' }),
   attemptTimeoutMs: Ms(3_600_000, 'a renewal is not started again within this time while it runs'),
   retryMinMs: Ms(600_000, 'the wait after a first failed renewal (doubling per failure)'),

@@ -45,6 +45,26 @@ function issues(child: X509Certificate, parent: X509Certificate): boolean {
   return child.checkIssued(parent) && child.verify(parent.publicKey);
 }
 
+/** chain-order once (with the order that chains) when the certificates chain in another order; else chain-broken per break */
+function chainProblems(certs: readonly (X509Certificate | null)[]): PemProblem[] {
+  if (certs.some((c) => c === null)) return [];
+  const list = certs as X509Certificate[];
+  const breaks = list.slice(0, -1).map((c, i) => i).filter((i) => !issues(list[i], list[i + 1]));
+  if (!breaks.length) return [];
+  const order = [0];
+  for (let next = list.findIndex((c, j) => !order.includes(j) && issues(list[order.at(-1)!], c)); next >= 0;
+    next = list.findIndex((c, j) => !order.includes(j) && issues(list[order.at(-1)!], c))) order.push(next);
+  if (order.length === list.length) {
+    return [{ rule: 'chain-order', path: 'certificate', message: `the chain is out of order: each certificate must be followed by its issuer (here: certificates ${order.map((i) => i + 1).join(', ')})` }];
+  }
+  return breaks.map((i) => {
+    const realParent = list.findIndex((c, j) => j !== i && issues(list[i], c));
+    return realParent >= 0
+      ? { rule: 'chain-order', path: `certificate[${i + 1}]`, message: `the chain is out of order: certificate ${i + 1} is issued by certificate ${realParent + 1}, which must follow it directly` }
+      : { rule: 'chain-broken', path: `certificate[${i + 1}]`, message: `certificate ${i + 1} of the chain is not issued by certificate ${i + 2} (${commonName(list[i + 1].subject)})` };
+  });
+}
+
 /**
  * Every problem of an uploaded chain (leaf first, then each issuer) and key: unparsable, key mismatch, expired or not
  * yet valid, out of order or not chaining, no DNS name. Empty when it can be served.
@@ -77,15 +97,7 @@ export function checkUpload(chainText: string, keyText: string, now = new Date()
     if (new Date(cert.validTo) <= now) problems.push({ rule: 'expired', path: `certificate[${i}]`, message: `${what} expired on ${new Date(cert.validTo).toISOString()}` });
     if (new Date(cert.validFrom) > now) problems.push({ rule: 'not-yet-valid', path: `certificate[${i}]`, message: `${what} is valid only from ${new Date(cert.validFrom).toISOString()}` });
   });
-  for (let i = 0; i + 1 < certs.length; i++) {
-    const child = certs[i];
-    const parent = certs[i + 1];
-    if (!child || !parent || issues(child, parent)) continue;
-    const realParent = certs.findIndex((c, j) => j !== i && c !== null && issues(child, c));
-    problems.push(realParent >= 0
-      ? { rule: 'chain-order', path: `certificate[${i + 1}]`, message: `the chain is out of order: certificate ${i + 1} is issued by certificate ${realParent + 1}, which must follow it directly` }
-      : { rule: 'chain-broken', path: `certificate[${i + 1}]`, message: `certificate ${i + 1} of the chain is not issued by certificate ${i + 2} (${commonName(parent.subject)})` });
-  }
+  problems.push(...chainProblems(certs));
   if (leaf && !dnsNames(leaf).length) problems.push({ rule: 'no-hostname', path: 'certificate[0]', message: 'the certificate names no DNS hostname (subject alternative names)' });
   return { problems, facts: leaf && !problems.length ? factsOf(leaf) : null };
 }

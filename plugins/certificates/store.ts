@@ -67,8 +67,8 @@ export function createStore(db: Db) {
     /** held certificates whose expiry state (valid, expiring, expired) differs from the last one announced */
     async expiryChanges(now: Date, expiringMs: number): Promise<{ name: string; notAfter: string; current: string; notified: string | null }[]> {
       const { rows } = await db.query<{ name: string; not_after: Date; current: string; notified: string | null }>(
-        `SELECT * FROM (SELECT name, not_after, notified, CASE WHEN not_after <= $1 THEN 'expired'
-             WHEN not_after <= $1 + make_interval(secs => $2 / 1000.0) THEN 'expiring' ELSE 'valid' END AS current
+        `SELECT * FROM (SELECT name, not_after, notified, CASE WHEN not_after <= $1::timestamptz THEN 'expired'
+             WHEN not_after <= $1::timestamptz + $2::double precision * interval '1 millisecond' THEN 'expiring' ELSE 'valid' END AS current
            FROM certificates WHERE chain IS NOT NULL) c
          WHERE current IS DISTINCT FROM coalesce(notified, 'valid') ORDER BY name`, [now, expiringMs]);
       return rows.map((r) => ({ name: r.name, notAfter: iso(r.not_after)!, current: r.current, notified: r.notified }));
@@ -76,7 +76,7 @@ export function createStore(db: Db) {
     /** what the overview shows: failures and certificates near or past their end */
     async attention(now: Date, expiringMs: number): Promise<CertificateRow[]> {
       const { rows } = await db.query(
-        `SELECT * FROM certificates WHERE last_error IS NOT NULL OR not_after <= $1 + make_interval(secs => $2 / 1000.0) ORDER BY name`, [now, expiringMs]);
+        `SELECT * FROM certificates WHERE last_error IS NOT NULL OR not_after <= $1::timestamptz + $2::double precision * interval '1 millisecond' ORDER BY name`, [now, expiringMs]);
       return rows.map(rowOf);
     },
     async counts(): Promise<{ total: number; acme: number; upload: number }> {
