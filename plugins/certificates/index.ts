@@ -113,7 +113,19 @@ export default definePlugin({
 
     for (const route of certificateRoutes({ ctx, store, edge, providers, expiringMs, startIssue, toEdge })) ctx.routes.add(route);
 
+    /** a first issuance whose job ended without a word (a restart, an instance lost mid-job) is failed with the job's reason, not pending forever */
+    async function settleInterrupted(): Promise<void> {
+      for (const name of await store.pendingNames()) {
+        const job = await ctx.jobs.latest('certificates.issue', `certificate:${name}`);
+        if (job && !job.done) continue;
+        const reason = job?.error ?? 'the issuance job is gone';
+        const row = await store.get(name);
+        if (row?.state === 'pending') await store.failed(name, `${reason} (request it again)`, new Date());
+      }
+    }
+
     async function sweep(): Promise<void> {
+      await settleInterrupted();
       const now = new Date();
       const due = await store.claimDue(now, new Date(now.getTime() + o.attemptTimeoutMs), o.sweepBatch);
       for (const name of due) await startIssue(name, { kind: 'system', name: 'renewal' });

@@ -120,6 +120,10 @@ export function createStore(db: Db) {
          WHERE name = $1 RETURNING *`, [name, error, retryAt]);
       return rows[0] ? rowOf(rows[0]) : null;
     },
+    /** first issuances pending for a while (a just-made request has its job enqueued a moment later) */
+    async pendingNames(): Promise<string[]> {
+      return (await db.query<{ name: string }>(`SELECT name FROM certificates WHERE state = 'pending' AND updated_at < now() - interval '10 seconds' ORDER BY name`)).rows.map((r) => r.name);
+    },
     async notified(name: string, what: string | null): Promise<void> {
       await db.query('UPDATE certificates SET notified = $2 WHERE name = $1', [name, what]);
     },

@@ -171,3 +171,24 @@ test('secrets never appear: no key in answers, job output or logs; keys are seal
     for (const r of rows) assert.ok(!r.key_sealed.includes('PRIVATE KEY'));
   } finally { await c.end(); }
 });
+
+test('a restart in the middle of an issuance: after it the certificate is issued or failed with a reason, never pending for ever', async () => {
+  const r = await request({ name: 'restart', domains: ['restart.ok.dwtest.test'] });
+  assert.equal(r.status, 202);
+  await s.stop();
+  const first = s;
+  const second = await startCertServer({
+    httpPort: first.httpPort, reuse: { databaseUrl: first.databaseUrl, dataDir: first.dataDir }, log: capturingLogger(),
+    certificates: { directoryUrl: env.directoryUrl, caFile: env.caFile, sweepIntervalMs: 1000, dns: { rfc2136: env.rfc2136 } },
+  });
+  s = Object.assign(second, { close: async () => { await second.stop(); await first.close(); } });
+  const settled = await eventually(async () => {
+    const c = (await s.api('GET', '/api/v1/certificates/restart')).body;
+    return c.status === 'pending' ? null : c;
+  }, 60_000, 'the interrupted issuance to settle');
+  console.log(`after the restart: ${settled.status} ${settled.lastError ?? ''}`);
+  if (settled.status === 'failed') assert.ok(settled.lastError);
+  else assert.equal(settled.status, 'valid');
+  const job = (await s.api('GET', `/api/v1/jobs/${r.body.jobId}`)).body;
+  assert.ok(job.done, 'the job does not stay running');
+});
