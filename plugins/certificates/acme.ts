@@ -68,6 +68,7 @@ export function createIssuer(deps: { ctx: PluginContext; store: CertificateStore
       const cleanups: (() => Promise<void>)[] = [];
       try {
         for (const authz of authorizations) {
+          job.signal.throwIfAborted();
           const identifier = `${authz.wildcard ? '*.' : ''}${authz.identifier.value}`;
           if (authz.status === 'valid') { job.log(`authorization ${identifier}: already valid`); continue; }
           const type = row.challenge ?? 'http-01';
@@ -100,6 +101,7 @@ export function createIssuer(deps: { ctx: PluginContext; store: CertificateStore
         for (const cleanup of cleanups) await cleanup().catch((err) => job.log(`cleanup: ${(err as Error).message}`));
       }
 
+      job.signal.throwIfAborted();
       const keyPem = (await acme.crypto.createPrivateEcdsaKey()).toString();
       job.redact(keyPem);
       const [, csr] = await acme.crypto.createCsr({ altNames: row.domains }, keyPem);

@@ -191,4 +191,12 @@ test('a restart in the middle of an issuance: after it the certificate is issued
   else assert.equal(settled.status, 'valid');
   const job = (await s.api('GET', `/api/v1/jobs/${r.body.jobId}`)).body;
   assert.ok(job.done, 'the job does not stay running');
+
+  // what a crash before the job was written leaves: a pending certificate without a job
+  await sql(`INSERT INTO certificates (name, domains, source, challenge, state, updated_at) VALUES ('crashed', ARRAY['crashed.ok.dwtest.test'], 'acme', 'http-01', 'pending', now() - interval '1 minute')`);
+  const crashed = await eventually(async () => {
+    const c = (await s.api('GET', '/api/v1/certificates/crashed')).body;
+    return c.status === 'failed' ? c : null;
+  }, 20_000, 'the orphaned pending certificate to fail');
+  assert.match(crashed.lastError, /request it again/);
 });
