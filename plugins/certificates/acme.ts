@@ -40,16 +40,18 @@ export function createIssuer(deps: { ctx: PluginContext; store: CertificateStore
   acme.axios.defaults.httpAgent = ctx.outbound.httpAgent();
   acme.axios.defaults.proxy = false;
 
-  async function client(): Promise<acme.Client> {
+  /** the account of this directory (a new key on first use); `registered` once the CA knows it */
+  async function client(): Promise<{ client: acme.Client; registered: boolean }> {
     const account = await store.account(o.directoryUrl);
     const keySealed = account?.keySealed ?? await store.saveAccount(o.directoryUrl, ctx.secrets.seal((await acme.crypto.createPrivateEcdsaKey()).toString()));
-    return new acme.Client({
+    const c = new acme.Client({
       directoryUrl: o.directoryUrl,
       accountKey: ctx.secrets.open(keySealed),
       ...(account?.accountUrl ? { accountUrl: account.accountUrl } : {}),
       ...(o.externalAccountBinding ? { externalAccountBinding: o.externalAccountBinding } : {}),
       backoffMin: o.pollMinMs, backoffMax: o.pollMaxMs, backoffAttempts: o.pollAttempts,
     });
+    return { client: c, registered: Boolean(account?.accountUrl) };
   }
 
   return {
@@ -57,10 +59,12 @@ export function createIssuer(deps: { ctx: PluginContext; store: CertificateStore
       const row = await store.get(name);
       if (!row || row.source !== 'acme') throw new Error(`the certificate ${name} is not an ACME certificate any more`);
       if (o.externalAccountBinding) job.redact(o.externalAccountBinding.hmacKey);
-      const c = await client();
-      job.log(`account: ${o.directoryUrl}`);
-      await c.createAccount({ termsOfServiceAgreed: true, ...(o.email ? { contact: [`mailto:${o.email}`] } : {}) });
-      await store.setAccountUrl(o.directoryUrl, c.getAccountUrl());
+      const { client: c, registered } = await client();
+      if (!registered) {
+        await c.createAccount({ termsOfServiceAgreed: true, ...(o.email ? { contact: [`mailto:${o.email}`] } : {}) });
+        await store.setAccountUrl(o.directoryUrl, c.getAccountUrl());
+      }
+      job.log(`account: ${registered ? 'registered' : 'new'} at ${o.directoryUrl}`);
 
       const order = await c.createOrder({ identifiers: row.domains.map((value) => ({ type: 'dns', value })) });
       job.log(`order: ${row.domains.join(', ')} (${order.status})`);
