@@ -36,7 +36,7 @@ export function createIssuer(deps: { ctx: PluginContext; store: CertificateStore
   const { ctx, store, edge, providers, options: o } = deps;
   // acme-client sends every request through its one axios instance: pinned to the outbound policy's checked addresses
   const ca = deps.extraCa ? [...rootCertificates, deps.extraCa] : undefined;
-  acme.axios.defaults.httpsAgent = ctx.outbound.httpsAgent(ca ? { ca } : {});
+  acme.axios.defaults.httpsAgent = ctx.outbound.httpsAgent({ keepAlive: true, ...(ca ? { ca } : {}) });
   acme.axios.defaults.httpAgent = ctx.outbound.httpAgent();
   acme.axios.defaults.proxy = false;
 
