@@ -51,8 +51,8 @@ export function certificateRoutes(deps: RouteDeps): AnyRoute[] {
   }
 
   async function usedByAll(): Promise<Map<string, string[]>> {
-    const [held, hostnames] = await Promise.all([store.held(), edge.hostnames()]);
-    return servedHostnames(held, hostnames, edge.covers, new Date());
+    const [servable, hostnames] = await Promise.all([store.servable(new Date()), edge.hostnames()]);
+    return servedHostnames(servable, hostnames, edge.covers);
   }
 
   function domainsOf(input: readonly string[]): string[] {

@@ -47,10 +47,10 @@ export function createStore(db: Db) {
       const { rows } = await q.query('SELECT * FROM certificates WHERE name = $1', [name]);
       return rows[0] ? rowOf(rows[0]) : null;
     },
-    /** every certificate holding a chain (for the edge and the expiry sweep) */
-    async held(): Promise<CertificateRow[]> {
-      const { rows } = await db.query('SELECT * FROM certificates WHERE chain IS NOT NULL ORDER BY name');
-      return rows.map(rowOf);
+    /** the certificates the edge may serve now (held, not expired): what `usedBy` is worked out from */
+    async servable(now: Date): Promise<{ name: string; domains: string[] }[]> {
+      const { rows } = await db.query<{ name: string; domains: string[] }>('SELECT name, domains FROM certificates WHERE chain IS NOT NULL AND not_after > $1 ORDER BY name', [now]);
+      return rows;
     },
     /**
      * Claims the ACME certificates due for renewal (inside their window, past any backoff) until `until`, so no other

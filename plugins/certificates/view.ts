@@ -41,8 +41,7 @@ export function statusOf(row: CertificateRow, now: Date, expiringMs: number): St
  * The hostnames each certificate serves: for every hostname the held, unexpired certificate naming it exactly wins;
  * otherwise one covering it by wildcard (the same choice Caddy makes by SNI).
  */
-export function servedHostnames(rows: readonly CertificateRow[], hostnames: readonly string[], covers: (d: string, h: string) => boolean, now: Date): Map<string, string[]> {
-  const usable = rows.filter((r) => r.chain && r.notAfter && Date.parse(r.notAfter) > now.getTime());
+export function servedHostnames(usable: readonly { name: string; domains: string[] }[], hostnames: readonly string[], covers: (d: string, h: string) => boolean): Map<string, string[]> {
   const served = new Map<string, string[]>();
   for (const host of hostnames) {
     const best = usable.find((r) => r.domains.includes(host)) ?? usable.find((r) => r.domains.some((d) => covers(d, host)));
