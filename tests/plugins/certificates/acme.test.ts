@@ -107,6 +107,15 @@ test('request refusals: a wildcard over http-01 (422), bad domains (400), a name
   assert.equal((await s.api('POST', '/api/v1/certificates/request', { token: reader, body: { domains: ['a.ok.dwtest.test'] } })).status, 403);
 });
 
+test('two requests of one name at once: one issuance at a time, both answer 202, the certificate ends valid', async () => {
+  const body = { name: 'twice', domains: ['twice.ok.dwtest.test'] };
+  const [a, b] = await Promise.all([request(body), request(body)]);
+  assert.equal(a.status, 202);
+  assert.equal(b.status, 202);
+  for (const id of new Set([a.body.jobId, b.body.jobId])) assert.equal((await waitJob(s, id)).status, 'succeeded');
+  assert.equal((await s.api('GET', '/api/v1/certificates/twice')).body.status, 'valid');
+});
+
 test('a wildcard over DNS-01 (RFC 2136 with TSIG into bind9): issued and served for a name below it', async () => {
   await routeHosts(s, 'wild', ['x.wild.ok.dwtest.test']);
   const r = await request({ domains: ['*.wild.ok.dwtest.test'], challenge: 'dns-01' });

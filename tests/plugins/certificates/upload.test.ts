@@ -1,6 +1,7 @@
 // Uploaded certificates over the real API: checked (one 422 error per problem), served by the real Caddy (exact before wildcard), listed, deleted, expiry events.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import pg from 'pg';
 import { call, eventually } from '../../helpers/harness.ts';
 import { viaEdge } from '../edge/helpers.ts';
 import { makeCert, routeHosts, servedSerial, startCertServer, stripZeros, type CertServer, type Made } from './helpers.ts';
@@ -135,7 +136,7 @@ test('two uploads of one name at once: both answer, and what is stored is what t
   }, 15_000, 'the stored certificate to be served');
 });
 
-test('expiring and expired certificates: status, events, overview attention; a replacement clears them', async () => {
+test('an expiring certificate: status, one event, overview attention; a replacement clears them', async () => {
   const soon = await leaf(['soon.up.test'], { notAfter: new Date(Date.now() + 5 * day) });
   assert.equal((await upload('soon', soon.certificate + intermediate.certificate, soon.key)).status, 201);
   assert.equal((await s.api('GET', '/api/v1/certificates/soon')).body.status, 'expiring');
@@ -158,4 +159,23 @@ test('delete: the edge stops serving it and plain HTTP no longer redirects', asy
   await eventually(async () => 'error' in (await servedSerial(s.httpsPort, 'del.up.test', root.certificate)), 15_000, 'no longer served');
   assert.equal((await viaEdge(s.httpPort, 'del.up.test', '/')).status, 200);
   assert.equal((await s.api('GET', '/api/v1/certificates/del')).status, 404);
+});
+
+test('a certificate that expires while held: status expired, one certificate.expired event, withdrawn from the edge, critical attention', async () => {
+  const ends = await leaf(['ends.up.test']);
+  await routeHosts(s, 'ends', ['ends.up.test']);
+  assert.equal((await upload('ends', ends.certificate + intermediate.certificate, ends.key)).status, 201);
+  await eventually(async () => 'serial' in (await servedSerial(s.httpsPort, 'ends.up.test', root.certificate)), 15_000, 'served');
+  // its end, moved into the past (a clock cannot be wound forward in a real Caddy)
+  const c = new pg.Client({ connectionString: s.databaseUrl });
+  await c.connect();
+  try { await c.query(`UPDATE certificates SET not_after = now() - interval '1 minute' WHERE name = 'ends'`); } finally { await c.end(); }
+  assert.equal((await s.api('GET', '/api/v1/certificates/ends')).body.status, 'expired');
+  await eventually(async () => events.some((e) => e.name === 'certificate.expired' && e.payload.certificate === 'ends'), 10_000, 'the expired event');
+  await eventually(async () => 'error' in (await servedSerial(s.httpsPort, 'ends.up.test', root.certificate)), 15_000, 'withdrawn from the edge');
+  const overview = JSON.stringify((await s.api('GET', '/api/v1/overview')).body);
+  assert.ok(overview.includes('certificate-expired'), overview);
+  assert.deepEqual((await s.api('GET', '/api/v1/certificates/ends')).body.usedBy, []);
+  await new Promise((r) => setTimeout(r, 1500));
+  assert.equal(events.filter((e) => e.name === 'certificate.expired' && e.payload.certificate === 'ends').length, 1, 'announced once');
 });
