@@ -61,7 +61,9 @@ export function createIssuer(deps: { ctx: PluginContext; store: CertificateStore
       if (o.externalAccountBinding) job.redact(o.externalAccountBinding.hmacKey);
       const { client: c, registered } = await client();
       if (!registered) {
-        await c.createAccount({ termsOfServiceAgreed: true, ...(o.email ? { contact: [`mailto:${o.email}`] } : {}) });
+        await c.createAccount({ termsOfServiceAgreed: true, ...(o.email ? { contact: [`mailto:${o.email}`] } : {}) }).catch((err: Error) => {
+          throw new Error(`the CA refused the account: ${err.message}`);
+        });
         await store.setAccountUrl(o.directoryUrl, c.getAccountUrl());
       }
       job.log(`account: ${registered ? 'registered' : 'new'} at ${o.directoryUrl}`);

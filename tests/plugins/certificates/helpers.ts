@@ -128,9 +128,10 @@ function insecureGet(url: string, ca: string): Promise<{ status: number; body: s
 
 /**
  * A bind9 serving `dwtest.test` (every name under `ok.dwtest.test` → 127.0.0.1; `bad.dwtest.test` names do not exist)
- * with RFC 2136 updates signed by a TSIG key, and a pebble validating HTTP-01 on `httpPort` and asking that bind9.
+ * with RFC 2136 updates signed by a TSIG key, and a pebble validating HTTP-01 on `httpPort` and asking that bind9
+ * (requiring External Account Binding with this key when `eab` is given).
  */
-export async function startAcmeEnv(o: { httpPort: number }): Promise<AcmeEnv> {
+export async function startAcmeEnv(o: { httpPort: number; eab?: { kid: string; hmacKey: string } }): Promise<AcmeEnv> {
   const dir = mkdtempSync(join(tmpdir(), 'dw-acme-'));
   const dnsPort = await freePort();
   const keySecret = randomBytes(32).toString('base64');
@@ -168,7 +169,8 @@ zone "${zone}" { type primary; file "${dir}/${zone}.zone"; allow-update { key "d
     pebble: {
       listenAddress: `127.0.0.1:${listen}`, managementListenAddress: `127.0.0.1:${management}`,
       certificate: join(dir, 'pebble-cert.pem'), privateKey: join(dir, 'pebble-key.pem'),
-      httpPort: o.httpPort, tlsPort, ocspResponderURL: '', externalAccountBindingRequired: false,
+      httpPort: o.httpPort, tlsPort, ocspResponderURL: '', externalAccountBindingRequired: Boolean(o.eab),
+      ...(o.eab ? { externalAccountMACKeys: { [o.eab.kid]: o.eab.hmacKey } } : {}),
     },
   }));
   const pebble = spawn(process.env.PEBBLE_BIN ?? 'pebble', ['-config', join(dir, 'pebble.json'), '-dnsserver', `127.0.0.1:${dnsPort}`], {
