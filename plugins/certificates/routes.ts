@@ -2,7 +2,7 @@
 import { defineRoute, keyedLock, Problem, problem, reply, Type, type Actor, type AnyRoute, type Job, type PluginContext } from '../../sdk/index.ts';
 import type { EdgeApi } from '../edge/index.ts';
 import { challengeRecord, type DnsProviders } from './dns.ts';
-import { checkUpload } from './pem.ts';
+import { checkUpload, pemBlocks } from './pem.ts';
 import type { CertificateRow, CertificateStore } from './store.ts';
 import { CertificateDetail, CertificateView, servedHostnames, viewOf } from './view.ts';
 
@@ -121,7 +121,8 @@ export function certificateRoutes(deps: RouteDeps): AnyRoute[] {
         if (!facts) throw problem(422, `the certificate cannot be used: ${problems.map((p) => p.message).join('; ')}`, { code: 'certificate-refused', errors: problems });
         const existing = await store.get(body.name);
         if (existing && existing.source !== 'upload') throw problem(409, `the certificate ${body.name} is an ACME certificate: delete it first, or upload under another name`, { code: 'certificate-is-acme' });
-        const chain = body.certificate.trim() + '\n';
+        // only the certificate blocks: text around them (openssl's "Bag Attributes", comments) is not Caddy's business
+        const chain = pemBlocks(body.certificate).join('\n') + '\n';
         if (!(await store.upload(body.name, { ...facts, chain, keySealed: ctx.secrets.seal(body.key), renewAfter: null }))) {
           throw problem(409, `the certificate ${body.name} is an ACME certificate`, { code: 'certificate-is-acme' });
         }

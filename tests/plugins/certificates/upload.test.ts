@@ -28,7 +28,7 @@ const upload = (name: string, certificate: string, key: string, token?: string) 
 
 test('a good chain is stored, listed without its key, served by the edge over HTTPS, and HTTP redirects there', async () => {
   const www = await leaf(['www.up.test']);
-  const r = await upload('www', www.certificate + intermediate.certificate, www.key);
+  const r = await upload('www', `Bag Attributes\n    friendlyName: www\n${www.certificate}${intermediate.certificate}`, www.key);
   assert.equal(r.status, 201, r.text);
   assert.equal(r.body.status, 'valid');
   assert.equal(r.body.source, 'upload');
@@ -53,7 +53,8 @@ test('a good chain is stored, listed without its key, served by the edge over HT
   assert.ok(!list.text.includes('PRIVATE KEY'));
   const one = await s.api('GET', '/api/v1/certificates/www');
   assert.equal(one.status, 200);
-  assert.match(one.body.chain, /BEGIN CERTIFICATE[\s\S]*BEGIN CERTIFICATE/);
+  assert.match(one.body.chain, /^-----BEGIN CERTIFICATE-----[\s\S]*BEGIN CERTIFICATE/);
+  assert.ok(!one.body.chain.includes('Bag Attributes'));
   assert.ok(!one.text.includes('PRIVATE KEY'));
   const activity = await s.api('GET', '/api/v1/activity');
   assert.ok(activity.body.some((e: any) => e.action === 'certificate.upload' && e.resource === 'certificate:www' && e.result === 'ok'));
