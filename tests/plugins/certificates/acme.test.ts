@@ -130,8 +130,18 @@ test('a wildcard over DNS-01 (RFC 2136 with TSIG into bind9): issued and served 
   assert.ok(!job.output.includes(env.rfc2136.keySecret));
 });
 
-test('renewal: a due certificate renews on the schedule and the edge serves the new serial; a failing one backs off and says why', async () => {
+test('renewal: a due certificate renews on the schedule and the edge serves the new serial without a failed request; a failing one backs off and says why', async () => {
   const before = (await s.api('GET', '/api/v1/certificates/two')).body;
+  // HTTPS requests keep going while the renewal reaches Caddy: none may fail
+  let traffic = true;
+  const failures: string[] = [];
+  let answered = 0;
+  const load = (async () => {
+    while (traffic) {
+      const got = await servedSerial(s.httpsPort, 'a.ok.dwtest.test', root);
+      if ('error' in got) failures.push(got.error); else answered++;
+    }
+  })();
   await sql(`UPDATE certificates SET renew_after = now() - interval '1 second' WHERE name = 'two'`);
   const renewed = await eventually(async () => {
     const c = (await s.api('GET', '/api/v1/certificates/two')).body;
@@ -140,6 +150,10 @@ test('renewal: a due certificate renews on the schedule and the edge serves the 
   assert.equal(renewed.status, 'valid');
   assert.ok(Date.parse(renewed.renewAfter) > Date.now());
   assert.equal(await eventually(async () => ((await serialServed('a.ok.dwtest.test')) === stripZeros(renewed.serial) ? renewed.serial : null), 15_000, 'the new serial over HTTPS'), renewed.serial);
+  traffic = false;
+  await load;
+  assert.deepEqual(failures, [], `${failures.length} of ${failures.length + answered} requests failed during the renewal`);
+  assert.ok(answered > 0);
   await eventually(async () => events.some((e) => e.name === 'certificate.renewed' && e.payload.certificate === 'two'), 10_000, 'the renewed event');
   const jobs = (await s.api('GET', '/api/v1/jobs?limit=100')).body;
   assert.ok(jobs.some((j: any) => j.type === 'certificates.issue' && j.resource === 'certificate:two' && j.actor.kind === 'system'));
