@@ -19,6 +19,7 @@ export interface AcmeOptions {
   pollMaxMs: number;
   pollAttempts: number;
   renewBefore: number;
+  dnsPropagationMs: number;
 }
 
 export interface Issuer {
@@ -94,6 +95,8 @@ export function createIssuer(deps: { ctx: PluginContext; store: CertificateStore
             await provider.addTxt(record, keyAuthorization);
             cleanups.push(() => provider.removeTxt(record, keyAuthorization));
             job.log(`authorization ${identifier}: dns-01 TXT ${record} published through ${provider.label}`);
+            // the CA may ask a secondary server: give the zone's NOTIFY/transfer time to carry the record there
+            if (o.dnsPropagationMs > 0) await new Promise((resolve) => setTimeout(resolve, o.dnsPropagationMs));
           }
           await c.completeChallenge(challenge);
           try {

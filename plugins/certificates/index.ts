@@ -32,6 +32,7 @@ const Options = Type.Object({
   pollMinMs: Ms(2000, 'first wait when polling the CA for a challenge or order'),
   pollMaxMs: Ms(30_000, 'longest wait when polling the CA'),
   pollAttempts: Type.Integer({ minimum: 1, default: 10, description: 'polls of one challenge or order before giving up' }),
+  dnsPropagationMs: Type.Integer({ minimum: 0, default: 5000, description: 'wait after publishing a dns-01 record before the CA is asked to check it (secondaries)' }),
   dns: Type.Object({
     rfc2136: Type.Optional(Type.Object({
       server: Type.String({ minLength: 1, description: 'host or host:port of the primary accepting updates' }),

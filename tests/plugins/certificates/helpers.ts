@@ -51,7 +51,7 @@ export async function startCertServer(o: { certificates?: Record<string, unknown
       stacks: {},
       edge: { options: { httpPort, httpsPort, pollIntervalMs: 100, resyncIntervalMs: 60_000 } },
       'edge-client': { path: 'tests/fixtures/edge-client/index.ts' },
-      certificates: { options: { sweepIntervalMs: 3_600_000, pollMinMs: 50, pollMaxMs: 500, pollAttempts: 40, ...certificates } },
+      certificates: { options: { sweepIntervalMs: 3_600_000, pollMinMs: 50, pollMaxMs: 500, pollAttempts: 40, dnsPropagationMs: 0, ...certificates } },
     },
   });
   return Object.assign(s, { httpPort, httpsPort });
