@@ -126,6 +126,8 @@ export default definePlugin({
         return n.ok ? (await store.owners([n.hostname])).get(n.hostname) ?? null : null;
       },
       normalizeHostname,
+      hostnames: async () => (await store.hostnames()).map((h) => h.hostname),
+      covers,
       challengeDir: edge.challengeDir,
       network: edgeNetworkName,
     };

@@ -47,6 +47,10 @@ export interface EdgeApi {
    * HTTPS with it, and their plain HTTP redirects there (except the ACME challenge path). 400 when the PEM is unusable.
    */
   setCertificate(name: string, pem: { certificate: string; key: string } | null): Promise<EdgeCertificate | null>;
+  /** every hostname routed by the edge (normalized), for certificates to show which hostnames they serve */
+  hostnames(): Promise<string[]>;
+  /** whether a certificate domain (possibly `*.x`, covering one label) covers a hostname */
+  covers(domain: string, hostname: string): boolean;
   /** files below it answer `/.well-known/acme-challenge/<file>` on every hostname over plain HTTP */
   readonly challengeDir: string;
   /** the Docker network Caddy reaches services on */

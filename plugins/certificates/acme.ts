@@ -1,0 +1,125 @@
+// ACME issuance with acme-client: account, order, authorizations, challenges (edge HTTP-01 files or DNS-01 providers), finalize, download.
+import { rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { rootCertificates } from 'node:tls';
+import * as acme from 'acme-client';
+import type { JobRun, PluginContext } from '../../sdk/index.ts';
+import type { EdgeApi } from '../edge/index.ts';
+import { challengeRecord, type DnsProviders } from './dns.ts';
+import { chainFacts } from './pem.ts';
+import type { CertificateStore, Issued } from './store.ts';
+
+export interface AcmeOptions {
+  directoryUrl: string;
+  email?: string;
+  externalAccountBinding?: { kid: string; hmacKey: string };
+  /** a PEM file of extra CAs trusted for the directory (besides Node's roots and NODE_EXTRA_CA_CERTS) */
+  caFile?: string;
+  pollMinMs: number;
+  pollMaxMs: number;
+  pollAttempts: number;
+  renewBefore: number;
+  dnsPropagationMs: number;
+}
+
+export interface Issuer {
+  issue(name: string, job: Pick<JobRun<unknown>, 'log' | 'redact' | 'signal'>): Promise<Issued>;
+}
+
+/** the moment a certificate enters its renewal window: `renewBefore` of its lifetime before it ends */
+export function renewAfterOf(notBefore: string, notAfter: string, renewBefore: number): string {
+  const start = Date.parse(notBefore);
+  const end = Date.parse(notAfter);
+  return new Date(end - (end - start) * renewBefore).toISOString();
+}
+
+export function createIssuer(deps: { ctx: PluginContext; store: CertificateStore; edge: EdgeApi; providers: DnsProviders; options: AcmeOptions; extraCa: string | null }): Issuer {
+  const { ctx, store, edge, providers, options: o } = deps;
+  // acme-client sends every request through its one axios instance: pinned to the outbound policy's checked addresses
+  const ca = deps.extraCa ? [...rootCertificates, deps.extraCa] : undefined;
+  acme.axios.defaults.httpsAgent = ctx.outbound.httpsAgent({ keepAlive: true, ...(ca ? { ca } : {}) });
+  acme.axios.defaults.httpAgent = ctx.outbound.httpAgent();
+  acme.axios.defaults.proxy = false;
+
+  /** the account of this directory (a new key on first use); `registered` once the CA knows it */
+  async function client(): Promise<{ client: acme.Client; registered: boolean }> {
+    const account = await store.account(o.directoryUrl);
+    const keySealed = account?.keySealed ?? await store.saveAccount(o.directoryUrl, ctx.secrets.seal((await acme.crypto.createPrivateEcdsaKey()).toString()));
+    const c = new acme.Client({
+      directoryUrl: o.directoryUrl,
+      accountKey: ctx.secrets.open(keySealed),
+      ...(account?.accountUrl ? { accountUrl: account.accountUrl } : {}),
+      ...(o.externalAccountBinding ? { externalAccountBinding: o.externalAccountBinding } : {}),
+      backoffMin: o.pollMinMs, backoffMax: o.pollMaxMs, backoffAttempts: o.pollAttempts,
+    });
+    return { client: c, registered: Boolean(account?.accountUrl) };
+  }
+
+  return {
+    async issue(name, job) {
+      const row = await store.get(name);
+      if (!row || row.source !== 'acme') throw new Error(`the certificate ${name} is not an ACME certificate any more`);
+      if (o.externalAccountBinding) job.redact(o.externalAccountBinding.hmacKey);
+      const { client: c, registered } = await client();
+      if (!registered) {
+        await c.createAccount({ termsOfServiceAgreed: true, ...(o.email ? { contact: [`mailto:${o.email}`] } : {}) }).catch((err: Error) => {
+          throw new Error(`the CA refused the account: ${err.message}`);
+        });
+        await store.setAccountUrl(o.directoryUrl, c.getAccountUrl());
+      }
+      job.log(`account: ${registered ? 'registered' : 'new'} at ${o.directoryUrl}`);
+
+      const order = await c.createOrder({ identifiers: row.domains.map((value) => ({ type: 'dns', value })) });
+      job.log(`order: ${row.domains.join(', ')} (${order.status})`);
+      const authorizations = await c.getAuthorizations(order);
+      const cleanups: (() => Promise<void>)[] = [];
+      try {
+        for (const authz of authorizations) {
+          job.signal.throwIfAborted();
+          const identifier = `${authz.wildcard ? '*.' : ''}${authz.identifier.value}`;
+          if (authz.status === 'valid') { job.log(`authorization ${identifier}: already valid`); continue; }
+          const type = row.challenge ?? 'http-01';
+          const challenge = authz.challenges.find((ch) => ch.type === type);
+          if (!challenge) throw new Error(`the CA offers no ${type} challenge for ${identifier} (offered: ${authz.challenges.map((ch) => ch.type).join(', ')})${authz.wildcard ? ': wildcards need dns-01' : ''}`);
+          const keyAuthorization = await c.getChallengeKeyAuthorization(challenge);
+          if (type === 'http-01') {
+            if (!/^[A-Za-z0-9_-]+$/.test(challenge.token)) throw new Error(`the CA sent a challenge token that is not base64url: refused`);
+            const file = join(edge.challengeDir, challenge.token);
+            await writeFile(file, keyAuthorization);
+            cleanups.push(() => rm(file, { force: true }));
+            job.log(`authorization ${identifier}: http-01 answered on http://${authz.identifier.value}/.well-known/acme-challenge/${challenge.token}`);
+          } else {
+            const record = challengeRecord(identifier);
+            const provider = providers.for(record);
+            if (!provider) throw new Error(`no DNS provider handles ${record}: configure plugins.certificates.options.dns.rfc2136 for its zone`);
+            await provider.addTxt(record, keyAuthorization);
+            cleanups.push(() => provider.removeTxt(record, keyAuthorization));
+            job.log(`authorization ${identifier}: dns-01 TXT ${record} published through ${provider.label}`);
+            // the CA may ask a secondary server: give the zone's NOTIFY/transfer time to carry the record there
+            if (o.dnsPropagationMs > 0) await new Promise((resolve) => setTimeout(resolve, o.dnsPropagationMs));
+          }
+          await c.completeChallenge(challenge);
+          try {
+            await c.waitForValidStatus(challenge);
+          } catch (err) {
+            throw new Error(`the CA refused the ${type} challenge of ${identifier}: ${(err as Error).message}`);
+          }
+          job.log(`challenge ${identifier}: valid`);
+        }
+      } finally {
+        for (const cleanup of cleanups) await cleanup().catch((err) => job.log(`cleanup: ${(err as Error).message}`));
+      }
+
+      job.signal.throwIfAborted();
+      const keyPem = (await acme.crypto.createPrivateEcdsaKey()).toString();
+      job.redact(keyPem);
+      const [, csr] = await acme.crypto.createCsr({ altNames: row.domains }, keyPem);
+      job.log('finalize: certificate signing request sent');
+      const finalized = await c.finalizeOrder(order, csr);
+      const chain = await c.getCertificate(finalized);
+      const facts = chainFacts(chain);
+      job.log(`download: serial ${facts.serial} from ${facts.issuer}, valid ${facts.notBefore} to ${facts.notAfter}`);
+      return { ...facts, chain, keySealed: ctx.secrets.seal(keyPem), renewAfter: renewAfterOf(facts.notBefore, facts.notAfter, o.renewBefore) };
+    },
+  };
+}
