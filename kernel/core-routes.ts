@@ -8,6 +8,7 @@ import type { Visibility } from './visibility.ts';
 const Actor = Type.Object({
   kind: Type.Union([Type.Literal('user'), Type.Literal('webhook'), Type.Literal('github'), Type.Literal('system')]),
   name: Type.Optional(Type.String()), tokenId: Type.Optional(Type.String()), address: Type.Optional(Type.String()),
+  channel: Type.Optional(Type.Literal('portal')),
 });
 export const JobSchema = Type.Object({
   id: Type.String({ format: 'uuid' }),
@@ -77,12 +78,14 @@ export function coreRoutes(deps: CoreDeps): AnyRoute[] {
       method: 'GET', path: '/me', authenticated: true, summary: 'Who the token belongs to, and its effective scopes',
       response: Type.Object({
         user: Type.Object({ name: Type.String(), role: Type.String() }),
-        token: Type.Object({ id: Type.String(), name: Type.String(), expiresAt: Type.Union([Type.String(), Type.Null()]) }),
+        token: Type.Union([Type.Object({ id: Type.String(), name: Type.String(), expiresAt: Type.Union([Type.String(), Type.Null()]) }), Type.Null()]),
+        session: Type.Optional(Type.Object({ expiresAt: Type.String() })),
         scopes: Type.Array(Type.String()),
       }),
       handler: async ({ principal }) => ({
         user: { name: principal.user!.name, role: principal.user!.role },
-        token: principal.token!,
+        token: principal.token ?? null,
+        ...(principal.session ? { session: { expiresAt: principal.session.expiresAt } } : {}),
         scopes: [...principal.scopes],
       }),
     }),

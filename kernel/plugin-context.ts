@@ -37,6 +37,8 @@ export interface KernelServices {
   locks: { try(name: string): Promise<HeldLock | null> };
   starters: { owner: string; fn: () => Promise<void> | void }[];
   stoppers: { owner: string; fn: () => Promise<void> | void }[];
+  /** the folder served at `/` and the plugin that asked for it */
+  web?: { owner: string; dir: string };
 }
 
 function validOptions(plugin: PluginDef, raw: Record<string, unknown> | undefined): unknown {
@@ -95,6 +97,12 @@ export async function setupPlugin(plugin: PluginDef, rawOptions: Record<string, 
     secrets: k.secrets,
     events: k.events,
     outbound: k.outbound,
+    web: Object.freeze({
+      serve: registering('web.serve', (dir: string) => {
+        if (k.web) throw new Error(`plugin "${owner}": ${k.web.owner} already serves the files at /`);
+        k.web = { owner, dir };
+      }),
+    }),
     overview: Object.freeze({ add: registering('overview.add', (contributor: OverviewContributor) => k.contributors.push({ owner, contributor })) }),
     visibility: Object.freeze({ add: registering('visibility.add', (rule: VisibilityRule) => k.visibility.add(owner, rule)) }),
     locks: Object.freeze({ try: (name: string) => k.locks.try(`${owner}:${name}`) }),

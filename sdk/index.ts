@@ -19,6 +19,8 @@ export interface Actor {
   name?: string;
   tokenId?: string;
   address?: string;
+  /** how a user acted: `portal` through a signed-in browser session (absent: the API with a token) */
+  channel?: 'portal';
 }
 
 /** The caller of a request: a user acting through a personal token, or a single-action webhook caller. */
@@ -30,6 +32,8 @@ export interface Principal {
   can(scope: string): boolean;
   user?: { id: number; name: string; role: Role; teams: readonly string[] };
   token?: { id: string; name: string; expiresAt: string | null };
+  /** set instead of token when the user signed in to the portal */
+  session?: { id: string; expiresAt: string };
 }
 
 // ---------------------------------------------------------------- database
@@ -337,6 +341,8 @@ export interface PluginContext<O = unknown> {
   /** the outbound-address policy: every connection made for a user goes to an address it checked (see sdk/outbound.ts) */
   readonly outbound: OutboundApi;
   readonly overview: { add(contributor: OverviewContributor): void };
+  /** serves the files of a folder at `/` (outside /api): one plugin at a time, the portal */
+  readonly web: { serve(dir: string): void };
   readonly visibility: { add(rule: VisibilityRule): void };
   /** one holder across all instances sharing the database (e.g. the one instance that runs the edge); null while another holds it */
   readonly locks: { try(name: string): Promise<HeldLock | null> };
