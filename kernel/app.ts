@@ -32,7 +32,7 @@ import { coreRoutes } from './core-routes.ts';
 import { setupPlugin, type KernelServices } from './plugin-context.ts';
 import { Visibility } from './visibility.ts';
 
-const kernelVersion = '0.1.0';
+export const kernelVersion = '0.1.0';
 
 export interface Assembled {
   config: Config;
@@ -67,7 +67,7 @@ export interface BootOptions {
   attach?: boolean;
 }
 
-function kernelScopes(scopes: ScopeCatalogue): void {
+export function kernelScopes(scopes: ScopeCatalogue): void {
   scopes.define('kernel', {
     'jobs:read': { description: 'list jobs, read their output, wait for them', role: 'viewer' },
     'jobs:cancel': { description: 'cancel queued or running jobs', role: 'operator' },
