@@ -2,7 +2,8 @@
 // Each file keeps its place (dist/plugins/stacks/index.js), so import.meta-relative paths (migrations, built-in plugins) hold; other files are copied.
 import { build, type Plugin } from 'esbuild';
 import { cpSync, readdirSync, rmSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { join, relative, resolve, sep } from 'node:path';
+import { buildPortal } from './portal/build.ts';
 
 const root = resolve(import.meta.dirname, '..');
 const out = join(root, 'dist');
@@ -26,7 +27,9 @@ const keepImports: Plugin = {
 
 const started = performance.now();
 rmSync(out, { recursive: true, force: true });
-const all = trees.flatMap((t) => files(join(root, t)));
+// the portal's browser sources (sdk/portal, plugins/<name>/portal) go into the portal bundle, not into the server build
+const browserOnly = (f: string) => /(^|\/)portal\//.test(relative(root, f).split(sep).join('/')) && relative(root, f).split(sep).join('/') !== 'plugins/portal/index.ts';
+const all = trees.flatMap((t) => files(join(root, t))).filter((f) => !browserOnly(f));
 const sources = all.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'));
 await build({
   entryPoints: sources,
@@ -41,3 +44,5 @@ await build({
 });
 for (const file of all.filter((f) => !f.endsWith('.ts'))) cpSync(file, join(out, relative(root, file)));
 process.stdout.write(`dockwright: built ${sources.length} files into dist/ in ${Math.round(performance.now() - started)} ms\n`);
+const portal = await buildPortal(root);
+process.stdout.write(`dockwright: built the portal (${portal.files.join(', ')}) into dist/portal in ${portal.ms} ms\n`);
