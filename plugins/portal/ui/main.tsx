@@ -67,4 +67,6 @@ function App() {
   return session ? <Shell session={session} /> : <SignIn />;
 }
 
-render(<App />, document.getElementById('app')!);
+const root = document.getElementById('app')!;
+root.textContent = '';
+render(<App />, root);

@@ -44,12 +44,15 @@ function NewStack() {
   const [text, setText] = useState('services:\n  web:\n    image: nginx:alpine\n');
   const live = useValidation(name, text);
   const save = useAction();
+  const [submitted, setSubmitted] = useState('');
   const create = async (e: Event) => {
     e.preventDefault();
+    setSubmitted(text);
     const made = await save.run(() => ok(api.PUT('/api/v1/stacks/{name}/compose', { ...path(name), params: { path: { name }, header: { 'If-None-Match': '*' } }, body: { content: text } })));
     if (made) navigate(`/stacks/${enc(name)}`);
   };
-  const issues = save.problem?.status === 422 ? issuesOf(save.problem, text) : live.issues;
+  // the refusal's errors belong to the text that was sent: once it is edited, the live check speaks again
+  const issues = save.problem?.status === 422 && text === submitted ? issuesOf(save.problem, text) : live.issues;
   return (
     <>
       <PageTitle title="New stack" />
@@ -114,9 +117,11 @@ function ComposeForm({ name, base }: { name: string; base: { revision: number; c
   const live = useValidation(name, text);
   const save = useAction();
   const writable = can('stacks:write');
+  const [submitted, setSubmitted] = useState('');
   const submit = async (e: Event) => {
     e.preventDefault();
     setSaved('');
+    setSubmitted(text);
     const out = await save.run(() => ok(api.PUT('/api/v1/stacks/{name}/compose', { params: { path: { name }, header: ifMatch(revision) }, body: { content: text, ...(message ? { message } : {}) } })));
     if (out) {
       const rev = (out as unknown as StackView).revision;
@@ -129,7 +134,7 @@ function ComposeForm({ name, base }: { name: string; base: { revision: number; c
   };
   const reloadTheirs = () => { setText(conflict!.content); setOriginal(conflict!.content); setRevision(conflict!.revision); setConflict(undefined); save.clear(); };
   const keepMine = () => { setRevision(conflict!.revision); setOriginal(conflict!.content); setConflict(undefined); save.clear(); };
-  const issues = save.problem?.status === 422 ? issuesOf(save.problem, text) : live.issues;
+  const issues = save.problem?.status === 422 && text === submitted ? issuesOf(save.problem, text) : live.issues;
   return (
     <form onSubmit={submit}>
       {conflict && (
