@@ -23,9 +23,8 @@ function walk(dir: string): string[] {
 }
 
 export function webFiles(dir: string): (req: IncomingMessage, res: ServerResponse) => boolean {
-  let files: Map<string, WebFile> | undefined;
   const load = () => {
-    files = new Map();
+    const files = new Map<string, WebFile>();
     if (!existsSync(dir)) return files;
     for (const file of walk(dir)) {
       const body = readFileSync(file);
@@ -36,9 +35,10 @@ export function webFiles(dir: string): (req: IncomingMessage, res: ServerRespons
     }
     return files;
   };
+  // read and compressed once at start: the first visitor pays nothing
+  const all = load();
   return (req, res) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return false;
-    const all = files ?? load();
     const path = (req.url ?? '/').split('?')[0];
     // paths without an extension are the app's own pages: the app routes them
     const file = all.get(path) ?? (extname(path) ? undefined : all.get('/index.html'));
