@@ -2,6 +2,12 @@
 import { useState } from 'preact/hooks';
 import { api, can, Empty, JobOutput, Link, Loading, ok, PageTitle, ProblemBox, setSession, ShownOnce, Status, Time, useAction, useLoad, useSession, type PortalPage } from '../../../sdk/portal/kit.tsx';
 
+/** a summary value as words: nested objects as `key: value` pairs */
+function plain(v: unknown): string {
+  if (v && typeof v === 'object') return Object.entries(v as Record<string, unknown>).map(([k, x]) => `${k}: ${plain(x)}`).join(', ');
+  return String(v);
+}
+
 function Overview() {
   const overview = useLoad(() => ok(api.GET('/api/v1/overview')), [], 5000);
   const o = overview.data;
@@ -23,7 +29,7 @@ function Overview() {
             <h2 id="summary">Summary</h2>
             <dl class="summary">
               {Object.entries(o.summary).map(([owner, value]) => (
-                <div><dt>{owner}</dt><dd>{value && typeof value === 'object' ? Object.entries(value as Record<string, unknown>).map(([k, v]) => <span class="kv">{k}: <strong>{typeof v === 'object' ? JSON.stringify(v) : String(v)}</strong></span>) : String(value)}</dd></div>
+                <div><dt>{owner}</dt><dd>{value && typeof value === 'object' ? Object.entries(value as Record<string, unknown>).map(([k, v]) => <span class="kv">{k}: <strong>{plain(v)}</strong></span>) : String(value)}</dd></div>
               ))}
             </dl>
           </section>
