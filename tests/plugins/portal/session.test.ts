@@ -8,7 +8,7 @@ import { addUser, launch, password, shot, signedIn } from './helpers.ts';
 
 let server: TestServer;
 let browser: Browser;
-const ttlMs = 2500;
+const ttlMs = 4000;
 
 before(async () => {
   server = await startServer({ plugins: { portal: {} }, config: { sessions: { ttlMs, failedSignInsPerMinute: 3 } } });
@@ -63,6 +63,8 @@ test('sign out everywhere ends the sessions of other browsers too', async () => 
   await one.goto('/account');
   await one.getByRole('button', { name: 'Sign out everywhere' }).click();
   await one.getByRole('heading', { name: 'Sign in to Dockwright' }).waitFor();
+  const left = await server.app.db.query<{ n: number }>("SELECT count(*)::int AS n FROM sessions s JOIN users u ON u.id = s.user_id WHERE u.name = 'sara'");
+  assert.equal(left.rows[0].n, 0, 'every session of sara is gone, not merely expired');
   await two.getByRole('link', { name: 'Activity' }).click();
   await two.getByRole('heading', { name: 'Sign in to Dockwright' }).waitFor({ timeout: 10_000 });
   await shot(two, 'sign-in');
