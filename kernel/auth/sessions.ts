@@ -31,8 +31,10 @@ function cookieValue(req: IncomingMessage): string | undefined {
   return undefined;
 }
 
-export function hasSessionCookie(req: IncomingMessage): boolean {
-  return cookieValue(req) !== undefined;
+/** the rate-limit key of a well-formed session cookie: a portal session has a request budget of its own, like a token */
+export function sessionBudgetKey(req: IncomingMessage): string | undefined {
+  const cookie = cookieValue(req);
+  return cookie && cookie.length === sessionPrefix.length + 43 && cookie.startsWith(sessionPrefix) ? `s:${hashToken(cookie)}` : undefined;
 }
 
 /** the Set-Cookie value: HttpOnly and SameSite=Strict always, Secure whenever the browser reached us over HTTPS */

@@ -7,6 +7,7 @@ import type { Actor, ActivityApi, Logger, Page, Principal } from '../../sdk/inde
 import { isReply, Problem, problem } from '../../sdk/index.ts';
 import type { RateLimiter } from '../rate-limit.ts';
 import { hashToken, tokenPrefix, wellFormed } from '../auth/tokens.ts';
+import { sessionBudgetKey } from '../auth/sessions.ts';
 import { actionTokenPrefix } from '../action-tokens.ts';
 import { readBody } from './body.ts';
 import type { ClientResolver } from './client.ts';
@@ -158,7 +159,7 @@ export function createHttpServer(deps: HttpDeps): Server {
     try {
       if (bearer !== undefined || entry.mount === 'webhook') refuseBlockedAddress(ip);
       if (entry.mount === 'api' && !route.upload) {
-        const decision = deps.limiter.hit(tokenHash ? `t:${tokenHash}` : `a:${ip}`, `a:${ip}`);
+        const decision = deps.limiter.hit(tokenHash ? `t:${tokenHash}` : (bearer === undefined && sessionBudgetKey(req)) || `a:${ip}`, `a:${ip}`);
         rateHeaders = decision.headers;
         if (!decision.allowed) throw problem(429, `more than ${deps.limiter.limit} requests per minute with this token; retry after ${decision.reset} s`, { headers: { 'Retry-After': String(decision.reset) } });
       } else if (entry.mount === 'webhook') {

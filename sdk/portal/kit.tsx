@@ -221,7 +221,7 @@ export function ShownOnce({ label, secret, extra }: { label: string; secret: str
 type Job = paths['/api/v1/jobs/{id}']['get']['responses'][200]['content']['application/json'];
 
 /** a job's output as it grows, polled until the job is done */
-export function JobOutput({ id, onDone, everyMs = 400 }: { id: string; onDone?: (job: Job) => void; everyMs?: number }) {
+export function JobOutput({ id, onDone, everyMs = 1000 }: { id: string; onDone?: (job: Job) => void; everyMs?: number }) {
   const [job, setJob] = useState<Job>();
   const [problem, setProblem] = useState<Problem>();
   const pre = useRef<HTMLPreElement>(null);

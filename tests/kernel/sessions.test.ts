@@ -118,6 +118,24 @@ test('a session expires after sessions.ttlMs', async () => {
   }
 });
 
+test('a session has a request budget of its own, not the address\'s', async () => {
+  const tight = await startServer({ plugins: {}, config: { rateLimit: { perMinute: 4, failedAuthPerMinute: 30, webhookPerMinute: 60 } } });
+  try {
+    await tight.app.tokens.addUser('ivy', 'viewer');
+    await tight.app.sessions.setPassword('ivy', password);
+    const sessions = await Promise.all([0, 1].map(async () => {
+      const res = await call(tight.url, 'POST', '/api/v1/session', { body: { username: 'ivy', password } });
+      assert.equal(res.status, 201, res.text);
+      return { cookie: (res.headers.get('set-cookie') ?? '').split(';')[0], 'x-dockwright-csrf': res.body.csrf };
+    }));
+    const statuses = async (headers: Record<string, string>, n: number) => { const out = []; for (let i = 0; i < n; i++) out.push((await call(tight.url, 'GET', '/api/v1/me', { headers })).status); return out; };
+    assert.deepEqual(await statuses(sessions[0], 5), [200, 200, 200, 200, 429]);
+    assert.deepEqual(await statuses(sessions[1], 4), [200, 200, 200, 200], 'the other session still has its own budget');
+  } finally {
+    await tight.close();
+  }
+});
+
 test('own tokens: created once with at most the creator\'s scopes, listed without secret, revoked', async () => {
   const token = await server.token('operator', ['jobs:read', 'activity:read'], { name: 'tom' });
   const as = (method: string, path: string, body?: unknown) => call(server.url, method, path, { token, body });
