@@ -22,19 +22,24 @@ import { JobRunner } from './jobs/runner.ts';
 import { Scheduler } from './jobs/scheduler.ts';
 import { RouteTable } from './http/routes.ts';
 import { createHttpServer } from './http/server.ts';
+import { webFiles } from './http/web.ts';
+import { Sessions } from './auth/sessions.ts';
+import { accountRoutes } from './auth/routes.ts';
+import { newPassword } from './auth/passwords.ts';
 import { ClientResolver } from './http/client.ts';
 import { buildOpenApi } from './http/openapi.ts';
 import { coreRoutes } from './core-routes.ts';
 import { setupPlugin, type KernelServices } from './plugin-context.ts';
 import { Visibility } from './visibility.ts';
 
-const kernelVersion = '0.1.0';
+export const kernelVersion = '0.1.0';
 
 export interface Assembled {
   config: Config;
   log: Logger;
   db: Database;
   tokens: Tokens;
+  sessions: Sessions;
   scopes: ScopeCatalogue;
   jobs: JobRunner;
   services: KernelServices;
@@ -62,7 +67,7 @@ export interface BootOptions {
   attach?: boolean;
 }
 
-function kernelScopes(scopes: ScopeCatalogue): void {
+export function kernelScopes(scopes: ScopeCatalogue): void {
   scopes.define('kernel', {
     'jobs:read': { description: 'list jobs, read their output, wait for them', role: 'viewer' },
     'jobs:cancel': { description: 'cancel queued or running jobs', role: 'operator' },
@@ -120,6 +125,10 @@ export async function assemble(opts: BootOptions): Promise<Assembled> {
     return {
       config, log, db, scopes, jobs, services, apis,
       tokens: new Tokens(db, scopes),
+      sessions: new Sessions(db, scopes, config.sessions, {
+        account: new RateLimiter(config.sessions.failedSignInsPerMinute, Date.now, 'sign-in-account'),
+        address: new RateLimiter(config.sessions.failedSignInsPerMinute, Date.now, 'sign-in-address'),
+      }),
       plugins: loaded.map(({ def }) => ({ name: def.name, version: def.version })),
       close: () => db.close(),
     };
@@ -134,11 +143,16 @@ async function ensureFirstAdmin(app: Assembled): Promise<void> {
   if ((await app.tokens.userCount()) > 0) return;
   await app.tokens.addUser('admin', 'admin');
   const { token } = await app.tokens.create({ user: 'admin', name: 'initial', scopes: ['*'] });
+  const password = newPassword();
+  await app.sessions.setPassword('admin', password);
   mkdirSync(app.config.dataDir, { recursive: true });
   const file = join(app.config.dataDir, 'initial-admin-token');
+  const passwordFile = join(app.config.dataDir, 'initial-admin-password');
   writeFileSync(file, token + '\n', { mode: 0o600 });
+  writeFileSync(passwordFile, password + '\n', { mode: 0o600 });
   const where = process.stdout.isTTY ? `\n  ${token}\n\n(also saved, readable by this user only, in ${file})` : `in ${file} (readable by this user only)`;
-  process.stdout.write(`\nDockwright created the user "admin". Its first API token is ${where}\nIt is shown this once; create more with: npm run cli -- token create --user admin --name <name> --scopes '*'\n\n`);
+  const portal = process.stdout.isTTY ? `\n  ${password}\n\n(also saved in ${passwordFile})` : `in ${passwordFile} (readable by this user only)`;
+  process.stdout.write(`\nDockwright created the user "admin". Its first API token is ${where}\nIts portal password is ${portal}\nBoth are shown this once; create more tokens with: npm run cli -- token create --user admin --name <name> --scopes '*'; change the password with: npm run cli -- user passwd admin\n\n`);
 }
 
 export async function boot(opts: BootOptions): Promise<Running> {
@@ -150,16 +164,20 @@ export async function boot(opts: BootOptions): Promise<Running> {
     let openapi: Record<string, unknown> | undefined;
     const openapiDocument = () => (openapi ??= buildOpenApi(services.table.routes, app.scopes, kernelVersion));
     for (const route of coreRoutes({ db: app.db, jobs: app.jobs, contributors: services.contributors, visibility: services.visibility, openapi: openapiDocument })) services.table.add('kernel', 'api', route);
+    const clients = new ClientResolver(config.trustedProxies, config.publicUrl);
+    for (const route of accountRoutes({ sessions: app.sessions, tokens: app.tokens, scopes: app.scopes, activity: services.activity, clients })) services.table.add('kernel', 'api', route);
     await ensureFirstAdmin(app);
     const server = createHttpServer({
       table: services.table, log, activity: services.activity,
       limiter: new RateLimiter(config.rateLimit.perMinute),
       failures: new RateLimiter(config.rateLimit.failedAuthPerMinute, Date.now, 'failed-auth'),
       webhooks: new RateLimiter(config.rateLimit.webhookPerMinute, Date.now, 'webhook'),
-      clients: new ClientResolver(config.trustedProxies, config.publicUrl),
+      clients,
       limits: { body: config.http.bodyLimit, upload: config.http.uploadLimit },
       authenticate: (bearer, tokenHash) => app.tokens.authenticate(bearer, tokenHash),
       verifyActionToken: (kind, resource, token) => services.actionTokens.verify(kind, resource, token),
+      session: (req) => app.sessions.authenticate(req),
+      web: services.web ? webFiles(services.web.dir) : undefined,
     });
     // cached principals are safe only while revocations reach this process: while the channel is down, every request asks the database
     const unlisten = await app.db.listen(tokensChannel, {

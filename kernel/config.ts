@@ -33,6 +33,12 @@ export const ConfigSchema = Type.Object({
     /** webhook calls under /api, per client address and per resource */
     webhookPerMinute: Type.Integer({ minimum: 1 }),
   }),
+  /** portal sign-in sessions */
+  sessions: Type.Object({
+    ttlMs: Type.Integer({ minimum: 1 }),
+    /** failed sign-ins per account and per client address in a minute */
+    failedSignInsPerMinute: Type.Integer({ minimum: 1 }),
+  }),
   /** addresses or CIDRs whose X-Forwarded-For/-Proto/-Host are honoured */
   trustedProxies: Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 1000 }),
   jobs: Type.Object({ concurrency: Type.Integer({ minimum: 1, maximum: 64 }), outputLimit: Type.Integer({ minimum: 1024 }) }),

@@ -64,12 +64,14 @@ export function coreRoutes(deps: CoreDeps): AnyRoute[] {
       method: 'GET', path: '/me', authenticated: true, summary: 'Who the token belongs to, and its effective scopes',
       response: Type.Object({
         user: Type.Object({ name: Type.String(), role: Type.String() }),
-        token: Type.Object({ id: Type.String(), name: Type.String(), expiresAt: Type.Union([Type.String(), Type.Null()]) }),
+        token: Type.Union([Type.Object({ id: Type.String(), name: Type.String(), expiresAt: Type.Union([Type.String(), Type.Null()]) }), Type.Null()]),
+        session: Type.Optional(Type.Object({ expiresAt: Type.String() })),
         scopes: Type.Array(Type.String()),
       }),
       handler: async ({ principal }) => ({
         user: { name: principal.user!.name, role: principal.user!.role },
-        token: principal.token!,
+        token: principal.token ?? null,
+        ...(principal.session ? { session: { expiresAt: principal.session.expiresAt } } : {}),
         scopes: [...principal.scopes],
       }),
     }),

@@ -1,8 +1,9 @@
-// The command line: serve, migrate, user add, token create|list|revoke, plugins.
+// The command line: serve, migrate, user add|passwd, token create|list|revoke, plugins.
 import { parseArgs } from 'node:util';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { assemble, boot } from './app.ts';
+import { newPassword } from './auth/passwords.ts';
 import { roles, type Role } from '../sdk/index.ts';
 
 /** the install root (config/, data/, package.json): above kernel/ in the sources, above dist/kernel/ in the build */
@@ -18,6 +19,7 @@ const usage = `usage: dockwright <command>
   migrate                                 apply pending database migrations and exit
   plugins                                 list the enabled plugins in boot order, and every scope
   user add <name> [--role admin|operator|viewer] [--teams a,b]
+  user passwd <name> [--stdin]            set a portal password: a new random one shown once, or the first line of stdin
   token create --user <name> --name <label> --scopes <a,b|*> [--expires <days>d]
   token list [--user <name>]
   token revoke <id|prefix>`;
@@ -61,7 +63,7 @@ const quietLog = {
 async function main(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args: argv, allowPositionals: true,
-    options: { role: { type: 'string' }, teams: { type: 'string' }, user: { type: 'string' }, name: { type: 'string' }, scopes: { type: 'string' }, expires: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    options: { role: { type: 'string' }, teams: { type: 'string' }, user: { type: 'string' }, name: { type: 'string' }, scopes: { type: 'string' }, expires: { type: 'string' }, stdin: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
   });
   const [command = 'serve', sub, arg] = positionals;
   if (values.help) return void process.stdout.write(usage + '\n');
@@ -81,6 +83,15 @@ async function main(argv: string[]): Promise<void> {
         const teams = (values.teams ?? '').split(',').map((t) => t.trim()).filter(Boolean);
         await app.tokens.addUser(arg, role, teams);
         process.stdout.write(`user ${arg} (${role}${teams.length ? `, teams ${teams.join(', ')}` : ''}) added\n`);
+      });
+    }
+    case 'user passwd': {
+      if (!arg) fail('usage: user passwd <name> [--stdin]');
+      const password = values.stdin ? (await readStdin()).split('\n')[0].replace(/\r$/, '') : newPassword();
+      return withKernel(async (app) => {
+        await app.sessions.setPassword(arg, password).catch((err: Error) => fail(err.message));
+        await app.sessions.signOutEverywhere((await app.db.query<{ id: number }>('SELECT id FROM users WHERE name = $1', [arg])).rows[0].id);
+        process.stdout.write(values.stdin ? `password of ${arg} set; its portal sessions were ended\n` : `password of ${arg} set; it is shown this once:\n${password}\n`);
       });
     }
     case 'token create': {
@@ -110,6 +121,12 @@ async function main(argv: string[]): Promise<void> {
     }
     default: fail(usage);
   }
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 main(process.argv.slice(2)).catch((err) => {

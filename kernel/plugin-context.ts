@@ -40,6 +40,8 @@ export interface KernelServices {
   extensions: Map<string, unknown[]>;
   starters: { owner: string; fn: () => Promise<void> | void }[];
   stoppers: { owner: string; fn: () => Promise<void> | void }[];
+  /** the folder served at `/` and the plugin that asked for it */
+  web?: { owner: string; dir: string };
 }
 
 function validOptions(plugin: PluginDef, raw: Record<string, unknown> | undefined): unknown {
@@ -120,6 +122,12 @@ export async function setupPlugin(plugin: PluginDef, rawOptions: Record<string, 
         k.extensions.set(key, [...(k.extensions.get(key) ?? []), value]);
       }),
       of: <T>(point: ExtensionPoint<T>) => (k.extensions.get(`${point.owner}.${point.name}`) ?? []) as readonly T[],
+    }),
+    web: Object.freeze({
+      serve: registering('web.serve', (dir: string) => {
+        if (k.web) throw new Error(`plugin "${owner}": ${k.web.owner} already serves the files at /`);
+        k.web = { owner, dir };
+      }),
     }),
     overview: Object.freeze({ add: registering('overview.add', (contributor: OverviewContributor) => k.contributors.push({ owner, contributor })) }),
     visibility: Object.freeze({

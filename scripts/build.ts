@@ -5,6 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve, sep } from 'node:path';
+import { buildPortal } from './portal/build.ts';
 
 const root = resolve(import.meta.dirname, '..');
 const out = join(root, 'dist');
@@ -67,7 +68,9 @@ const keepImports: Plugin = {
 
 const started = performance.now();
 rmSync(out, { recursive: true, force: true });
-const all = trees.flatMap((t) => files(join(root, t)));
+// the portal's browser sources (sdk/portal, plugins/<name>/portal) go into the portal bundle, not into the server build
+const browserOnly = (f: string) => /(^|\/)portal\//.test(relative(root, f).split(sep).join('/')) && relative(root, f).split(sep).join('/') !== 'plugins/portal/index.ts';
+const all = trees.flatMap((t) => files(join(root, t))).filter((f) => !browserOnly(f));
 const sources = all.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'));
 await build({
   entryPoints: sources,
@@ -101,3 +104,5 @@ for (const file of files(out).filter((f) => f.endsWith('.d.ts'))) {
   writeFileSync(file, file === join(out, 'sdk/index.d.ts') ? `/// <reference types="node" />\n${text}` : text);
 }
 process.stdout.write(`dockwright: built ${sources.length} files into dist/ in ${Math.round(performance.now() - started)} ms\n`);
+const portal = await buildPortal(root);
+process.stdout.write(`dockwright: built the portal (${portal.files.join(', ')}) into dist/portal in ${portal.ms} ms\n`);

@@ -21,6 +21,8 @@ export interface Actor {
   name?: string;
   tokenId?: string;
   address?: string;
+  /** how a user acted: `portal` through a signed-in browser session (absent: the API with a token) */
+  channel?: 'portal';
 }
 
 /** The caller of a request: a user acting through a personal token, or a single-action webhook caller. */
@@ -32,6 +34,8 @@ export interface Principal {
   can(scope: string): boolean;
   user?: { id: number; name: string; role: Role; teams: readonly string[] };
   token?: { id: string; name: string; expiresAt: string | null };
+  /** set instead of token when the user signed in to the portal */
+  session?: { id: string; expiresAt: string };
 }
 
 // ---------------------------------------------------------------- database
@@ -402,6 +406,8 @@ export interface PluginContext<O = unknown, D = Readonly<Record<string, unknown>
   readonly outbound: OutboundApi;
   readonly extensions: ExtensionsApi;
   readonly overview: { add(contributor: OverviewContributor): void };
+  /** serves the files of a folder at `/` (outside /api): one plugin at a time, the portal */
+  readonly web: { serve(dir: string): void };
   readonly visibility: {
     add(rule: VisibilityRule): void;
     /** a test for these resources by every plugin's rules (one call per rule): what the caller may see (`read`) or act on (`act`) */

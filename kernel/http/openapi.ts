@@ -99,7 +99,7 @@ function operation(entry: CompiledRoute): Record<string, unknown> {
     parameters: [...parameters(route.params, 'path'), ...parameters(entry.query, 'query'), ...headers],
     ...(requestBody ? { requestBody } : {}),
     responses,
-    security: route.public ? [] : route.actionToken ? [{ webhookToken: [] }] : [{ bearer: route.scopes ?? [] }],
+    security: route.public ? [] : route.actionToken ? [{ webhookToken: [] }] : [{ bearer: route.scopes ?? [] }, { session: [] }],
     ...(route.scopes ? { 'x-required-scopes': route.scopes } : {}),
     ...(route.upload ? { 'x-rate-limit-exempt': true } : {}),
   };
@@ -129,6 +129,10 @@ export function buildOpenApi(routes: readonly CompiledRoute[], scopes: ScopeCata
           description: `Personal token (dw_…). Scopes: ${scopes.list().map((s) => `${s.name} (${s.role}+)`).join(', ')}`,
         },
         webhookToken: { type: 'http', scheme: 'bearer', description: 'A single-action webhook token (dwh_…) for exactly one action on one resource.' },
+        session: {
+          type: 'apiKey', in: 'cookie', name: 'dw_session',
+          description: 'The portal\'s sign-in session (POST /api/v1/session), instead of a bearer: accepted only together with the header X-Dockwright-CSRF holding the csrf value of the sign-in answer (403 without it). It acts with every scope of the user\'s role.',
+        },
       },
       schemas: {
         Problem: {

@@ -7,6 +7,7 @@ import type { Actor, ActivityApi, Logger, Page, Principal } from '../../sdk/inde
 import { isProblem, isReply, Problem, problem } from '../../sdk/index.ts';
 import type { RateLimiter } from '../rate-limit.ts';
 import { hashToken, tokenPrefix, wellFormed } from '../auth/tokens.ts';
+import { sessionBudgetKey } from '../auth/sessions.ts';
 import { actionTokenPrefix } from '../action-tokens.ts';
 import { readBody } from './body.ts';
 import type { ClientResolver } from './client.ts';
@@ -30,6 +31,10 @@ export interface HttpDeps {
   /** tokenHash: the bearer's hash, computed once per request (the rate limit keys on it too) */
   authenticate(bearer: string, tokenHash: string): Principal | null | Promise<Principal | null>;
   verifyActionToken(kind: string, resource: string, token: string): Promise<boolean>;
+  /** the principal of a portal session cookie: undefined without one, null when it is not (or no longer) valid */
+  session?(req: IncomingMessage): Promise<Principal | null | undefined>;
+  /** answers requests outside the API (the portal's files); false: not found */
+  web?(req: IncomingMessage, res: ServerResponse): boolean;
 }
 
 type Req = IncomingMessage & { params: Record<string, string>; query: Record<string, unknown>; path: string };
@@ -108,6 +113,7 @@ export function createHttpServer(deps: HttpDeps): Server {
   const { log } = deps;
   const onNoMatch = (req: Req, res: ServerResponse) => {
     const path = req.path;
+    if (!path.startsWith('/api/') && deps.web?.(req, res)) return;
     // the REST API answers with its rate-limit headers everywhere, unknown routes included; an unverified bearer buys no budget of its own
     const ip = deps.clients.address(req);
     const headers = path.startsWith('/api/v1/') ? deps.limiter.hit(`a:${ip}`).headers : {};
@@ -153,7 +159,7 @@ export function createHttpServer(deps: HttpDeps): Server {
     try {
       if (bearer !== undefined || entry.mount === 'webhook') refuseBlockedAddress(ip);
       if (entry.mount === 'api' && !route.upload) {
-        const decision = deps.limiter.hit(tokenHash ? `t:${tokenHash}` : `a:${ip}`, `a:${ip}`);
+        const decision = deps.limiter.hit(tokenHash ? `t:${tokenHash}` : (bearer === undefined && sessionBudgetKey(req)) || `a:${ip}`, `a:${ip}`);
         rateHeaders = decision.headers;
         if (!decision.allowed) throw problem(429, `more than ${deps.limiter.limit} requests per minute with this token; retry after ${decision.reset} s`, { headers: { 'Retry-After': String(decision.reset) } });
       } else if (entry.mount === 'webhook') {
@@ -169,10 +175,12 @@ export function createHttpServer(deps: HttpDeps): Server {
       for (const k in rateHeaders) res.setHeader(k, rateHeaders[k]);
 
       if (route.scopes?.length || route.authenticated) {
-        if (bearer === undefined) throw problem(401, 'missing bearer token: send Authorization: Bearer <token>', { headers: unauthorizedHeaders });
-        const pending = tokenHash ? deps.authenticate(bearer!, tokenHash) : null;
+        // without a bearer, a portal session cookie (with its CSRF header) may stand in for one
+        const session = bearer === undefined ? await deps.session?.(req) : undefined;
+        if (bearer === undefined && session === undefined) throw problem(401, 'missing bearer token: send Authorization: Bearer <token>', { headers: unauthorizedHeaders });
+        const pending = bearer === undefined ? session! : tokenHash ? deps.authenticate(bearer, tokenHash) : null;
         const who = pending instanceof Promise ? await pending : pending;
-        if (!who) throw problem(401, 'the token is wrong, revoked or expired', { headers: unauthorizedHeaders });
+        if (!who) throw problem(401, bearer === undefined ? 'the session has expired or was signed out: sign in again' : 'the token is wrong, revoked or expired', { headers: unauthorizedHeaders });
         principal = who;
         const missing = (route.scopes ?? []).filter((s) => !who.can(s));
         if (missing.length) throw problem(403, `this token lacks the scope ${missing.join(', ')}`, { code: 'missing-scope', extra: { requiredScopes: route.scopes } });

@@ -9,12 +9,14 @@ import { footprintBench } from './footprint.ts';
 import { kernelBench } from './kernel.ts';
 import { jobsBench } from './jobs.ts';
 import { stacksBench } from './stacks.ts';
+import { portalBench } from './portal.ts';
 
 const benches: [string, Bench][] = [
   ['start and memory', footprintBench],
   ['request path', kernelBench],
   ['job runner', jobsBench],
   ['stacks list and read', stacksBench],
+  ['portal', portalBench],
 ];
 
 loadTestEnv();

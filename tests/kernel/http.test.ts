@@ -22,7 +22,7 @@ test('the OpenAPI document needs no token and is derived from the routes', async
   const doc = res.body;
   assert.equal(doc.openapi, '3.1.0');
   const put = doc.paths['/api/v1/probe/items/{name}'].put;
-  assert.deepEqual(put.security, [{ bearer: ['probe:write'] }]);
+  assert.deepEqual(put.security, [{ bearer: ['probe:write'] }, { session: [] }]);
   assert.deepEqual(put['x-required-scopes'], ['probe:write']);
   for (const status of ['400', '401', '403', '404', '412', '428', '429', '409']) assert.ok(put.responses[status], `PUT item documents ${status}`);
   assert.equal(put.requestBody.content['application/json'].schema.properties.value.type, 'string');

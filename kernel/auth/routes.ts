@@ -1,0 +1,111 @@
+// The kernel's own account endpoints: portal sign-in and sign-out, the caller's password, the caller's own tokens.
+import { Type } from '@sinclair/typebox';
+import type { ActivityApi, Principal } from '../../sdk/index.ts';
+import { defineRoute, problem, reply, type AnyRoute } from '../../sdk/index.ts';
+import type { ClientResolver } from '../http/client.ts';
+import type { Sessions } from './sessions.ts';
+import { setCookie } from './sessions.ts';
+import type { ScopeCatalogue } from './scopes.ts';
+import type { Tokens } from './tokens.ts';
+
+export interface AccountDeps { sessions: Sessions; tokens: Tokens; scopes: ScopeCatalogue; activity: ActivityApi; clients: ClientResolver }
+
+const SignedIn = Type.Object({
+  user: Type.Object({ name: Type.String(), role: Type.String() }),
+  csrf: Type.String({ description: 'send it as the X-Dockwright-CSRF header with every request that relies on the session cookie' }),
+  expiresAt: Type.String({ format: 'date-time' }),
+  scopes: Type.Array(Type.String()),
+});
+const TokenView = Type.Object({
+  id: Type.String(), name: Type.String(), prefix: Type.String(), scopes: Type.Array(Type.String()),
+  expiresAt: Type.Union([Type.String(), Type.Null()]), revokedAt: Type.Union([Type.String(), Type.Null()]),
+  lastUsedAt: Type.Union([Type.String(), Type.Null()]), createdAt: Type.String(),
+});
+
+function userOf(principal: Principal): NonNullable<Principal['user']> {
+  if (!principal.user) throw problem(403, 'only a user can do this');
+  return principal.user;
+}
+
+export function accountRoutes(deps: AccountDeps): AnyRoute[] {
+  const { sessions, tokens, scopes } = deps;
+  const secure = (baseUrl: string) => baseUrl.startsWith('https:');
+  const clear = (baseUrl: string) => ({ 'Set-Cookie': setCookie('', 0, secure(baseUrl)) });
+  return [
+    defineRoute({
+      method: 'POST', path: '/session', public: true, activity: false, errors: [401, 429],
+      summary: 'Sign in to the portal: sets the HttpOnly session cookie and answers the CSRF value to send with it',
+      description: 'Failed sign-ins are limited per account and per client address (plugin-free kernel config sessions.failedSignInsPerMinute).',
+      body: Type.Object({ username: Type.String({ minLength: 1, maxLength: 64 }), password: Type.String({ minLength: 1, maxLength: 256 }) }),
+      response: SignedIn, status: 201,
+      handler: async ({ body, ip, baseUrl }) => {
+        const signed = await sessions.signIn(body.username, body.password, ip);
+        await deps.activity.record({ actor: { kind: 'user', name: signed.user.name, channel: 'portal', address: ip }, action: 'kernel.session.create', resource: `user:${signed.user.name}`, result: 'ok' });
+        return reply(201, { user: signed.user, csrf: signed.csrf, expiresAt: signed.expiresAt.toISOString(), scopes: scopes.effective(['*'], signed.user.role) },
+          { 'Set-Cookie': setCookie(signed.cookie, Math.ceil(sessions.options.ttlMs / 1000), secure(baseUrl)), 'Cache-Control': 'no-store' });
+      },
+    }),
+    defineRoute({
+      method: 'DELETE', path: '/session', authenticated: true, activity: 'kernel.session.delete', resource: 'session',
+      summary: 'Sign out: ends the session of this cookie and clears it', errors: [400],
+      handler: async ({ principal, baseUrl }) => {
+        if (!principal.session) throw problem(400, 'this request was made with a token, not a portal session: revoke the token instead');
+        await sessions.signOut(principal.session.id);
+        return reply(204, undefined, clear(baseUrl));
+      },
+    }),
+    defineRoute({
+      method: 'DELETE', path: '/sessions', authenticated: true, activity: 'kernel.sessions.delete', resource: 'sessions',
+      summary: 'Sign out everywhere: ends every portal session of the calling user',
+      response: Type.Object({ ended: Type.Integer() }),
+      handler: async ({ principal, baseUrl }) => reply(200, { ended: await sessions.signOutEverywhere(userOf(principal).id) }, principal.session ? clear(baseUrl) : {}),
+    }),
+    defineRoute({
+      method: 'PUT', path: '/me/password', authenticated: true, activity: 'kernel.password.set', resource: 'password', errors: [400, 403],
+      summary: "Change the caller's own password (the current one is required)",
+      body: Type.Object({ current: Type.String({ maxLength: 256 }), password: Type.String({ maxLength: 256 }) }),
+      handler: async ({ principal, body }) => {
+        const user = userOf(principal);
+        if (!(await sessions.checkPassword(user.name, body.current))) throw problem(403, 'the current password is wrong', { code: 'wrong-password' });
+        await sessions.setPassword(user.name, body.password);
+      },
+    }),
+    defineRoute({
+      method: 'GET', path: '/tokens', authenticated: true, summary: "The caller's own personal tokens (never their secret)",
+      response: Type.Array(TokenView),
+      handler: async ({ principal }) => (await tokens.list(userOf(principal).name)).map(({ user: _, ...t }) => t) as never,
+    }),
+    defineRoute({
+      method: 'POST', path: '/tokens', authenticated: true, status: 201, activity: 'kernel.token.create', resource: 'tokens', errors: [400, 403],
+      summary: 'Create a personal token; the answer holds it this once, only its hash is kept',
+      description: 'scopes may only name scopes the caller holds itself ("*": every scope of the caller\'s role, only when the caller holds them all).',
+      body: Type.Object({
+        name: Type.String({ minLength: 1, maxLength: 100 }),
+        scopes: Type.Array(Type.String({ maxLength: 100 }), { minItems: 1, maxItems: 200 }),
+        expiresInDays: Type.Optional(Type.Integer({ minimum: 1, maximum: 3650 })),
+      }),
+      response: Type.Object({ id: Type.String(), token: Type.String(), name: Type.String(), scopes: Type.Array(Type.String()), expiresAt: Type.Union([Type.String(), Type.Null()]) }),
+      handler: async ({ principal, body }) => {
+        const user = userOf(principal);
+        const unknown = scopes.unknown(body.scopes);
+        if (unknown.length) throw problem(400, `unknown scope(s): ${unknown.join(', ')}`, { code: 'unknown-scope' });
+        const all = scopes.effective(['*'], user.role);
+        const wanted = body.scopes.includes('*') ? all : body.scopes;
+        const beyond = wanted.filter((s) => !principal.can(s));
+        if (beyond.length) throw problem(403, `a token cannot hold more than its creator: ${beyond.join(', ')}`, { code: 'missing-scope' });
+        const expiresAt = body.expiresInDays ? new Date(Date.now() + body.expiresInDays * 86_400_000) : null;
+        const { id, token } = await tokens.create({ user: user.name, name: body.name, scopes: body.scopes, expiresAt });
+        return { id, token, name: body.name, scopes: body.scopes, expiresAt: expiresAt?.toISOString() ?? null };
+      },
+    }),
+    defineRoute({
+      method: 'DELETE', path: '/tokens/:id', authenticated: true, activity: 'kernel.token.revoke', resource: 'tokens',
+      params: Type.Object({ id: Type.String({ format: 'uuid' }) }), summary: 'Revoke one of the caller\'s own tokens',
+      handler: async ({ principal, params }) => {
+        const own = (await tokens.list(userOf(principal).name)).find((t) => t.id === params.id && !t.revokedAt);
+        if (!own) throw problem(404, `you have no active token ${params.id}`);
+        await tokens.revoke(params.id);
+      },
+    }),
+  ] as AnyRoute[];
+}

@@ -1,0 +1,139 @@
+// Portal sign-in sessions: passwords checked, sessions kept as hashes, a cookie plus CSRF header resolved to the user's principal.
+import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { Db, Principal, Role } from '../../sdk/index.ts';
+import { problem } from '../../sdk/index.ts';
+import type { RateLimiter } from '../rate-limit.ts';
+import { hashPassword, passwordProblem, verifyPassword } from './passwords.ts';
+import type { ScopeCatalogue } from './scopes.ts';
+import { hashToken } from './tokens.ts';
+
+export const sessionCookie = 'dw_session';
+export const csrfHeader = 'x-dockwright-csrf';
+const sessionPrefix = 'dws_';
+
+export interface SessionOptions {
+  /** lifetime of a session from sign-in */
+  ttlMs: number;
+  /** failed sign-ins per account and per address in a minute before both are refused */
+  failedSignInsPerMinute: number;
+}
+
+export interface SignedIn { id: string; cookie: string; csrf: string; expiresAt: Date; user: { name: string; role: Role } }
+
+function cookieValue(req: IncomingMessage): string | undefined {
+  const header = req.headers.cookie;
+  if (!header) return undefined;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === sessionCookie) return part.slice(eq + 1).trim();
+  }
+  return undefined;
+}
+
+/** the rate-limit key of a well-formed session cookie: a portal session has a request budget of its own, like a token */
+export function sessionBudgetKey(req: IncomingMessage): string | undefined {
+  const cookie = cookieValue(req);
+  return cookie && cookie.length === sessionPrefix.length + 43 && cookie.startsWith(sessionPrefix) ? `s:${hashToken(cookie)}` : undefined;
+}
+
+/** the Set-Cookie value: HttpOnly and SameSite=Strict always, Secure whenever the browser reached us over HTTPS */
+export function setCookie(value: string, maxAgeSeconds: number, secure: boolean): string {
+  return `${sessionCookie}=${value}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}${secure ? '; Secure' : ''}`;
+}
+
+function same(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+export class Sessions {
+  private readonly touched = new Map<string, number>();
+
+  constructor(private readonly db: Db, private readonly scopes: ScopeCatalogue, readonly options: SessionOptions,
+    private readonly failures: { account: RateLimiter; address: RateLimiter }) {}
+
+  async setPassword(user: string, password: string): Promise<void> {
+    const bad = passwordProblem(password);
+    if (bad) throw problem(400, bad, { code: 'weak-password' });
+    const { rowCount } = await this.db.query('UPDATE users SET password_hash = $2 WHERE name = $1', [user, await hashPassword(password)]);
+    if (!rowCount) throw problem(404, `no user "${user}"`);
+  }
+
+  async checkPassword(user: string, password: string): Promise<boolean> {
+    const { rows } = await this.db.query<{ password_hash: string | null }>('SELECT password_hash FROM users WHERE name = $1', [user]);
+    return verifyPassword(password, rows[0]?.password_hash ?? null);
+  }
+
+  /** a new session, or a 401 (wrong name or password, same answer for both) / 429 (too many failures for the account or the address) */
+  async signIn(username: string, password: string, address: string): Promise<SignedIn> {
+    const account = `u:${username.toLowerCase()}`;
+    for (const [limiter, key, who] of [[this.failures.account, account, 'this account'], [this.failures.address, `a:${address}`, 'this address']] as const) {
+      const state = limiter.peek(key);
+      if (!state.allowed) throw problem(429, `too many failed sign-ins for ${who}; retry after ${state.reset} s`, { code: 'sign-in-rate-limited', headers: { 'Retry-After': String(state.reset) } });
+    }
+    const { rows } = await this.db.query<{ id: number; name: string; role: Role; password_hash: string | null }>(
+      'SELECT id, name, role, password_hash FROM users WHERE name = $1', [username]);
+    const user = rows[0];
+    if (!(await verifyPassword(password, user?.password_hash ?? null)) || !user) {
+      this.failures.account.hit(account);
+      this.failures.address.hit(`a:${address}`);
+      throw problem(401, 'wrong user name or password', { code: 'sign-in-failed' });
+    }
+    const cookie = sessionPrefix + randomBytes(32).toString('base64url');
+    const csrf = randomBytes(24).toString('base64url');
+    const id = randomUUID();
+    const expiresAt = new Date(Date.now() + this.options.ttlMs);
+    await this.db.query('INSERT INTO sessions (id, hash, csrf, user_id, address, expires_at) VALUES ($1, $2, $3, $4, $5, $6)',
+      [id, hashToken(cookie), csrf, user.id, address, expiresAt]);
+    return { id, cookie, csrf, expiresAt, user: { name: user.name, role: user.role } };
+  }
+
+  /**
+   * The principal of the request's session cookie: undefined without a cookie (the caller then asks for a bearer),
+   * null for an unknown, expired or signed-out session, a 403 when the CSRF header is missing or wrong.
+   */
+  async authenticate(req: IncomingMessage): Promise<Principal | null | undefined> {
+    const cookie = cookieValue(req);
+    if (cookie === undefined) return undefined;
+    if (!cookie.startsWith(sessionPrefix) || cookie.length > 100) return null;
+    const { rows } = await this.db.query<{ id: string; csrf: string; expires_at: string; user_id: number; name: string; role: Role; teams: string[] }>(
+      `SELECT s.id, s.csrf, s.expires_at::text AS expires_at, u.id AS user_id, u.name, u.role, u.teams
+         FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.hash = $1 AND s.expires_at > now()`, [hashToken(cookie)]);
+    const row = rows[0];
+    if (!row) return null;
+    const sent = req.headers[csrfHeader];
+    if (typeof sent !== 'string' || !same(sent, row.csrf)) {
+      throw problem(403, `a session cookie is only accepted with the ${csrfHeader} header given at sign-in`, { code: 'csrf' });
+    }
+    this.touch(row.id);
+    const scopes = this.scopes.effective(['*'], row.role);
+    const set = new Set(scopes);
+    return {
+      actor: { kind: 'user', name: row.name, channel: 'portal' },
+      role: row.role, scopes, can: (s) => set.has(s),
+      user: { id: row.user_id, name: row.name, role: row.role, teams: row.teams },
+      session: { id: row.id, expiresAt: new Date(row.expires_at).toISOString() },
+    };
+  }
+
+  async signOut(id: string): Promise<void> {
+    await this.db.query('DELETE FROM sessions WHERE id = $1', [id]);
+  }
+
+  /** ends every session of the user ("sign out everywhere"); answers how many there were */
+  async signOutEverywhere(userId: number): Promise<number> {
+    const { rowCount } = await this.db.query('DELETE FROM sessions WHERE user_id = $1', [userId]);
+    await this.db.query('DELETE FROM sessions WHERE expires_at < now()');
+    return rowCount;
+  }
+
+  private touch(id: string): void {
+    const now = Date.now();
+    if ((this.touched.get(id) ?? 0) > now - 60_000) return;
+    if (this.touched.size > 10_000) this.touched.clear();
+    this.touched.set(id, now);
+    this.db.query('UPDATE sessions SET last_seen_at = now() WHERE id = $1', [id]).catch(() => undefined);
+  }
+}

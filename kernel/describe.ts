@@ -1,0 +1,62 @@
+// The OpenAPI document without a database or a server: plugins only register during setup, so their routes can be described offline (the portal's build).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { Db, Logger } from '../sdk/index.ts';
+import { kernelScopes, kernelVersion } from './app.ts';
+import { ScopeCatalogue } from './auth/scopes.ts';
+import { Sessions } from './auth/sessions.ts';
+import { Tokens } from './auth/tokens.ts';
+import { accountRoutes } from './auth/routes.ts';
+import { loadConfig } from './config.ts';
+import { coreRoutes } from './core-routes.ts';
+import { createActionTokens } from './action-tokens.ts';
+import { createActivity } from './activity.ts';
+import { createEvents } from './events.ts';
+import { createOutbound } from './outbound.ts';
+import { createRevisions } from './revisions.ts';
+import { createSecrets } from './secrets.ts';
+import { ClientResolver } from './http/client.ts';
+import { buildOpenApi } from './http/openapi.ts';
+import { RouteTable } from './http/routes.ts';
+import { JobRunner } from './jobs/runner.ts';
+import { Scheduler } from './jobs/scheduler.ts';
+import { RateLimiter } from './rate-limit.ts';
+import { loadPlugins } from './registry.ts';
+import { setupPlugin, type KernelServices } from './plugin-context.ts';
+import { Visibility } from './visibility.ts';
+
+const silent: Logger = { info: () => undefined, debug: () => undefined, warn: () => undefined, error: () => undefined, child: () => silent } as unknown as Logger;
+
+/** a database that is never there: a setup that queries during registration fails loudly instead of describing a half API */
+const noDatabase = new Proxy({}, { get: (_, key) => (key === 'then' ? undefined : () => { throw new Error(`describing the API needs no database, yet ${String(key)} was called`); }) }) as Db;
+
+export async function describeApi(root: string, overrides: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
+  const config = loadConfig(root, {}, overrides);
+  const dataDir = mkdtempSync(join(tmpdir(), 'dw-describe-'));
+  try {
+    const scopes = new ScopeCatalogue();
+    kernelScopes(scopes);
+    const activity = createActivity(noDatabase);
+    const secrets = createSecrets(randomBytes(32));
+    const services: KernelServices = {
+      db: noDatabase, databaseUrl: 'postgres://describe.invalid/none', log: silent, env: {}, dataDir, installationId: '00000000-0000-4000-8000-000000000000',
+      table: new RouteTable(), scopes, jobs: new JobRunner(noDatabase, silent, activity, config.jobs, () => noDatabase as never),
+      scheduler: new Scheduler(noDatabase, silent), revisions: createRevisions(noDatabase), activity, actionTokens: createActionTokens(noDatabase, secrets), secrets,
+      events: createEvents(silent), outbound: createOutbound(config.outbound), migrations: [], extensions: new Map(), contributors: [], visibility: new Visibility(),
+      locks: { try: async () => null }, starters: [], stoppers: [],
+    };
+    const apis: Record<string, unknown> = {};
+    for (const { def, entry } of await loadPlugins(config)) apis[def.name] = await setupPlugin(def, entry.options, apis, { ...services, dataDir });
+    let openapi: Record<string, unknown> = {};
+    for (const route of coreRoutes({ db: noDatabase, jobs: services.jobs, contributors: [], visibility: services.visibility, openapi: () => openapi })) services.table.add('kernel', 'api', route);
+    const limiter = new RateLimiter(1);
+    const sessions = new Sessions(noDatabase, scopes, config.sessions, { account: limiter, address: limiter });
+    for (const route of accountRoutes({ sessions, tokens: new Tokens(noDatabase, scopes), scopes, activity, clients: new ClientResolver([], null) })) services.table.add('kernel', 'api', route);
+    openapi = buildOpenApi(services.table.routes, scopes, kernelVersion);
+    return openapi;
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,58 @@
+// The web files a plugin serves at `/` (the portal): held in memory, gzip when the browser takes it, index.html for app routes.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { extname, join, relative, sep } from 'node:path';
+import { gzipSync } from 'node:zlib';
+
+const types: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml', '.png': 'image/png', '.ico': 'image/x-icon', '.json': 'application/json', '.txt': 'text/plain; charset=utf-8',
+};
+/** the page may load only its own files and talk only to this origin; it may not be framed */
+const security = {
+  'Content-Security-Policy': "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+  'X-Frame-Options': 'DENY',
+};
+
+interface WebFile { body: Buffer; gzip?: Buffer; type: string; immutable: boolean }
+
+function walk(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)]));
+}
+
+export function webFiles(dir: string): (req: IncomingMessage, res: ServerResponse) => boolean {
+  const load = () => {
+    const files = new Map<string, WebFile>();
+    if (!existsSync(dir)) return files;
+    for (const file of walk(dir)) {
+      const body = readFileSync(file);
+      const type = types[extname(file)] ?? 'application/octet-stream';
+      const compressible = /text|json|svg/.test(type) && body.length > 512;
+      // names carrying a content hash (app-1a2b3c4d.js) never change: the browser may keep them
+      files.set('/' + relative(dir, file).split(sep).join('/'), { body, type, gzip: compressible ? gzipSync(body, { level: 9 }) : undefined, immutable: /-[A-Z0-9]{8}\.\w+$/i.test(file) });
+    }
+    return files;
+  };
+  // read and compressed once at start: the first visitor pays nothing
+  const all = load();
+  return (req, res) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') return false;
+    const path = (req.url ?? '/').split('?')[0];
+    // paths without an extension are the app's own pages: the app routes them
+    const file = all.get(path) ?? (extname(path) ? undefined : all.get('/index.html'));
+    if (!file) return false;
+    const gzip = file.gzip && /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''));
+    const body = gzip ? file.gzip! : file.body;
+    res.statusCode = 200;
+    for (const [k, v] of Object.entries(security)) res.setHeader(k, v);
+    res.setHeader('Content-Type', file.type);
+    res.setHeader('Cache-Control', file.immutable ? 'public, max-age=31536000, immutable' : 'no-cache');
+    res.setHeader('Vary', 'Accept-Encoding');
+    if (gzip) res.setHeader('Content-Encoding', 'gzip');
+    res.setHeader('Content-Length', body.length);
+    res.end(req.method === 'HEAD' ? undefined : body);
+    return true;
+  };
+}

@@ -1,0 +1,396 @@
+// The stacks plugin's portal pages: the list with live status, a new stack, and a stack's compose, variables, settings, revisions, actions, webhook, access list and git source.
+import { useState } from 'preact/hooks';
+import { api, can, Empty, enc, JobOutput, Link, Loading, navigate, ok, PageTitle, ProblemBox, ShownOnce, Status, Tabs, Time, useAction, useLoad, type PortalPage, type Problem } from '../../../sdk/portal/kit.tsx';
+import { ComposeEditor, Diff, useValidation, type Issue } from './editor.tsx';
+
+interface StackView {
+  name: string; revision: number; status: string; engineError?: string; template: string | null; autoupdate: boolean;
+  services: { name: string; declared: boolean; containers: { id: string; name: string; state: string; health?: string | null }[] }[];
+  webhooks: { deploy: { enabled: boolean }; push?: { enabled: boolean } };
+  lastDeploy: { jobId: string; status: string; error: string | null; finishedAt: string | null } | null;
+  lastJob: { jobId: string; type: string; status: string } | null;
+  deployedRevision: number | null; deployedAt: string | null; updatedAt: string;
+}
+interface RevisionEntry { id: number; revision: number; author: { name?: string; kind: string; channel?: string }; message: string | null; createdAt: string }
+interface RevisionDetail extends RevisionEntry { compose: string }
+
+const path = (name: string) => ({ params: { path: { name } } });
+const ifMatch = (revision: number) => ({ 'If-Match': `"${revision}"` });
+const issuesOf = (p?: Problem, text?: string) => (p?.status === 422 ? ((p.errors ?? []) as Issue[]) : []).map((i) => ({ ...i, line: text !== undefined ? lineFor(text, i.path) : undefined }));
+import { lineOf as lineFor } from './editor.tsx';
+
+function StackList() {
+  const stacks = useLoad(async () => (await ok(api.GET('/api/v1/stacks', { params: { query: { limit: 200 } } }))) as unknown as StackView[], [], 3000);
+  return (
+    <>
+      <PageTitle title="Stacks">{can('stacks:write') && <Link href="/stacks-new" class="button">New stack</Link>}</PageTitle>
+      <Loading what={stacks} />
+      {stacks.data && (stacks.data.length === 0 ? <Empty>No stacks yet.</Empty> : (
+        <table data-testid="stacks">
+          <thead><tr><th scope="col">Stack</th><th scope="col">Status</th><th scope="col">Services</th><th scope="col">Revision</th><th scope="col">Deployed</th></tr></thead>
+          <tbody>{stacks.data.map((s) => (
+            <tr><td><Link href={`/stacks/${enc(s.name)}`}>{s.name}</Link></td><td><Status value={s.status} /></td>
+              <td>{s.services.map((v) => `${v.name} (${v.containers.filter((c) => c.state === 'running').length}/${v.containers.length})`).join(', ')}</td>
+              <td>{s.revision}{s.deployedRevision !== null && s.deployedRevision !== s.revision && <span class="muted"> (deployed {s.deployedRevision})</span>}</td><td><Time at={s.deployedAt} /></td></tr>
+          ))}</tbody>
+        </table>
+      ))}
+    </>
+  );
+}
+
+function NewStack() {
+  const [name, setName] = useState('');
+  const [text, setText] = useState('services:\n  web:\n    image: nginx:alpine\n');
+  const live = useValidation(name, text);
+  const save = useAction();
+  const [submitted, setSubmitted] = useState('');
+  const create = async (e: Event) => {
+    e.preventDefault();
+    setSubmitted(text);
+    const made = await save.run(() => ok(api.PUT('/api/v1/stacks/{name}/compose', { ...path(name), params: { path: { name }, header: { 'If-None-Match': '*' } }, body: { content: text } })));
+    if (made) navigate(`/stacks/${enc(name)}`);
+  };
+  // the refusal's errors belong to the text that was sent: once it is edited, the live check speaks again
+  const issues = save.problem?.status === 422 && text === submitted ? issuesOf(save.problem, text) : live.issues;
+  return (
+    <>
+      <PageTitle title="New stack" />
+      <form onSubmit={create}>
+        <label>Name (lowercase letters, digits and -)<input name="stack-name" required pattern="[a-z0-9][a-z0-9\-]{0,62}" value={name} onInput={(e) => setName(e.currentTarget.value)} /></label>
+        <ComposeEditor value={text} onInput={setText} issues={issues} />
+        <div class="actions"><button type="submit" class="primary" disabled={save.busy}>Create stack</button>{live.checking && <span class="muted" role="status">checking…</span>}</div>
+      </form>
+      {save.problem?.status !== 422 && <ProblemBox problem={save.problem} />}
+    </>
+  );
+}
+
+function Overview({ stack, reload }: { stack: StackView; reload(): void }) {
+  const [job, setJob] = useState<string>();
+  const act = useAction();
+  const run = async (verb: 'deploy' | 'stop' | 'pull') => {
+    const started = await act.run(() => ok(api.POST(`/api/v1/stacks/{name}/${verb}` as '/api/v1/stacks/{name}/deploy', path(stack.name))));
+    if (started) setJob((started as { jobId: string }).jobId);
+  };
+  const autoupdate = (enabled: boolean) => act.run(() => ok(api.PUT('/api/v1/stacks/{name}/autoupdate', { ...path(stack.name), body: { enabled } }))).then(reload);
+  return (
+    <>
+      <p><Status value={stack.status} /> revision {stack.revision}{stack.deployedRevision !== null && <> · deployed revision {stack.deployedRevision} <Time at={stack.deployedAt} /></>}</p>
+      {stack.engineError && <p class="error-text">{stack.engineError}</p>}
+      {can('stacks:deploy') && (
+        <div class="actions">
+          <button type="button" class="primary" onClick={() => run('deploy')} disabled={act.busy}>Deploy</button>
+          <button type="button" onClick={() => run('pull')} disabled={act.busy}>Pull images</button>
+          <button type="button" class="danger" onClick={() => run('stop')} disabled={act.busy}>Stop</button>
+        </div>
+      )}
+      <ProblemBox problem={act.problem} />
+      {job && <JobOutput id={job} onDone={reload} />}
+      <h2>Services</h2>
+      <table>
+        <thead><tr><th scope="col">Service</th><th scope="col">Containers</th></tr></thead>
+        <tbody>{stack.services.map((s) => (
+          <tr><td>{s.name}{!s.declared && <span class="muted"> (no longer declared)</span>}</td>
+            <td>{s.containers.length === 0 ? <span class="muted">none</span> : s.containers.map((c) => <div><Link href={`/containers/${enc(c.id)}`}>{c.name}</Link> <Status value={c.state} /> {c.health && <Status value={c.health} />}</div>)}</td></tr>
+        ))}</tbody>
+      </table>
+      <label class="check"><input type="checkbox" checked={stack.autoupdate} disabled={!can('stacks:write')} onChange={(e) => autoupdate(e.currentTarget.checked)} /> Nightly auto-update</label>
+      {stack.lastDeploy && <p>Last deploy: <Link href={`/jobs/${stack.lastDeploy.jobId}`}><Status value={stack.lastDeploy.status} /></Link> {stack.lastDeploy.error} <Time at={stack.lastDeploy.finishedAt} /></p>}
+    </>
+  );
+}
+
+function Compose({ name }: { name: string }) {
+  const loaded = useLoad(() => ok(api.GET('/api/v1/stacks/{name}/compose', path(name))), [name]);
+  return loaded.data ? <ComposeForm key={loaded.data.revision} name={name} base={loaded.data} /> : <Loading what={loaded} />;
+}
+
+/** the editor with its base revision; a 412 shows what changed meanwhile and lets the user reload theirs or keep this text */
+function ComposeForm({ name, base }: { name: string; base: { revision: number; content: string } }) {
+  const [text, setText] = useState(base.content);
+  const [revision, setRevision] = useState(base.revision);
+  const [original, setOriginal] = useState(base.content);
+  const [message, setMessage] = useState('');
+  const [conflict, setConflict] = useState<{ revision: number; content: string }>();
+  const [saved, setSaved] = useState('');
+  const live = useValidation(name, text);
+  const save = useAction();
+  const writable = can('stacks:write');
+  const [submitted, setSubmitted] = useState('');
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setSaved('');
+    setSubmitted(text);
+    const out = await save.run(() => ok(api.PUT('/api/v1/stacks/{name}/compose', { params: { path: { name }, header: ifMatch(revision) }, body: { content: text, ...(message ? { message } : {}) } })));
+    if (out) {
+      const rev = (out as unknown as StackView).revision;
+      setRevision(rev); setOriginal(text); setMessage(''); setSaved(`Saved as revision ${rev}.`);
+    } else {
+      // the problem is read from state on the next render; ask for theirs right away on a conflict
+      const current = await ok(api.GET('/api/v1/stacks/{name}/compose', path(name))).catch(() => undefined);
+      if (current && current.revision !== revision) setConflict({ revision: current.revision, content: current.content });
+    }
+  };
+  const reloadTheirs = () => { setText(conflict!.content); setOriginal(conflict!.content); setRevision(conflict!.revision); setConflict(undefined); save.clear(); };
+  const keepMine = () => { setRevision(conflict!.revision); setOriginal(conflict!.content); setConflict(undefined); save.clear(); };
+  const issues = save.problem?.status === 422 && text === submitted ? issuesOf(save.problem, text) : live.issues;
+  return (
+    <form onSubmit={submit}>
+      {conflict && (
+        <section class="conflict" role="alert" aria-labelledby="conflict-title" data-testid="conflict">
+          <h2 id="conflict-title">Someone saved revision {conflict.revision} while you were editing</h2>
+          <p>What changed between the revision you started from and theirs:</p>
+          <Diff from={original} to={conflict.content} label="their changes" />
+          <div class="actions">
+            <button type="button" onClick={reloadTheirs}>Reload theirs (discard my text)</button>
+            <button type="button" onClick={keepMine}>Keep my text (save over theirs)</button>
+          </div>
+        </section>
+      )}
+      <ComposeEditor value={text} onInput={setText} issues={issues} readOnly={!writable} />
+      {writable && (
+        <>
+          <label>Note for this revision (optional)<input value={message} maxLength={500} onInput={(e) => setMessage(e.currentTarget.value)} /></label>
+          <div class="actions">
+            <button type="submit" class="primary" disabled={save.busy || text === original}>Save compose file</button>
+            <span class="muted">based on revision {revision}</span>{live.checking && <span class="muted" role="status">checking…</span>}
+            {saved && <span role="status">{saved}</span>}
+          </div>
+        </>
+      )}
+      {save.problem && save.problem.status !== 422 && save.problem.status !== 412 && <ProblemBox problem={save.problem} />}
+    </form>
+  );
+}
+
+function Variables({ name }: { name: string }) {
+  const env = useLoad(() => ok(api.GET('/api/v1/stacks/{name}/env', path(name))), [name]);
+  const [rows, setRows] = useState<[string, string][]>();
+  const [shown, setShown] = useState<Set<string>>(new Set());
+  const save = useAction();
+  const data = env.data;
+  const current = rows ?? (data ? Object.entries(data.values) : []);
+  const secretLooking = (k: string) => /pass|secret|token|key|credential/i.test(k);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    const out = await save.run(() => ok(api.PUT('/api/v1/stacks/{name}/env', { params: { path: { name }, header: ifMatch(data!.revision) }, body: { values: Object.fromEntries(current.filter(([k]) => k)) } })));
+    if (out) { setRows(undefined); env.reload(); }
+  };
+  if (!data) return <Loading what={env} />;
+  const writable = can('stacks:write');
+  return (
+    <form onSubmit={submit}>
+      {data.redacted.length > 0 && <p class="muted">Hidden from you: {data.redacted.join(', ')}.</p>}
+      <table>
+        <thead><tr><th scope="col">Variable</th><th scope="col">Value</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
+        <tbody>{current.map(([k, v], i) => {
+          const hidden = data.redacted.includes(k);
+          const set = (at: 0 | 1, value: string) => setRows(current.map((r, j) => (j === i ? (at === 0 ? [value, r[1]] : [r[0], value]) : r)));
+          return (
+            <tr>
+              <td><input aria-label={`Name of variable ${i + 1}`} value={k} readOnly={!writable} onInput={(e) => set(0, e.currentTarget.value)} /></td>
+              <td>{hidden ? <span class="muted">hidden</span> : <input aria-label={`Value of ${k || `variable ${i + 1}`}`} type={(secretLooking(k) && !shown.has(k) ? 'password' : 'text') as 'text'} value={v} readOnly={!writable} onInput={(e) => set(1, e.currentTarget.value)} />}</td>
+              <td>{secretLooking(k) && !hidden && <button type="button" onClick={() => setShown(new Set(shown.has(k) ? [...shown].filter((x) => x !== k) : [...shown, k]))}>{shown.has(k) ? 'Hide' : 'Show'}</button>}
+                {writable && <button type="button" aria-label={`Remove ${k}`} onClick={() => setRows(current.filter((_, j) => j !== i))}>Remove</button>}</td>
+            </tr>
+          );
+        })}</tbody>
+      </table>
+      {writable && <div class="actions"><button type="button" onClick={() => setRows([...current, ['', '']])}>Add variable</button><button type="submit" class="primary" disabled={save.busy}>Save variables</button></div>}
+      <ProblemBox problem={save.problem} />
+    </form>
+  );
+}
+
+function Settings({ name }: { name: string }) {
+  const settings = useLoad(async () => (await ok(api.GET('/api/v1/stacks/{name}/settings', path(name)))) as unknown as { revision: number; template: string | null; settings: Record<string, unknown>; inputs: unknown }, [name]);
+  const [text, setText] = useState<string>();
+  const save = useAction();
+  const data = settings.data;
+  if (!data) return <Loading what={settings} />;
+  if (!data.template) return <Empty>This stack was not created from a template, so it has no settings.</Empty>;
+  const value = text ?? JSON.stringify(data.settings, null, 2);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    let parsed: Record<string, unknown>;
+    try { parsed = JSON.parse(value); } catch { await save.run(() => Promise.reject({ status: 400, title: 'Bad JSON', detail: 'the settings are not valid JSON', type: '' })); return; }
+    if (await save.run(() => ok(api.PUT('/api/v1/stacks/{name}/settings', { params: { path: { name }, header: ifMatch(data.revision) }, body: { settings: parsed } })))) { setText(undefined); settings.reload(); }
+  };
+  return (
+    <form onSubmit={submit}>
+      <p>Template <code>{data.template}</code></p>
+      <label>Settings (JSON)<textarea rows={10} value={value} readOnly={!can('stacks:write')} onInput={(e) => setText(e.currentTarget.value)} /></label>
+      {can('stacks:write') && <button type="submit" class="primary" disabled={save.busy}>Save settings</button>}
+      <ProblemBox problem={save.problem} />
+    </form>
+  );
+}
+
+function Revisions({ name, onRestored }: { name: string; onRestored(): void }) {
+  const list = useLoad(async () => (await ok(api.GET('/api/v1/stacks/{name}/revisions', { params: { path: { name }, query: { limit: 50 } } }))) as unknown as RevisionEntry[], [name]);
+  const [picked, setPicked] = useState<number>();
+  const detail = useLoad(async () => {
+    if (!picked) return undefined;
+    const [rev, current] = await Promise.all([
+      ok(api.GET('/api/v1/stacks/{name}/revisions/{id}', { params: { path: { name, id: picked } } })) as Promise<unknown> as Promise<RevisionDetail>,
+      ok(api.GET('/api/v1/stacks/{name}/compose', path(name))),
+    ]);
+    return { rev, current };
+  }, [name, picked]);
+  const restore = useAction();
+  const [restored, setRestored] = useState('');
+  const doRestore = async () => {
+    const out = await restore.run(() => ok(api.POST('/api/v1/stacks/{name}/revisions/{id}/restore', { params: { path: { name, id: picked! } } })));
+    if (out) { setRestored(`Revision ${picked} restored as revision ${(out as unknown as StackView).revision}; deploy to apply it.`); list.reload(); onRestored(); }
+  };
+  return (
+    <>
+      <Loading what={list} />
+      {list.data && (
+        <table>
+          <thead><tr><th scope="col">Revision</th><th scope="col">By</th><th scope="col">When</th><th scope="col">Note</th></tr></thead>
+          <tbody>{list.data.map((r) => (
+            <tr aria-selected={r.revision === picked}><td><button type="button" class="link" onClick={() => setPicked(r.revision)} aria-label={`Show revision ${r.revision}`}>#{r.revision}</button></td>
+              <td>{r.author.name ?? r.author.kind}{r.author.channel && <span class="muted"> via {r.author.channel}</span>}</td><td><Time at={r.createdAt} /></td><td>{r.message}</td></tr>
+          ))}</tbody>
+        </table>
+      )}
+      {restored && <p role="status">{restored}</p>}
+      {picked && detail.data && (
+        <section aria-labelledby="rev-title">
+          <h2 id="rev-title">Revision {picked} compared with the current compose file (revision {detail.data.current.revision})</h2>
+          <Diff from={detail.data.current.content} to={detail.data.rev.compose} label={`changes from the current file to revision ${picked}`} />
+          {can('stacks:deploy') && <button type="button" class="primary" onClick={doRestore} disabled={restore.busy}>Restore revision {picked}</button>}
+          <ProblemBox problem={restore.problem} />
+        </section>
+      )}
+    </>
+  );
+}
+
+function Webhook({ stack, reload }: { stack: StackView; reload(): void }) {
+  const [made, setMade] = useState<{ token: string; url: string }>();
+  const act = useAction();
+  const rotate = async () => {
+    const out = await act.run(() => ok(api.POST('/api/v1/stacks/{name}/webhooks/deploy', path(stack.name))));
+    if (out) { setMade(out); reload(); }
+  };
+  const disable = async () => { if (await act.run(() => ok(api.DELETE('/api/v1/stacks/{name}/webhooks/deploy', path(stack.name))))) { setMade(undefined); reload(); } };
+  return (
+    <>
+      <p>The deploy webhook lets a CI system deploy this stack, and nothing else. It is <strong>{stack.webhooks.deploy.enabled ? 'enabled' : 'disabled'}</strong>.</p>
+      {made && <ShownOnce label="Deploy webhook token" secret={made.token} extra={<p>POST <code>{made.url}</code> with <code>Authorization: Bearer &lt;token&gt;</code>.</p>} />}
+      {can('stacks:write') && <div class="actions"><button type="button" onClick={rotate}>{stack.webhooks.deploy.enabled ? 'Rotate token' : 'Enable webhook'}</button>{stack.webhooks.deploy.enabled && <button type="button" class="danger" onClick={disable}>Disable</button>}</div>}
+      <ProblemBox problem={act.problem} />
+    </>
+  );
+}
+
+function Access({ name }: { name: string }) {
+  const access = useLoad(() => ok(api.GET('/api/v1/stacks/{name}/access', path(name))), [name]);
+  const [rows, setRows] = useState<{ principal: string; role: 'viewer' | 'operator' | 'manager' }[]>();
+  const save = useAction();
+  const current = rows ?? access.data ?? [];
+  const writable = can('stacks:write');
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    if (await save.run(() => ok(api.POST('/api/v1/stacks/{name}/access', { ...path(name), body: { entries: current } })))) { setRows(undefined); access.reload(); }
+  };
+  return (
+    <form onSubmit={submit}>
+      <p class="muted">An empty list lets every user act by their role. Entries are <code>user:name</code> or <code>team:name</code>.</p>
+      <Loading what={access} />
+      <table>
+        <thead><tr><th scope="col">Who</th><th scope="col">Role</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
+        <tbody>{current.map((r, i) => (
+          <tr><td><input aria-label={`Who (entry ${i + 1})`} value={r.principal} readOnly={!writable} onInput={(e) => setRows(current.map((x, j) => (j === i ? { ...x, principal: e.currentTarget.value } : x)))} /></td>
+            <td><select aria-label={`Role (entry ${i + 1})`} value={r.role} disabled={!writable} onChange={(e) => setRows(current.map((x, j) => (j === i ? { ...x, role: e.currentTarget.value as 'viewer' } : x)))}>{['viewer', 'operator', 'manager'].map((o) => <option>{o}</option>)}</select></td>
+            <td>{writable && <button type="button" onClick={() => setRows(current.filter((_, j) => j !== i))}>Remove</button>}</td></tr>
+        ))}</tbody>
+      </table>
+      {writable && <div class="actions"><button type="button" onClick={() => setRows([...current, { principal: 'user:', role: 'viewer' }])}>Add entry</button><button type="submit" class="primary" disabled={save.busy}>Save access list</button></div>}
+      <ProblemBox problem={save.problem} />
+    </form>
+  );
+}
+
+function Source({ name }: { name: string }) {
+  const source = useLoad(async () => (await ok(api.GET('/api/v1/stacks/{name}/source', path(name)))) as unknown as Record<string, unknown>, [name]);
+  const [url, setUrl] = useState('');
+  const [branch, setBranch] = useState('main');
+  const [file, setFile] = useState('');
+  const [commit, setCommit] = useState('');
+  const act = useAction();
+  const writable = can('stacks:write');
+  const then = (p: Promise<unknown>) => act.run(() => p).then((out) => { if (out !== undefined) source.reload(); });
+  const none = source.error?.status === 404;
+  return (
+    <>
+      {source.data && <dl class="summary">{Object.entries(source.data).map(([k, v]) => <div><dt>{k}</dt><dd><code>{typeof v === 'object' ? JSON.stringify(v) : String(v)}</code></dd></div>)}</dl>}
+      {none ? <Empty>This stack has no git source: deploys use its own compose file.</Empty> : <Loading what={source} />}
+      {writable && (
+        <>
+          <form class="card" onSubmit={(e) => { e.preventDefault(); then(ok(api.PUT('/api/v1/stacks/{name}/source', { ...path(name), body: { url, branch, ...(file ? { path: file } : {}) } }))); }}>
+            <h2>{none ? 'Set a git source' : 'Change the git source'}</h2>
+            <label>Repository URL<input required value={url} onInput={(e) => setUrl(e.currentTarget.value)} placeholder="https://git.example.com/team/app.git" /></label>
+            <label>Branch<input value={branch} onInput={(e) => setBranch(e.currentTarget.value)} /></label>
+            <label>Compose file in the repository (optional)<input value={file} onInput={(e) => setFile(e.currentTarget.value)} /></label>
+            <button type="submit" class="primary">Save source</button>
+          </form>
+          {!none && source.data && (
+            <div class="card">
+              <div class="actions">
+                <button type="button" onClick={() => then(ok(api.POST('/api/v1/stacks/{name}/source/check', path(name))))}>Check for new commits</button>
+                <button type="button" onClick={() => then(ok(api.POST('/api/v1/stacks/{name}/source/unpin', path(name))))}>Unpin</button>
+                <button type="button" class="danger" onClick={() => then(ok(api.DELETE('/api/v1/stacks/{name}/source', path(name))))}>Remove source</button>
+              </div>
+              <form class="actions" onSubmit={(e) => { e.preventDefault(); then(ok(api.POST('/api/v1/stacks/{name}/source/pin', { ...path(name), body: { commit } } as never))); }}>
+                <label class="inline">Pin to commit <input required value={commit} onInput={(e) => setCommit(e.currentTarget.value)} /></label><button type="submit">Pin</button>
+              </form>
+              <label>Upload a source tree (tar, tar.gz or zip)<input type="file" accept=".tar,.gz,.tgz,.zip" onChange={(e) => {
+                const f = e.currentTarget.files?.[0];
+                if (f) then(ok(api.PUT('/api/v1/stacks/{name}/source/upload', { ...path(name), body: f as never, bodySerializer: (b: unknown) => b as Blob, headers: { 'Content-Type': f.type || 'application/octet-stream' } })));
+              }} /></label>
+            </div>
+          )}
+        </>
+      )}
+      <ProblemBox problem={act.problem} />
+    </>
+  );
+}
+
+const tabs = [
+  { id: '', label: 'Overview' }, { id: 'compose', label: 'Compose' }, { id: 'variables', label: 'Variables' }, { id: 'settings', label: 'Settings' },
+  { id: 'revisions', label: 'Revisions' }, { id: 'webhook', label: 'Webhook' }, { id: 'access', label: 'Access' }, { id: 'source', label: 'Git source' },
+];
+
+function Stack({ params }: { params: Record<string, string> }) {
+  const name = params.name;
+  const tab = params.tab ?? '';
+  const stack = useLoad(async () => (await ok(api.GET('/api/v1/stacks/{name}', path(name)))) as unknown as StackView, [name], 3000);
+  const base = `/stacks/${enc(name)}`;
+  return (
+    <>
+      <PageTitle title={`Stack ${name}`}>{stack.data && <Status value={stack.data.status} />}</PageTitle>
+      <Tabs tabs={tabs} current={tab} base={base} />
+      {stack.error && <ProblemBox problem={stack.error} />}
+      {tab === '' && stack.data && <Overview stack={stack.data} reload={stack.reload} />}
+      {tab === 'compose' && <Compose name={name} />}
+      {tab === 'variables' && <Variables name={name} />}
+      {tab === 'settings' && <Settings name={name} />}
+      {tab === 'revisions' && <Revisions name={name} onRestored={stack.reload} />}
+      {tab === 'webhook' && stack.data && <Webhook stack={stack.data} reload={stack.reload} />}
+      {tab === 'access' && <Access name={name} />}
+      {tab === 'source' && <Source name={name} />}
+    </>
+  );
+}
+
+export const pages: PortalPage[] = [
+  { path: '/stacks', title: 'Stacks', nav: 10, scope: 'stacks:read', component: StackList },
+  { path: '/stacks-new', title: 'New stack', scope: 'stacks:write', component: NewStack },
+  { path: '/stacks/:name', title: 'Stack', scope: 'stacks:read', component: Stack },
+  { path: '/stacks/:name/:tab', title: 'Stack', scope: 'stacks:read', component: Stack },
+];

@@ -1,0 +1,61 @@
+// The portal's build: the API's types from its route table, then one minified bundle of the shell and every plugin's plugins/<name>/portal/index.tsx pages.
+import { build, type Plugin } from 'esbuild';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { describeApi } from '../../kernel/describe.ts';
+import { apiTypes } from './api-types.ts';
+
+/** every plugin folder with a portal/index.tsx: its `pages` join the portal (a plugin that is switched off has no scopes, so its pages stay hidden) */
+export function pageSources(root: string): string[] {
+  const plugins = join(root, 'plugins');
+  return readdirSync(plugins).sort().map((name) => join(plugins, name, 'portal', 'index.tsx')).filter((file) => existsSync(file));
+}
+
+const pagesModule = (root: string): Plugin => ({
+  name: 'dockwright-pages',
+  setup(b) {
+    b.onResolve({ filter: /^dockwright:pages$/ }, () => ({ path: 'pages', namespace: 'dockwright' }));
+    b.onLoad({ filter: /.*/, namespace: 'dockwright' }, () => {
+      const files = pageSources(root);
+      return {
+        resolveDir: root, loader: 'ts',
+        contents: files.map((f, i) => `import { pages as p${i} } from ${JSON.stringify(f)};`).join('\n')
+          + `\nexport const pages = [${files.map((_, i) => `...p${i}`).join(', ')}];\n`,
+      };
+    });
+  },
+});
+
+export async function buildPortal(root: string, out = join(root, 'dist', 'portal')): Promise<{ files: string[]; ms: number }> {
+  const started = performance.now();
+  const typesFile = join(root, 'sdk', 'portal', 'api.d.ts');
+  const types = apiTypes(await describeApi(root));
+  // rewritten only when it changed: a stale committed copy shows up in git, a changed API in the typecheck
+  if (!existsSync(typesFile) || readFileSync(typesFile, 'utf8') !== types) writeFileSync(typesFile, types);
+  rmSync(out, { recursive: true, force: true });
+  mkdirSync(out, { recursive: true });
+  const result = await build({
+    entryPoints: { app: join(root, 'plugins', 'portal', 'ui', 'main.tsx'), style: join(root, 'plugins', 'portal', 'ui', 'style.css') },
+    outdir: out, entryNames: '[name]-[hash]', bundle: true, minify: true, format: 'esm', target: ['es2020', 'chrome100', 'firefox100', 'safari15'],
+    jsx: 'automatic', jsxImportSource: 'preact', plugins: [pagesModule(root)], metafile: true, logLevel: 'warning', legalComments: 'none',
+    define: { 'process.env.NODE_ENV': '"production"' },
+  });
+  const outputs = Object.keys(result.metafile.outputs).map((f) => basename(f));
+  const script = outputs.find((f) => f.startsWith('app-') && f.endsWith('.js'))!;
+  const style = outputs.find((f) => f.startsWith('style-') && f.endsWith('.css'))!;
+  writeFileSync(join(out, 'index.html'), `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark">
+<title>Dockwright</title>
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="/${style}">
+<script type="module" src="/${script}"></script>
+</head>
+<body><div id="app"><p class="loading">Loading Dockwright…</p></div></body>
+</html>
+`);
+  return { files: outputs.filter((f) => !f.endsWith('.js') || f === script), ms: Math.round(performance.now() - started) };
+}

@@ -1,0 +1,193 @@
+// Portal sessions through the real API: sign-in, cookie flags, CSRF, role scopes, activity under the user, sign-out (one and everywhere), expiry, rate limits, own tokens, CLI passwd.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { call, root, startServer, type TestServer } from '../helpers/harness.ts';
+
+let server: TestServer;
+const password = 'correct horse battery';
+
+async function user(name: string, role: 'admin' | 'operator' | 'viewer'): Promise<void> {
+  await server.app.tokens.addUser(name, role);
+  await server.app.sessions.setPassword(name, password);
+}
+
+async function signIn(name: string, pw = password, headers: Record<string, string> = {}) {
+  const res = await call(server.url, 'POST', '/api/v1/session', { body: { username: name, password: pw }, headers });
+  const cookie = (res.headers.get('set-cookie') ?? '').split(';')[0];
+  return { res, cookie, csrf: res.body?.csrf as string, as: (method: string, path: string, body?: unknown, csrf: string | null = res.body?.csrf) =>
+    call(server.url, method, path, { body, headers: { cookie, ...(csrf === null ? {} : { 'x-dockwright-csrf': csrf }) } }) };
+}
+
+before(async () => {
+  server = await startServer({ config: { sessions: { ttlMs: 60_000, failedSignInsPerMinute: 3 } } });
+});
+after(() => server.close());
+
+test('sign-in sets an HttpOnly SameSite=Strict cookie; with the CSRF header it acts as the user with its role scopes', async () => {
+  await user('olga', 'operator');
+  const s = await signIn('olga');
+  assert.equal(s.res.status, 201, s.res.text);
+  const setCookie = s.res.headers.get('set-cookie')!;
+  assert.match(setCookie, /^dw_session=dws_[\w-]+; Path=\/; HttpOnly; SameSite=Strict; Max-Age=60$/);
+  assert.doesNotMatch(setCookie, /Secure/, 'plain HTTP: no Secure flag');
+  assert.equal(s.res.body.user.name, 'olga');
+  assert.ok(s.res.body.scopes.includes('jobs:cancel') && !s.res.body.scopes.includes('admin'), 'an operator gets the operator scopes');
+  const me = await s.as('GET', '/api/v1/me');
+  assert.equal(me.status, 200, me.text);
+  assert.equal(me.body.user.name, 'olga');
+  assert.equal(me.body.token, null);
+  assert.ok(me.body.session.expiresAt);
+
+  const noHeader = await s.as('GET', '/api/v1/me', undefined, null);
+  assert.equal(noHeader.status, 403);
+  assert.equal(noHeader.body.type, 'https://dockwright.dev/problems/csrf');
+  const wrong = await s.as('POST', '/api/v1/tokens', { name: 'x', scopes: ['jobs:read'] }, s.csrf.slice(1) + 'A');
+  assert.equal(wrong.status, 403);
+  assert.equal(wrong.body.type, 'https://dockwright.dev/problems/csrf');
+  assert.equal((await server.app.tokens.list('olga')).length, 0, 'a CSRF refusal changed nothing');
+
+  // a write through the session is recorded under the user, channel portal
+  const made = await s.as('POST', '/api/v1/tokens', { name: 'ci', scopes: ['jobs:read'] });
+  assert.equal(made.status, 201, made.text);
+  const log = await server.api('GET', '/api/v1/activity?action=kernel.token.create');
+  assert.deepEqual(log.body[0].actor, { kind: 'user', name: 'olga', channel: 'portal' });
+  const signInLog = await server.api('GET', '/api/v1/activity?action=kernel.session.create');
+  assert.equal(signInLog.body[0].actor.name, 'olga');
+});
+
+test('behind HTTPS (publicUrl https) the cookie is Secure', async () => {
+  const secure = await startServer({ config: { publicUrl: 'https://deploy.example.test' } });
+  try {
+    await secure.app.tokens.addUser('sam', 'viewer');
+    await secure.app.sessions.setPassword('sam', password);
+    const res = await call(secure.url, 'POST', '/api/v1/session', { body: { username: 'sam', password } });
+    assert.equal(res.status, 201);
+    assert.match(res.headers.get('set-cookie')!, /; Secure$/);
+  } finally {
+    await secure.close();
+  }
+});
+
+test('a viewer session holds only viewer scopes: writes are refused with 403', async () => {
+  await user('vera', 'viewer');
+  const s = await signIn('vera');
+  const res = await s.as('POST', '/api/v1/jobs/00000000-0000-4000-8000-000000000000/cancel');
+  assert.equal(res.status, 403);
+  assert.equal(res.body.type, 'https://dockwright.dev/problems/missing-scope');
+});
+
+test('sign out ends this session only; sign out everywhere ends them all', async () => {
+  await user('paul', 'operator');
+  const a = await signIn('paul');
+  const b = await signIn('paul');
+  const c = await signIn('paul');
+  const out = await a.as('DELETE', '/api/v1/session');
+  assert.equal(out.status, 204, out.text);
+  assert.match(out.headers.get('set-cookie')!, /^dw_session=; .*Max-Age=0/);
+  assert.equal((await a.as('GET', '/api/v1/me')).status, 401);
+  assert.equal((await b.as('GET', '/api/v1/me')).status, 200);
+  const everywhere = await b.as('DELETE', '/api/v1/sessions');
+  assert.equal(everywhere.status, 200);
+  assert.equal(everywhere.body.ended, 2);
+  assert.equal((await b.as('GET', '/api/v1/me')).status, 401);
+  assert.equal((await c.as('GET', '/api/v1/me')).status, 401);
+  const bearer = await server.api('DELETE', '/api/v1/session');
+  assert.equal(bearer.status, 400, 'a token is not a session');
+});
+
+test('a session expires after sessions.ttlMs', async () => {
+  const short = await startServer({ plugins: {}, config: { sessions: { ttlMs: 1000, failedSignInsPerMinute: 3 } } });
+  try {
+    await short.app.tokens.addUser('eve', 'viewer');
+    await short.app.sessions.setPassword('eve', password);
+    const res = await call(short.url, 'POST', '/api/v1/session', { body: { username: 'eve', password } });
+    const headers = { cookie: (res.headers.get('set-cookie') ?? '').split(';')[0], 'x-dockwright-csrf': res.body.csrf };
+    const signedInAt = Date.now();
+    const early = await call(short.url, 'GET', '/api/v1/me', { headers });
+    if (Date.now() - signedInAt < 900) assert.equal(early.status, 200, 'still valid within its lifetime');
+    await new Promise((r) => setTimeout(r, 1200));
+    const late = await call(short.url, 'GET', '/api/v1/me', { headers });
+    assert.equal(late.status, 401);
+    assert.match(late.body.detail, /sign in again/);
+  } finally {
+    await short.close();
+  }
+});
+
+test('a session has a request budget of its own, not the address\'s', async () => {
+  const tight = await startServer({ plugins: {}, config: { rateLimit: { perMinute: 4, failedAuthPerMinute: 30, webhookPerMinute: 60 } } });
+  try {
+    await tight.app.tokens.addUser('ivy', 'viewer');
+    await tight.app.sessions.setPassword('ivy', password);
+    const sessions = await Promise.all([0, 1].map(async () => {
+      const res = await call(tight.url, 'POST', '/api/v1/session', { body: { username: 'ivy', password } });
+      assert.equal(res.status, 201, res.text);
+      return { cookie: (res.headers.get('set-cookie') ?? '').split(';')[0], 'x-dockwright-csrf': res.body.csrf };
+    }));
+    const statuses = async (headers: Record<string, string>, n: number) => { const out = []; for (let i = 0; i < n; i++) out.push((await call(tight.url, 'GET', '/api/v1/me', { headers })).status); return out; };
+    assert.deepEqual(await statuses(sessions[0], 5), [200, 200, 200, 200, 429]);
+    assert.deepEqual(await statuses(sessions[1], 4), [200, 200, 200, 200], 'the other session still has its own budget');
+  } finally {
+    await tight.close();
+  }
+});
+
+test('own tokens: created once with at most the creator\'s scopes, listed without secret, revoked', async () => {
+  const token = await server.token('operator', ['jobs:read', 'activity:read'], { name: 'tom' });
+  const as = (method: string, path: string, body?: unknown) => call(server.url, method, path, { token, body });
+  const beyond = await as('POST', '/api/v1/tokens', { name: 'more', scopes: ['jobs:cancel'] });
+  assert.equal(beyond.status, 403, 'a token cannot mint a stronger one');
+  assert.equal((await as('POST', '/api/v1/tokens', { name: 'bad', scopes: ['nope:nope'] })).status, 400);
+  const made = await as('POST', '/api/v1/tokens', { name: 'reader', scopes: ['jobs:read'], expiresInDays: 7 });
+  assert.equal(made.status, 201, made.text);
+  assert.match(made.body.token, /^dw_/);
+  const list = await as('GET', '/api/v1/tokens');
+  assert.ok(list.body.some((t: { id: string }) => t.id === made.body.id));
+  assert.ok(!list.text.includes(made.body.token), 'the list never holds a secret');
+  assert.equal((await call(server.url, 'GET', '/api/v1/me', { token: made.body.token })).status, 200);
+  assert.equal((await server.api('DELETE', `/api/v1/tokens/${made.body.id}`)).status, 404, 'another user\'s token is not yours to revoke');
+  assert.equal((await as('DELETE', `/api/v1/tokens/${made.body.id}`)).status, 204);
+  assert.equal((await call(server.url, 'GET', '/api/v1/me', { token: made.body.token })).status, 401);
+});
+
+test('changing the own password needs the current one', async () => {
+  await user('carl', 'viewer');
+  const s = await signIn('carl');
+  assert.equal((await s.as('PUT', '/api/v1/me/password', { current: 'not it at all', password: 'another long one' })).status, 403);
+  assert.equal((await s.as('PUT', '/api/v1/me/password', { current: password, password: 'short' })).status, 400);
+  assert.equal((await s.as('PUT', '/api/v1/me/password', { current: password, password: 'another long one' })).status, 204);
+  assert.equal(await server.app.sessions.checkPassword('carl', 'another long one'), true);
+});
+
+test('failed sign-ins are limited per account (any address) and per address (any account)', async () => {
+  await user('rita', 'viewer');
+  for (let i = 0; i < 3; i++) assert.equal((await signIn('rita', 'wrong password!')).res.status, 401);
+  const blocked = await signIn('rita');
+  assert.equal(blocked.res.status, 429, 'the right password is refused too while the account is blocked');
+  assert.ok(Number(blocked.res.headers.get('retry-after')) > 0);
+  assert.equal(blocked.res.body.type, 'https://dockwright.dev/problems/sign-in-rate-limited');
+  // the address budget: the harness client is 127.0.0.1 for every call, so it is spent too (3 failures above)
+  await user('nina', 'viewer');
+  const other = await signIn('nina');
+  assert.equal(other.res.status, 429);
+  assert.match(other.res.body.detail, /this address/);
+  const unknown = await call(server.url, 'POST', '/api/v1/session', { body: { username: 'nobody' } });
+  assert.equal(unknown.status, 400, 'bad input is a 400, not a sign-in attempt');
+});
+
+test('CLI user passwd sets a password shown once, and the first start gives admin a password file', async () => {
+  const run = promisify(execFile);
+  const env = { ...process.env, NODE_ENV: 'test', DATABASE_URL: server.databaseUrl, DATA_DIR: server.dataDir };
+  await server.app.tokens.addUser('dora', 'viewer');
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', join(root, 'kernel/main.ts'), 'user', 'passwd', 'dora'], { cwd: root, env });
+  const shown = stdout.trim().split('\n').at(-1)!;
+  assert.equal(await server.app.sessions.checkPassword('dora', shown), true);
+  const missing = await run(process.execPath, ['--import', 'tsx', join(root, 'kernel/main.ts'), 'user', 'passwd', 'ghost'], { cwd: root, env }).catch((e) => e);
+  assert.match(missing.stderr, /no user "ghost"/);
+  const first = readFileSync(join(server.dataDir, 'initial-admin-password'), 'utf8').trim();
+  assert.equal(await server.app.sessions.checkPassword('admin', first), true);
+});

@@ -1,0 +1,35 @@
+// The portal's browser-test kit: Debian's Chromium driven by playwright-core, users with passwords, screenshots kept under test-artifacts/portal.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { root, type TestServer } from '../../helpers/harness.ts';
+
+export const artifacts = join(root, 'test-artifacts', 'portal');
+export const password = 'a long portal password';
+
+export async function launch(): Promise<Browser> {
+  const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+  return chromium.launch({ executablePath, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'] });
+}
+
+export async function addUser(s: TestServer, name: string, role: 'admin' | 'operator' | 'viewer'): Promise<void> {
+  await s.app.tokens.addUser(name, role);
+  await s.app.sessions.setPassword(name, password);
+}
+
+/** a fresh browser context signed in through the sign-in form */
+export async function signedIn(browser: Browser, s: TestServer, name: string, viewport = { width: 1280, height: 900 }): Promise<Page> {
+  const context = await browser.newContext({ viewport, baseURL: s.url });
+  const page = await context.newPage();
+  await page.goto('/');
+  await page.getByLabel('User name').fill(name);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByTestId('who').waitFor();
+  return page;
+}
+
+export async function shot(page: Page, name: string): Promise<void> {
+  mkdirSync(artifacts, { recursive: true });
+  await page.screenshot({ path: join(artifacts, `${name}.png`), fullPage: true });
+}
