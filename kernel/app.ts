@@ -18,7 +18,7 @@ import { createActionTokens } from './action-tokens.ts';
 import { createSecrets, loadSecretKey } from './secrets.ts';
 import { createEvents } from './events.ts';
 import { createOutbound, type NameResolver } from './outbound.ts';
-import { JobRunner } from './jobs/runner.ts';
+import { JobRunner, jobsCancelChannel, jobsDoneChannel } from './jobs/runner.ts';
 import { Scheduler } from './jobs/scheduler.ts';
 import { RouteTable } from './http/routes.ts';
 import { createHttpServer } from './http/server.ts';
@@ -87,7 +87,7 @@ export async function assemble(opts: BootOptions): Promise<Assembled> {
     kernelScopes(scopes);
     const activity = createActivity(db);
     const secrets = createSecrets(loadSecretKey(config.secretKey, config.dataDir));
-    const jobs = new JobRunner(db, log.child({ part: 'jobs' }), activity, config.jobs, () => db.session());
+    const jobs = new JobRunner(db, log.child({ part: 'jobs' }), activity, config.jobs, () => db.session(), (name) => db.tryLock(name));
     // the kernel's own schema first: plugins are given the installation id while they set up
     await migrate(db, [{ owner: 'kernel', dir: join(import.meta.dirname, 'migrations') }], log);
     const { rows: [installation] } = await db.query<{ id: string }>('SELECT id FROM installation');
@@ -152,6 +152,16 @@ export async function boot(opts: BootOptions): Promise<Running> {
       },
       up: () => app.tokens.caching(true),
     });
+    // finishes and cancels of jobs on other instances: a wait here answers at once, a cancel reaches the job's instance
+    const unlistenJobs = await app.db.listen(jobsDoneChannel, {
+      notify: (payload) => void app.jobs.remoteFinished(payload ?? ''),
+      down: () => undefined,
+      up: () => void app.jobs.remoteFinished(),
+    });
+    const unlistenCancels = await app.db.listen(jobsCancelChannel, {
+      notify: (payload) => { if (payload) app.jobs.abortHere(payload); },
+      down: () => undefined, up: () => undefined,
+    });
     await app.jobs.start();
     services.scheduler.start();
     for (const { owner, fn } of services.starters) {
@@ -179,7 +189,7 @@ export async function boot(opts: BootOptions): Promise<Running> {
         });
         await services.scheduler.stop();
         await app.jobs.stop();
-        await unlisten();
+        await Promise.all([unlisten(), unlistenJobs(), unlistenCancels()]);
         for (const { owner, fn } of [...services.stoppers].reverse()) {
           await Promise.resolve().then(fn).catch((err) => log.error({ err, plugin: owner }, 'plugin failed to stop'));
         }
