@@ -12,6 +12,7 @@ import { migrate } from './db/migrate.ts';
 import { ScopeCatalogue } from './auth/scopes.ts';
 import { Tokens, tokensChannel } from './auth/tokens.ts';
 import { RateLimiter } from './rate-limit.ts';
+import { RateBudget } from './rate-budget.ts';
 import { createRevisions } from './revisions.ts';
 import { createActivity } from './activity.ts';
 import { createActionTokens } from './action-tokens.ts';
@@ -138,6 +139,9 @@ export async function boot(opts: BootOptions): Promise<Running> {
       limiter: new RateLimiter(config.rateLimit.perMinute),
       failures: new RateLimiter(config.rateLimit.failedAuthPerMinute, Date.now, 'failed-auth'),
       webhooks: new RateLimiter(config.rateLimit.webhookPerMinute, Date.now, 'webhook'),
+      budget: config.rateLimit.shared.enabled
+        ? new RateBudget(app.db, config.rateLimit.perMinute, { chunk: config.rateLimit.shared.chunk }, log.child({ part: 'rate-limit' }))
+        : undefined,
       clients: new ClientResolver(config.trustedProxies, config.publicUrl),
       limits: { body: config.http.bodyLimit, upload: config.http.uploadLimit },
       authenticate: (bearer, tokenHash) => app.tokens.authenticate(bearer, tokenHash),

@@ -32,6 +32,8 @@ export const ConfigSchema = Type.Object({
     failedAuthPerMinute: Type.Integer({ minimum: 1 }),
     /** webhook calls under /api, per client address and per resource */
     webhookPerMinute: Type.Integer({ minimum: 1 }),
+    /** the per-token limit held across every instance on the database: budget taken in chunks, spent locally */
+    shared: Type.Object({ enabled: Type.Boolean(), chunk: Type.Integer({ minimum: 1, maximum: 10_000 }) }),
   }),
   /** addresses or CIDRs whose X-Forwarded-For/-Proto/-Host are honoured */
   trustedProxies: Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 1000 }),
