@@ -2,7 +2,7 @@
 import { definePlugin, problem, Type, type Actor, type AttentionItem, type Job, type Principal } from '../../sdk/index.ts';
 import type { DockerRuntime } from '../docker/types.ts';
 import { assertAccess, canSee, stackRole, type Need } from './access.ts';
-import { createCore, deployKind, pushKind, resourceOf, type StackSource } from './core.ts';
+import { createCore, deployKind, pushKind, resourceOf, type StackRuntime, type StackSource } from './core.ts';
 import { StackName, stackRoutes } from './routes.ts';
 import type { TString } from '@sinclair/typebox';
 import { builtInRules, dockerDefaultCapabilities, type PlatformRule, safeNetworkOptions, safeSecurityOptions, safeSysctls } from './rules.ts';
@@ -16,6 +16,8 @@ export type { Need, PlatformRule, StackSource, StackTemplate };
 /** what other plugins may do with stacks */
 export interface StacksApi {
   addRule(rule: PlatformRule): void;
+  /** a runtime beside the compose runtime: it deploys the stacks it claims (the swarm plugin's) */
+  addRuntime(runtime: StackRuntime): void;
   addTemplate(template: StackTemplate): void;
   /** a provider of source trees (the git plugin) */
   addSource(source: StackSource, describe?: (stack: string) => Promise<Record<string, unknown>>): void;
@@ -126,6 +128,7 @@ export default definePlugin({
 
     return {
       addRule: (rule) => { rules.push(rule); },
+      addRuntime: (r) => { core.runtimes.push(r); },
       addTemplate: (template) => templates.add(template),
       addSource: (source, describeFn) => {
         core.sources.push(source);

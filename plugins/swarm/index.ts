@@ -1,15 +1,49 @@
-// The swarm plugin: the nodes of the swarm the engine manages (GET /nodes, admin) and an attention item for each node that is down.
-import { definePlugin, defineRoute, type AttentionItem } from '../../sdk/index.ts';
+// The swarm plugin: a second stack runtime (Swarm services) beside the compose runtime, the swarm's nodes (GET /nodes, admin) and nodes down as attention items.
+import { definePlugin, defineRoute, Type, type AttentionItem } from '../../sdk/index.ts';
 import type { DockerRuntime } from '../docker/types.ts';
-import { listNodes, NodeView } from './nodes.ts';
+import type { StacksApi } from '../stacks/index.ts';
+import { deploySwarm, statusSwarm, stopSwarm, swarmIssues, wantsSwarm, type SwarmDeps } from './deploy.ts';
+import { assertManager, listNodes, NodeView } from './nodes.ts';
 
 export default definePlugin({
   name: 'swarm',
   version: '0.1.0',
   description: 'Docker Swarm: the swarm\'s nodes, their roles, availability, resources and tasks; nodes down as attention items',
-  requires: ['docker'],
+  requires: ['docker', 'stacks'],
+  options: Type.Object({
+    /** every stack runs on the swarm unless its compose file says x-dockwright: { runtime: compose } */
+    default: Type.Boolean({ default: false }),
+    /** how often a deploy looks at the services it changed */
+    pollMs: Type.Integer({ minimum: 50, default: 1000 }),
+    /** how long a deploy waits for its services to run their replicas (or an update to finish) */
+    convergeTimeoutMs: Type.Integer({ minimum: 1000, default: 300_000 }),
+  }),
   setup(ctx) {
     const runtime = ctx.deps.docker as DockerRuntime;
+    const stacks = ctx.deps.stacks as StacksApi;
+    const options = ctx.options as { default: boolean; pollMs: number; convergeTimeoutMs: number };
+    const deps: SwarmDeps = { docker: runtime.docker, installation: ctx.installationId, pollMs: options.pollMs, convergeTimeoutMs: options.convergeTimeoutMs };
+    const managing = () => assertManager(runtime.docker).then(() => true, () => false);
+    const claims = (raw: Record<string, unknown>) => wantsSwarm(raw, options.default);
+
+    stacks.addRule({
+      id: 'swarm-compatible',
+      description: 'a stack deployed on the swarm uses no build, no long-form depends_on, no container_name or network_mode',
+      check: ({ loaded }) => (claims(loaded.raw) ? swarmIssues(loaded) : []),
+    });
+    stacks.addRuntime({
+      name: 'swarm',
+      claims: (loaded) => claims(loaded.raw),
+      async deploy(project, loaded, io) {
+        await assertManager(runtime.docker).catch((err: Error) => { throw new Error(err.message); });
+        return deploySwarm(deps, project, loaded, io);
+      },
+      // an engine outside a swarm has no services to stop
+      stop: async (stack, io) => ((await managing()) ? stopSwarm(deps, stack, io) : { removed: [] }),
+      remove: async (stack, io) => { if (await managing()) await stopSwarm(deps, stack, io, true); },
+      // an engine outside a swarm has no services: nothing to add to the compose runtime's answer
+      status: (names) => statusSwarm(deps, names).catch(() => new Map()),
+    });
     ctx.scopes.define({
       'nodes:read': { description: 'list the swarm\'s nodes, their resources and tasks', role: 'admin' },
     });

@@ -1,0 +1,148 @@
+// A stack on the swarm runtime, through the stacks API on the single-node test swarm: services with replicas, a published port, rolling image change, rollback of a broken image, scale, secrets, stop and remove.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startServer, type TestServer } from '../../helpers/harness.ts';
+import { docker, freePort, httpGet, uniqueName, until } from '../docker/helpers.ts';
+import { act, createStack, waitJob } from '../stacks/helpers.ts';
+
+let s: TestServer;
+const name = uniqueName('sw');
+const secretValue = `s3cret-${uniqueName()}`;
+let port: number;
+
+/** three services; short update delays and monitors keep rolling updates quick (the spec's advice for test stacks) */
+const compose = (o: { workerImage?: string; replicas?: number } = {}) => `x-dockwright: { runtime: swarm }
+services:
+  web:
+    image: dockwright-test/web:1
+    ports: [{ target: 8080, published: ${port}, mode: host }]
+    stop_grace_period: 1s
+    deploy: { update_config: { delay: 0s, monitor: 1s } }
+  worker:
+    image: ${o.workerImage ?? 'dockwright-test/busybox:1'}
+    command: ["sleep", "3600"]
+    stop_grace_period: 1s
+    x-dockwright-secrets: { api_key: API_KEY }
+    deploy:
+      replicas: ${o.replicas ?? 2}
+      resources: { limits: { cpus: "0.5", memory: 64M } }
+      update_config: { parallelism: 2, delay: 0s, monitor: 2s, failure_action: rollback }
+      rollback_config: { parallelism: 2, delay: 0s, monitor: 1s }
+  cache:
+    image: dockwright-test/busybox:1
+    command: ["sleep", "3600"]
+    stop_grace_period: 1s
+`;
+
+const services = async () => (await docker.listServices({ filters: { label: [`dockwright.project=${name}`] } })) as any[];
+const serviceOf = async (svc: string) => (await services()).find((x) => x.Spec.Labels['dockwright.service'] === svc);
+const runningTasks = async (svc: string) => {
+  const id = (await serviceOf(svc))?.ID;
+  if (!id) return [];
+  return ((await docker.listTasks({ filters: { service: [id], 'desired-state': ['running'] } })) as any[]).filter((t) => t.Status.State === 'running');
+};
+
+before(async () => {
+  port = await freePort();
+  s = await startServer({
+    config: { rateLimit: { perMinute: 100_000 } },
+    plugins: {
+      docker: { options: { healthTimeoutMs: 60_000, stopTimeoutSeconds: 1, reconcile: false } }, containers: {}, stacks: {},
+      swarm: { enabled: true, options: { pollMs: 250, convergeTimeoutMs: 120_000 } },
+    },
+  });
+});
+after(async () => {
+  for (const svc of await services().catch(() => [])) await docker.getService(svc.ID).remove().catch(() => undefined);
+  for (const n of await docker.listNetworks({ filters: { label: [`dockwright.project=${name}`] } }).catch(() => [])) await docker.getNetwork(n.Id).remove().catch(() => undefined);
+  for (const sec of await docker.listSecrets({ filters: { label: [`dockwright.project=${name}`] } }).catch(() => [])) await docker.getSecret(sec.ID).remove().catch(() => undefined);
+  await s.close();
+});
+
+test('build and long-form depends_on are refused for a swarm stack with 422, naming the rule', async () => {
+  const res = await s.api('PUT', `/api/v1/stacks/${uniqueName('swb')}/compose`, {
+    headers: { 'if-none-match': '*' },
+    body: { content: `x-dockwright: { runtime: swarm }\nservices:\n  a:\n    image: x/a:1\n    build: .\n  b:\n    image: dockwright-test/busybox:1\n    depends_on: { a: { condition: service_started } }\n` },
+  });
+  assert.equal(res.status, 422, res.text);
+  assert.match(res.text, /swarm-compatible/);
+  assert.match(res.text, /cannot build/);
+  assert.match(res.text, /long-form depends_on/);
+});
+
+test('a 3-service stack deploys as swarm services: replicas run, the published port answers, secrets are files but not in the service spec', async () => {
+  await createStack(s, name, compose());
+  const env = await s.api('PUT', `/api/v1/stacks/${name}/env`, { body: { values: { API_KEY: secretValue }, revision: 1 } });
+  assert.equal(env.status, 200, env.text);
+  const job = await act(s, 'deploy', name);
+  assert.match(job.output, /on the swarm runtime/);
+  assert.deepEqual((await services()).map((x) => x.Spec.Labels['dockwright.service']).sort(), ['cache', 'web', 'worker']);
+  for (const svc of await services()) assert.equal(svc.Spec.Labels['dockwright.installation'], s.app.services.installationId);
+  assert.equal((await runningTasks('worker')).length, 2);
+  const worker = await serviceOf('worker');
+  assert.equal(worker.Spec.TaskTemplate.Resources.Limits.NanoCPUs, 0.5e9);
+  assert.equal(worker.Spec.UpdateConfig.FailureAction, 'rollback');
+  const page = await until(async () => { const r = await httpGet(port, '/').catch(() => null); return r?.status === 200 ? r : null; }, 30_000, 'the web service to answer');
+  assert.equal(page.status, 200);
+
+  // the value is in the task's file, never in what the engine shows of the service
+  assert.ok(!JSON.stringify(worker).includes(secretValue));
+  const containerId = (await runningTasks('worker'))[0].Status.ContainerStatus.ContainerID;
+  const exec = await docker.getContainer(containerId).exec({ Cmd: ['cat', '/run/secrets/api_key'], AttachStdout: true, AttachStderr: true });
+  const stream = await exec.start({ hijack: true, stdin: false });
+  const out = await new Promise<string>((resolve) => { let b = ''; stream.on('data', (c: Buffer) => { b += c.toString(); }); stream.on('end', () => resolve(b)); });
+  assert.ok(out.includes(secretValue), 'the secret is a file in the task');
+  const job2 = await s.api('GET', `/api/v1/jobs/${job.id}`);
+  assert.ok(!job2.text.includes(secretValue));
+
+  const stack = await until(async () => { const r = await s.api('GET', `/api/v1/stacks/${name}`); return r.body.status === 'running' ? r : null; }, 30_000, 'the stack to show running');
+  assert.equal(stack.status, 200);
+});
+
+test('a redeploy of the same file touches nothing; a changed image rolls out to that service only', async () => {
+  const before = new Map((await services()).map((x) => [x.Spec.Labels['dockwright.service'], x.Version.Index]));
+  const same = await act(s, 'deploy', name);
+  assert.deepEqual(same.result.updated, []);
+  assert.deepEqual(new Map((await services()).map((x) => [x.Spec.Labels['dockwright.service'], x.Version.Index])), before);
+
+  const put = await s.api('PUT', `/api/v1/stacks/${name}/compose`, { body: { content: compose({ workerImage: 'dockwright-test/busybox:2' }), revision: 2 } });
+  assert.equal(put.status, 200, put.text);
+  const job = await act(s, 'deploy', name);
+  assert.deepEqual(job.result.updated, ['worker']);
+  const tasks = await runningTasks('worker');
+  assert.equal(tasks.length, 2);
+  for (const t of tasks) assert.match(t.Spec.ContainerSpec.Image, /busybox:2/);
+  assert.equal((await serviceOf('web')).Version.Index, before.get('web'));
+});
+
+test('a broken image rolls back and fails the job with the tasks\' errors', async () => {
+  const put = await s.api('PUT', `/api/v1/stacks/${name}/compose`, { body: { content: compose({ workerImage: 'dockwright-test/busybox:no-such-tag' }), revision: 3 } });
+  assert.equal(put.status, 200, put.text);
+  const res = await s.api('POST', `/api/v1/stacks/${name}/deploy`);
+  const job = await waitJob(s, res.body.id);
+  assert.equal(job.status, 'failed', job.output);
+  assert.match(job.error ?? '', /rolled back/);
+  assert.match(job.error ?? '', /no-such-tag|No such image/i);
+  const worker = await serviceOf('worker');
+  assert.match(worker.Spec.TaskTemplate.ContainerSpec.Image, /busybox:2/, 'the previous image is back');
+  await until(async () => (await runningTasks('worker')).length === 2, 60_000, 'two tasks of the previous image');
+});
+
+test('a scale change converges to the new replica count', async () => {
+  const put = await s.api('PUT', `/api/v1/stacks/${name}/compose`, { body: { content: compose({ workerImage: 'dockwright-test/busybox:2', replicas: 3 }), revision: 4 } });
+  assert.equal(put.status, 200, put.text);
+  const job = await act(s, 'deploy', name);
+  assert.deepEqual(job.result.updated, ['worker']);
+  assert.equal((await runningTasks('worker')).length, 3);
+});
+
+test('stop removes the services; remove takes the networks and secrets too', async () => {
+  await act(s, 'stop', name);
+  assert.equal((await services()).length, 0);
+  const stack = (await s.api('GET', `/api/v1/stacks/${name}`)).body;
+  const del = await s.api('DELETE', `/api/v1/stacks/${name}`, { headers: { 'if-match': `"${stack.revision}"` } });
+  assert.ok([200, 202].includes(del.status), del.text);
+  if (del.body?.id) await waitJob(s, del.body.id);
+  await until(async () => (await docker.listNetworks({ filters: { label: [`dockwright.project=${name}`] } })).length === 0, 60_000, 'the overlay network to go');
+  assert.equal((await docker.listSecrets({ filters: { label: [`dockwright.project=${name}`] } })).length, 0);
+});
