@@ -1,4 +1,4 @@
-// A stack on the swarm runtime, through the stacks API on the single-node test swarm: services with replicas, a published port, rolling image change, rollback of a broken image, scale, secrets, stop and remove.
+// A stack on the swarm runtime, through the stacks API on the single-node test swarm: services with replicas, a published port, rolling image change, rollback of a broken image, scale, secrets, task containers, stop and remove.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, type TestServer } from '../../helpers/harness.ts';
@@ -134,6 +134,22 @@ test('a scale change converges to the new replica count', async () => {
   const job = await act(s, 'deploy', name);
   assert.deepEqual(job.result.updated, ['worker']);
   assert.equal((await runningTasks('worker')).length, 3);
+});
+
+test('a task container is acted on through its stack (409 naming it); its logs and the stack\'s containers are read as usual', async () => {
+  const [task] = await runningTasks('web');
+  const id = task.Status.ContainerStatus.ContainerID;
+  for (const verb of ['start', 'stop', 'restart']) {
+    const res = await s.api('POST', `/api/v1/containers/${id}/${verb}`);
+    assert.equal(res.status, 409, res.text);
+    assert.equal(res.body.stack, name);
+    assert.match(res.body.detail, new RegExp(`stack "${name}"`));
+  }
+  const listed = await s.api('GET', `/api/v1/containers?stack=${name}`);
+  assert.equal(listed.status, 200);
+  assert.ok(listed.body.length >= 5, `${listed.body.length} containers`);
+  const logs = await s.api('GET', `/api/v1/containers/${id}/logs`);
+  assert.equal(logs.status, 200);
 });
 
 test('stop removes the services; remove takes the networks and secrets too', async () => {
