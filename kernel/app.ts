@@ -140,7 +140,7 @@ export async function boot(opts: BootOptions): Promise<Running> {
       failures: new RateLimiter(config.rateLimit.failedAuthPerMinute, Date.now, 'failed-auth'),
       webhooks: new RateLimiter(config.rateLimit.webhookPerMinute, Date.now, 'webhook'),
       budget: config.rateLimit.shared.enabled
-        ? new RateBudget(app.db, config.rateLimit.perMinute, { chunk: config.rateLimit.shared.chunk }, log.child({ part: 'rate-limit' }))
+        ? new RateBudget(app.db, config.rateLimit.perMinute, { chunk: Math.max(1, Math.ceil(config.rateLimit.perMinute * config.rateLimit.shared.chunkFraction)) }, log.child({ part: 'rate-limit' }))
         : undefined,
       clients: new ClientResolver(config.trustedProxies, config.publicUrl),
       limits: { body: config.http.bodyLimit, upload: config.http.uploadLimit },

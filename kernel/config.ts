@@ -33,7 +33,11 @@ export const ConfigSchema = Type.Object({
     /** webhook calls under /api, per client address and per resource */
     webhookPerMinute: Type.Integer({ minimum: 1 }),
     /** the per-token limit held across every instance on the database: budget taken in chunks, spent locally */
-    shared: Type.Object({ enabled: Type.Boolean(), chunk: Type.Integer({ minimum: 1, maximum: 10_000 }) }),
+    shared: Type.Object({
+      enabled: Type.Boolean(),
+      /** the share of the limit one grant covers (at least one request): the most an instance holds unspent */
+      chunkFraction: Type.Number({ exclusiveMinimum: 0, maximum: 1 }),
+    }),
   }),
   /** addresses or CIDRs whose X-Forwarded-For/-Proto/-Host are honoured */
   trustedProxies: Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 1000 }),
