@@ -46,7 +46,7 @@ export const ConfigSchema = Type.Object({
     outputLimit: Type.Integer({ minimum: 1024 }),
     /** a running job's lease: another instance takes the job over (failed, "interrupted") when it is not renewed in time */
     leaseMs: Type.Integer({ minimum: 1000 }),
-    /** how often leases are renewed and expired ones looked for (at most half the lease) */
+    /** how often leases are renewed and expired ones looked for (at most a quarter of the lease) */
     renewMs: Type.Integer({ minimum: 50 }),
     /** how often an instance looks for queued jobs it was not told about (enqueued elsewhere) */
     pollMs: Type.Integer({ minimum: 50 }),

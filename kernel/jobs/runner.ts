@@ -98,7 +98,7 @@ export class JobRunner implements JobsApi {
     private readonly holdLock?: (name: string) => Promise<HeldLock | null>,
   ) {
     this.leaseMs = Math.max(1000, opts.leaseMs ?? 30_000);
-    this.renewMs = Math.max(50, Math.min(opts.renewMs ?? 10_000, Math.floor(this.leaseMs / 2)));
+    this.renewMs = Math.max(50, Math.min(opts.renewMs ?? 2000, Math.floor(this.leaseMs / 4)));
   }
 
   define<I extends TSchema>(def: JobDef<I>): JobHandle<never> {
@@ -267,19 +267,22 @@ export class JobRunner implements JobsApi {
 
   /**
    * Marks failed ("interrupted by restart") every running job whose instance is gone: its lease expired, or its instance
-   * no longer holds its liveness lock (a killed process's connection closes, so that is seen at once). With one instance
-   * this is the recovery at start.
+   * no longer holds its liveness lock (a killed process's connection closes) and missed two renewals, so a crash is seen
+   * within a few seconds rather than a whole lease. With one instance this is the recovery at start.
    */
   private async takeOver(): Promise<void> {
     const { rows } = await this.db.query<JobRow>(
       `WITH gone AS (
          SELECT j.id FROM jobs j
           WHERE j.status = 'running' AND j.instance IS DISTINCT FROM $1
-            AND (j.instance IS NULL OR j.lease_until IS NULL OR j.lease_until < now() OR NOT EXISTS (
-              SELECT 1 FROM pg_locks l
-               WHERE l.locktype = 'advisory' AND l.objsubid = 1 AND l.granted
-                 AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
-                 AND ((l.classid::bigint << 32) | l.objid::bigint) = hashtext('dockwright.instance:' || j.instance::text)::bigint))
+            AND (j.instance IS NULL OR j.lease_until IS NULL OR j.lease_until < now()
+              -- without its lock, an instance that also missed two renewals is gone (a live one whose lock connection
+              -- dropped, say in a database restart, takes the lock again and renews before that)
+              OR (j.lease_until < now() + make_interval(secs => $2) AND NOT EXISTS (
+                SELECT 1 FROM pg_locks l
+                 WHERE l.locktype = 'advisory' AND l.objsubid = 1 AND l.granted
+                   AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+                   AND ((l.classid::bigint << 32) | l.objid::bigint) = hashtext('dockwright.instance:' || j.instance::text)::bigint)))
           FOR UPDATE SKIP LOCKED
        ), failed AS (
          UPDATE jobs SET status = 'failed', error = 'interrupted by restart', finished_at = now(), lease_until = NULL
@@ -289,7 +292,7 @@ export class JobRunner implements JobsApi {
          SELECT '{"kind":"system","name":"restart"}'::jsonb, 'job.' || type, resource, 'failed', jsonb_build_object('jobId', id, 'error', 'interrupted by restart') FROM failed
        ), announced AS (
          SELECT pg_notify('${jobsDoneChannel}', string_agg(id::text, ',')) FROM failed HAVING count(*) > 0
-       ) SELECT failed.* FROM failed LEFT JOIN announced ON true`, [this.instance]);
+       ) SELECT failed.* FROM failed LEFT JOIN announced ON true`, [this.instance, Math.max(0, this.leaseMs - 2 * this.renewMs) / 1000]);
     if (!rows.length) return;
     this.log.warn({ jobs: rows.map((r) => r.id) }, 'jobs of a stopped instance marked failed (interrupted)');
     for (const row of rows) this.finished.emit(row.id, toJob(row));

@@ -85,7 +85,8 @@ test('100 jobs enqueued on two instances: each runs exactly once, and both insta
 });
 
 test('kill -9 one instance in the middle of a job: the other marks it failed "interrupted" at once and runs the queue', async () => {
-  const a = await instance('kill-a', { concurrency: 1 });
+  // a minute's lease on both: only the closed connection (the liveness lock) can tell b so soon
+  const a = await instance('kill-a', { concurrency: 1, leaseMs: 60_000, renewMs: 100 });
   let b: Child | undefined;
   try {
     const post = (url: string, body: unknown) => call(url, 'POST', '/api/v1/probe/jobs', { token: admin, body });
