@@ -1,4 +1,4 @@
-// The swarm runtime: a loaded compose project converged as Swarm services (overlay networks, secrets, rolling updates with rollback) through the Engine API.
+// The swarm runtime: a loaded compose project converged as Swarm services (overlay networks, secrets and configs, rolling updates with rollback) through the Engine API.
 import { createHash } from 'node:crypto';
 import type Dockerode from 'dockerode';
 import type { ComposeProject, DeployIo, LoadedCompose, NormalizedService, ServiceStatus } from '../docker/types.ts';
@@ -20,9 +20,11 @@ export function swarmIssues(loaded: LoadedCompose): { path: string; message: str
     if (isObj(r.depends_on)) issues.push({ path: `${path}.depends_on`, message: 'long-form depends_on (conditions) has no meaning on a swarm: services start in any order. Use the list form, or a healthcheck and retries in the service' });
     if (s.containerName) issues.push({ path: `${path}.container_name`, message: 'a swarm service has one container per task: container_name cannot be kept' });
     if (s.networkMode) issues.push({ path: `${path}.network_mode`, message: 'network_mode is not available to swarm services: use networks' });
-    const secrets = r['x-dockwright-secrets'];
-    if (secrets !== undefined && !(isObj(secrets) && Object.values(secrets).every((v) => typeof v === 'string'))) {
-      issues.push({ path: `${path}.x-dockwright-secrets`, message: 'must map a secret file name to the name of one of the stack\'s variables' });
+    for (const kind of ['secrets', 'configs'] as const) {
+      const map = r[`x-dockwright-${kind}`];
+      if (map !== undefined && !(isObj(map) && Object.values(map).every((v) => typeof v === 'string'))) {
+        issues.push({ path: `${path}.x-dockwright-${kind}`, message: `must map a ${kind === 'secrets' ? 'secret file name' : 'file path in the container'} to the name of one of the stack's variables` });
+      }
     }
   }
   return issues;
@@ -71,20 +73,33 @@ async function ensureNetworks(deps: SwarmDeps, project: string, loaded: LoadedCo
   }
 }
 
-/** secrets are immutable on a swarm: one per value (named by its hash), the unused ones removed after the update */
-async function ensureSecrets(deps: SwarmDeps, project: string, wanted: Map<string, string>): Promise<Map<string, { id: string; name: string }>> {
-  const present = new Map((await deps.docker.listSecrets({ filters: projectFilter(deps, project) })).map((s) => [s.Spec!.Name!, s.ID]));
-  const out = new Map<string, { id: string; name: string }>();
+type Kind = 'secrets' | 'configs';
+type Stored = Map<string, { id: string; name: string }>;
+
+/** the engine calls of swarm secrets and configs, which work alike */
+const store = (docker: Dockerode, kind: Kind) => ({
+  list: async (filters: Obj) => ((kind === 'secrets' ? await docker.listSecrets({ filters }) : await docker.listConfigs({ filters })) as { ID: string; Spec?: { Name?: string } }[]),
+  create: async (spec: Obj) => ((kind === 'secrets' ? await docker.createSecret(spec) : await docker.createConfig(spec)) as unknown as { id: string }).id,
+  remove: (id: string) => (kind === 'secrets' ? docker.getSecret(id) : docker.getConfig(id)).remove(),
+});
+
+/** secrets and configs are immutable on a swarm: one per value (named by its hash), the unused ones removed after the update */
+async function ensureStored(deps: SwarmDeps, kind: Kind, project: string, wanted: Map<string, string>): Promise<Stored> {
+  const engine = store(deps.docker, kind);
+  const present = new Map((await engine.list(projectFilter(deps, project))).map((s) => [s.Spec?.Name ?? '', s.ID]));
+  const out: Stored = new Map();
   for (const [key, value] of wanted) {
-    const name = `${project}_${key}_${createHash('sha256').update(value).digest('hex').slice(0, 12)}`;
-    let id = present.get(name);
-    if (!id) id = ((await deps.docker.createSecret({ Name: name, Labels: ownLabels(deps, project), Data: Buffer.from(value).toString('base64') })) as unknown as { id: string }).id;
+    const name = `${project}_${key.replace(/[^A-Za-z0-9_.-]/g, '_')}_${createHash('sha256').update(value).digest('hex').slice(0, 12)}`.slice(-64);
+    const id = present.get(name) ?? await engine.create({ Name: name, Labels: ownLabels(deps, project), Data: Buffer.from(value).toString('base64') });
     out.set(key, { id, name });
   }
   return out;
 }
 
-function specOf(deps: SwarmDeps, project: ComposeProject, loaded: LoadedCompose, s: NormalizedService, secrets: Map<string, { id: string; name: string }>, warn: (l: string) => void): Obj {
+/** the service's x-dockwright-secrets or -configs: file (or path) → the stack variable that holds its content */
+const mapOf = (raw: Obj, kind: Kind): Record<string, string> => (isObj(raw[`x-dockwright-${kind}`]) ? raw[`x-dockwright-${kind}`] as Record<string, string> : {});
+
+function specOf(deps: SwarmDeps, project: ComposeProject, loaded: LoadedCompose, s: NormalizedService, stored: Record<Kind, Stored>, warn: (l: string) => void): Obj {
   const rawServices = isObj(loaded.raw.services) ? loaded.raw.services : {};
   const raw = isObj(rawServices[s.name]) ? rawServices[s.name] as Obj : {};
   const deploy = isObj(raw.deploy) ? raw.deploy : {};
@@ -96,7 +111,6 @@ function specOf(deps: SwarmDeps, project: ComposeProject, loaded: LoadedCompose,
     constraints.push('node.role == manager');
     warn(`service ${s.name} uses named volumes, which are per node: it is placed on the manager (node.role == manager); set deploy.placement.constraints to choose`);
   }
-  const serviceSecrets = isObj(raw['x-dockwright-secrets']) ? raw['x-dockwright-secrets'] as Record<string, string> : {};
   return {
     Name: serviceName(project.name, s.name),
     Labels: ownLabels(deps, project.name, { ...s.labels, [labels.service]: s.name }),
@@ -114,9 +128,13 @@ function specOf(deps: SwarmDeps, project: ComposeProject, loaded: LoadedCompose,
         StopGracePeriod: (s.stopGracePeriodSeconds ?? 10) * 1e9,
         ...(s.healthcheck ? { Healthcheck: { Test: s.healthcheck.test, Interval: s.healthcheck.intervalNs, Timeout: s.healthcheck.timeoutNs, Retries: s.healthcheck.retries, StartPeriod: s.healthcheck.startPeriodNs } } : {}),
         Mounts: s.mounts.filter((m) => m.type === 'volume' || m.type === 'bind' || m.type === 'tmpfs').map((m) => ({ Type: m.type, Source: m.source || undefined, Target: m.target, ReadOnly: m.readOnly })),
-        Secrets: Object.keys(serviceSecrets).map((file) => {
-          const sec = secrets.get(`${s.name}.${file}`)!;
+        Secrets: Object.keys(mapOf(raw, 'secrets')).map((file) => {
+          const sec = stored.secrets.get(`${s.name}.${file}`)!;
           return { SecretID: sec.id, SecretName: sec.name, File: { Name: file, UID: '0', GID: '0', Mode: 0o400 } };
+        }),
+        Configs: Object.keys(mapOf(raw, 'configs')).map((path) => {
+          const conf = stored.configs.get(`${s.name}.${path}`)!;
+          return { ConfigID: conf.id, ConfigName: conf.name, File: { Name: path, UID: '0', GID: '0', Mode: 0o444 } };
         }),
         ...(s.init !== null ? { Init: s.init } : {}),
         TTY: s.tty,
@@ -160,22 +178,24 @@ export async function deploySwarm(deps: SwarmDeps, project: ComposeProject, load
   const refused = swarmIssues(loaded);
   if (refused.length) throw new Error(`the stack cannot run on the swarm: ${refused.map((i) => `${i.path}: ${i.message}`).join('; ')}`);
   await ensureNetworks(deps, project.name, loaded, io);
-  const wantedSecrets = new Map<string, string>();
+  const wanted: Record<Kind, Map<string, string>> = { secrets: new Map(), configs: new Map() };
   const rawServices = isObj(loaded.raw.services) ? loaded.raw.services : {};
   for (const s of loaded.services) {
-    const map = (isObj(rawServices[s.name]) && isObj((rawServices[s.name] as Obj)['x-dockwright-secrets']) ? (rawServices[s.name] as Obj)['x-dockwright-secrets'] : {}) as Record<string, string>;
-    for (const [file, variable] of Object.entries(map)) {
-      const value = project.variables[variable];
-      if (value === undefined) throw new Error(`service ${s.name}: the secret ${file} names the variable ${variable}, which the stack does not set`);
-      wantedSecrets.set(`${s.name}.${file}`, value);
+    const raw = isObj(rawServices[s.name]) ? rawServices[s.name] as Obj : {};
+    for (const kind of ['secrets', 'configs'] as const) {
+      for (const [file, variable] of Object.entries(mapOf(raw, kind))) {
+        const value = project.variables[variable];
+        if (value === undefined) throw new Error(`service ${s.name}: ${kind === 'secrets' ? 'the secret' : 'the config'} ${file} names the variable ${variable}, which the stack does not set`);
+        wanted[kind].set(`${s.name}.${file}`, value);
+      }
     }
   }
-  const secrets = await ensureSecrets(deps, project.name, wantedSecrets);
+  const stored = { secrets: await ensureStored(deps, 'secrets', project.name, wanted.secrets), configs: await ensureStored(deps, 'configs', project.name, wanted.configs) };
   const existing = new Map((await projectServices(deps, project.name)).map((s) => [s.Spec.Labels?.[labels.service] ?? '', s]));
   const updated: string[] = [];
   const since = new Map<string, number>();
   for (const s of loaded.services) {
-    const spec = specOf(deps, project, loaded, s, secrets, io.log);
+    const spec = specOf(deps, project, loaded, s, stored, io.log);
     const hash = createHash('sha256').update(JSON.stringify(spec)).digest('hex').slice(0, 16);
     (spec.Labels as Record<string, string>)[labels.spec] = hash;
     const current = existing.get(s.name);
@@ -202,7 +222,7 @@ export async function deploySwarm(deps: SwarmDeps, project: ComposeProject, load
     const error = await converge(deps, project.name, name, existing.has(name), io);
     if (error) failures.push(`${name}: ${error}`);
   }
-  await pruneSecrets(deps, project.name, new Set([...secrets.values()].map((s) => s.id)));
+  for (const kind of ['secrets', 'configs'] as const) await prune(deps, kind, project.name, new Set([...stored[kind].values()].map((x) => x.id)));
   if (failures.length) throw new Error(`the update failed and was rolled back: ${failures.join('; ')}`);
   return { services: loaded.services.map((s) => s.name), updated, removed };
 }
@@ -230,13 +250,14 @@ async function converge(deps: SwarmDeps, project: string, name: string, wasUpdat
   }
 }
 
-async function pruneSecrets(deps: SwarmDeps, project: string, keep: Set<string>): Promise<void> {
-  for (const s of await deps.docker.listSecrets({ filters: projectFilter(deps, project) })) {
-    if (!keep.has(s.ID)) await deps.docker.getSecret(s.ID).remove().catch(() => undefined); // still in use by a task being replaced
+async function prune(deps: SwarmDeps, kind: Kind, project: string, keep: Set<string>): Promise<void> {
+  const engine = store(deps.docker, kind);
+  for (const x of await engine.list(projectFilter(deps, project))) {
+    if (!keep.has(x.ID)) await engine.remove(x.ID).catch(() => undefined); // still in use by a task being replaced
   }
 }
 
-/** removes the project's services (and, with `everything`, its overlay networks and secrets) */
+/** removes the project's services (and, with `everything`, its overlay networks, secrets and configs) */
 export async function stopSwarm(deps: SwarmDeps, project: string, io: DeployIo, everything = false): Promise<{ removed: string[] }> {
   const services = await projectServices(deps, project);
   for (const s of services) {
@@ -248,7 +269,7 @@ export async function stopSwarm(deps: SwarmDeps, project: string, io: DeployIo, 
     const until = Date.now() + deps.convergeTimeoutMs;
     while (((await deps.docker.listContainers({ all: true, filters: projectFilter(deps, project) })).length) && Date.now() < until) await new Promise((r) => setTimeout(r, deps.pollMs));
     for (const n of await deps.docker.listNetworks({ filters: projectFilter(deps, project) })) await deps.docker.getNetwork(n.Id).remove().catch(() => undefined);
-    await pruneSecrets(deps, project, new Set());
+    for (const kind of ['secrets', 'configs'] as const) await prune(deps, kind, project, new Set());
   }
   return { removed: services.map((s) => s.Spec.Labels?.[labels.service] ?? s.Spec.Name) };
 }

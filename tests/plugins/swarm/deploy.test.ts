@@ -1,4 +1,4 @@
-// A stack on the swarm runtime, through the stacks API on the single-node test swarm: services with replicas, a published port, rolling image change, rollback of a broken image, scale, secrets, task containers, stop and remove.
+// A stack on the swarm runtime, through the stacks API on the single-node test swarm: services with replicas, a published port, rolling image change, rollback of a broken image, scale, secrets and configs, task containers, stop and remove.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, type TestServer } from '../../helpers/harness.ts';
@@ -32,6 +32,7 @@ services:
     image: dockwright-test/busybox:1
     command: ["sleep", "3600"]
     stop_grace_period: 1s
+    x-dockwright-configs: { /etc/app.conf: APP_CONF }
 `;
 
 const services = async () => (await docker.listServices({ filters: { label: [`dockwright.project=${name}`] } })) as any[];
@@ -56,6 +57,7 @@ after(async () => {
   for (const svc of await services().catch(() => [])) await docker.getService(svc.ID).remove().catch(() => undefined);
   for (const n of await docker.listNetworks({ filters: { label: [`dockwright.project=${name}`] } }).catch(() => [])) await docker.getNetwork(n.Id).remove().catch(() => undefined);
   for (const sec of await docker.listSecrets({ filters: { label: [`dockwright.project=${name}`] } }).catch(() => [])) await docker.getSecret(sec.ID).remove().catch(() => undefined);
+  for (const conf of await docker.listConfigs({ filters: { label: [`dockwright.project=${name}`] } }).catch(() => [])) await docker.getConfig(conf.ID).remove().catch(() => undefined);
   await s.close();
 });
 
@@ -70,9 +72,9 @@ test('build and long-form depends_on are refused for a swarm stack with 422, nam
   assert.match(res.text, /long-form depends_on/);
 });
 
-test('a 3-service stack deploys as swarm services: replicas run, the published port answers, secrets are files but not in the service spec', async () => {
+test('a 3-service stack deploys as swarm services: replicas run, the published port answers, secrets and configs are files, secrets not in the service spec', async () => {
   await createStack(s, name, compose());
-  const env = await s.api('PUT', `/api/v1/stacks/${name}/env`, { body: { values: { API_KEY: secretValue }, revision: 1 } });
+  const env = await s.api('PUT', `/api/v1/stacks/${name}/env`, { body: { values: { API_KEY: secretValue, APP_CONF: 'listen = 8080' }, revision: 1 } });
   assert.equal(env.status, 200, env.text);
   const job = await act(s, 'deploy', name);
   assert.match(job.output, /on the swarm runtime/);
@@ -87,11 +89,13 @@ test('a 3-service stack deploys as swarm services: replicas run, the published p
 
   // the value is in the task's file, never in what the engine shows of the service
   assert.ok(!JSON.stringify(worker).includes(secretValue));
-  const containerId = (await runningTasks('worker'))[0].Status.ContainerStatus.ContainerID;
-  const exec = await docker.getContainer(containerId).exec({ Cmd: ['cat', '/run/secrets/api_key'], AttachStdout: true, AttachStderr: true });
-  const stream = await exec.start({ hijack: true, stdin: false });
-  const out = await new Promise<string>((resolve) => { let b = ''; stream.on('data', (c: Buffer) => { b += c.toString(); }); stream.on('end', () => resolve(b)); });
-  assert.ok(out.includes(secretValue), 'the secret is a file in the task');
+  const read = async (svc: string, file: string) => {
+    const exec = await docker.getContainer((await runningTasks(svc))[0].Status.ContainerStatus.ContainerID).exec({ Cmd: ['cat', file], AttachStdout: true, AttachStderr: true });
+    const stream = await exec.start({ hijack: true, stdin: false });
+    return new Promise<string>((resolve) => { let b = ''; stream.on('data', (c: Buffer) => { b += c.toString(); }); stream.on('end', () => resolve(b)); });
+  };
+  assert.ok((await read('worker', '/run/secrets/api_key')).includes(secretValue), 'the secret is a file in the task');
+  assert.ok((await read('cache', '/etc/app.conf')).includes('listen = 8080'), 'the config is a file in the task');
   const job2 = await s.api('GET', `/api/v1/jobs/${job.id}`);
   assert.ok(!job2.text.includes(secretValue));
 
@@ -152,7 +156,7 @@ test('a task container is acted on through its stack (409 naming it); its logs a
   assert.equal(logs.status, 200);
 });
 
-test('stop removes the services; remove takes the networks and secrets too', async () => {
+test('stop removes the services; remove takes the networks, secrets and configs too', async () => {
   await act(s, 'stop', name);
   assert.equal((await services()).length, 0);
   const stack = (await s.api('GET', `/api/v1/stacks/${name}`)).body;
@@ -161,4 +165,5 @@ test('stop removes the services; remove takes the networks and secrets too', asy
   if (del.body?.id) await waitJob(s, del.body.id);
   await until(async () => (await docker.listNetworks({ filters: { label: [`dockwright.project=${name}`] } })).length === 0, 60_000, 'the overlay network to go');
   assert.equal((await docker.listSecrets({ filters: { label: [`dockwright.project=${name}`] } })).length, 0);
+  assert.equal((await docker.listConfigs({ filters: { label: [`dockwright.project=${name}`] } })).length, 0);
 });

@@ -7,11 +7,11 @@ import { docker, uniqueName, until } from '../docker/helpers.ts';
 let s: TestServer;
 const service = `dwswarm-${uniqueName()}`;
 before(async () => {
-  s = await startServer({ plugins: { docker: { options: { reconcile: false } }, swarm: { enabled: true } } });
+  s = await startServer({ plugins: { docker: { options: { reconcile: false } }, stacks: {}, swarm: { enabled: true } } });
 });
 after(async () => {
   await docker.getService(service).remove().catch(() => undefined);
-  await s.close();
+  await s?.close();
 });
 
 test('the admin lists the nodes: one ready, active manager (the leader) with its resources and the tasks running on it', async () => {
