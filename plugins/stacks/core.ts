@@ -82,6 +82,8 @@ export function createCore(ctx: PluginContext, deps: { runtime: DockerRuntime; s
     job.log(`deploying ${row.name} at revision ${row.revision}${commit ? `, commit ${commit}` : ''}${other ? ` on the ${other.name} runtime` : ''}`);
     try {
       const io = { log: job.log, signal: job.signal };
+      // a stack moved back to the compose runtime leaves nothing running on the others
+      if (!other) await others((r) => r.remove(row.name, io));
       const result = other ? await other.deploy(project, loaded, io) : await runtime.deploy(project, io);
       await store.set(row.name, { desired: 'running', deployed_revision: row.revision });
       ctx.events.emit('stack.deployed', { stack: row.name, revision: row.revision, commit, jobId: job.id });
@@ -99,8 +101,10 @@ export function createCore(ctx: PluginContext, deps: { runtime: DockerRuntime; s
       type: 'stacks.stop', input: Input,
       async run(job) {
         const io = { log: job.log, signal: job.signal };
+        // the other runtimes first: their services would replace the containers the compose runtime removes
+        const removed = (await others((r) => r.stop(job.input.stack, io))).flatMap((r) => r.removed);
         const result = await runtime.stop(job.input.stack, io);
-        for (const r of await others((r) => r.stop(job.input.stack, io))) result.removed.push(...r.removed);
+        result.removed.push(...removed);
         await store.set(job.input.stack, { desired: 'stopped' });
         ctx.events.emit('stack.stopped', { stack: job.input.stack, jobId: job.id });
         return result;

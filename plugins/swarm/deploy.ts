@@ -177,6 +177,7 @@ export async function projectServices(deps: SwarmDeps, project: string): Promise
 export async function deploySwarm(deps: SwarmDeps, project: ComposeProject, loaded: LoadedCompose, io: DeployIo): Promise<{ services: string[]; updated: string[]; removed: string[] }> {
   const refused = swarmIssues(loaded);
   if (refused.length) throw new Error(`the stack cannot run on the swarm: ${refused.map((i) => `${i.path}: ${i.message}`).join('; ')}`);
+  await removeComposeLeftovers(deps, project.name, io);
   await ensureNetworks(deps, project.name, loaded, io);
   const wanted: Record<Kind, Map<string, string>> = { secrets: new Map(), configs: new Map() };
   const rawServices = isObj(loaded.raw.services) ? loaded.raw.services : {};
@@ -225,6 +226,20 @@ export async function deploySwarm(deps: SwarmDeps, project: ComposeProject, load
   for (const kind of ['secrets', 'configs'] as const) await prune(deps, kind, project.name, new Set([...stored[kind].values()].map((x) => x.id)));
   if (failures.length) throw new Error(`the update failed and was rolled back: ${failures.join('; ')}`);
   return { services: loaded.services.map((s) => s.name), updated, removed };
+}
+
+/** a stack moved from the compose runtime: its containers (not swarm tasks) and networks would hold its ports and names */
+async function removeComposeLeftovers(deps: SwarmDeps, project: string, io: DeployIo): Promise<void> {
+  const leftovers = (await deps.docker.listContainers({ all: true, filters: projectFilter(deps, project) }))
+    .filter((c) => !c.Labels['com.docker.swarm.task.id']);
+  for (const c of leftovers) {
+    io.log(`removing container ${c.Names[0]?.replace(/^\//, '') ?? c.Id} of the compose runtime (the stack now runs on the swarm)`);
+    await deps.docker.getContainer(c.Id).remove({ force: true }).catch((err: { statusCode?: number }) => { if (err.statusCode !== 404) throw err; });
+  }
+  // its bridge networks hold the names the overlay networks take
+  for (const n of await deps.docker.listNetworks({ filters: projectFilter(deps, project) })) {
+    if (n.Driver !== 'overlay') await deps.docker.getNetwork(n.Id).remove().catch((err: { statusCode?: number }) => { if (err.statusCode !== 404) throw err; });
+  }
 }
 
 /** waits until the service runs its replicas (or its update is done); null, or why it failed with the tasks' errors */

@@ -167,3 +167,33 @@ test('stop removes the services; remove takes the networks, secrets and configs 
   assert.equal((await docker.listSecrets({ filters: { label: [`dockwright.project=${name}`] } })).length, 0);
   assert.equal((await docker.listConfigs({ filters: { label: [`dockwright.project=${name}`] } })).length, 0);
 });
+
+test('a stack moved between the compose and the swarm runtime leaves nothing behind on the other', async () => {
+  const moved = uniqueName('swm');
+  const file = (swarm: boolean) => `${swarm ? 'x-dockwright: { runtime: swarm }\n' : ''}services:\n  app:\n    image: dockwright-test/busybox:1\n    command: ["sleep", "3600"]\n    stop_grace_period: 1s\n`;
+  const containers = async () => (await docker.listContainers({ all: true, filters: { label: [`dockwright.project=${moved}`] } }));
+  const movedServices = async () => docker.listServices({ filters: { label: [`dockwright.project=${moved}`] } });
+  try {
+    await createStack(s, moved, file(false));
+    await act(s, 'deploy', moved);
+    assert.equal((await containers()).length, 1);
+    assert.equal((await movedServices()).length, 0);
+
+    assert.equal((await s.api('PUT', `/api/v1/stacks/${moved}/compose`, { body: { content: file(true), revision: 1 } })).status, 200);
+    const toSwarm = await act(s, 'deploy', moved);
+    assert.match(toSwarm.output, /of the compose runtime/);
+    assert.equal((await movedServices()).length, 1);
+    const tasks = await containers();
+    assert.ok(tasks.every((c) => c.Labels['com.docker.swarm.task.id']), 'only swarm tasks are left');
+
+    assert.equal((await s.api('PUT', `/api/v1/stacks/${moved}/compose`, { body: { content: file(false), revision: 2 } })).status, 200);
+    await act(s, 'deploy', moved);
+    assert.equal((await movedServices()).length, 0);
+    await until(async () => (await containers()).every((c) => !c.Labels['com.docker.swarm.task.id']), 60_000, 'the task containers to go');
+    assert.equal((await containers()).filter((c) => c.State === 'running').length, 1);
+  } finally {
+    for (const svc of await movedServices().catch(() => [])) await docker.getService(svc.ID).remove().catch(() => undefined);
+    for (const c of await containers().catch(() => [])) await docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined);
+    for (const n of await docker.listNetworks({ filters: { label: [`dockwright.project=${moved}`] } }).catch(() => [])) await docker.getNetwork(n.Id).remove().catch(() => undefined);
+  }
+});
