@@ -280,10 +280,11 @@ export async function stopSwarm(deps: SwarmDeps, project: string, io: DeployIo, 
     await deps.docker.getService(s.ID).remove().catch((err: { statusCode?: number }) => { if (err.statusCode !== 404) throw err; });
   }
   if (everything) {
-    // a network is free once the tasks' containers are gone
+    // an overlay network is free once the tasks' containers are gone (the compose runtime's own containers and bridge networks are not ours to wait for)
+    const tasksLeft = async () => (await deps.docker.listContainers({ all: true, filters: projectFilter(deps, project) })).some((c) => c.Labels['com.docker.swarm.task.id']);
     const until = Date.now() + deps.convergeTimeoutMs;
-    while (((await deps.docker.listContainers({ all: true, filters: projectFilter(deps, project) })).length) && Date.now() < until) await new Promise((r) => setTimeout(r, deps.pollMs));
-    for (const n of await deps.docker.listNetworks({ filters: projectFilter(deps, project) })) await deps.docker.getNetwork(n.Id).remove().catch(() => undefined);
+    while (services.length && (await tasksLeft()) && Date.now() < until) await new Promise((r) => setTimeout(r, deps.pollMs));
+    for (const n of await deps.docker.listNetworks({ filters: { ...projectFilter(deps, project), driver: ['overlay'] } })) await deps.docker.getNetwork(n.Id).remove().catch(() => undefined);
     for (const kind of ['secrets', 'configs'] as const) await prune(deps, kind, project, new Set());
   }
   return { removed: services.map((s) => s.Spec.Labels?.[labels.service] ?? s.Spec.Name) };

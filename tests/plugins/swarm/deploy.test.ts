@@ -191,6 +191,11 @@ test('a stack moved between the compose and the swarm runtime leaves nothing beh
     assert.equal((await movedServices()).length, 0);
     await until(async () => (await containers()).every((c) => !c.Labels['com.docker.swarm.task.id']), 60_000, 'the task containers to go');
     assert.equal((await containers()).filter((c) => c.State === 'running').length, 1);
+    // a compose stack's redeploy does not wait for swarm tasks it never had
+    const began = Date.now();
+    await act(s, 'deploy', moved);
+    assert.ok(Date.now() - began < 30_000, `redeploy took ${Date.now() - began} ms`);
+    assert.equal((await containers()).filter((c) => c.State === 'running').length, 1);
   } finally {
     for (const svc of await movedServices().catch(() => [])) await docker.getService(svc.ID).remove().catch(() => undefined);
     for (const c of await containers().catch(() => [])) await docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined);
