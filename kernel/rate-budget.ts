@@ -112,7 +112,11 @@ export class RateBudget {
           this.log.warn({ err }, 'could not take request budget from the database; spending locally');
           for (const key of keys) {
             const l = this.local.get(key);
-            if (l) l.granted = Math.max(l.granted, Math.min(this.limit, l.spent + this.opts.chunk));
+            if (!l) continue;
+            const next = Math.min(this.limit, l.spent + this.opts.chunk);
+            // this instance alone has spent the whole limit: refuse until the window turns, as one instance would
+            if (next <= l.granted) l.exhausted = true;
+            else l.granted = next;
           }
         }
         for (const b of batch.values()) for (const done of b.done) done();

@@ -179,8 +179,8 @@ export function createHttpServer(deps: HttpDeps): Server {
         if (!who) throw problem(401, 'the token is wrong, revoked or expired', { headers: unauthorizedHeaders });
         principal = who;
         if (deps.budget && entry.mount === 'api' && !route.upload && tokenHash) {
-          const pending = deps.budget.take(`t:${tokenHash}`);
-          const shared = pending instanceof Promise ? await pending : pending;
+          const spending = deps.budget.take(`t:${tokenHash}`);
+          const shared = spending instanceof Promise ? await spending : spending;
           if (!shared.allowed || shared.remaining < remainingHere) rateHeaders = shared.headers;
           for (const k in rateHeaders) res.setHeader(k, rateHeaders[k]);
           if (!shared.allowed) throw problem(429, `more than ${deps.budget.limit} requests per minute with this token across all instances; retry after ${shared.reset} s`, { headers: { 'Retry-After': String(shared.reset) } });
