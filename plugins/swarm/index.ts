@@ -1,8 +1,9 @@
 // The swarm plugin: a second stack runtime (Swarm services) beside the compose runtime, the swarm's nodes (GET /nodes, admin) and nodes down as attention items.
-import { definePlugin, defineRoute, Type, type AttentionItem } from '../../sdk/index.ts';
+import { definePlugin, defineRoute, problem, streamReply, Type, type AttentionItem } from '../../sdk/index.ts';
 import type { DockerRuntime } from '../docker/types.ts';
 import type { StacksApi } from '../stacks/index.ts';
-import { deploySwarm, statusSwarm, stopSwarm, swarmIssues, wantsSwarm, type SwarmDeps } from './deploy.ts';
+import { deploySwarm, labels, projectServices, statusSwarm, stopSwarm, swarmIssues, wantsSwarm, type SwarmDeps } from './deploy.ts';
+import { serviceLogs } from './logs.ts';
 import { assertManager, listNodes, NodeView } from './nodes.ts';
 
 export default definePlugin({
@@ -46,6 +47,7 @@ export default definePlugin({
     });
     ctx.scopes.define({
       'nodes:read': { description: 'list the swarm\'s nodes, their resources and tasks', role: 'admin' },
+      'services:logs': { description: 'read the logs of a swarm stack\'s services, from every node', role: 'operator' },
     });
 
     ctx.routes.add(defineRoute({
@@ -58,6 +60,26 @@ export default definePlugin({
         const rest = from < 0 ? [] : nodes.slice(from);
         const items = rest.slice(0, page.limit);
         return { items, next: rest.length > page.limit ? items.at(-1)!.id : undefined };
+      },
+    }));
+
+    ctx.routes.add(defineRoute({
+      method: 'GET', path: '/stacks/:name/services/:service/logs', scopes: ['services:logs'], errors: [403, 404, 409, 503],
+      params: Type.Object({ name: stacks.nameSchema, service: Type.String({ pattern: '^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,62}$' }) }),
+      query: Type.Object({
+        tail: Type.Optional(Type.String({ pattern: '^(all|[0-9]{1,7})$', default: 'all', description: 'the last N lines of each task, or all' })),
+        timestamps: Type.Optional(Type.Union([Type.Literal('0'), Type.Literal('1')])),
+      }),
+      summary: 'A swarm stack service\'s logs as text/plain, from the tasks on every node',
+      description: '404 when the stack is unknown (or hidden from the caller) or has no such swarm service; 409 when the engine is not a swarm manager.',
+      handler: async ({ params, query, principal }) => {
+        await stacks.access(params.name, principal, 'read');
+        await assertManager(runtime.docker);
+        const svc = (await projectServices(deps, params.name)).find((x) => x.Spec.Labels?.[labels.service] === params.service);
+        if (!svc) throw problem(404, `stack "${params.name}" has no swarm service "${params.service}"`);
+        const tty = Boolean(((svc.Spec.TaskTemplate as Record<string, unknown> | undefined)?.ContainerSpec as { TTY?: boolean } | undefined)?.TTY);
+        const stream = await serviceLogs(runtime.docker, svc.ID, tty, { tail: query.tail ?? 'all', timestamps: query.timestamps === '1' });
+        return streamReply(stream, 'text/plain; charset=utf-8', { 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' });
       },
     }));
 

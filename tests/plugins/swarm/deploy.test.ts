@@ -30,7 +30,7 @@ services:
       rollback_config: { parallelism: 2, delay: 0s, monitor: 1s }
   cache:
     image: dockwright-test/busybox:1
-    command: ["sleep", "3600"]
+    command: ["sh", "-c", "echo cache-ready; sleep 3600"]
     stop_grace_period: 1s
     x-dockwright-configs: { /etc/app.conf: APP_CONF }
 `;
@@ -140,7 +140,7 @@ test('a scale change converges to the new replica count', async () => {
   assert.equal((await runningTasks('worker')).length, 3);
 });
 
-test('a task container is acted on through its stack (409 naming it); its logs and the stack\'s containers are read as usual', async () => {
+test('a task container is acted on through its stack (409 naming it); its logs, the service\'s logs and the stack\'s containers are read', async () => {
   const [task] = await runningTasks('web');
   const id = task.Status.ContainerStatus.ContainerID;
   for (const verb of ['start', 'stop', 'restart']) {
@@ -154,6 +154,18 @@ test('a task container is acted on through its stack (409 naming it); its logs a
   assert.ok(listed.body.length >= 5, `${listed.body.length} containers`);
   const logs = await s.api('GET', `/api/v1/containers/${id}/logs`);
   assert.equal(logs.status, 200);
+
+  // the service's logs, as the manager gathers them from every node
+  const serviceLogs = await until(async () => {
+    const r = await s.api('GET', `/api/v1/stacks/${name}/services/cache/logs?tail=10`);
+    return r.status === 200 && r.text.includes('cache-ready') ? r : null;
+  }, 20_000, 'the cache service to log');
+  assert.match(serviceLogs.headers.get('content-type') ?? '', /^text\/plain/);
+  assert.equal((await s.api('GET', `/api/v1/stacks/${name}/services/nope/logs`)).status, 404);
+  assert.equal((await s.api('GET', `/api/v1/stacks/${uniqueName('none')}/services/cache/logs`)).status, 404);
+  assert.equal((await s.api('GET', `/api/v1/stacks/${name}/services/cache/logs?tail=x`)).status, 400);
+  const viewer = await s.token('viewer', ['stacks:read']);
+  assert.equal((await s.api('GET', `/api/v1/stacks/${name}/services/cache/logs`, { token: viewer })).status, 403);
 });
 
 test('stop removes the services; remove takes the networks, secrets and configs too', async () => {
