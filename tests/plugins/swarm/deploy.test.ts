@@ -214,3 +214,24 @@ test('a stack moved between the compose and the swarm runtime leaves nothing beh
     for (const n of await docker.listNetworks({ filters: { label: [`dockwright.project=${moved}`] } }).catch(() => [])) await docker.getNetwork(n.Id).remove().catch(() => undefined);
   }
 });
+
+test('pull works for a swarm stack through the same API: the images of its services, from their registry', async () => {
+  const pulled = uniqueName('swp');
+  const image = `${process.env.REGISTRY_OPEN ?? '127.0.0.1:5000'}/dockwright-test/busybox:1`;
+  try {
+    await createStack(s, pulled, `x-dockwright: { runtime: swarm }\nservices:\n  app:\n    image: ${image}\n    command: ["sleep", "3600"]\n    stop_grace_period: 1s\n`);
+    await act(s, 'deploy', pulled);
+    const job = await act(s, 'pull', pulled);
+    assert.deepEqual(job.result.images.map((i: { image: string }) => i.image), [image]);
+    const stack = await until(async () => { const r = await s.api('GET', `/api/v1/stacks/${pulled}`); return r.body.status === 'running' ? r.body : null; }, 30_000, 'the stack to run');
+    assert.equal(stack.services.length, 1);
+  } finally {
+    for (const svc of await docker.listServices({ filters: { label: [`dockwright.project=${pulled}`] } }).catch(() => [])) await docker.getService(svc.ID).remove().catch(() => undefined);
+    // the network is free once the removed service's tasks are gone
+    await until(async () => {
+      const left = await docker.listNetworks({ filters: { label: [`dockwright.project=${pulled}`] } });
+      for (const n of left) await docker.getNetwork(n.Id).remove().catch(() => undefined);
+      return left.length === 0;
+    }, 60_000, 'the overlay network to be removed').catch(() => undefined);
+  }
+});
