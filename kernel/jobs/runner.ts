@@ -304,7 +304,7 @@ export class JobRunner implements JobsApi {
     if (this.renewing) return;
     this.renewing = true;
     try {
-      if (!this.alive && this.holdLock) this.alive = await this.holdLock(instanceLockName(this.instance)).catch(() => null);
+      if (!this.alive) await this.holdLiveness().catch(() => undefined);
       const ids = [...this.running.keys()];
       if (ids.length) {
         const { rows } = await this.db.query<{ id: string }>(
@@ -332,16 +332,21 @@ export class JobRunner implements JobsApi {
     return rows.length > 0;
   }
 
+  /** takes this instance's liveness lock; when its connection drops, the next renewal takes it again */
+  private async holdLiveness(): Promise<void> {
+    if (!this.holdLock) return;
+    const held = await this.holdLock(instanceLockName(this.instance));
+    this.alive = held;
+    void held?.lost.then(() => {
+      if (this.stopping || this.alive !== held) return;
+      this.log.error('lost the instance liveness lock: taking it again with the next renewal');
+      this.alive = undefined;
+    });
+  }
+
   /** holds this instance's liveness lock, recovers the jobs of instances that are gone, then starts claiming. */
   async start(): Promise<void> {
-    if (this.holdLock) {
-      this.alive = await this.holdLock(instanceLockName(this.instance));
-      void this.alive?.lost.then(() => {
-        if (this.stopping) return;
-        this.log.error('lost the instance liveness lock: other instances may take over the jobs running here once their leases expire');
-        this.alive = undefined;
-      });
-    }
+    await this.holdLiveness();
     await this.takeOver();
     const orphans = await this.db.query<{ id: string }>(
       `UPDATE jobs SET status = 'failed', error = 'no enabled plugin runs jobs of type ' || type, finished_at = now()

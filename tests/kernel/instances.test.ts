@@ -142,6 +142,30 @@ test('a frozen instance loses its lease: another takes the job over, and the tha
   }
 });
 
+test('an instance whose liveness lock connection drops (a database restart, say) takes it again and keeps its job', async () => {
+  const a = await instance('relock-a', { concurrency: 1, leaseMs: 60_000, renewMs: 100 });
+  let b: Child | undefined;
+  try {
+    const job = (await call(a.url, 'POST', '/api/v1/probe/jobs', { token: admin, body: { ms: 60_000 } })).body;
+    const [{ instance: owner }] = await eventually(async () => {
+      const rows = await query<{ instance: string }>(`SELECT instance FROM jobs WHERE id = $1 AND status = 'running'`, [job.id]);
+      return rows.length ? rows : undefined;
+    }, 10_000, 'the job to run on a');
+    b = await instance('relock-b', { leaseMs: 60_000, renewMs: 100 });
+    const lockHolder = `SELECT l.pid FROM pg_locks l WHERE l.locktype = 'advisory' AND l.objsubid = 1 AND l.granted
+      AND ((l.classid::bigint << 32) | l.objid::bigint) = hashtext('dockwright.instance:' || $1::text)::bigint`;
+    const [{ pid }] = await query<{ pid: number }>(lockHolder, [owner]);
+    await query('SELECT pg_terminate_backend($1)', [pid]);
+    // a takes its lock again within a renewal or two, before b counts two missed renewals against it
+    await eventually(async () => (await query<{ pid: number }>(lockHolder, [owner])).some((r) => r.pid !== pid), 5000, 'a to hold its lock again');
+    await new Promise((r) => setTimeout(r, 1000));
+    assert.equal((await call(b.url, 'GET', `/api/v1/jobs/${job.id}`, { token: admin })).body.status, 'running');
+  } finally {
+    await a.kill('SIGKILL');
+    await b?.kill('SIGTERM');
+  }
+});
+
 test('a cancel sent to one instance stops the job running on the other', async () => {
   const a = await instance('cancel-a', { concurrency: 1 });
   let b: Child | undefined;
