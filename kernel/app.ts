@@ -12,13 +12,14 @@ import { migrate } from './db/migrate.ts';
 import { ScopeCatalogue } from './auth/scopes.ts';
 import { Tokens, tokensChannel } from './auth/tokens.ts';
 import { RateLimiter } from './rate-limit.ts';
+import { RateBudget } from './rate-budget.ts';
 import { createRevisions } from './revisions.ts';
 import { createActivity } from './activity.ts';
 import { createActionTokens } from './action-tokens.ts';
 import { createSecrets, loadSecretKey } from './secrets.ts';
 import { createEvents } from './events.ts';
 import { createOutbound, type NameResolver } from './outbound.ts';
-import { JobRunner } from './jobs/runner.ts';
+import { JobRunner, jobsCancelChannel, jobsDoneChannel } from './jobs/runner.ts';
 import { Scheduler } from './jobs/scheduler.ts';
 import { RouteTable } from './http/routes.ts';
 import { createHttpServer } from './http/server.ts';
@@ -104,7 +105,8 @@ export async function assemble(opts: BootOptions): Promise<Assembled> {
     const secrets = createSecrets(loadSecretKey(config.secretKey, config.dataDir));
     const events = createEvents(log);
     const jobs = new JobRunner(db, log.child({ part: 'jobs' }), activity, config.jobs, () => db.session(),
-      (job) => events.emit('job.failed', { jobId: job.id, type: job.type, resource: job.resource, error: job.error }));
+      (job) => events.emit('job.failed', { jobId: job.id, type: job.type, resource: job.resource, error: job.error }),
+      (name) => db.tryLock(name));
     // the kernel's own schema first: plugins are given the installation id while they set up
     await migrate(db, [{ owner: 'kernel', dir: join(import.meta.dirname, 'migrations') }], log);
     const { rows: [installation] } = await db.query<{ id: string }>('SELECT id FROM installation');
@@ -172,6 +174,9 @@ export async function boot(opts: BootOptions): Promise<Running> {
       limiter: new RateLimiter(config.rateLimit.perMinute),
       failures: new RateLimiter(config.rateLimit.failedAuthPerMinute, Date.now, 'failed-auth'),
       webhooks: new RateLimiter(config.rateLimit.webhookPerMinute, Date.now, 'webhook'),
+      budget: config.rateLimit.shared.enabled
+        ? new RateBudget(app.db, config.rateLimit.perMinute, { chunk: Math.max(1, Math.ceil(config.rateLimit.perMinute * config.rateLimit.shared.chunkFraction)) }, log.child({ part: 'rate-limit' }))
+        : undefined,
       clients,
       limits: { body: config.http.bodyLimit, upload: config.http.uploadLimit },
       authenticate: (bearer, tokenHash) => app.tokens.authenticate(bearer, tokenHash),
@@ -187,6 +192,16 @@ export async function boot(opts: BootOptions): Promise<Running> {
         app.tokens.caching(false);
       },
       up: () => app.tokens.caching(true),
+    });
+    // finishes and cancels of jobs on other instances: a wait here answers at once, a cancel reaches the job's instance
+    const unlistenJobs = await app.db.listen(jobsDoneChannel, {
+      notify: (payload) => void app.jobs.remoteFinished(payload ?? ''),
+      down: () => undefined,
+      up: () => void app.jobs.remoteFinished(),
+    });
+    const unlistenCancels = await app.db.listen(jobsCancelChannel, {
+      notify: (payload) => { if (payload) app.jobs.abortHere(payload); },
+      down: () => undefined, up: () => undefined,
     });
     await app.jobs.start();
     services.scheduler.start();
@@ -215,7 +230,7 @@ export async function boot(opts: BootOptions): Promise<Running> {
         });
         await services.scheduler.stop();
         await app.jobs.stop();
-        await unlisten();
+        await Promise.all([unlisten(), unlistenJobs(), unlistenCancels()]);
         for (const { owner, fn } of [...services.stoppers].reverse()) {
           await Promise.resolve().then(fn).catch((err) => log.error({ err, plugin: owner }, 'plugin failed to stop'));
         }

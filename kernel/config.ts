@@ -32,6 +32,12 @@ export const ConfigSchema = Type.Object({
     failedAuthPerMinute: Type.Integer({ minimum: 1 }),
     /** webhook calls under /api, per client address and per resource */
     webhookPerMinute: Type.Integer({ minimum: 1 }),
+    /** the per-token limit held across every instance on the database: budget taken in chunks, spent locally */
+    shared: Type.Object({
+      enabled: Type.Boolean(),
+      /** the share of the limit one grant covers (at least one request): the most an instance holds unspent */
+      chunkFraction: Type.Number({ exclusiveMinimum: 0, maximum: 1 }),
+    }),
   }),
   /** portal sign-in sessions */
   sessions: Type.Object({
@@ -41,7 +47,16 @@ export const ConfigSchema = Type.Object({
   }),
   /** addresses or CIDRs whose X-Forwarded-For/-Proto/-Host are honoured */
   trustedProxies: Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 1000 }),
-  jobs: Type.Object({ concurrency: Type.Integer({ minimum: 1, maximum: 64 }), outputLimit: Type.Integer({ minimum: 1024 }) }),
+  jobs: Type.Object({
+    concurrency: Type.Integer({ minimum: 1, maximum: 64 }),
+    outputLimit: Type.Integer({ minimum: 1024 }),
+    /** a running job's lease: another instance takes the job over (failed, "interrupted") when it is not renewed in time */
+    leaseMs: Type.Integer({ minimum: 1000 }),
+    /** how often leases are renewed and expired ones looked for (at most a quarter of the lease) */
+    renewMs: Type.Integer({ minimum: 50 }),
+    /** how often an instance looks for queued jobs it was not told about (enqueued elsewhere) */
+    pollMs: Type.Integer({ minimum: 50 }),
+  }),
   outbound: Type.Object({
     allow: Type.Array(Type.String({ minLength: 1, maxLength: 255 }), { description: 'hosts (a name, *.suffix), addresses or CIDRs reachable although not global unicast' }),
     allowHostnames: Type.Union([Type.Boolean(), Type.Array(Type.String({ minLength: 1, maxLength: 255 }))], { description: 'true: names are looked up; otherwise only these names (and those in allow)' }),

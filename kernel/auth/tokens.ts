@@ -101,13 +101,14 @@ export class Tokens {
   /** revokes by id or by the displayed prefix; true when a live token was revoked. */
   async revoke(idOrPrefix: string): Promise<boolean> {
     const isId = /^[0-9a-f-]{36}$/i.test(idOrPrefix);
-    const { rowCount } = await this.db.query(
-      `UPDATE tokens SET revoked_at = now() WHERE ${isId ? 'id = $1::uuid' : 'prefix = $1'} AND revoked_at IS NULL`,
-      [idOrPrefix],
+    // the revocation and its announcement commit together: no instance can go on trusting its cache once it is visible
+    const { rows } = await this.db.query<{ revoked: number }>(
+      `WITH r AS (UPDATE tokens SET revoked_at = now() WHERE ${isId ? 'id = $1::uuid' : 'prefix = $1'} AND revoked_at IS NULL RETURNING 1)
+       SELECT (SELECT count(*) FROM r)::int AS revoked, pg_notify($2, 'revoked')`,
+      [idOrPrefix, tokensChannel],
     );
     this.cache.clear();
-    await this.db.query('SELECT pg_notify($1, $2)', [tokensChannel, 'revoked']);
-    return rowCount > 0;
+    return rows[0].revoked > 0;
   }
 
   caching(on: boolean): void {

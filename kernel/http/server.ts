@@ -5,7 +5,7 @@ import { pipeline } from 'node:stream/promises';
 import { parse as parseQuery } from 'node:querystring';
 import type { Actor, ActivityApi, Logger, Page, Principal } from '../../sdk/index.ts';
 import { isProblem, isReply, Problem, problem } from '../../sdk/index.ts';
-import type { RateLimiter } from '../rate-limit.ts';
+import type { RateDecision, RateLimiter } from '../rate-limit.ts';
 import { hashToken, tokenPrefix, wellFormed } from '../auth/tokens.ts';
 import { sessionBudgetKey } from '../auth/sessions.ts';
 import { actionTokenPrefix } from '../action-tokens.ts';
@@ -25,6 +25,8 @@ export interface HttpDeps {
   failures: RateLimiter;
   /** webhook calls per client address and per resource */
   webhooks: RateLimiter;
+  /** the per-token budget shared with the other instances on this database (spent after the token is verified) */
+  budget?: { readonly limit: number; take(key: string): RateDecision | Promise<RateDecision> };
   clients: ClientResolver;
   activity: ActivityApi;
   limits: { body: number; upload: number };
@@ -143,6 +145,7 @@ export function createHttpServer(deps: HttpDeps): Server {
     // a bearer that is not even shaped like a token has no budget of its own: it spends the address's
     const tokenHash = bearer && wellFormed(bearer, tokenPrefix) ? hashToken(bearer) : undefined;
     let rateHeaders: Record<string, string> = {};
+    let remainingHere = Infinity;
     let principal: Principal = anonymous;
     // the abort signal and the request's logger are made only for handlers that use them: most never do
     let abort: AbortController | undefined;
@@ -161,6 +164,7 @@ export function createHttpServer(deps: HttpDeps): Server {
       if (entry.mount === 'api' && !route.upload) {
         const decision = deps.limiter.hit(tokenHash ? `t:${tokenHash}` : (bearer === undefined && sessionBudgetKey(req)) || `a:${ip}`, `a:${ip}`);
         rateHeaders = decision.headers;
+        remainingHere = decision.remaining;
         if (!decision.allowed) throw problem(429, `more than ${deps.limiter.limit} requests per minute with this token; retry after ${decision.reset} s`, { headers: { 'Retry-After': String(decision.reset) } });
       } else if (entry.mount === 'webhook') {
         const byAddress = deps.webhooks.hit(`a:${ip}`);
@@ -182,6 +186,13 @@ export function createHttpServer(deps: HttpDeps): Server {
         const who = pending instanceof Promise ? await pending : pending;
         if (!who) throw problem(401, bearer === undefined ? 'the session has expired or was signed out: sign in again' : 'the token is wrong, revoked or expired', { headers: unauthorizedHeaders });
         principal = who;
+        if (deps.budget && entry.mount === 'api' && !route.upload && tokenHash) {
+          const spending = deps.budget.take(`t:${tokenHash}`);
+          const shared = spending instanceof Promise ? await spending : spending;
+          if (!shared.allowed || shared.remaining < remainingHere) rateHeaders = shared.headers;
+          for (const k in rateHeaders) res.setHeader(k, rateHeaders[k]);
+          if (!shared.allowed) throw problem(429, `more than ${deps.budget.limit} requests per minute with this token across all instances; retry after ${shared.reset} s`, { headers: { 'Retry-After': String(shared.reset) } });
+        }
         const missing = (route.scopes ?? []).filter((s) => !who.can(s));
         if (missing.length) throw problem(403, `this token lacks the scope ${missing.join(', ')}`, { code: 'missing-scope', extra: { requiredScopes: route.scopes } });
       } else if (route.actionToken) {

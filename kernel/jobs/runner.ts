@@ -1,8 +1,8 @@
-// The job runner: durable jobs in PostgreSQL, claimed and finished in batches, with serial keys, attach-to-queued, waits, cancel and restart recovery.
+// The job runner: durable jobs in PostgreSQL, claimed and finished in batches, with serial keys, attach-to-queued, waits, cancel, and leases that let any instance recover a dead one's jobs.
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { EventEmitter } from 'node:events';
-import type { Actor, ActivityApi, Db, EnqueueOptions, Job, JobDef, JobHandle, JobsApi, Logger } from '../../sdk/index.ts';
+import type { Actor, ActivityApi, Db, EnqueueOptions, HeldLock, Job, JobDef, JobHandle, JobsApi, Logger } from '../../sdk/index.ts';
 import { compileStrict, type Check } from '../http/validate.ts';
 import { OutputBuffer, Redactor } from './output.ts';
 import type { TSchema } from '@sinclair/typebox';
@@ -39,6 +39,26 @@ interface Finish {
   tries: number; resolve(): void; reject(err: unknown): void;
 }
 
+/** the channel on which every instance announces the jobs it finished, so a wait on another instance answers at once */
+export const jobsDoneChannel = 'dockwright_jobs_done';
+/** the channel on which a cancel reaches the instance that runs the job */
+export const jobsCancelChannel = 'dockwright_jobs_cancel';
+
+/** the advisory lock an instance holds while it lives: a job whose instance no longer holds it is taken over at once */
+export const instanceLockName = (instance: string) => `dockwright.instance:${instance}`;
+
+export interface RunnerOptions {
+  concurrency: number;
+  outputLimit: number;
+  flushMs?: number;
+  /** how long a claimed job is held without renewal before any instance may take it over */
+  leaseMs?: number;
+  /** how often this instance renews the leases of its running jobs and looks for expired ones */
+  renewMs?: number;
+  /** how often it looks for queued work it was not told about */
+  pollMs?: number;
+}
+
 export interface JobFilter { status?: string; type?: string; resource?: string; before?: number; limit: number }
 
 export class JobRunner implements JobsApi {
@@ -59,17 +79,28 @@ export class JobRunner implements JobsApi {
   private flushing = false;
   private stopping = false;
   private tick?: NodeJS.Timeout;
+  private renewTimer?: NodeJS.Timeout;
+  private alive?: HeldLock | null;
+  private renewing = false;
+  /** this process: named on the jobs it runs */
+  readonly instance = randomUUID();
+  private readonly leaseMs: number;
+  private readonly renewMs: number;
 
   constructor(
     private readonly db: Db,
     private readonly log: Logger,
     private readonly activity: ActivityApi,
-    private readonly opts: { concurrency: number; outputLimit: number; flushMs?: number },
+    private readonly opts: RunnerOptions,
     /** a connection of its own for claims and finishes, when the database offers one */
     private readonly session?: () => Promise<Lane>,
     /** told of every job that failed, once its finish is committed (the `job.failed` event) */
     private readonly onFailed?: (job: Job) => void,
+    /** holds this instance's liveness lock (a session advisory lock), when the database offers one */
+    private readonly holdLock?: (name: string) => Promise<HeldLock | null>,
   ) {
+    this.leaseMs = Math.max(1000, opts.leaseMs ?? 30_000);
+    this.renewMs = Math.max(50, Math.min(opts.renewMs ?? 2000, Math.floor(this.leaseMs / 4)));
   }
 
   define<I extends TSchema>(def: JobDef<I>): JobHandle<never> {
@@ -199,35 +230,136 @@ export class JobRunner implements JobsApi {
   /** cancels a queued job at once, and asks a running one to stop; null when there is no such job. */
   async cancel(id: string, actor: Actor): Promise<Job | null> {
     const { rows } = await this.db.query<JobRow>(
-      `UPDATE jobs SET status = 'canceled', finished_at = now(), error = 'canceled' WHERE id = $1 AND status = 'queued' RETURNING ${columns}`, [id]);
+      `WITH c AS (UPDATE jobs SET status = 'canceled', finished_at = now(), error = 'canceled' WHERE id = $1 AND status = 'queued' RETURNING ${columns}),
+            announced AS (SELECT pg_notify('${jobsDoneChannel}', string_agg(id::text, ',')) FROM c HAVING count(*) > 0)
+       SELECT c.* FROM c LEFT JOIN announced ON true`, [id]);
     if (rows[0]) {
       const job = toJob(rows[0]);
       await this.activity.record({ actor, action: `job.cancel`, resource: job.resource, result: 'canceled', detail: { jobId: id, type: job.type } });
       this.finished.emit(id, job);
       return job;
     }
-    const controller = this.running.get(id);
-    if (controller) {
-      this.canceled.add(id);
-      controller.abort(new Error('canceled'));
+    if (!this.abortHere(id)) {
+      // running on another instance: it is asked through the database
+      await this.db.query(`SELECT pg_notify('${jobsCancelChannel}', id::text) FROM jobs WHERE id = $1 AND status = 'running'`, [id]);
     }
     return this.get(id);
   }
 
-  /** recovers from a previous process's death, then starts claiming. */
-  async start(): Promise<void> {
+  /** stops a job running here on request (its own or another instance's cancel); false when it does not run here */
+  abortHere(id: string): boolean {
+    const controller = this.running.get(id);
+    if (!controller) return false;
+    this.canceled.add(id);
+    controller.abort(new Error('canceled'));
+    return true;
+  }
+
+  /**
+   * Another instance announced finished jobs: the waits here for them answer now. While that channel is down (and once when
+   * it is back) every wait re-reads its job instead.
+   */
+  async remoteFinished(payload?: string): Promise<void> {
+    const waited = new Set(this.finished.eventNames().map(String));
+    const ids = payload === undefined ? [...waited] : payload.split(',').filter((id) => waited.has(id));
+    if (!ids.length) return;
+    const jobs = await this.getMany(ids).catch(() => new Map<string, Job>());
+    for (const job of jobs.values()) if (job.done) this.finished.emit(job.id, job);
+  }
+
+  /**
+   * Marks failed ("interrupted by restart") every running job whose instance is gone: its lease expired, or its instance
+   * no longer holds its liveness lock (a killed process's connection closes) and missed two renewals, so a crash is seen
+   * within a few seconds rather than a whole lease. With one instance this is the recovery at start.
+   */
+  private async takeOver(): Promise<void> {
     const { rows } = await this.db.query<JobRow>(
-      `UPDATE jobs SET status = 'failed', error = 'interrupted by restart', finished_at = now() WHERE status = 'running' RETURNING ${columns}`);
+      `WITH gone AS (
+         SELECT j.id FROM jobs j
+          WHERE j.status = 'running' AND j.instance IS DISTINCT FROM $1
+            AND (j.instance IS NULL OR j.lease_until IS NULL OR j.lease_until < now()
+              -- without its lock, an instance that also missed two renewals is gone (a live one whose lock connection
+              -- dropped, say in a database restart, takes the lock again and renews before that)
+              OR (j.lease_until < now() + make_interval(secs => $2) AND NOT EXISTS (
+                SELECT 1 FROM pg_locks l
+                 WHERE l.locktype = 'advisory' AND l.objsubid = 1 AND l.granted
+                   AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+                   AND ((l.classid::bigint << 32) | l.objid::bigint) = hashtext('dockwright.instance:' || j.instance::text)::bigint)))
+          FOR UPDATE SKIP LOCKED
+       ), failed AS (
+         UPDATE jobs SET status = 'failed', error = 'interrupted by restart', finished_at = now(), lease_until = NULL
+          WHERE id IN (SELECT id FROM gone) AND status = 'running' RETURNING ${columns}
+       ), recorded AS (
+         INSERT INTO activity (actor, action, resource, result, detail)
+         SELECT '{"kind":"system","name":"restart"}'::jsonb, 'job.' || type, resource, 'failed', jsonb_build_object('jobId', id, 'error', 'interrupted by restart') FROM failed
+       ), announced AS (
+         SELECT pg_notify('${jobsDoneChannel}', string_agg(id::text, ',')) FROM failed HAVING count(*) > 0
+       ) SELECT failed.* FROM failed LEFT JOIN announced ON true`, [this.instance, Math.max(0, this.leaseMs - 2 * this.renewMs) / 1000]);
+    if (!rows.length) return;
+    this.log.warn({ jobs: rows.map((r) => r.id) }, 'jobs of a stopped instance marked failed (interrupted)');
     for (const row of rows) {
-      await this.activity.record({ actor: { kind: 'system', name: 'restart' }, action: `job.${row.type}`, resource: row.resource, result: 'failed', detail: { jobId: row.id, error: 'interrupted by restart' } });
+      const job = toJob(row);
+      this.finished.emit(row.id, job);
+      this.onFailed?.(job);
     }
-    if (rows.length) this.log.warn({ jobs: rows.map((r) => r.id) }, 'jobs interrupted by restart marked failed');
-    for (const row of rows) this.onFailed?.(toJob(row));
+    this.pumpSoon();
+  }
+
+  /** renews the leases of the jobs running here; a job whose lease was taken over meanwhile is stopped here */
+  private async renew(): Promise<void> {
+    if (this.renewing) return;
+    this.renewing = true;
+    try {
+      if (!this.alive) await this.holdLiveness().catch(() => undefined);
+      const ids = [...this.running.keys()];
+      if (ids.length) {
+        const { rows } = await this.db.query<{ id: string }>(
+          `UPDATE jobs SET lease_until = now() + make_interval(secs => $3) WHERE id = ANY($1::uuid[]) AND status = 'running' AND instance = $2 RETURNING id`,
+          [ids, this.instance, this.leaseMs / 1000]);
+        const kept = new Set(rows.map((r) => r.id));
+        for (const id of ids) {
+          // a job claimed meanwhile is not in this answer's snapshot: only one that is still here and not kept was lost
+          if (!kept.has(id) && this.running.has(id) && !(await this.ownsJob(id))) {
+            this.log.error({ job: id }, 'lost the lease of a running job (another instance took it over): stopping it here');
+            this.running.get(id)?.abort(new Error('lease lost'));
+          }
+        }
+      }
+      await this.takeOver();
+    } catch (err) {
+      this.log.error({ err }, 'renewing job leases failed');
+    } finally {
+      this.renewing = false;
+    }
+  }
+
+  private async ownsJob(id: string): Promise<boolean> {
+    const { rows } = await this.db.query(`SELECT 1 FROM jobs WHERE id = $1 AND status = 'running' AND instance = $2`, [id, this.instance]);
+    return rows.length > 0;
+  }
+
+  /** takes this instance's liveness lock; when its connection drops, the next renewal takes it again */
+  private async holdLiveness(): Promise<void> {
+    if (!this.holdLock) return;
+    const held = await this.holdLock(instanceLockName(this.instance));
+    this.alive = held;
+    void held?.lost.then(() => {
+      if (this.stopping || this.alive !== held) return;
+      this.log.error('lost the instance liveness lock: taking it again with the next renewal');
+      this.alive = undefined;
+    });
+  }
+
+  /** holds this instance's liveness lock, recovers the jobs of instances that are gone, then starts claiming. */
+  async start(): Promise<void> {
+    await this.holdLiveness();
+    await this.takeOver();
     const orphans = await this.db.query<{ id: string }>(
       `UPDATE jobs SET status = 'failed', error = 'no enabled plugin runs jobs of type ' || type, finished_at = now()
         WHERE status = 'queued' AND NOT (type = ANY($1)) RETURNING id`, [[...this.defs.keys()]]);
     if (orphans.rowCount) this.log.warn({ jobs: orphans.rows.map((r) => r.id) }, 'queued jobs of unknown types failed');
-    this.tick = setInterval(() => void this.pump(), 5000).unref();
+    this.tick = setInterval(() => void this.pump(), this.opts.pollMs ?? 5000).unref();
+    this.renewTimer = setInterval(() => void this.renew(), this.renewMs).unref();
     await this.pump();
   }
 
@@ -235,6 +367,7 @@ export class JobRunner implements JobsApi {
   async stop(drainMs = 30_000): Promise<void> {
     this.stopping = true;
     clearInterval(this.tick);
+    clearInterval(this.renewTimer);
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([this.idle(), new Promise((r) => { timer = setTimeout(r, drainMs); })]);
     clearTimeout(timer);
@@ -245,6 +378,8 @@ export class JobRunner implements JobsApi {
     while ((this.claiming || this.flushing || this.finishing.length) && Date.now() < until) await new Promise((r) => setTimeout(r, 5));
     for (const lane of [this.claimLane, this.finishLane]) lane?.release();
     this.claimLane = this.finishLane = undefined;
+    await this.alive?.release();
+    this.alive = undefined;
   }
 
   /**
@@ -354,7 +489,8 @@ export class JobRunner implements JobsApi {
     const types = [...this.defs.keys()].map((t) => pg.escapeLiteral(t)).join(', ');
     const { rows } = await lane.query<JobRow>(
       `SELECT set_config('synchronous_commit', 'off', true), pg_advisory_xact_lock(hashtext('dockwright.jobs.claim'));
-       UPDATE jobs SET status = 'running', started_at = now()
+       UPDATE jobs SET status = 'running', started_at = now(), instance = ${pg.escapeLiteral(this.instance)},
+              lease_until = now() + make_interval(secs => ${this.leaseMs / 1000})
         WHERE id IN (
           SELECT j.id FROM jobs j
            WHERE j.status = 'queued' AND j.type IN (${types})
@@ -372,13 +508,15 @@ export class JobRunner implements JobsApi {
       `WITH f AS (
          SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::jsonb[], $5::text[], $6::jsonb[]) AS f(id, status, output, result, error, detail)
        ), done AS (
-         UPDATE jobs j SET status = f.status, output = f.output, result = f.result, error = f.error, finished_at = now()
-           FROM f WHERE j.id = f.id RETURNING ${columns.split(', ').map((c) => `j.${c}`).join(', ')}
+         UPDATE jobs j SET status = f.status, output = f.output, result = f.result, error = f.error, finished_at = now(), lease_until = NULL
+           FROM f WHERE j.id = f.id AND j.status = 'running' AND j.instance = $7 RETURNING ${columns.split(', ').map((c) => `j.${c}`).join(', ')}
        ), recorded AS (
          INSERT INTO activity (actor, action, resource, result, detail)
          SELECT done.actor, 'job.' || done.type, done.resource, done.status, f.detail FROM done JOIN f ON f.id = done.id
-       ) SELECT * FROM done`,
-      [done.map((d) => d.row.id), done.map((d) => d.status), done.map((d) => d.output), done.map((d) => d.result), done.map((d) => d.error), done.map((d) => d.detail)]);
+       ), announced AS (
+         SELECT pg_notify('${jobsDoneChannel}', string_agg(id::text, ',')) FROM done HAVING count(*) > 0
+       ) SELECT done.* FROM done LEFT JOIN announced ON true`,
+      [done.map((d) => d.row.id), done.map((d) => d.status), done.map((d) => d.output), done.map((d) => d.result), done.map((d) => d.error), done.map((d) => d.detail), this.instance]);
     return rows;
   }
 

@@ -1,7 +1,7 @@
 // The certificates plugin: ACME issuance (HTTP-01 through the edge, DNS-01 through DNS providers), uploads, renewal, and handing certificates to the edge.
 import { readFileSync } from 'node:fs';
 import { defineJob, definePlugin, Type, type Actor, type AttentionItem } from '../../sdk/index.ts';
-import type { EdgeApi } from '../edge/index.ts';
+import { edgePlugin } from '../edge/api.ts';
 import { createIssuer } from './acme.ts';
 import { dnsProviders, type DnsProvider } from './dns.ts';
 import { rfc2136Provider } from './rfc2136.ts';
@@ -48,11 +48,11 @@ export default definePlugin({
   name: 'certificates',
   version: '1.0.0',
   description: 'Certificates: ACME (HTTP-01, DNS-01) and uploads, renewed before they end and served by the edge',
-  requires: ['edge'],
+  requires: [edgePlugin],
   options: Options,
   setup(ctx): CertificatesApi {
     const o = ctx.options;
-    const edge = ctx.deps.edge as EdgeApi;
+    const edge = ctx.deps.edge;
     ctx.migrations.from(new URL('./migrations', import.meta.url));
     ctx.scopes.define({
       'certificates:read': { description: 'list certificates (never their keys)', role: 'viewer' },

@@ -103,6 +103,12 @@ export default definePlugin({
       activity: `containers.${verb}`, resource: 'container:{id}',
       handler: async ({ params, query, principal }) => {
         const info = await actOn(params.id, principal);
+        const labels = info.Config.Labels ?? {};
+        if (labels['com.docker.swarm.task.id']) {
+          // the swarm would undo it (or fight it): a task is changed through its service, that is its stack
+          const stack = labels['dockwright.project'] ?? labels['com.docker.stack.namespace'];
+          throw problem(409, `container "${params.id}" is a task of the swarm service ${labels['com.docker.swarm.service.name'] ?? ''}${stack ? ` of stack "${stack}"` : ''}: act on the stack instead (deploy, stop, or its replicas)`, { code: 'swarm-task', extra: stack ? { stack } : undefined });
+        }
         const t = (query as { timeout?: number } | undefined)?.timeout ?? 10;
         const c = docker.getContainer(info.Id);
         let changed = true;

@@ -13,7 +13,9 @@ export interface ReconcileReport { removed: string[]; restored: string[] }
 export async function reconcile(deps: ResourceDeps, log: Logger, bootedAt: number): Promise<ReconcileReport> {
   const { docker } = deps;
   const report: ReconcileReport = { removed: [], restored: [] };
-  const list = (await docker.listContainers({ all: true, size: false, filters: filterFor.managed() })).filter((c) => isOurs(c.Labels, deps.installation));
+  // a swarm task's container is the swarm's to replace, not a half-done deploy of ours
+  const list = (await docker.listContainers({ all: true, size: false, filters: filterFor.managed() }))
+    .filter((c) => isOurs(c.Labels, deps.installation) && !c.Labels['com.docker.swarm.task.id']);
   const byName = new Map(list.map((c) => [bareName(c.Names), c]));
   const leftOver = list.filter((c) => c.Created < bootedAt);
   const remove = async (id: string, name: string, why: string) => {

@@ -1,6 +1,6 @@
 // The git plugin's API for other plugins (sites): the same remote rules, fetching and archive rules the stack source uses.
 import { join } from 'node:path';
-import { problem, type OutboundApi, type TSchema } from '../../sdk/index.ts';
+import { pluginRef, problem, type OutboundApi, type PluginRef, type TSchema } from '../../sdk/index.ts';
 import { ArchiveRefused, extractArchive, type Extracted } from './archive.ts';
 import { secretsOf, type Credentials, type Git } from './git.ts';
 import { checkRemote, CredentialsSchema, type CheckedRemote } from './remote.ts';
@@ -8,6 +8,9 @@ import { gitProblem } from './sources.ts';
 import { createWorkspace } from './workspace.ts';
 
 export type { CheckedRemote, Credentials, Extracted };
+
+/** `requires: [gitPlugin]` types ctx.deps.git */
+export const gitPlugin: PluginRef<'git', GitApi> = pluginRef('git');
 
 export interface GitApi {
   /** the JSON schema of credentials in a request body (token or deploy key; kept sealed by the caller) */

@@ -1,8 +1,8 @@
 // The sites plugin: static sites from a git source (optionally built) or uploads, with drafts, immutable versions and atomic publishing through the edge.
 import { definePlugin, Type, type AttentionItem } from '../../sdk/index.ts';
-import type { DockerRuntime } from '../docker/types.ts';
-import type { EdgeApi } from '../edge/index.ts';
-import type { GitApi } from '../git/index.ts';
+import { dockerPlugin } from '../docker/api.ts';
+import { edgePlugin } from '../edge/api.ts';
+import { gitPlugin } from '../git/api.ts';
 import { createFiles } from './files.ts';
 import { checkWebhook, siteRoutes } from './routes.ts';
 import { createSites } from './sites.ts';
@@ -25,13 +25,11 @@ export default definePlugin({
   name: 'sites',
   version: '1.0.0',
   description: 'Static sites: synced from git (optionally built in a container) or uploaded, with drafts, versions, restore and a check webhook',
-  requires: ['edge', 'git', 'docker'],
+  requires: [edgePlugin, gitPlugin, dockerPlugin],
   options: Options,
   setup(ctx) {
     const options = ctx.options;
-    const edge = ctx.deps.edge as EdgeApi;
-    const git = ctx.deps.git as GitApi;
-    const runtime = ctx.deps.docker as DockerRuntime;
+    const { edge, git, docker: runtime } = ctx.deps;
     ctx.scopes.define({
       'sites:read': { description: 'read sites, their versions, files and drafts', role: 'viewer' },
       'sites:write': { description: 'define and remove sites, write and discard drafts, manage the check webhook and preview token', role: 'operator' },

@@ -2,11 +2,11 @@
 import type { TString } from '@sinclair/typebox';
 import { extensionPoint, pluginRef, type Actor, type Job, type PluginRef, type Principal } from '../../sdk/index.ts';
 import type { Need } from './access.ts';
-import type { StackSource } from './core.ts';
+import type { StackRuntime, StackSource } from './core.ts';
 import type { PlatformRule } from './rules.ts';
 import type { StackTemplate } from './templates.ts';
 
-export type { Need, PlatformRule, StackSource, StackTemplate };
+export type { Need, PlatformRule, StackRuntime, StackSource, StackTemplate };
 
 /** what other plugins may do with stacks */
 export interface StacksApi {
@@ -31,6 +31,8 @@ export interface StacksApi {
 export const stackSources = extensionPoint<{ source: StackSource; describe?(stack: string): Promise<Record<string, unknown>> }>('stacks', 'sources');
 /** a further platform rule every compose file must pass (the edge plugin's hostname ownership) */
 export const platformRules = extensionPoint<PlatformRule>('stacks', 'rules');
+/** a runtime beside the compose runtime: it deploys the stacks it claims (the swarm plugin's) */
+export const stackRuntimes = extensionPoint<StackRuntime>('stacks', 'runtimes');
 /** a further stack template */
 export const stackTemplates = extensionPoint<StackTemplate>('stacks', 'templates');
 

@@ -1,6 +1,6 @@
 // The stacks core: validation against the platform rules, the project a deploy runs, live state for many stacks, and the stack jobs.
 import { defineJob, Type, type Actor, type JobHandle, type PluginContext } from '../../sdk/index.ts';
-import type { ComposeProject, DeployIo, DockerRuntime, LoadedCompose } from '../docker/types.ts';
+import type { ComposeProject, DeployIo, DockerRuntime, LoadedCompose, ServiceStatus } from '../docker/types.ts';
 import { checkRules, type PlatformRule, type RuleError } from './rules.ts';
 import type { StackRow, StackStore, StackSummary } from './store.ts';
 import { templateVariables } from './templates.ts';
@@ -16,6 +16,19 @@ export interface StackSource {
   prepare(stack: string, io: DeployIo & { redact(secret: string): void }): Promise<{ workdir: string; compose?: string; commit?: string } | null>;
 }
 
+/**
+ * A runtime beside the docker plugin's compose runtime (the swarm plugin's): a stack whose compose file it claims is
+ * deployed by it. Stop, remove and status ask every runtime, so a stack moved from one runtime to another leaves nothing behind.
+ */
+export interface StackRuntime {
+  name: string;
+  claims(loaded: LoadedCompose): boolean;
+  deploy(project: ComposeProject, loaded: LoadedCompose, io: DeployIo): Promise<Record<string, unknown>>;
+  stop(stack: string, io: DeployIo): Promise<{ removed: string[] }>;
+  remove(stack: string, io: DeployIo): Promise<void>;
+  status(names: readonly string[]): Promise<Map<string, ServiceStatus[]>>;
+}
+
 export const deployKind = 'stacks.deploy';
 export const pushKind = 'stacks.push';
 export const resourceOf = (stack: string) => `stack:${stack}`;
@@ -27,11 +40,14 @@ export interface Core {
   /** queues a job on the stack's serial key and remembers it on the stack */
   start(kind: 'deploy' | 'stop' | 'pull' | 'autoupdate', stack: string, actor: Actor, attach?: boolean): Promise<Awaited<ReturnType<JobHandle<unknown>['enqueue']>>>;
   sources: StackSource[];
+  runtimes: StackRuntime[];
 }
 
 export function createCore(ctx: PluginContext, deps: { runtime: DockerRuntime; store: StackStore; rules: PlatformRule[]; switches: Record<string, boolean> }): Core {
   const { runtime, store } = deps;
   const sources: StackSource[] = [];
+  const runtimes: StackRuntime[] = [];
+  const others = async <R>(fn: (r: StackRuntime) => Promise<R>) => Promise.all(runtimes.map(fn));
 
   const hasSource = async (stack: string) => (await Promise.all(sources.map((s) => s.hasSource(stack)))).some(Boolean);
   const variablesOf = (env: Record<string, string>, t?: { template: string | null; settings: Record<string, unknown> }) =>
@@ -56,15 +72,19 @@ export function createCore(ctx: PluginContext, deps: { runtime: DockerRuntime; s
       ? await checkRules(deps.rules, deps.switches, { stack, loaded, hasSource: true, workdir: project.workdir })
       : loaded.errors.map((e) => ({ rule: 'compose-valid', ...e }));
     if (errors.length) throw new Error(`the compose file of ${stack} is refused: ${errors.map((e) => `${e.path}: ${e.message} (${e.rule})`).join('; ')}`);
-    return { row, project, commit };
+    return { row, project, commit, loaded };
   }
 
   const Input = Type.Object({ stack: Type.String() });
   const deploy = async (job: { input: { stack: string }; log(l: string): void; redact(s: string): void; signal: AbortSignal; id: string }) => {
-    const { row, project, commit } = await load(job.input.stack, job);
-    job.log(`deploying ${row.name} at revision ${row.revision}${commit ? `, commit ${commit}` : ''}`);
+    const { row, project, commit, loaded } = await load(job.input.stack, job);
+    const other = runtimes.find((r) => r.claims(loaded));
+    job.log(`deploying ${row.name} at revision ${row.revision}${commit ? `, commit ${commit}` : ''}${other ? ` on the ${other.name} runtime` : ''}`);
     try {
-      const result = await runtime.deploy(project, { log: job.log, signal: job.signal });
+      const io = { log: job.log, signal: job.signal };
+      // a stack moved back to the compose runtime leaves nothing running on the others
+      if (!other) await others((r) => r.remove(row.name, io));
+      const result = other ? await other.deploy(project, loaded, io) : await runtime.deploy(project, io);
       await store.set(row.name, { desired: 'running', deployed_revision: row.revision });
       ctx.events.emit('stack.deployed', { stack: row.name, revision: row.revision, commit, jobId: job.id });
       return { revision: row.revision, commit, ...result };
@@ -80,7 +100,11 @@ export function createCore(ctx: PluginContext, deps: { runtime: DockerRuntime; s
     stop: ctx.jobs.define(defineJob({
       type: 'stacks.stop', input: Input,
       async run(job) {
-        const result = await runtime.stop(job.input.stack, { log: job.log, signal: job.signal });
+        const io = { log: job.log, signal: job.signal };
+        // the other runtimes first: their services would replace the containers the compose runtime removes
+        const removed = (await others((r) => r.stop(job.input.stack, io))).flatMap((r) => r.removed);
+        const result = await runtime.stop(job.input.stack, io);
+        result.removed.push(...removed);
         await store.set(job.input.stack, { desired: 'stopped' });
         ctx.events.emit('stack.stopped', { stack: job.input.stack, jobId: job.id });
         return result;
@@ -112,6 +136,7 @@ export function createCore(ctx: PluginContext, deps: { runtime: DockerRuntime; s
       async run(job) {
         const { stack, revision, volumes } = job.input;
         if ((await ctx.revisions.current('stack', stack)) !== revision) throw new Error(`stack ${stack} changed since revision ${revision}: read it again and retry`);
+        await others((r) => r.remove(stack, { log: job.log, signal: job.signal }));
         await runtime.remove(stack, { log: job.log, signal: job.signal }, { volumes });
         await ctx.revisions.remove({ kind: 'stack', key: stack, expected: revision, apply: (tx) => store.remove(tx, stack) });
         await Promise.all([deployKind, pushKind].map((kind) => ctx.actionTokens.revoke(kind, stack)));
@@ -125,6 +150,7 @@ export function createCore(ctx: PluginContext, deps: { runtime: DockerRuntime; s
   return {
     jobs,
     sources,
+    runtimes,
     async validate(stack, content, env, t) {
       const source = await hasSource(stack);
       const loaded = runtime.load({ name: stack, compose: content, variables: variablesOf(env, t) });
@@ -135,7 +161,14 @@ export function createCore(ctx: PluginContext, deps: { runtime: DockerRuntime; s
       const names = rows.map((r) => r.name);
       const jobIds = rows.flatMap((r) => [r.lastDeployJob, r.lastJob]).filter((id): id is string => Boolean(id));
       const [services, jobsById, deployWebhooks, pushWebhooks] = await Promise.all([
-        runtime.status(names).then((m) => ({ m, err: null as string | null }), (err: Error) => ({ m: null, err: err.message })),
+        Promise.all([runtime.status(names), ...runtimes.map((r) => r.status(names))]).then((maps) => {
+          const m = maps[0];
+          // another runtime's view of a service wins: the engine here sees only the tasks on its own node
+          for (const extra of maps.slice(1)) {
+            for (const [name, services] of extra) m.set(name, [...(m.get(name) ?? []).filter((x) => !services.some((o) => o.service === x.service)), ...services]);
+          }
+          return { m, err: null as string | null };
+        }, (err: Error) => ({ m: null, err: err.message })),
         ctx.jobs.getMany(jobIds),
         ctx.actionTokens.enabled(deployKind, names),
         ctx.actionTokens.enabled(pushKind, names),

@@ -152,7 +152,7 @@ export async function eventually<T>(check: () => Promise<T | undefined | null | 
 }
 
 /** starts a kernel in a child process on an existing database; kill() with SIGKILL simulates a crash. */
-export async function startChild(config: Record<string, unknown>): Promise<{ url: string; kill(signal?: NodeJS.Signals): Promise<void> }> {
+export async function startChild(config: Record<string, unknown>): Promise<{ url: string; kill(signal?: NodeJS.Signals): Promise<void>; signal(signal: NodeJS.Signals): void }> {
   const { spawn } = await import('node:child_process');
   const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'tests/helpers/child-server.ts')], {
     cwd: root, env: { ...process.env, DW_TEST_CONFIG: JSON.stringify({ host: '127.0.0.1', port: 0, log: { level: 'silent' }, ...config, plugins: onlyPlugins((config.plugins ?? {}) as Record<string, unknown>) }) },
@@ -169,6 +169,13 @@ export async function startChild(config: Record<string, unknown>): Promise<{ url
   });
   return {
     url,
-    kill: (signal = 'SIGKILL') => new Promise((done) => { child.once('exit', () => done()); child.kill(signal); }),
+    kill: (signal = 'SIGKILL') => new Promise((done) => {
+      if (child.exitCode !== null || child.signalCode !== null) return done();
+      child.once('exit', () => done());
+      child.kill('SIGCONT');
+      child.kill(signal);
+    }),
+    /** a signal that does not end it (SIGSTOP freezes it: its connections stay open, it renews nothing) */
+    signal: (signal) => { child.kill(signal); },
   };
 }
