@@ -46,7 +46,7 @@ export function accountRoutes(deps: AccountDeps): AnyRoute[] {
       },
     }),
     defineRoute({
-      method: 'DELETE', path: '/session', authenticated: true, activity: 'kernel.session.delete', resource: 'session',
+      method: 'DELETE', path: '/session', authenticated: true, status: 204, activity: 'kernel.session.delete', resource: 'session',
       summary: 'Sign out: ends the session of this cookie and clears it', errors: [400],
       handler: async ({ principal, baseUrl }) => {
         if (!principal.session) throw problem(400, 'this request was made with a token, not a portal session: revoke the token instead');
@@ -61,7 +61,7 @@ export function accountRoutes(deps: AccountDeps): AnyRoute[] {
       handler: async ({ principal, baseUrl }) => reply(200, { ended: await sessions.signOutEverywhere(userOf(principal).id) }, principal.session ? clear(baseUrl) : {}),
     }),
     defineRoute({
-      method: 'PUT', path: '/me/password', authenticated: true, activity: 'kernel.password.set', resource: 'password', errors: [400, 403],
+      method: 'PUT', path: '/me/password', authenticated: true, status: 204, activity: 'kernel.password.set', resource: 'password', errors: [400, 403],
       summary: "Change the caller's own password (the current one is required)",
       body: Type.Object({ current: Type.String({ maxLength: 256 }), password: Type.String({ maxLength: 256 }) }),
       handler: async ({ principal, body }) => {
@@ -99,7 +99,7 @@ export function accountRoutes(deps: AccountDeps): AnyRoute[] {
       },
     }),
     defineRoute({
-      method: 'DELETE', path: '/tokens/:id', authenticated: true, activity: 'kernel.token.revoke', resource: 'tokens',
+      method: 'DELETE', path: '/tokens/:id', authenticated: true, status: 204, activity: 'kernel.token.revoke', resource: 'tokens',
       params: Type.Object({ id: Type.String({ format: 'uuid' }) }), summary: 'Revoke one of the caller\'s own tokens',
       handler: async ({ principal, params }) => {
         const own = (await tokens.list(userOf(principal).name)).find((t) => t.id === params.id && !t.revokedAt);

@@ -8,7 +8,7 @@ const problemRef = { $ref: '#/components/schemas/Problem' };
 const errorText: Record<number, string> = {
   400: 'the request does not match the schema, or holds a string that cannot be stored (NUL, a lone surrogate); errors[] has the paths',
   401: 'token missing, wrong, revoked or expired',
-  403: 'the token lacks a required scope',
+  403: 'the token lacks a required scope, or a session cookie came without its X-Dockwright-CSRF header',
   404: 'no such resource',
   409: 'conflicts with the current state (for a revisioned write: If-None-Match: * or revision 0, and it exists)',
   412: 'the revision sent is stale (currentRevision says the current one)',
@@ -46,7 +46,8 @@ function errorStatuses(entry: CompiledRoute): number[] {
   // any request may carry bad input (a NUL in a query string, a header the route reads)
   statuses.add(400);
   if (route.authenticated || route.scopes?.length || route.actionToken) statuses.add(401);
-  if (route.scopes?.length) statuses.add(403);
+  // a portal session cookie without its CSRF header is refused with 403 on every authenticated route
+  if (route.authenticated || route.scopes?.length) statuses.add(403);
   // the REST API has a per-token budget and every webhook a per-address and per-resource one
   statuses.add(429);
   if (route.body || route.upload || route.rawBody) statuses.add(413);

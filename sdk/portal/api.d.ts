@@ -7130,6 +7130,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        403: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
         429: {
           headers: { [name: string]: unknown };
           content: {
@@ -7182,6 +7188,12 @@ export interface paths {
           };
         };
         401: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        403: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -7692,7 +7704,7 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        200: {
+        204: {
           headers: { [name: string]: unknown };
           content?: never;
         };
@@ -7703,6 +7715,12 @@ export interface paths {
           };
         };
         401: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        403: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -7755,6 +7773,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        403: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
         429: {
           headers: { [name: string]: unknown };
           content: {
@@ -7787,7 +7811,7 @@ export interface paths {
         };
       };
       responses: {
-        200: {
+        204: {
           headers: { [name: string]: unknown };
           content?: never;
         };
@@ -7869,6 +7893,12 @@ export interface paths {
           };
         };
         401: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        403: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -7972,7 +8002,7 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        200: {
+        204: {
           headers: { [name: string]: unknown };
           content?: never;
         };
@@ -7983,6 +8013,12 @@ export interface paths {
           };
         };
         401: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        403: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];

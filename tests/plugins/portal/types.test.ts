@@ -7,12 +7,12 @@ import { describeApi } from '../../../kernel/describe.ts';
 import { apiTypes, typeOf } from '../../../scripts/portal/api-types.ts';
 import { root, startServer } from '../../helpers/harness.ts';
 
-test('the build describes exactly the document the service serves (edge aside: it would start Caddy)', async () => {
-  const plugins = { docker: {}, containers: {}, stacks: {}, git: {}, registries: {}, backups: {}, portal: {} };
+test('the build describes exactly the document the service serves (the edge and what needs it aside: it would start Caddy)', async () => {
+  const plugins = { docker: {}, containers: {}, stacks: {}, git: {}, registries: {}, backups: {}, alerts: {}, portal: {} };
   const server = await startServer({ plugins });
   try {
     const served = (await server.api('GET', '/api/v1/openapi.json')).body;
-    const offline = await describeApi(root, { plugins: { edge: { enabled: false } } });
+    const offline = await describeApi(root, { plugins: { edge: { enabled: false }, sites: { enabled: false }, certificates: { enabled: false } } });
     assert.deepEqual(offline, served);
     assert.ok(served.paths['/api/v1/session'].post && served.paths['/api/v1/tokens'].post);
   } finally {
