@@ -52,7 +52,15 @@ test('no shell: no exec/execSync/shell: true anywhere in kernel, sdk or plugins'
 
 test('every route of the interface that the enabled plugins promise is in the OpenAPI document', async () => {
   const { startServer } = await import('../helpers/harness.ts');
-  const s = await startServer({ plugins: { docker: {}, containers: {}, stacks: {}, git: {}, registries: {}, backups: {} } });
+  const { freePort } = await import('../plugins/docker/helpers.ts');
+  const edge = { httpPort: await freePort(), httpsPort: await freePort() };
+  const s = await startServer({
+    plugins: {
+      docker: {}, containers: {}, stacks: {}, git: {}, registries: {}, backups: {}, alerts: {}, edge: { options: edge }, sites: {},
+      // the ACME directory is a loopback port nobody listens on: describing the routes contacts no CA
+      certificates: { options: { directoryUrl: 'https://127.0.0.1:9/directory' } },
+    },
+  });
   try {
     const doc = (await s.api('GET', '/api/v1/openapi.json')).body;
     const promised = [
@@ -70,6 +78,12 @@ test('every route of the interface that the enabled plugins promise is in the Op
       'get /api/v1/registries', 'post /api/v1/registries', 'delete /api/v1/registries/{host}',
       'post /api/stacks/{name}/deploy', 'get /api/stacks/{name}/jobs/{id}', 'post /api/stacks/{name}/github',
       'get /api/v1/backups', 'get /api/v1/backups/{name}/files', 'post /api/v1/backups/{name}/run',
+      'get /api/v1/sites', 'get /api/v1/sites/{name}', 'put /api/v1/sites/{name}', 'post /api/v1/sites/{name}/check', 'post /api/v1/sites/{name}/restore',
+      'put /api/v1/sites/{name}/content', 'get /api/v1/sites/{name}/draft/files', 'put /api/v1/sites/{name}/draft/files',
+      'post /api/v1/sites/{name}/draft/publish', 'delete /api/v1/sites/{name}/draft', 'get /api/v1/sites/{name}/files', 'get /api/v1/sites/{name}/file',
+      'post /api/sites/{name}/check', 'get /api/sites/{name}/status',
+      'get /api/v1/alerts', 'get /api/v1/alerts/channels', 'post /api/v1/alerts/channels', 'delete /api/v1/alerts/channels/{id}', 'post /api/v1/alerts/test',
+      'get /api/v1/certificates', 'post /api/v1/certificates/request', 'post /api/v1/certificates/upload', 'delete /api/v1/certificates/{name}',
     ];
     const offered = new Set(Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m} ${path}`)));
     assert.deepEqual(promised.filter((p) => !offered.has(p)), []);

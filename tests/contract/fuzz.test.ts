@@ -8,6 +8,7 @@ import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import fc from 'fast-check';
 import { startServer, type TestServer } from '../helpers/harness.ts';
+import { freePort } from '../plugins/docker/helpers.ts';
 import { broken, fitting, type Overrides, type Schema } from '../helpers/schema-arbitrary.ts';
 
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => void;
@@ -50,6 +51,13 @@ before(async () => {
       containers: {},
       stacks: { options: { webhookWaitSeconds: 1, templates: { tpl: { compose, inputs: { properties: { title: { type: 'string' } } } } } } },
       git: {},
+      registries: {},
+      backups: {},
+      alerts: {},
+      edge: { options: { httpPort: await freePort(), httpsPort: await freePort() } },
+      sites: {},
+      // a loopback port nobody listens on: certificate requests fail at once, and no CA is ever contacted
+      certificates: { options: { directoryUrl: 'https://127.0.0.1:9/directory', retryMinMs: 3_600_000 } },
     },
   });
   doc = (await s.api('GET', '/api/v1/openapi.json')).body;
@@ -57,6 +65,8 @@ before(async () => {
     const res = await s.api('PUT', `/api/v1/stacks/${name}/compose`, { body: { content: compose }, headers: { 'if-none-match': '*' } });
     assert.equal(res.status, 200, res.text);
   }
+  const site = await s.api('PUT', '/api/v1/sites/fuzz-a', { body: { hostnames: ['fuzz-a.test'] } });
+  assert.equal(site.status, 201, site.text);
   deployHook = (await s.api('POST', '/api/v1/stacks/fuzz-a/webhooks/deploy')).body.token;
   pushSecret = (await s.api('POST', '/api/v1/stacks/fuzz-a/webhooks/push')).body.secret;
   knownJob = (await s.api('POST', '/api/v1/stacks/fuzz-b/pull')).body.id;
@@ -281,6 +291,8 @@ test('fuzz: every operation, valid and broken inputs, every kind of token', asyn
       || (sent.status === 502 && problemOf?.type?.endsWith('/deploy-failed') && /Docker engine .* does not answer/.test(problemOf.detail ?? ''));
     if (sent.status >= 500 && !engineAway) find(`${where} ${sent.status}`, `${where} (${kind}, ${who}) answered ${sent.status}: ${sample}`);
     const documented = o.op.responses[String(sent.status)];
+    // an empty path parameter leaves the collection's URL (`/backups/`), whose own methods answer: a 405 there is its answer
+    if (sent.status === 405 && Object.values(input.params).some((v) => v === '')) return;
     if (!documented) {
       find(`${where} undocumented ${sent.status}`, `${where} (${kind}, ${who}) answered ${sent.status}, which the document does not list: ${sample}`);
       return;
