@@ -207,8 +207,8 @@ function Versions({ name, onRestored }: { name: string; onRestored(): void }) {
 function FileTable({ files, actions }: { files: FileItem[]; actions(f: FileItem): ComponentChildren }) {
   return (
     <table data-testid="files">
-      <thead><tr><th scope="col">File</th><th scope="col">Size</th><th scope="col">Type</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
-      <tbody>{files.map((f) => <tr><td><code>{f.path}</code></td><td>{bytes(f.size)}</td><td>{f.contentType}</td><td class="actions">{actions(f)}</td></tr>)}</tbody>
+      <thead><tr><th scope="col">File</th><th scope="col">Size and type</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
+      <tbody>{files.map((f) => <tr><td><code>{f.path}</code></td><td>{bytes(f.size)} <span class="muted">{f.contentType.split(';')[0]}</span></td><td><div class="actions">{actions(f)}</div></td></tr>)}</tbody>
     </table>
   );
 }
@@ -246,7 +246,7 @@ function Changes({ mine, theirs }: { mine: string; theirs: string }) {
 interface Editing { path: string; sha256: string | null; original: string; text: string; isNew: boolean }
 
 /** one draft file in a textarea, saved over the version it was read from; a 412 shows their text and lets the user take it or keep this one */
-function DraftEditor({ name, editing, onClose, onSaved }: { name: string; editing: Editing; onClose(): void; onSaved(): void }) {
+function DraftEditor({ name, editing, onClose, onSaved, onConflict }: { name: string; editing: Editing; onClose(): void; onSaved(): void; onConflict(): void }) {
   const [state, setState] = useState(editing);
   const [conflict, setConflict] = useState<{ sha256: string | null; text: string }>();
   const save = useAction();
@@ -256,7 +256,9 @@ function DraftEditor({ name, editing, onClose, onSaved }: { name: string; editin
     if (out) { onSaved(); return; }
     const list = await ok(api.GET('/api/v1/sites/{name}/draft/files', { params: { path: { name }, query: { limit: 1000 } } })).catch(() => undefined);
     const now = list?.find((f) => f.path === state.path);
-    if (list && (now?.sha256 ?? null) !== state.sha256) setConflict({ sha256: now?.sha256 ?? null, text: now ? await fileText(name, state.path, true).catch(() => '') : '' });
+    if (!list || (now?.sha256 ?? null) === state.sha256) return;
+    onConflict();
+    setConflict({ sha256: now?.sha256 ?? null, text: now ? await fileText(name, state.path, true).catch(() => '') : '' });
   };
   const reloadTheirs = () => { setState({ ...state, sha256: conflict!.sha256, original: conflict!.text, text: conflict!.text }); setConflict(undefined); save.clear(); };
   const keepMine = () => { setState({ ...state, sha256: conflict!.sha256, original: conflict!.text }); setConflict(undefined); save.clear(); };
@@ -322,7 +324,7 @@ function Draft({ site, reload }: { site: SiteView; reload(): void }) {
       {said && <p role="status">{said}</p>}
       <ProblemBox problem={act.problem} />
       {editing && <DraftEditor key={`${editing.path}:${editing.sha256}`} name={name} editing={editing} onClose={() => setEditing(undefined)}
-        onSaved={() => { setEditing(undefined); changed('Saved to the draft.'); }} />}
+        onSaved={() => { setEditing(undefined); changed('Saved to the draft.'); }} onConflict={() => { reload(); files.reload(); }} />}
       {can('sites:publish') && <Upload name={name} draft onDone={changed} />}
       <Loading what={files} />
       {files.data && (files.data.length === 0 ? <Empty>No files.</Empty> : (

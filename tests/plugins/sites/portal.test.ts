@@ -107,6 +107,11 @@ test('the draft: edit a file, meet a concurrent write (412: their change shown, 
   assert.equal((await viaEdge(s.httpPort, host, '/assets/f0.txt')).status, 404);
   await page.reload();
   await page.getByRole('heading', { name: `Site ${site}` }).waitFor();
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.getByTestId('files').waitFor();
+  assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= innerWidth), 'on a phone the page does not scroll sideways (tables scroll by themselves)');
+  await shot(page, 'site-draft-phone');
+  await page.setViewportSize({ width: 1280, height: 900 });
   assert.equal(await page.getByTestId('secret').count(), 0, 'the preview token is gone after a reload');
 });
 
