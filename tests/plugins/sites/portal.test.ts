@@ -2,9 +2,12 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
+import { call, eventually } from '../../helpers/harness.ts';
+import { repoRoot, TestRepo } from '../git/helpers.ts';
 import { addUser, launch, shot, signedIn } from '../portal/helpers.ts';
 import { basic, edgeAnswers, edgeRunning, entries, getVia, startSitesServer, tar, versionFiles, viaEdge, type SitesServer } from './helpers.ts';
 
+const repos = repoRoot();
 let s: SitesServer;
 let browser: Browser;
 let page: Page;
@@ -13,7 +16,7 @@ const host = 'docs.sites.test';
 const preview = `draft--${site}.preview.test`;
 
 before(async () => {
-  s = await startSitesServer({ more: { portal: {} } });
+  s = await startSitesServer({ more: { portal: {} }, git: { allowedLocalRoots: [repos.root] } });
   await edgeRunning(s);
   await addUser(s, 'alice', 'operator');
   await addUser(s, 'victor', 'viewer');
@@ -24,6 +27,7 @@ before(async () => {
 after(async () => {
   await browser?.close();
   await s?.close();
+  repos.rm();
 });
 
 const tab = (name: string) => page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name, exact: true }).click();
@@ -144,4 +148,46 @@ test('a viewer sees the site but no write control', async () => {
   }
   await shot(viewer, 'site-viewer');
   await viewer.context().close();
+});
+
+test('a site from git through the form: check now streams its job, the definition is edited, the check webhook token is shown once, delete asks first', async () => {
+  const repo = await TestRepo.create(repos.root, 'www');
+  await repo.commit({ 'public/index.html': 'one' }, 'first');
+  await page.goto('/sites-new');
+  await page.getByLabel('Name (lowercase letters, digits and -)').fill('www');
+  await page.getByLabel('Hostnames (one per line)').fill('www.git.test');
+  await page.getByLabel(/Fetch the site from a git repository/).check();
+  await page.getByLabel('Repository URL').fill(repo.bare);
+  await page.getByLabel('Folder of the repository that is the site (optional)').fill('public');
+  await page.getByRole('button', { name: 'Create site' }).click();
+  await page.getByRole('link', { name: 'Open site www' }).click();
+  await edgeAnswers(s.httpPort, 'www.git.test', '/', (a) => a.body === 'one');
+
+  const c2 = await repo.commit({ 'public/index.html': 'two' }, 'second');
+  await page.getByRole('button', { name: 'Check now' }).click();
+  await page.locator('.job .status-succeeded').waitFor({ timeout: 120_000 });
+  assert.match(await page.getByTestId('job-output').innerText(), /\S/, 'the sync wrote output');
+  await edgeAnswers(s.httpPort, 'www.git.test', '/', (a) => a.body === 'two');
+  await page.getByText(c2.slice(0, 10)).first().waitFor();
+
+  await page.getByLabel('Hostnames (one per line)').fill('www.git.test\nwww2.git.test');
+  await page.getByRole('button', { name: 'Save site' }).click();
+  await eventually(async () => (await s.api('GET', '/api/v1/sites/www')).body.hostnames.length === 2, 10_000, 'the second hostname saved');
+  await edgeAnswers(s.httpPort, 'www2.git.test', '/', (a) => a.body === 'two');
+
+  await tab('Webhook');
+  await page.getByRole('button', { name: 'Enable webhook' }).click();
+  const token = await page.getByTestId('secret').innerText();
+  assert.equal((await call(s.url, 'GET', '/api/sites/www/status', { token })).status, 200);
+  await page.getByRole('button', { name: 'Disable' }).click();
+  await page.getByRole('button', { name: 'Enable webhook' }).waitFor();
+  assert.equal((await call(s.url, 'GET', '/api/sites/www/status', { token })).status, 401);
+
+  await tab('Overview');
+  await page.getByRole('button', { name: 'Delete site…' }).click();
+  assert.equal((await s.api('GET', '/api/v1/sites/www')).status, 200, 'nothing is deleted before the confirmation');
+  await page.getByRole('button', { name: 'Yes, delete www' }).click();
+  await page.getByRole('heading', { name: 'Sites' }).waitFor();
+  assert.equal((await s.api('GET', '/api/v1/sites/www')).status, 404);
+  await edgeAnswers(s.httpPort, 'www.git.test', '/', (a) => a.status !== 200);
 });
