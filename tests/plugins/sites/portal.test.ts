@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
 import { call, eventually } from '../../helpers/harness.ts';
 import { repoRoot, TestRepo } from '../git/helpers.ts';
-import { addUser, launch, shot, signedIn } from '../portal/helpers.ts';
+import { addUser, launch, shot, signedIn, unnamed } from '../portal/helpers.ts';
 import { basic, edgeAnswers, edgeRunning, entries, getVia, startSitesServer, tar, versionFiles, viaEdge, type SitesServer } from './helpers.ts';
 
 const repos = repoRoot();
@@ -53,6 +53,7 @@ test('create an upload-only site: the preview token is shown once', async () => 
 test('upload an archive: version 1 and its files, served through the edge', async () => {
   await page.getByLabel('Publish an archive (tar, tar.gz or zip)').setInputFiles({ name: 'site.tar', mimeType: 'application/x-tar', buffer: tar(entries(versionFiles(1))) });
   await said(/Published as version 1 \(4 files\)/);
+  assert.deepEqual(await unnamed(page), [], 'every control of the overview has a name');
   await edgeAnswers(s.httpPort, host, '/', (a) => a.body === '<p>version 1</p>\n');
   await tab('Versions');
   const versions = page.getByTestId('versions');
@@ -81,6 +82,7 @@ test('the draft: edit a file, meet a concurrent write (412: their change shown, 
   await conflict.waitFor();
   assert.match(await conflict.getByTestId('diff').innerText(), /\+ <p>their edit<\/p>/);
   await shot(page, 'site-draft-conflict');
+  assert.deepEqual(await unnamed(page), [], 'every control of the draft and its editor has a name');
   await page.getByRole('button', { name: 'Keep my text (save over theirs)' }).click();
   await page.getByRole('button', { name: 'Save to draft' }).click();
   await said(/Saved to the draft/);
@@ -121,7 +123,11 @@ test('the draft: edit a file, meet a concurrent write (412: their change shown, 
 
 test('restore version 1: published again as version 3', async () => {
   await tab('Versions');
-  await page.getByRole('button', { name: 'Restore version 1' }).click();
+  // by keyboard: the heading has the focus, Tab reaches the button, Enter presses it
+  const restore = page.getByRole('button', { name: 'Restore version 1' });
+  await restore.waitFor();
+  for (let i = 0; i < 30 && !(await restore.evaluate((b) => b === document.activeElement)); i++) await page.keyboard.press('Tab');
+  await page.keyboard.press('Enter');
   await said(/Version 1 is published again as version 3/);
   await edgeAnswers(s.httpPort, host, '/', (a) => a.body === '<p>version 1</p>\n');
   assert.equal((await s.api('GET', `/api/v1/sites/${site}`)).body.version, 3);
@@ -159,6 +165,9 @@ test('a site from git through the form: check now streams its job, the definitio
   await page.getByLabel(/Fetch the site from a git repository/).check();
   await page.getByLabel('Repository URL').fill(repo.bare);
   await page.getByLabel('Folder of the repository that is the site (optional)').fill('public');
+  await page.getByLabel(/Build image/).fill('busybox');
+  assert.deepEqual(await unnamed(page), [], 'every control of the site form has a name');
+  await page.getByLabel(/Build image/).fill('');
   await page.getByRole('button', { name: 'Create site' }).click();
   await page.getByRole('link', { name: 'Open site www' }).click();
   await edgeAnswers(s.httpPort, 'www.git.test', '/', (a) => a.body === 'one');
