@@ -93,16 +93,17 @@ function SiteForm({ name: fixed, site, onSaved }: { name?: string; site?: SiteVi
 }
 
 function NewSite() {
-  const [made, setMade] = useState<{ name: string; previewToken?: string }>();
+  const [made, setMade] = useState<{ name: string; previewToken?: string; jobId?: string }>();
   return (
     <>
       <PageTitle title="New site" />
       {made ? (
         <>
           {made.previewToken && <ShownOnce label="Preview token" secret={made.previewToken} extra={<p>The password of user <code>preview</code> on the draft's preview host.</p>} />}
+          {made.jobId && <JobOutput id={made.jobId} />}
           <p><Link href={`/sites/${enc(made.name)}`}>Open site {made.name}</Link></p>
         </>
-      ) : <SiteForm onSaved={(name, answer) => (answer.previewToken ? setMade({ name, previewToken: answer.previewToken }) : navigate(`/sites/${enc(name)}`))} />}
+      ) : <SiteForm onSaved={(name, answer) => (answer.previewToken ? setMade({ name, previewToken: answer.previewToken, jobId: answer.jobId }) : navigate(`/sites/${enc(name)}`))} />}
     </>
   );
 }
@@ -157,7 +158,7 @@ function Overview({ site, reload }: { site: SiteView; reload(): void }) {
       {can('sites:write') && (
         <>
           <h2>Definition</h2>
-          <SiteForm key={site.updatedAt} name={site.name} site={site} onSaved={(_, answer) => { if (answer.jobId) setJob(answer.jobId); reload(); }} />
+          <SiteForm key={JSON.stringify([site.hostnames, site.source])} name={site.name} site={site} onSaved={(_, answer) => { if (answer.jobId) setJob(answer.jobId); reload(); }} />
           <div class="actions">
             {confirming ? (
               <div role="alert" class="card">
@@ -302,6 +303,7 @@ function Draft({ site, reload }: { site: SiteView; reload(): void }) {
   };
   const remove = async (f: FileItem) => {
     if (await act.run(() => ok(api.PUT('/api/v1/sites/{name}/draft/files', { ...path(name), body: { delete: [f.path], base: { [f.path]: f.sha256 } } })))) changed(`${f.path} is deleted from the draft.`);
+    else files.reload(); // a 412: someone changed it meanwhile, so show what the draft holds now
   };
   const publish = async () => { const out = await act.run(() => ok(api.POST('/api/v1/sites/{name}/draft/publish', path(name)))); if (out) changed(`The draft is published as version ${out.version}.`); };
   const discard = async () => { setConfirming(false); if (await act.run(() => ok(api.DELETE('/api/v1/sites/{name}/draft', path(name))))) changed('The draft is discarded.'); };
