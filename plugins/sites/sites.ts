@@ -261,12 +261,13 @@ export function createSites(deps: { ctx: PluginContext; store: SiteStore; files:
       if (!path) errors.push({ path: `/body/delete/${i}`, message: 'a file path is relative, without .., control characters or backslashes' });
       else deletes.push(path);
     });
+    for (const raw of Object.keys(body.base ?? {})) if (!sitePath(raw)) errors.push({ path: `/body/base/${raw}`, message: 'a file path is relative, without .., control characters or backslashes' });
     if (errors.length) throw problem(400, `invalid draft files: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, { errors });
     if (!writes.length && !deletes.length) throw problem(400, 'nothing to write: give files or delete');
     const stored = await Promise.all(writes.map(async ([path, content]) => [path, await files.put(content)] as const));
     try {
       return await writeDraft(name, (m) => {
-        const changed = Object.entries(body.base ?? {}).map(([raw, sha]) => [sitePath(raw) ?? raw, sha] as const)
+        const changed = Object.entries(body.base ?? {}).map(([raw, sha]) => [sitePath(raw)!, sha] as const)
           .filter(([path, sha]) => (m[path]?.sha256 ?? null) !== sha).map(([path]) => ({ path, sha256: m[path]?.sha256 ?? null }));
         if (changed.length) throw problem(412, `changed since you read it: ${changed.map((c) => c.path).join(', ')}`, { code: 'draft-changed', extra: { changed } });
         const missing = deletes.filter((d) => !m[d] && !Object.keys(m).some((p) => p.startsWith(`${d}/`)));

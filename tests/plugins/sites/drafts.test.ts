@@ -204,4 +204,5 @@ test("an editor's guard: a draft write with base goes through only over what the
   assert.equal((await s.api('PUT', '/api/v1/sites/guard/draft/files', { body: { delete: ['new.html'], base: { 'new.html': await shaOf('new.html') } } })).status, 200);
   assert.equal((await s.api('GET', '/api/v1/sites/guard/file?path=new.html&draft=1')).status, 404);
   assert.equal((await s.api('PUT', '/api/v1/sites/guard/draft/files', { body: { delete: ['index.html'], base: { 'index.html': 'not-a-sha' } } })).status, 400);
+  assert.equal((await s.api('PUT', '/api/v1/sites/guard/draft/files', { body: { delete: ['index.html'], base: { '../index.html': null } } })).status, 400);
 });
