@@ -51,6 +51,7 @@ export function siteRoutes({ ctx, sites, store, files, sync, git }: { ctx: Plugi
     const row = await sites.rowOf(name);
     return row.version ? (await store.manifest(name, row.version)) ?? {} : {};
   };
+  const draftManifest = async (name: string) => (await store.draft(name))?.manifest ?? publishedManifest(name);
   const jobAnswer = <J extends { id: string }>(job: J & { attached?: boolean }) => ({ ...job, jobId: job.id, attached: job.attached ?? false });
 
   return [
@@ -143,33 +144,40 @@ export function siteRoutes({ ctx, sites, store, files, sync, git }: { ctx: Plugi
     }),
     defineRoute({
       method: 'GET', path: '/sites/:name/file', scopes: ['sites:read'], params: Params, errors: [404],
-      summary: 'The bytes of one file of the published version, with its content type',
-      query: Type.Object({ path: Type.String({ minLength: 1, maxLength: 1024 }) }),
+      summary: 'The bytes of one file of the published version (?draft=1: of the draft, which without a draft is the published version), with its content type',
+      query: Type.Object({
+        path: Type.String({ minLength: 1, maxLength: 1024 }),
+        draft: Type.Optional(Type.Union([Type.Literal('1'), Type.Literal('true'), Type.Literal('0'), Type.Literal('false')])),
+      }),
       handler: async ({ params, query }) => {
         const path = sitePath(query.path);
         if (!path) throw problem(400, 'path is relative, without .., control characters or backslashes', { errors: [{ path: '/query/path', message: 'not a file path' }] });
-        const entry = (await publishedManifest(params.name))[path];
-        if (!entry) throw problem(404, `the published version of site "${params.name}" has no file ${path}`, { code: 'no-such-file' });
+        const ofDraft = query.draft === '1' || query.draft === 'true';
+        const entry = (ofDraft ? await draftManifest(params.name) : await publishedManifest(params.name))[path];
+        if (!entry) throw problem(404, `the ${ofDraft ? 'draft' : 'published version'} of site "${params.name}" has no file ${path}`, { code: 'no-such-file' });
         return streamReply(createReadStream(files.objectPath(entry.sha256)), contentTypeOf(path), { 'Content-Length': String(entry.size), ETag: `"${entry.sha256}"` });
       },
     }),
     defineRoute({
       method: 'GET', path: '/sites/:name/draft/files', scopes: ['sites:read'], params: Params, page: true, errors: [404], response: FileItem,
       summary: 'The files of the draft (without a draft: those of the published version, which a first write starts from)',
-      handler: async ({ params, page }) => {
-        const draft = await store.draft(params.name);
-        return fileList(draft ? draft.manifest : await publishedManifest(params.name), page.cursor, page.limit);
-      },
+      handler: async ({ params, page }) => fileList(await draftManifest(params.name), page.cursor, page.limit),
     }),
     defineRoute({
-      method: 'PUT', path: '/sites/:name/draft/files', scopes: ['sites:write'], params: Params, errors: [404, 422],
+      method: 'PUT', path: '/sites/:name/draft/files', scopes: ['sites:write'], params: Params, errors: [404, 412, 422],
       summary: 'Write and delete files of the draft (a first write starts it as a copy of the published version); nothing is served until it is published',
+      description: 'With `base`, the write goes through only if each named file still holds what the writer read (its sha256, or null for a file that '
+        + 'did not exist); otherwise 412 (code draft-changed) with `changed` [{ path, sha256 }] and nothing is written: an editor\'s guard against a '
+        + 'concurrent write.',
       body: Type.Object({
         files: Type.Optional(Type.Record(Type.String({ maxLength: 1024 }), Type.Object({
           content: Type.String({ maxLength: 64 * 1024 * 1024 }),
           encoding: Type.Optional(Type.Union([Type.Literal('utf8'), Type.Literal('base64')])),
         }, { additionalProperties: false }))),
         delete: Type.Optional(Type.Array(Type.String({ maxLength: 1024 }), { maxItems: 10_000, description: 'files (or folders) to remove' })),
+        base: Type.Optional(Type.Record(Type.String({ maxLength: 1024 }), Nullable(Type.String({ pattern: '^[0-9a-f]{64}$' })), {
+          description: 'what the writer read: path → sha256 (null: absent); a file that differs now answers 412',
+        })),
       }, { additionalProperties: false }),
       response: DraftView,
       activity: 'site.draft.write', resource: 'site:{name}',

@@ -246,7 +246,7 @@ export function createSites(deps: { ctx: PluginContext; store: SiteStore; files:
     });
   }
 
-  async function writeDraftFiles(name: string, body: { files?: Record<string, { content: string; encoding?: 'utf8' | 'base64' }>; delete?: string[] }) {
+  async function writeDraftFiles(name: string, body: { files?: Record<string, { content: string; encoding?: 'utf8' | 'base64' }>; delete?: string[]; base?: Record<string, string | null> }) {
     const writes: [string, Buffer][] = [];
     const errors: { path: string; message: string }[] = [];
     for (const [raw, f] of Object.entries(body.files ?? {})) {
@@ -261,11 +261,15 @@ export function createSites(deps: { ctx: PluginContext; store: SiteStore; files:
       if (!path) errors.push({ path: `/body/delete/${i}`, message: 'a file path is relative, without .., control characters or backslashes' });
       else deletes.push(path);
     });
+    for (const raw of Object.keys(body.base ?? {})) if (!sitePath(raw)) errors.push({ path: `/body/base/${raw}`, message: 'a file path is relative, without .., control characters or backslashes' });
     if (errors.length) throw problem(400, `invalid draft files: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, { errors });
     if (!writes.length && !deletes.length) throw problem(400, 'nothing to write: give files or delete');
     const stored = await Promise.all(writes.map(async ([path, content]) => [path, await files.put(content)] as const));
     try {
       return await writeDraft(name, (m) => {
+        const changed = Object.entries(body.base ?? {}).map(([raw, sha]) => [sitePath(raw)!, sha] as const)
+          .filter(([path, sha]) => (m[path]?.sha256 ?? null) !== sha).map(([path]) => ({ path, sha256: m[path]?.sha256 ?? null }));
+        if (changed.length) throw problem(412, `changed since you read it: ${changed.map((c) => c.path).join(', ')}`, { code: 'draft-changed', extra: { changed } });
         const missing = deletes.filter((d) => !m[d] && !Object.keys(m).some((p) => p.startsWith(`${d}/`)));
         if (missing.length) throw problem(422, `the draft has no file ${missing.join(', ')}`, { code: 'no-such-file' });
         for (const d of deletes) for (const p of Object.keys(m)) if (p === d || p.startsWith(`${d}/`)) delete m[p];

@@ -5921,6 +5921,7 @@ export interface paths {
       parameters: {
         query: {
           path: string;
+          draft?: "1" | "true" | "0" | "false";
         };
         header?: never;
         path: {
@@ -6052,6 +6053,9 @@ export interface paths {
               };
             };
             delete?: string[];
+            base?: {
+              [key: string]: string | null;
+            };
           };
         };
       };
@@ -6086,6 +6090,12 @@ export interface paths {
           };
         };
         404: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        412: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];

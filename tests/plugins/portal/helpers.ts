@@ -33,3 +33,13 @@ export async function shot(page: Page, name: string): Promise<void> {
   mkdirSync(artifacts, { recursive: true });
   await page.screenshot({ path: join(artifacts, `${name}.png`), fullPage: true });
 }
+
+/** controls without an accessible name: a label, aria-label or aria-labelledby */
+export function unnamed(p: Page): Promise<string[]> {
+  return p.evaluate(() => [...document.querySelectorAll('input, select, textarea, button')]
+    .filter((el) => {
+      const e = el as HTMLInputElement;
+      return !(e.labels?.length || e.getAttribute('aria-label') || e.getAttribute('aria-labelledby') || (el.tagName === 'BUTTON' && el.textContent?.trim()));
+    })
+    .map((el) => el.outerHTML.slice(0, 120)));
+}

@@ -3,7 +3,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
 import { startServer, type TestServer } from '../../helpers/harness.ts';
-import { addUser, launch, shot, signedIn } from './helpers.ts';
+import { addUser, launch, shot, signedIn, unnamed } from './helpers.ts';
 
 let server: TestServer;
 let browser: Browser;
@@ -22,16 +22,6 @@ after(async () => {
   await browser?.close();
   await server?.close();
 });
-
-/** controls without an accessible name: a label, aria-label or aria-labelledby */
-function unnamed(p: Page): Promise<string[]> {
-  return p.evaluate(() => [...document.querySelectorAll('input, select, textarea, button')]
-    .filter((el) => {
-      const e = el as HTMLInputElement;
-      return !(e.labels?.length || e.getAttribute('aria-label') || e.getAttribute('aria-labelledby') || (el.tagName === 'BUTTON' && el.textContent?.trim()));
-    })
-    .map((el) => el.outerHTML.slice(0, 120)));
-}
 
 test('every page in the navigation renders its heading and names every control', async () => {
   const nav = page.getByRole('navigation', { name: 'Main' });

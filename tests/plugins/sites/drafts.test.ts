@@ -176,3 +176,33 @@ test('two draft writers at once: both writes land, nothing is lost', async () =>
   assert.deepEqual([a.status, b.status].sort(), [200, 409], 'one publish takes the draft, the other finds none');
   assert.equal((await viaEdge(s.httpPort, 'pair.sites.test', '/page5.html')).body, 'page 5');
 });
+
+test("an editor's guard: a draft write with base goes through only over what the writer read (412 naming the change, nothing written); ?draft=1 reads a draft file", async () => {
+  await s.api('PUT', '/api/v1/sites/guard', { body: { hostnames: ['guard.sites.test'] } });
+  assert.equal((await upload('guard', tar(entries({ 'index.html': 'one' })))).status, 200);
+  const shaOf = async (path: string) => (await s.api('GET', '/api/v1/sites/guard/draft/files')).body.find((f: any) => f.path === path)?.sha256 as string;
+  const read = await shaOf('index.html');
+  // without a draft, ?draft=1 answers the published file
+  assert.equal((await s.api('GET', '/api/v1/sites/guard/file?path=index.html&draft=1')).text, 'one');
+
+  // two editors read the same text and save at once: one wins, the other gets 412 naming the file and its sha256 now
+  const [a, b] = await Promise.all(['mine', 'theirs'].map((content) => s.api('PUT', '/api/v1/sites/guard/draft/files', { body: { files: { 'index.html': { content } }, base: { 'index.html': read } } })));
+  assert.deepEqual([a.status, b.status].sort(), [200, 412], `${a.text} ${b.text}`);
+  const [won, lost] = a.status === 200 ? [a, b] : [b, a];
+  assert.equal(lost.body.type.endsWith('/draft-changed'), true, lost.text);
+  const winner = (await s.api('GET', '/api/v1/sites/guard/file?path=index.html&draft=1')).text;
+  assert.ok(['mine', 'theirs'].includes(winner));
+  assert.deepEqual(lost.body.changed, [{ path: 'index.html', sha256: await shaOf('index.html') }]);
+  assert.equal(won.body.files, 1);
+  assert.equal((await s.api('GET', '/api/v1/sites/guard/file?path=index.html')).text, 'one', 'the published file is untouched');
+
+  // a new file: base null while absent; 412 once someone else has made it; the current sha256 writes
+  assert.equal((await s.api('PUT', '/api/v1/sites/guard/draft/files', { body: { files: { 'new.html': { content: 'n1' } }, base: { 'new.html': null } } })).status, 200);
+  const stale = await s.api('PUT', '/api/v1/sites/guard/draft/files', { body: { files: { 'new.html': { content: 'n2' } }, delete: ['index.html'], base: { 'new.html': null } } });
+  assert.equal(stale.status, 412);
+  assert.equal((await s.api('GET', '/api/v1/sites/guard/draft/files')).body.length, 2, 'nothing of the refused write happened (index.html still there)');
+  assert.equal((await s.api('PUT', '/api/v1/sites/guard/draft/files', { body: { delete: ['new.html'], base: { 'new.html': await shaOf('new.html') } } })).status, 200);
+  assert.equal((await s.api('GET', '/api/v1/sites/guard/file?path=new.html&draft=1')).status, 404);
+  assert.equal((await s.api('PUT', '/api/v1/sites/guard/draft/files', { body: { delete: ['index.html'], base: { 'index.html': 'not-a-sha' } } })).status, 400);
+  assert.equal((await s.api('PUT', '/api/v1/sites/guard/draft/files', { body: { delete: ['index.html'], base: { '../index.html': null } } })).status, 400);
+});

@@ -8,8 +8,9 @@ export { tar, tgz, zip, type TestEntry };
 
 export interface SitesServer extends TestServer { httpPort: number }
 
-export async function startSitesServer(opts: { sites?: Record<string, unknown>; git?: Record<string, unknown> } & Omit<StartOptions, 'plugins'> = {}): Promise<SitesServer> {
-  const { sites = {}, git = {}, ...rest } = opts;
+/** `more`: further plugins beside the sites' own (the portal, say) */
+export async function startSitesServer(opts: { sites?: Record<string, unknown>; git?: Record<string, unknown>; more?: Record<string, unknown> } & Omit<StartOptions, 'plugins'> = {}): Promise<SitesServer> {
+  const { sites = {}, git = {}, more = {}, ...rest } = opts;
   const httpPort = await freePort();
   const httpsPort = await freePort();
   const s = await startServer({
@@ -22,6 +23,7 @@ export async function startSitesServer(opts: { sites?: Record<string, unknown>; 
       edge: { options: { httpPort, httpsPort, pollIntervalMs: 100, resyncIntervalMs: 60_000 } },
       sites: { options: { previewDomain: 'preview.test', checkIntervalMs: 3_600_000, ...sites } },
       'event-recorder': { path: 'tests/fixtures/event-recorder/index.ts', options: { events: ['site.synced', 'site.sync.failed'] } },
+      ...more,
     },
   });
   return Object.assign(s, { httpPort });
