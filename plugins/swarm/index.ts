@@ -18,19 +18,24 @@ export default definePlugin({
     pollMs: Type.Integer({ minimum: 50, default: 1000 }),
     /** how long a deploy waits for its services to run their replicas (or an update to finish) */
     convergeTimeoutMs: Type.Integer({ minimum: 1000, default: 300_000 }),
+    /** where images a swarm stack builds on the manager are pushed before its services change (workers pull them from there); null refuses build */
+    registry: Type.Union([Type.String({
+      pattern: '^[a-z0-9]([a-z0-9.-]*[a-z0-9])?(:[0-9]{1,5})?(/[a-z0-9]+(([._]|__|-+)[a-z0-9]+)*)*$', maxLength: 200,
+      description: 'a registry host and path prefix, e.g. registry.example.com/team: a service with build becomes <registry>/<stack>_<service>:<image id>',
+    }), Type.Null()], { default: null }),
   }),
   setup(ctx) {
     const runtime = ctx.deps.docker;
     const stacks = ctx.deps.stacks;
     const options = ctx.options;
-    const deps: SwarmDeps = { docker: runtime.docker, installation: ctx.installationId, pollMs: options.pollMs, convergeTimeoutMs: options.convergeTimeoutMs };
+    const deps: SwarmDeps = { docker: runtime.docker, installation: ctx.installationId, pollMs: options.pollMs, convergeTimeoutMs: options.convergeTimeoutMs, registry: options.registry ?? null, images: runtime };
     const managing = () => assertManager(runtime.docker).then(() => true, () => false);
     const claims = (raw: Record<string, unknown>) => wantsSwarm(raw, options.default);
 
     ctx.extensions.add(platformRules, {
       id: 'swarm-compatible',
-      description: 'a stack deployed on the swarm uses no build, no long-form depends_on, no container_name or network_mode',
-      check: ({ loaded }) => (claims(loaded.raw) ? swarmIssues(loaded) : []),
+      description: 'a stack deployed on the swarm uses no long-form depends_on, no container_name or network_mode, and builds only when the swarm plugin has a registry to push to',
+      check: ({ loaded }) => (claims(loaded.raw) ? swarmIssues(loaded, deps.registry) : []),
     });
     ctx.extensions.add(stackRuntimes, {
       name: 'swarm',
