@@ -1,6 +1,7 @@
 // The swarm runtime: a loaded compose project converged as Swarm services (overlay networks, secrets and configs, rolling updates with rollback) through the Engine API.
 import { createHash } from 'node:crypto';
 import type Dockerode from 'dockerode';
+import { registryHost } from '../docker/api.ts';
 import type { ComposeProject, DeployIo, DockerRuntime, LoadedCompose, NormalizedService, ServiceStatus } from '../docker/types.ts';
 
 /** the docker plugin's ownership labels (so its views and port checks know task containers as the stack's), and the spec hash */
@@ -63,6 +64,8 @@ export interface SwarmDeps {
   /** where images built on the manager are pushed (a registry host and path prefix); null: builds are refused */
   registry: string | null;
   images: Pick<DockerRuntime, 'build' | 'push'>;
+  /** the saved login of a registry (the registries plugin, through the docker plugin's registry-auth point), handed to the swarm so every node pulls with it */
+  login(registryHost: string): Promise<Dockerode.AuthConfig | null>;
 }
 
 const serviceName = (project: string, service: string) => `${project}_${service}`;
@@ -234,20 +237,22 @@ export async function deploySwarm(deps: SwarmDeps, project: ComposeProject, load
   const stored = { secrets: await ensureStored(deps, 'secrets', project.name, wanted.secrets), configs: await ensureStored(deps, 'configs', project.name, wanted.configs) };
   const existing = new Map((await projectServices(deps, project.name)).map((s) => [s.Spec.Labels?.[labels.service] ?? '', s]));
   const updated: string[] = [];
-  const since = new Map<string, number>();
   for (const s of loaded.services) {
     const spec = specOf(deps, project, loaded, s, stored, built.get(s.name) ?? s.image, io.log);
     const hash = createHash('sha256').update(JSON.stringify(spec)).digest('hex').slice(0, 16);
     (spec.Labels as Record<string, string>)[labels.spec] = hash;
     const current = existing.get(s.name);
     if (current && current.Spec.Labels?.[labels.spec] === hash) continue;
-    since.set(s.name, Date.now());
+    // with the login the engine keeps it for the tasks (never in the spec), as docker service create --with-registry-auth does
+    const login = (await deps.login(registryHost(String((spec.TaskTemplate as Obj & { ContainerSpec: Obj }).ContainerSpec.Image)))) ?? undefined;
     if (current) {
       io.log(`updating service ${s.name}`);
-      await deps.docker.getService(current.ID).update({ ...spec, version: current.Version.Index });
+      // dockerode takes the login as a first argument (its typings know only the one-argument form)
+      const service = deps.docker.getService(current.ID) as unknown as { update(auth: Dockerode.AuthConfig | undefined, options: Obj): Promise<unknown> };
+      await service.update(login, { ...spec, version: current.Version.Index });
     } else {
       io.log(`creating service ${s.name} (${s.replicas} replica${s.replicas === 1 ? '' : 's'})`);
-      await deps.docker.createService(spec);
+      await (login ? deps.docker.createService(login, spec) : deps.docker.createService(spec));
     }
     updated.push(s.name);
   }

@@ -1,6 +1,6 @@
 // The swarm plugin: a second stack runtime (Swarm services) beside the compose runtime, the swarm's nodes (GET /nodes, admin) and nodes down as attention items.
 import { definePlugin, defineRoute, problem, streamReply, Type, type AttentionItem } from '../../sdk/index.ts';
-import { dockerPlugin } from '../docker/api.ts';
+import { dockerPlugin, registryAuths } from '../docker/api.ts';
 import { platformRules, stackRuntimes, stacksPlugin } from '../stacks/api.ts';
 import { deploySwarm, labels, projectServices, statusSwarm, stopSwarm, swarmIssues, wantsSwarm, type SwarmDeps } from './deploy.ts';
 import { serviceLogs } from './logs.ts';
@@ -28,7 +28,9 @@ export default definePlugin({
     const runtime = ctx.deps.docker;
     const stacks = ctx.deps.stacks;
     const options = ctx.options;
-    const deps: SwarmDeps = { docker: runtime.docker, installation: ctx.installationId, pollMs: options.pollMs, convergeTimeoutMs: options.convergeTimeoutMs, registry: options.registry ?? null, images: runtime };
+    const deps: SwarmDeps = { docker: runtime.docker, installation: ctx.installationId, pollMs: options.pollMs, convergeTimeoutMs: options.convergeTimeoutMs, registry: options.registry ?? null, images: runtime,
+      login: async (host) => { const [provider] = ctx.extensions.of(registryAuths); return provider ? provider(host) : null; },
+    };
     const managing = () => assertManager(runtime.docker).then(() => true, () => false);
     const claims = (raw: Record<string, unknown>) => wantsSwarm(raw, options.default);
 
