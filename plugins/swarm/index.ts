@@ -100,8 +100,9 @@ export default definePlugin({
       async attention() {
         const nodes = await listNodes(runtime.docker).catch(() => []);
         return nodes.filter((n) => n.state !== 'ready').map((n): AttentionItem => ({
-          severity: n.role === 'manager' ? 'critical' : 'warning', kind: 'swarm-node-down', resource: `node:${n.hostname || n.id}`,
-          message: `swarm ${n.role} ${n.hostname || n.id} is ${n.state}${n.tasks.total ? `; ${n.tasks.total} task(s) are meant to run on it` : ''}`,
+          // by id: nodes may share a hostname
+          severity: n.role === 'manager' ? 'critical' : 'warning', kind: 'swarm-node-down', resource: `node:${n.id}`,
+          message: `swarm ${n.role} ${n.hostname ? `${n.hostname} (${n.id})` : n.id} is ${n.state}${n.tasks.total ? `; ${n.tasks.total} task(s) are meant to run on it` : ''}`,
         }));
       },
     });
