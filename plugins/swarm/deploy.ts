@@ -5,7 +5,7 @@ import { registryHost } from '../docker/api.ts';
 import type { ComposeProject, DeployIo, DockerRuntime, LoadedCompose, NormalizedService, ServiceStatus } from '../docker/types.ts';
 
 /** the docker plugin's ownership labels (so its views and port checks know task containers as the stack's), and the spec hash */
-export const labels = { managed: 'dockwright.managed', installation: 'dockwright.installation', project: 'dockwright.project', service: 'dockwright.service', spec: 'dockwright.spec-hash' } as const;
+export const labels = { managed: 'dockwright.managed', installation: 'dockwright.installation', project: 'dockwright.project', service: 'dockwright.service', spec: 'dockwright.spec-hash', tasks: 'dockwright.task-hash' } as const;
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -237,10 +237,13 @@ export async function deploySwarm(deps: SwarmDeps, project: ComposeProject, load
   const stored = { secrets: await ensureStored(deps, 'secrets', project.name, wanted.secrets), configs: await ensureStored(deps, 'configs', project.name, wanted.configs) };
   const existing = new Map((await projectServices(deps, project.name)).map((s) => [s.Spec.Labels?.[labels.service] ?? '', s]));
   const updated: string[] = [];
+  const rolling = new Set<string>();
   for (const s of loaded.services) {
     const spec = specOf(deps, project, loaded, s, stored, built.get(s.name) ?? s.image, io.log);
     const hash = createHash('sha256').update(JSON.stringify(spec)).digest('hex').slice(0, 16);
-    (spec.Labels as Record<string, string>)[labels.spec] = hash;
+    // the task template's own hash tells a rolling update (the deploy waits for it to complete) from a scale or label change
+    const taskHash = createHash('sha256').update(JSON.stringify(spec.TaskTemplate)).digest('hex').slice(0, 16);
+    Object.assign(spec.Labels as Record<string, string>, { [labels.spec]: hash, [labels.tasks]: taskHash });
     const current = existing.get(s.name);
     if (current && current.Spec.Labels?.[labels.spec] === hash) continue;
     // with the login the engine keeps it for the tasks (never in the spec), as docker service create --with-registry-auth does
@@ -255,6 +258,9 @@ export async function deploySwarm(deps: SwarmDeps, project: ComposeProject, load
       await (login ? deps.docker.createService(login, spec) : deps.docker.createService(spec));
     }
     updated.push(s.name);
+    // a service from before the task hash: its update may or may not roll, so it is not waited for as rolling
+    const before = current?.Spec.Labels?.[labels.tasks];
+    if (before !== undefined && before !== taskHash) rolling.add(s.name);
   }
   const removed: string[] = [];
   for (const [name, svc] of existing) {
@@ -265,7 +271,7 @@ export async function deploySwarm(deps: SwarmDeps, project: ComposeProject, load
   }
   const failures: string[] = [];
   for (const name of updated) {
-    const error = await converge(deps, project.name, name, existing.has(name), io);
+    const error = await converge(deps, project.name, name, existing.has(name), rolling.has(name), io);
     if (error) failures.push(`${name}: ${error}`);
   }
   for (const kind of ['secrets', 'configs'] as const) await prune(deps, kind, project.name, new Set([...stored[kind].values()].map((x) => x.id)));
@@ -287,8 +293,11 @@ async function removeComposeLeftovers(deps: SwarmDeps, project: string, io: Depl
   }
 }
 
-/** waits until the service runs its replicas (or its update is done); null, or why it failed with the tasks' errors */
-async function converge(deps: SwarmDeps, project: string, name: string, wasUpdate: boolean, io: DeployIo): Promise<string | null> {
+/**
+ * Waits until the service runs its replicas (and, for a rolling update, until the swarm says it completed: right after
+ * the update call the old tasks still run and the update state is not set yet); null, or why it failed with the tasks' errors.
+ */
+async function converge(deps: SwarmDeps, project: string, name: string, wasUpdate: boolean, rolling: boolean, io: DeployIo): Promise<string | null> {
   const until = Date.now() + deps.convergeTimeoutMs;
   for (;;) {
     if (io.signal?.aborted) throw io.signal.reason ?? new Error('aborted');
@@ -302,7 +311,7 @@ async function converge(deps: SwarmDeps, project: string, name: string, wasUpdat
     }
     const replicas = ((svc.Spec.Mode as Obj)?.Replicated as Obj | undefined)?.Replicas as number ?? 1;
     const running = tasks.filter((t) => t.DesiredState === 'running' && t.Status.State === 'running').length;
-    const settled = wasUpdate ? state === 'completed' || state === undefined : true;
+    const settled = rolling ? state === 'completed' : wasUpdate ? state === 'completed' || state === undefined : true;
     if (settled && running >= replicas && tasks.filter((t) => t.DesiredState === 'running').length === replicas) return null;
     if (!wasUpdate && errors.length >= 3 && running === 0) return `its tasks fail: ${errors.join('; ')}`;
     if (Date.now() > until) return `not converged after ${Math.round(deps.convergeTimeoutMs / 1000)} s (${running}/${replicas} running${errors.length ? `; task errors: ${errors.join('; ')}` : ''})`;
