@@ -164,3 +164,9 @@ test('without a registry a swarm stack with build is refused with 422 naming the
   assert.match(job.error ?? '', /swarm-compatible/);
   assert.doesNotMatch(job.output, /building/);
 });
+
+test('a registry option that is no registry path refuses the boot, naming the option', async () => {
+  for (const bad of ['https://registry.example.com/team', 'Registry.Example.com', '127.0.0.1:5000/team/', 'host/a__-b']) {
+    await assert.rejects(startServer({ plugins: { docker: { options: { reconcile: false } }, stacks: {}, swarm: { enabled: true, options: { registry: bad } } } }), /registry/, bad);
+  }
+});
