@@ -1,4 +1,4 @@
-// Images of a project: find them locally, pull them (with registry credentials from the auth hook) or build them from the source tree.
+// Images of a project: find them locally, pull them (with registry credentials from the auth hook), build them from the source tree, push them.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type Dockerode from 'dockerode';
@@ -134,6 +134,48 @@ export async function buildImage(deps: ImageDeps, s: NormalizedService, io: Depl
   }
 }
 
+/** builds the service's image and answers its id */
+export async function builtImageId(deps: ImageDeps, s: NormalizedService, io: DeployIo): Promise<string> {
+  await buildImage(deps, s, io);
+  const id = await imageId(deps.docker, s.image);
+  if (!id) throw new Error(`the build of "${s.name}" did not produce ${s.image}`);
+  return id;
+}
+
+/**
+ * Tags a local image as `repository:tag` and pushes it with the saved login of its registry (the registry-auth hook);
+ * answers the pushed reference and the digest the registry stored, so nodes pull exactly what was pushed.
+ */
+export async function pushImage(deps: ImageDeps, image: string, target: { repository: string; tag: string }, io: DeployIo): Promise<{ reference: string; digest: string }> {
+  const reference = `${target.repository}:${target.tag}`;
+  const host = registryHost(reference);
+  const provider = deps.auth();
+  const authconfig = provider ? await provider(host) : null;
+  await deps.docker.getImage(image).tag({ repo: target.repository, tag: target.tag });
+  io.log(`pushing ${reference}${authconfig ? ` (as ${authconfig.username} on ${host})` : ''}`);
+  const signal = boundedSignal(io, deps.pullTimeoutMs);
+  let digest = '';
+  try {
+    // the engine wants an X-Registry-Auth header on every push, an empty login for an open registry
+    const stream = await deps.docker.getImage(target.repository).push({ tag: target.tag, authconfig: authconfig ?? ({} as Dockerode.AuthConfig), abortSignal: signal });
+    await follow(deps.docker, stream, (e) => {
+      const aux = e.aux as { Digest?: unknown } | undefined;
+      if (typeof aux?.Digest === 'string') digest = aux.Digest;
+    });
+  } catch (err) {
+    if (signal.aborted && !io.signal?.aborted) throw new Error(`pushing ${reference} took longer than ${Math.round(deps.pullTimeoutMs / 1000)} s`);
+    const reason = reasonOf(err);
+    if (credentialsRefused.test(reason)) {
+      const login = authconfig ? `its saved login (user ${authconfig.username}) was rejected` : 'no login for it is saved';
+      throw new Error(`the registry ${host} refused the push of ${reference}: ${login}; add or replace it with POST /api/v1/registries (${reason})`);
+    }
+    throw new Error(`pushing ${reference} to the registry ${host} failed: ${reason}`);
+  }
+  if (!/^sha256:[0-9a-f]{64}$/.test(digest)) throw new Error(`the registry ${host} answered the push of ${reference} without a digest`);
+  io.log(`${reference}: pushed, digest ${digest}`);
+  return { reference, digest };
+}
+
 /**
  * Makes every image of the services present (pulling or building per pull_policy) and answers their ids by reference.
  * Distinct images are fetched in parallel.
@@ -164,12 +206,7 @@ export async function ensureImages(deps: ImageDeps, services: readonly Normalize
       }
       ids.set(ref, id);
     }),
-    ...builds.map(async (s) => {
-      await buildImage(deps, s, io);
-      const id = await imageId(deps.docker, s.image);
-      if (!id) throw new Error(`the build of "${s.name}" did not produce ${s.image}`);
-      ids.set(s.image, id);
-    }),
+    ...builds.map(async (s) => { ids.set(s.image, await builtImageId(deps, s, io)); }),
   ]);
   return ids;
 }

@@ -5,7 +5,7 @@ import type { AccessGuard, ComposeProject, DeployIo, DockerRuntime, LoadedCompos
 import { createClient, reasonOf, statusOf } from './client.ts';
 import { loadCompose } from './compose/load.ts';
 import { deployProject } from './deploy.ts';
-import { imageId, pullImage, type ImageDeps } from './images.ts';
+import { builtImageId, imageId, pullImage, pushImage, type ImageDeps } from './images.ts';
 import { filterFor, label, ownershipOf } from './labels.ts';
 import { removeVolumes, takeDown } from './resources.ts';
 import { engineState, projectStatus, publishedPorts } from './status.ts';
@@ -107,6 +107,11 @@ export function createRuntime(opts: RuntimeOptions): DockerRuntime {
       if (failures.length) throw new Error(`pulling failed for ${failures.join('; ')}`);
       return { images: results.filter((r) => r !== null) };
     },
+    async build(service, io) {
+      if (!service.build) throw new Error(`the service "${service.name}" has no build section`);
+      return builtImageId(images, service, io);
+    },
+    push: (image, target, io) => pushImage(images, image, target, io),
     async volumes(name) {
       checkName(name);
       const { Volumes } = await docker.listVolumes({ filters: filterFor.project(name) });

@@ -183,6 +183,10 @@ export interface DockerRuntime {
   /** stop + optionally the volumes */
   remove(name: string, io: DeployIo, opts: { volumes: boolean }): Promise<void>;
   pull(project: ComposeProject, io: DeployIo): Promise<{ images: { image: string; before: string | null; after: string; changed: boolean }[] }>;
+  /** builds a service's image from its build context as a deploy does (base images pulled with the saved logins), tagged with the service's image name; answers the image id */
+  build(service: NormalizedService, io: DeployIo): Promise<string>;
+  /** tags a local image as `repository:tag` and pushes it with the saved login of its registry (registryAuths); answers the pushed reference and the registry's digest */
+  push(image: string, target: { repository: string; tag: string }, io: DeployIo): Promise<{ reference: string; digest: string }>;
   /** the named volumes the project created (one list call), with where the engine keeps their data on this host */
   volumes(name: string): Promise<{ name: string; driver: string; mountpoint: string }[]>;
   /**

@@ -1,22 +1,23 @@
 // The swarm runtime: a loaded compose project converged as Swarm services (overlay networks, secrets and configs, rolling updates with rollback) through the Engine API.
 import { createHash } from 'node:crypto';
 import type Dockerode from 'dockerode';
-import type { ComposeProject, DeployIo, LoadedCompose, NormalizedService, ServiceStatus } from '../docker/types.ts';
+import { registryHost } from '../docker/api.ts';
+import type { ComposeProject, DeployIo, DockerRuntime, LoadedCompose, NormalizedService, ServiceStatus } from '../docker/types.ts';
 
 /** the docker plugin's ownership labels (so its views and port checks know task containers as the stack's), and the spec hash */
-export const labels = { managed: 'dockwright.managed', installation: 'dockwright.installation', project: 'dockwright.project', service: 'dockwright.service', spec: 'dockwright.spec-hash' } as const;
+export const labels = { managed: 'dockwright.managed', installation: 'dockwright.installation', project: 'dockwright.project', service: 'dockwright.service', spec: 'dockwright.spec-hash', tasks: 'dockwright.task-hash' } as const;
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** what the swarm runtime will not run, each with its path: the stacks plugin refuses these at validation (422) */
-export function swarmIssues(loaded: LoadedCompose): { path: string; message: string }[] {
+export function swarmIssues(loaded: LoadedCompose, registry: string | null): { path: string; message: string }[] {
   const issues: { path: string; message: string }[] = [];
   const raw = isObj(loaded.raw.services) ? loaded.raw.services : {};
   for (const s of loaded.services) {
     const path = `services.${s.name}`;
     const r = isObj(raw[s.name]) ? raw[s.name] as Obj : {};
-    if (s.build || r.build !== undefined) issues.push({ path: `${path}.build`, message: 'a swarm stack cannot build: workers cannot pull an image built on the manager. Build and push the image to a registry, then name it in image' });
+    if ((s.build || r.build !== undefined) && !registry) issues.push({ path: `${path}.build`, message: 'a swarm stack cannot build without a registry: workers cannot pull an image built on the manager. Set the swarm plugin option registry (plugins.swarm.options.registry, e.g. registry.example.com/team) to build and push it there, or push the image yourself and name it in image' });
     if (isObj(r.depends_on)) issues.push({ path: `${path}.depends_on`, message: 'long-form depends_on (conditions) has no meaning on a swarm: services start in any order. Use the list form, or a healthcheck and retries in the service' });
     if (s.containerName) issues.push({ path: `${path}.container_name`, message: 'a swarm service has one container per task: container_name cannot be kept' });
     if (s.networkMode) issues.push({ path: `${path}.network_mode`, message: 'network_mode is not available to swarm services: use networks' });
@@ -58,7 +59,14 @@ function updateConfig(v: unknown, fallback: 'rollback' | 'pause') {
   };
 }
 
-export interface SwarmDeps { docker: Dockerode; installation: string; pollMs: number; convergeTimeoutMs: number }
+export interface SwarmDeps {
+  docker: Dockerode; installation: string; pollMs: number; convergeTimeoutMs: number;
+  /** where images built on the manager are pushed (a registry host and path prefix); null: builds are refused */
+  registry: string | null;
+  images: Pick<DockerRuntime, 'build' | 'push'>;
+  /** the saved login of a registry (the registries plugin, through the docker plugin's registry-auth point), handed to the swarm so every node pulls with it */
+  login(registryHost: string): Promise<Dockerode.AuthConfig | null>;
+}
 
 const serviceName = (project: string, service: string) => `${project}_${service}`;
 const ownLabels = (deps: SwarmDeps, project: string, extra: Obj = {}) => ({ ...extra, [labels.managed]: 'true', [labels.installation]: deps.installation, [labels.project]: project }) as Record<string, string>;
@@ -99,7 +107,41 @@ async function ensureStored(deps: SwarmDeps, kind: Kind, project: string, wanted
 /** the service's x-dockwright-secrets or -configs: file (or path) → the stack variable that holds its content */
 const mapOf = (raw: Obj, kind: Kind): Record<string, string> => (isObj(raw[`x-dockwright-${kind}`]) ? raw[`x-dockwright-${kind}`] as Record<string, string> : {});
 
-function specOf(deps: SwarmDeps, project: ComposeProject, loaded: LoadedCompose, s: NormalizedService, stored: Record<Kind, Stored>, warn: (l: string) => void): Obj {
+/**
+ * A registry repository name for `<stack>_<service>`: lower case, and every run of characters a repository path may not
+ * hold there (or a separator run it does not allow, like "-_") made one "_".
+ */
+export function repositoryOf(registry: string, project: string, service: string): string {
+  const component = `${project}_${service}`.toLowerCase()
+    .replace(/[^a-z0-9]+/g, (run) => (/^([._]|__|-+)$/.test(run) ? run : '_'))
+    .replace(/[^a-z0-9]+$/, '');
+  return `${registry.replace(/\/+$/, '')}/${component}`;
+}
+
+/**
+ * Builds every service that has a build section on the manager and pushes it to the registry, before any service is
+ * touched: the image reference (repository:tag@digest) each such service runs. The tag is the image id's start, so an
+ * unchanged tree pushes the same tag and leaves the service alone.
+ */
+async function buildAndPush(deps: SwarmDeps, project: string, loaded: LoadedCompose, io: DeployIo): Promise<Map<string, string>> {
+  const images = new Map<string, string>();
+  const registry = deps.registry;
+  if (!registry) return images;
+  for (const s of loaded.services.filter((x) => x.build)) {
+    const id = await deps.images.build(s, io);
+    const tag = id.replace(/^sha256:/, '').slice(0, 16);
+    let pushed: { reference: string; digest: string };
+    try {
+      pushed = await deps.images.push(s.image, { repository: repositoryOf(registry, project, s.name), tag }, io);
+    } catch (err) {
+      throw new Error(`${(err as Error).message}; no service was changed`);
+    }
+    images.set(s.name, `${pushed.reference}@${pushed.digest}`);
+  }
+  return images;
+}
+
+function specOf(deps: SwarmDeps, project: ComposeProject, loaded: LoadedCompose, s: NormalizedService, stored: Record<Kind, Stored>, image: string, warn: (l: string) => void): Obj {
   const rawServices = isObj(loaded.raw.services) ? loaded.raw.services : {};
   const raw = isObj(rawServices[s.name]) ? rawServices[s.name] as Obj : {};
   const deploy = isObj(raw.deploy) ? raw.deploy : {};
@@ -116,7 +158,7 @@ function specOf(deps: SwarmDeps, project: ComposeProject, loaded: LoadedCompose,
     Labels: ownLabels(deps, project.name, { ...s.labels, [labels.service]: s.name }),
     TaskTemplate: {
       ContainerSpec: {
-        Image: s.image,
+        Image: image,
         ...(s.entrypoint ? { Command: s.entrypoint } : {}),
         ...(s.command ? { Args: s.command } : {}),
         Env: Object.entries(s.environment).map(([k, v]) => `${k}=${v}`),
@@ -175,8 +217,9 @@ export async function projectServices(deps: SwarmDeps, project: string): Promise
 
 /** converges the project: unchanged services untouched, changed ones updated (rolling, rolled back on failure), removed ones removed */
 export async function deploySwarm(deps: SwarmDeps, project: ComposeProject, loaded: LoadedCompose, io: DeployIo): Promise<{ services: string[]; updated: string[]; removed: string[] }> {
-  const refused = swarmIssues(loaded);
+  const refused = swarmIssues(loaded, deps.registry);
   if (refused.length) throw new Error(`the stack cannot run on the swarm: ${refused.map((i) => `${i.path}: ${i.message}`).join('; ')}`);
+  const built = await buildAndPush(deps, project.name, loaded, io);
   await removeComposeLeftovers(deps, project.name, io);
   await ensureNetworks(deps, project.name, loaded, io);
   const wanted: Record<Kind, Map<string, string>> = { secrets: new Map(), configs: new Map() };
@@ -194,22 +237,30 @@ export async function deploySwarm(deps: SwarmDeps, project: ComposeProject, load
   const stored = { secrets: await ensureStored(deps, 'secrets', project.name, wanted.secrets), configs: await ensureStored(deps, 'configs', project.name, wanted.configs) };
   const existing = new Map((await projectServices(deps, project.name)).map((s) => [s.Spec.Labels?.[labels.service] ?? '', s]));
   const updated: string[] = [];
-  const since = new Map<string, number>();
+  const rolling = new Set<string>();
   for (const s of loaded.services) {
-    const spec = specOf(deps, project, loaded, s, stored, io.log);
+    const spec = specOf(deps, project, loaded, s, stored, built.get(s.name) ?? s.image, io.log);
     const hash = createHash('sha256').update(JSON.stringify(spec)).digest('hex').slice(0, 16);
-    (spec.Labels as Record<string, string>)[labels.spec] = hash;
+    // the task template's own hash tells a rolling update (the deploy waits for it to complete) from a scale or label change
+    const taskHash = createHash('sha256').update(JSON.stringify(spec.TaskTemplate)).digest('hex').slice(0, 16);
+    Object.assign(spec.Labels as Record<string, string>, { [labels.spec]: hash, [labels.tasks]: taskHash });
     const current = existing.get(s.name);
     if (current && current.Spec.Labels?.[labels.spec] === hash) continue;
-    since.set(s.name, Date.now());
+    // with the login the engine keeps it for the tasks (never in the spec), as docker service create --with-registry-auth does
+    const login = (await deps.login(registryHost(String((spec.TaskTemplate as Obj & { ContainerSpec: Obj }).ContainerSpec.Image)))) ?? undefined;
     if (current) {
       io.log(`updating service ${s.name}`);
-      await deps.docker.getService(current.ID).update({ ...spec, version: current.Version.Index });
+      // dockerode takes the login as a first argument (its typings know only the one-argument form)
+      const service = deps.docker.getService(current.ID) as unknown as { update(auth: Dockerode.AuthConfig | undefined, options: Obj): Promise<unknown> };
+      await service.update(login, { ...spec, version: current.Version.Index });
     } else {
       io.log(`creating service ${s.name} (${s.replicas} replica${s.replicas === 1 ? '' : 's'})`);
-      await deps.docker.createService(spec);
+      await (login ? deps.docker.createService(login, spec) : deps.docker.createService(spec));
     }
     updated.push(s.name);
+    // a service from before the task hash: its update may or may not roll, so it is not waited for as rolling
+    const before = current?.Spec.Labels?.[labels.tasks];
+    if (before !== undefined && before !== taskHash) rolling.add(s.name);
   }
   const removed: string[] = [];
   for (const [name, svc] of existing) {
@@ -220,7 +271,7 @@ export async function deploySwarm(deps: SwarmDeps, project: ComposeProject, load
   }
   const failures: string[] = [];
   for (const name of updated) {
-    const error = await converge(deps, project.name, name, existing.has(name), io);
+    const error = await converge(deps, project.name, name, existing.has(name), rolling.has(name), io);
     if (error) failures.push(`${name}: ${error}`);
   }
   for (const kind of ['secrets', 'configs'] as const) await prune(deps, kind, project.name, new Set([...stored[kind].values()].map((x) => x.id)));
@@ -242,8 +293,11 @@ async function removeComposeLeftovers(deps: SwarmDeps, project: string, io: Depl
   }
 }
 
-/** waits until the service runs its replicas (or its update is done); null, or why it failed with the tasks' errors */
-async function converge(deps: SwarmDeps, project: string, name: string, wasUpdate: boolean, io: DeployIo): Promise<string | null> {
+/**
+ * Waits until the service runs its replicas (and, for a rolling update, until the swarm says it completed: right after
+ * the update call the old tasks still run and the update state is not set yet); null, or why it failed with the tasks' errors.
+ */
+async function converge(deps: SwarmDeps, project: string, name: string, wasUpdate: boolean, rolling: boolean, io: DeployIo): Promise<string | null> {
   const until = Date.now() + deps.convergeTimeoutMs;
   for (;;) {
     if (io.signal?.aborted) throw io.signal.reason ?? new Error('aborted');
@@ -257,7 +311,7 @@ async function converge(deps: SwarmDeps, project: string, name: string, wasUpdat
     }
     const replicas = ((svc.Spec.Mode as Obj)?.Replicated as Obj | undefined)?.Replicas as number ?? 1;
     const running = tasks.filter((t) => t.DesiredState === 'running' && t.Status.State === 'running').length;
-    const settled = wasUpdate ? state === 'completed' || state === undefined : true;
+    const settled = rolling ? state === 'completed' : wasUpdate ? state === 'completed' || state === undefined : true;
     if (settled && running >= replicas && tasks.filter((t) => t.DesiredState === 'running').length === replicas) return null;
     if (!wasUpdate && errors.length >= 3 && running === 0) return `its tasks fail: ${errors.join('; ')}`;
     if (Date.now() > until) return `not converged after ${Math.round(deps.convergeTimeoutMs / 1000)} s (${running}/${replicas} running${errors.length ? `; task errors: ${errors.join('; ')}` : ''})`;

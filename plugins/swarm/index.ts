@@ -1,6 +1,6 @@
 // The swarm plugin: a second stack runtime (Swarm services) beside the compose runtime, the swarm's nodes (GET /nodes, admin) and nodes down as attention items.
 import { definePlugin, defineRoute, problem, streamReply, Type, type AttentionItem } from '../../sdk/index.ts';
-import { dockerPlugin } from '../docker/api.ts';
+import { dockerPlugin, registryAuths } from '../docker/api.ts';
 import { platformRules, stackRuntimes, stacksPlugin } from '../stacks/api.ts';
 import { deploySwarm, labels, projectServices, statusSwarm, stopSwarm, swarmIssues, wantsSwarm, type SwarmDeps } from './deploy.ts';
 import { serviceLogs } from './logs.ts';
@@ -18,19 +18,26 @@ export default definePlugin({
     pollMs: Type.Integer({ minimum: 50, default: 1000 }),
     /** how long a deploy waits for its services to run their replicas (or an update to finish) */
     convergeTimeoutMs: Type.Integer({ minimum: 1000, default: 300_000 }),
+    /** where images a swarm stack builds on the manager are pushed before its services change (workers pull them from there); null refuses build */
+    registry: Type.Union([Type.String({
+      pattern: '^[a-z0-9]([a-z0-9.-]*[a-z0-9])?(:[0-9]{1,5})?(/[a-z0-9]+(([._]|__|-+)[a-z0-9]+)*)*$', maxLength: 200,
+      description: 'a registry host and path prefix, e.g. registry.example.com/team: a service with build becomes <registry>/<stack>_<service>:<image id>',
+    }), Type.Null()], { default: null }),
   }),
   setup(ctx) {
     const runtime = ctx.deps.docker;
     const stacks = ctx.deps.stacks;
     const options = ctx.options;
-    const deps: SwarmDeps = { docker: runtime.docker, installation: ctx.installationId, pollMs: options.pollMs, convergeTimeoutMs: options.convergeTimeoutMs };
+    const deps: SwarmDeps = { docker: runtime.docker, installation: ctx.installationId, pollMs: options.pollMs, convergeTimeoutMs: options.convergeTimeoutMs, registry: options.registry ?? null, images: runtime,
+      login: async (host) => { const [provider] = ctx.extensions.of(registryAuths); return provider ? provider(host) : null; },
+    };
     const managing = () => assertManager(runtime.docker).then(() => true, () => false);
     const claims = (raw: Record<string, unknown>) => wantsSwarm(raw, options.default);
 
     ctx.extensions.add(platformRules, {
       id: 'swarm-compatible',
-      description: 'a stack deployed on the swarm uses no build, no long-form depends_on, no container_name or network_mode',
-      check: ({ loaded }) => (claims(loaded.raw) ? swarmIssues(loaded) : []),
+      description: 'a stack deployed on the swarm uses no long-form depends_on, no container_name or network_mode, and builds only when the swarm plugin has a registry to push to',
+      check: ({ loaded }) => (claims(loaded.raw) ? swarmIssues(loaded, deps.registry) : []),
     });
     ctx.extensions.add(stackRuntimes, {
       name: 'swarm',
@@ -93,8 +100,9 @@ export default definePlugin({
       async attention() {
         const nodes = await listNodes(runtime.docker).catch(() => []);
         return nodes.filter((n) => n.state !== 'ready').map((n): AttentionItem => ({
-          severity: n.role === 'manager' ? 'critical' : 'warning', kind: 'swarm-node-down', resource: `node:${n.hostname || n.id}`,
-          message: `swarm ${n.role} ${n.hostname || n.id} is ${n.state}${n.tasks.total ? `; ${n.tasks.total} task(s) are meant to run on it` : ''}`,
+          // by id: nodes may share a hostname
+          severity: n.role === 'manager' ? 'critical' : 'warning', kind: 'swarm-node-down', resource: `node:${n.id}`,
+          message: `swarm ${n.role} ${n.hostname ? `${n.hostname} (${n.id})` : n.id} is ${n.state}${n.tasks.total ? `; ${n.tasks.total} task(s) are meant to run on it` : ''}`,
         }));
       },
     });

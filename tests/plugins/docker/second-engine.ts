@@ -11,6 +11,8 @@ import { docker as shared, until } from './helpers.ts';
 export interface SecondEngine {
   socketPath: string;
   docker: Dockerode;
+  /** the running dockerd's pid (its network namespace is /proc/<pid>/ns/net); undefined while it is down */
+  pid(): number | undefined;
   /** stops the daemon (its containers stop with it); up() starts it again on the same data */
   down(): Promise<void>;
   up(): Promise<void>;
@@ -69,6 +71,7 @@ export async function startSecondEngine(images: string[] = ['dockwright-test/bus
   return {
     socketPath,
     docker,
+    pid: () => (child && child.exitCode === null && child.signalCode === null ? child.pid : undefined),
     down: halt,
     up: launch,
     async stop() {
