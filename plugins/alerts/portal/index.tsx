@@ -96,7 +96,7 @@ function ChannelForm({ onCreated }: { onCreated(secret: string | undefined): voi
   return (
     <form class="card" onSubmit={submit} aria-labelledby="new-channel">
       <h2 id="new-channel">New channel</h2>
-      <label>Kind<select value={kind} onChange={(e) => { setKind(e.currentTarget.value); setValues({}); }}>
+      <label>Channel kind<select value={kind} onChange={(e) => { setKind(e.currentTarget.value); setValues({}); }}>
         {kinds.map((k) => <option value={k.kind}>{k.label}</option>)}
       </select></label>
       <label>Name<input required maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} /></label>
