@@ -61,7 +61,7 @@ test('a webhook channel made in the page: its signing secret shown once, a test 
   const secret = await page.getByTestId('secret').innerText();
   assert.match(secret, /^[A-Za-z0-9_-]{40,}$/);
   const channels = page.getByTestId('channels');
-  await channels.getByRole('cell', { name: 'ops hook' }).waitFor();
+  await channels.getByRole('cell', { name: 'ops hook', exact: true }).waitFor();
   const [made] = (await s.api('GET', '/api/v1/alerts/channels')).body;
   assert.equal(made.minSeverity, 'warning');
   assert.ok(!JSON.stringify(made).includes(secret), 'the API never answers the secret again');
@@ -77,7 +77,7 @@ test('a webhook channel made in the page: its signing secret shown once, a test 
 
   await page.reload();
   await page.getByRole('heading', { name: 'Alert channels' }).waitFor();
-  await channels.getByRole('cell', { name: 'ops hook' }).waitFor();
+  await channels.getByRole('cell', { name: 'ops hook', exact: true }).waitFor();
   assert.equal(await page.getByTestId('secret').count(), 0, 'the secret is not shown again');
   assert.ok(!(await page.content()).includes(secret));
 });
@@ -146,7 +146,7 @@ test('a viewer sees alerts, channels and certificates but no write control', asy
   await viewer.getByTestId('alerts').getByText('backup:nightly').waitFor();
   assert.equal(await main.getByRole('button').count(), 0, 'no acknowledge');
   await nav(viewer, 'Alert channels');
-  await viewer.getByTestId('channels').getByRole('cell', { name: 'ops hook' }).waitFor();
+  await viewer.getByTestId('channels').getByRole('cell', { name: 'ops hook', exact: true }).waitFor();
   assert.equal(await main.getByRole('button').count(), 0, 'no channel buttons');
   assert.equal(await main.locator('input, textarea').count(), 0, 'no channel form');
   await nav(viewer, 'Certificates');
