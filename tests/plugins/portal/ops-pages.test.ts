@@ -130,6 +130,12 @@ test('upload a certificate: listed, its detail shows the chain and never a key; 
   await shot(page, 'certificate');
 
   await page.getByRole('link', { name: 'All certificates' }).click();
+  // a wildcard over http-01 is refused before any job (and before any CA is contacted): the problem names the domain
+  await page.getByLabel(/^Domains/).fill('*.wild.test');
+  await page.getByLabel(/^Challenge/).selectOption('http-01');
+  await page.getByRole('button', { name: 'Request certificate' }).click();
+  await page.getByRole('alert').filter({ hasText: '422' }).getByText(/\*\.wild\.test is a wildcard/).first().waitFor();
+  assert.equal(await page.getByTestId('job-output').count(), 0, 'no job was started');
   const list = page.getByTestId('certificates');
   await list.getByRole('link', { name: 'shop' }).waitFor();
   assert.match(await list.locator('tbody tr').first().innerText(), /shop\.test[\s\S]*upload[\s\S]*Portal Test CA[\s\S]*valid/);
