@@ -172,5 +172,5 @@ function Channels() {
 
 export const pages: PortalPage[] = [
   { path: '/alerts', title: 'Alerts', nav: 70, scope: 'alerts:read', component: Alerts },
-  { path: '/alerts/channels', title: 'Alert channels', nav: 71, scope: 'alerts:read', component: Channels },
+  { path: '/alert-channels', title: 'Alert channels', nav: 71, scope: 'alerts:read', component: Channels },
 ];
