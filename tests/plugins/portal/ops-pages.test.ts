@@ -5,7 +5,7 @@ import { createHmac } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
 import { eventually, startServer, type TestServer } from '../../helpers/harness.ts';
 import { startReceiver, type Receiver } from '../alerts/helpers.ts';
-import { freePort, makeCert, type Made } from '../certificates/helpers.ts';
+import { freePort, makeCert, routeHosts, startAcmeEnv, type AcmeEnv, type Made } from '../certificates/helpers.ts';
 import { addUser, launch, shot, signedIn, unnamed } from './helpers.ts';
 
 let s: TestServer;
@@ -13,17 +13,20 @@ let rx: Receiver;
 let browser: Browser;
 let page: Page;
 let ca: Made;
+let acme: AcmeEnv;
 
 before(async () => {
   rx = await startReceiver();
   const [httpPort, httpsPort] = [await freePort(), await freePort()];
+  acme = await startAcmeEnv({ httpPort });
   s = await startServer({
     config: { rateLimit: { perMinute: 100_000 } },
     plugins: {
       docker: { options: { reconcile: false } },
       stacks: {},
       edge: { options: { httpPort, httpsPort, pollIntervalMs: 100, resyncIntervalMs: 60_000 } },
-      certificates: { options: { sweepIntervalMs: 3_600_000 } },
+      'edge-client': { path: 'tests/fixtures/edge-client/index.ts' },
+      certificates: { options: { sweepIntervalMs: 3_600_000, pollMinMs: 50, pollMaxMs: 500, pollAttempts: 40, directoryUrl: acme.directoryUrl, caFile: acme.caFile, email: 'admin@dwtest.test' } },
       alerts: { options: { retry: { attempts: 2, backoffMs: 20, maxBackoffMs: 100 } } },
       portal: {},
     },
@@ -39,6 +42,7 @@ after(async () => {
   await browser?.close();
   await s?.close();
   await rx?.close();
+  await acme?.stop();
 });
 
 const nav = (p: Page, name: string) => p.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
@@ -143,6 +147,23 @@ test('upload a certificate: listed, its detail shows the chain and never a key; 
   assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= innerWidth), 'on a phone the page does not scroll sideways');
   await shot(page, 'certificates-phone');
   await page.setViewportSize({ width: 1280, height: 900 });
+});
+
+test('request a certificate from the ACME CA (pebble): the job\'s output shown as it runs, then the certificate listed', async () => {
+  const host = 'req.ok.dwtest.test';
+  await routeHosts(s, 'req', [host]);
+  await nav(page, 'Certificates');
+  await page.getByLabel(/^Domains/).fill(host);
+  await page.getByLabel(/^Challenge/).selectOption('http-01');
+  await page.getByRole('button', { name: 'Request certificate' }).click();
+  await page.locator('.job .status-succeeded').waitFor({ timeout: 120_000 });
+  assert.match(await page.getByTestId('job-output').innerText(), /finalize:/, 'the issuance steps are shown');
+  const list = page.getByTestId('certificates');
+  await list.getByRole('link', { name: host }).click();
+  await page.getByRole('heading', { name: `Certificate ${host}` }).waitFor();
+  await page.getByText(/Pebble/i).first().waitFor();
+  assert.match(await page.getByTestId('chain').innerText(), /BEGIN CERTIFICATE/);
+  await shot(page, 'certificate-acme');
 });
 
 test('a viewer sees alerts, channels and certificates but no write control', async () => {
