@@ -37,13 +37,13 @@ function Alerts() {
     <>
       <PageTitle title="Alerts" />
       <form class="filters" onSubmit={(e) => e.preventDefault()}>
-        <label>Status<select value={status} onChange={(e) => setStatus(e.currentTarget.value as typeof status)}>
+        <label class="inline">Status<select value={status} onChange={(e) => setStatus(e.currentTarget.value as typeof status)}>
           <option value="open">Open</option><option value="resolved">Resolved recently</option><option value="all">All</option>
         </select></label>
-        <label>Acknowledged<select value={acknowledged} onChange={(e) => setAcknowledged(e.currentTarget.value as typeof acknowledged)}>
+        <label class="inline">Acknowledged<select value={acknowledged} onChange={(e) => setAcknowledged(e.currentTarget.value as typeof acknowledged)}>
           <option value="">Either</option><option value="false">Not acknowledged</option><option value="true">Acknowledged</option>
         </select></label>
-        <label>Severity<select value={severity} onChange={(e) => setSeverity(e.currentTarget.value as typeof severity)}>
+        <label class="inline">Severity<select value={severity} onChange={(e) => setSeverity(e.currentTarget.value as typeof severity)}>
           <option value="">Any</option>{severities.map((s) => <option value={s}>{s}</option>)}
         </select></label>
       </form>
