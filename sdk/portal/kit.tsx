@@ -210,7 +210,7 @@ export function ShownOnce({ label, secret, extra }: { label: string; secret: str
   const [copied, setCopied] = useState(false);
   return (
     <div class="once" role="status">
-      <p><strong>{label}</strong> — shown this once; only its hash is kept.</p>
+      <p><strong>{label}</strong> — shown this once: copy it now, no page or answer shows it again.</p>
       <code class="secret" data-testid="secret">{secret}</code>
       <button type="button" onClick={() => navigator.clipboard?.writeText(secret).then(() => setCopied(true))}>{copied ? 'Copied' : 'Copy'}</button>
       {extra}
