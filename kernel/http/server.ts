@@ -111,6 +111,52 @@ function pageLink(req: Req, next: string, limit: number): string {
   return `<${req.path}?${params}>; rel="next"`;
 }
 
+const noHeaders: Record<string, string> = Object.freeze({}) as Record<string, string>;
+const gone = (req: IncomingMessage, res: ServerResponse) => res.destroyed || req.socket.destroyed;
+
+/**
+ * What a handler receives. The abort signal, the request's logger and the base URL are getters on the prototype, made
+ * only for the handlers that read them (most never do): no closures per request.
+ */
+class Call {
+  readonly #req: IncomingMessage;
+  readonly #res: ServerResponse;
+  readonly #clients: ClientResolver;
+  readonly #log: Logger;
+  #abort: AbortController | undefined;
+  #requestLog: Logger | undefined;
+
+  constructor(
+    readonly params: Record<string, string>, readonly query: unknown, readonly body: unknown, readonly principal: Principal,
+    readonly headers: IncomingMessage['headers'], readonly ip: string, readonly requestId: string, readonly revision: number | undefined,
+    readonly page: { limit: number; cursor: string | undefined }, readonly rawBody: Buffer | undefined,
+    req: IncomingMessage, res: ServerResponse, clients: ClientResolver, log: Logger,
+  ) {
+    this.#req = req;
+    this.#res = res;
+    this.#clients = clients;
+    this.#log = log;
+  }
+
+  get baseUrl(): string {
+    return this.#clients.baseUrl(this.#req);
+  }
+
+  get signal(): AbortSignal {
+    if (!this.#abort) {
+      const controller = this.#abort = new AbortController();
+      const res = this.#res;
+      if (gone(this.#req, res)) controller.abort();
+      else res.once('close', () => { if (!res.writableFinished) controller.abort(); });
+    }
+    return this.#abort.signal;
+  }
+
+  get log(): Logger {
+    return (this.#requestLog ??= this.#log.child({ requestId: this.requestId }));
+  }
+}
+
 export function createHttpServer(deps: HttpDeps): Server {
   const { log } = deps;
   const onNoMatch = (req: Req, res: ServerResponse) => {
@@ -130,10 +176,10 @@ export function createHttpServer(deps: HttpDeps): Server {
 
   /** 429 before any lookup: this address failed to authenticate too often */
   function refuseBlockedAddress(ip: string): void {
-    const blocked = deps.failures.peek(`f:${ip}`);
-    if (!blocked.allowed) {
-      throw problem(429, `too many failed authentications from ${ip}; retry after ${blocked.reset} s`, { headers: { ...blocked.headers, 'Retry-After': String(blocked.reset) } });
-    }
+    const key = `f:${ip}`;
+    if (!deps.failures.spent(key)) return;
+    const blocked = deps.failures.peek(key);
+    throw problem(429, `too many failed authentications from ${ip}; retry after ${blocked.reset} s`, { headers: { ...blocked.headers, 'Retry-After': String(blocked.reset) } });
   }
 
   async function handle(entry: CompiledRoute, req: Req, res: ServerResponse): Promise<void> {
@@ -144,21 +190,9 @@ export function createHttpServer(deps: HttpDeps): Server {
     const ip = deps.clients.address(req);
     // a bearer that is not even shaped like a token has no budget of its own: it spends the address's
     const tokenHash = bearer && wellFormed(bearer, tokenPrefix) ? hashToken(bearer) : undefined;
-    let rateHeaders: Record<string, string> = {};
+    let rateHeaders: Record<string, string> = noHeaders;
     let remainingHere = Infinity;
     let principal: Principal = anonymous;
-    // the abort signal and the request's logger are made only for handlers that use them: most never do
-    let abort: AbortController | undefined;
-    const gone = () => res.destroyed || req.socket.destroyed;
-    const signalOf = () => {
-      if (!abort) {
-        const controller = abort = new AbortController();
-        if (gone()) controller.abort();
-        else res.once('close', () => { if (!res.writableFinished) controller.abort(); });
-      }
-      return abort.signal;
-    };
-    let requestLog: Logger | undefined;
     try {
       if (bearer !== undefined || entry.mount === 'webhook') refuseBlockedAddress(ip);
       if (entry.mount === 'api' && !route.upload) {
@@ -176,7 +210,6 @@ export function createHttpServer(deps: HttpDeps): Server {
           throw problem(429, `more than ${deps.webhooks.limit} webhook calls per minute ${who}; retry after ${decision.reset} s`, { headers: { 'Retry-After': String(decision.reset) } });
         }
       }
-      for (const k in rateHeaders) res.setHeader(k, rateHeaders[k]);
 
       if (route.scopes?.length || route.authenticated) {
         // without a bearer, a portal session cookie (with its CSRF header) may stand in for one
@@ -190,7 +223,6 @@ export function createHttpServer(deps: HttpDeps): Server {
           const spending = deps.budget.take(`t:${tokenHash}`);
           const shared = spending instanceof Promise ? await spending : spending;
           if (!shared.allowed || shared.remaining < remainingHere) rateHeaders = shared.headers;
-          for (const k in rateHeaders) res.setHeader(k, rateHeaders[k]);
           if (!shared.allowed) throw problem(429, `more than ${deps.budget.limit} requests per minute with this token across all instances; retry after ${shared.reset} s`, { headers: { 'Retry-After': String(shared.reset) } });
         }
         const missing = (route.scopes ?? []).filter((s) => !who.can(s));
@@ -231,13 +263,11 @@ export function createHttpServer(deps: HttpDeps): Server {
       const revision = route.revision ? revisionOf(req, body, route.revision === 'required') : undefined;
       const { limit, cursor, ...ownQuery } = route.page ? query as { limit?: number; cursor?: string } : noPage;
 
-      const out = await route.handler({
-        params, query: (route.page ? ownQuery : query) as never, body: body as never, principal, headers: req.headers, ip, requestId,
-        get baseUrl() { return deps.clients.baseUrl(req); },
-        revision, page: { limit: limit ?? 100, cursor }, rawBody: route.rawBody || route.upload ? raw : undefined,
-        get signal() { return signalOf(); },
-        get log() { return (requestLog ??= log.child({ requestId })); },
-      });
+      // every error answer carries these too (sendProblem below), so they are set once, here, for the handler's answer
+      for (const k in rateHeaders) res.setHeader(k, rateHeaders[k]);
+      const call = new Call(params, route.page ? ownQuery : query, body, principal, req.headers, ip, requestId, revision,
+        { limit: limit ?? 100, cursor }, route.rawBody || route.upload ? raw : undefined, req, res, deps.clients, log);
+      const out = await route.handler(call as never);
 
       let status = route.status ?? (out === undefined ? 204 : 200);
       let payload: unknown = out;
@@ -249,7 +279,7 @@ export function createHttpServer(deps: HttpDeps): Server {
         if (out.stream) {
           const stream = out.stream;
           // the client may have left while the handler ran: a follow stream would otherwise live on
-          if (gone()) { stream.destroy(); return; }
+          if (gone(req, res)) { stream.destroy(); return; }
           res.statusCode = status;
           for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
           res.setHeader('Content-Type', out.contentType ?? 'application/octet-stream');
