@@ -57,7 +57,10 @@ export function createStore(db: Db, secrets: SecretsApi) {
     },
 
     async page(after: string | undefined, limit: number): Promise<StackSummary[]> {
-      const { rows } = await db.query<StackSummary>(`${selectSummary} WHERE $1::text IS NULL OR name > $1 ORDER BY name LIMIT $2`, [after ?? null, limit]);
+      // two texts, not `$1 IS NULL OR name > $1`: that form keeps the planner from walking the name index
+      const { rows } = after === undefined
+        ? await db.query<StackSummary>(`${selectSummary} ORDER BY name LIMIT $1`, [limit])
+        : await db.query<StackSummary>(`${selectSummary} WHERE name > $1 ORDER BY name LIMIT $2`, [after, limit]);
       return rows;
     },
 
