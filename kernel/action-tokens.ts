@@ -19,11 +19,15 @@ export function createActionTokens(db: Db, secrets: SecretsApi): ActionTokensApi
   let asked: EnabledAsk[] | null = null;
   function answerEnabled(batch: EnabledAsk[]): void {
     const kinds = [...new Set(batch.map((a) => a.kind))];
-    const resources = batch.length === 1 ? batch[0].resources : [...new Set(batch.flatMap((a) => a.resources))];
+    // the usual batch asks about one list of resources for several kinds: nothing to merge, nothing to filter
+    const oneList = batch.every((a) => a.resources === batch[0].resources);
+    const resources = oneList ? batch[0].resources : [...new Set(batch.flatMap((a) => a.resources))];
     db.query<{ kind: string; resource: string }>('SELECT kind, resource FROM action_tokens WHERE kind = ANY($1) AND resource = ANY($2)', [kinds, resources]).then(({ rows }) => {
       for (const a of batch) {
-        const wanted = batch.length === 1 ? null : new Set(a.resources);
-        a.resolve(new Set(rows.filter((r) => r.kind === a.kind && (!wanted || wanted.has(r.resource))).map((r) => r.resource)));
+        const wanted = oneList ? null : new Set(a.resources);
+        const found = new Set<string>();
+        for (const r of rows) if (r.kind === a.kind && (!wanted || wanted.has(r.resource))) found.add(r.resource);
+        a.resolve(found);
       }
     }, (err: unknown) => { for (const a of batch) a.reject(err); });
   }

@@ -52,10 +52,12 @@ function send(res: ServerResponse, status: number, body: unknown, headers: Recor
     res.end();
     return;
   }
-  const text = typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body);
+  const json = typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body);
+  // a long answer is encoded once: its length is then the buffer's, not a second pass over the text
+  const text = typeof json === 'string' && json.length > 4096 ? Buffer.from(json) : json;
   res.statusCode = status;
   res.setHeader('Content-Type', type);
-  res.setHeader('Content-Length', Buffer.byteLength(text));
+  res.setHeader('Content-Length', typeof text === 'string' ? Buffer.byteLength(text) : text.length);
   res.end(text);
 }
 

@@ -33,7 +33,8 @@ export interface StackContent {
   services: string[];
 }
 
-const summaryColumns = `name, revision, template, settings, services, autoupdate, access, desired,
+// services as JSON: JSON.parse reads a page of them at a fraction of the text[] parser's cost
+const summaryColumns = `name, revision, template, settings, array_to_json(services) AS services, autoupdate, access, desired,
   deployed_revision AS "deployedRevision", deployed_at AS "deployedAt", last_deploy_job AS "lastDeployJob", last_job AS "lastJob",
   created_at AS "createdAt", updated_at AS "updatedAt"`;
 const select = `SELECT ${summaryColumns}, compose, env_sealed FROM stacks`;
