@@ -11,11 +11,18 @@ import { sessionBudgetKey } from '../auth/sessions.ts';
 import { actionTokenPrefix } from '../action-tokens.ts';
 import { readBody } from './body.ts';
 import type { ClientResolver } from './client.ts';
-import { assertStorable } from './storable.ts';
+import { assertStorable, storable } from './storable.ts';
 import type { CompiledRoute, RouteTable } from './routes.ts';
 import { noParams, Router } from './router.ts';
 
-const noPage: { limit?: number; cursor?: string } = Object.freeze({});
+/** the paging a route without `page` sees: the default, one frozen object rather than one per request */
+const defaultPage: { limit: number; cursor: string | undefined } = Object.freeze({ limit: 100, cursor: undefined });
+
+/** a page route's limit and cursor, and the rest of its query (what the handler sees as query) */
+function pagingOf(query: Record<string, unknown>): { page: { limit: number; cursor: string | undefined }; rest: Record<string, unknown> } {
+  const { limit, cursor, ...rest } = query as { limit?: number; cursor?: string };
+  return { page: { limit: limit ?? 100, cursor }, rest };
+}
 
 export interface HttpDeps {
   table: RouteTable;
@@ -243,7 +250,7 @@ export function createHttpServer(deps: HttpDeps): Server {
         try { params[name] = decodeURIComponent(params[name]); } catch { throw problem(400, `path parameter ${name} is not valid percent-encoding`); }
       }
       const query = entry.check.query ? { ...req.query } : req.query;
-      assertStorable([['params', params], ['query', query], ['headers', req.headers]]);
+      if (!storable(params) || !storable(query) || !storable(req.headers)) assertStorable([['params', params], ['query', query], ['headers', req.headers]]);
       const paramErrors = entry.check.params?.(params);
       const queryErrors = entry.check.query?.(query);
       if (paramErrors || queryErrors) {
@@ -263,12 +270,12 @@ export function createHttpServer(deps: HttpDeps): Server {
       }
       if (route.rawBody && !route.body && raw?.length) assertStorable([['body', parsedJsonOf(req, raw)]]);
       const revision = route.revision ? revisionOf(req, body, route.revision === 'required') : undefined;
-      const { limit, cursor, ...ownQuery } = route.page ? query as { limit?: number; cursor?: string } : noPage;
+      const paging = route.page ? pagingOf(query) : undefined;
 
       // every error answer carries these too (sendProblem below), so they are set once, here, for the handler's answer
       for (const k in rateHeaders) res.setHeader(k, rateHeaders[k]);
-      const call = new Call(params, route.page ? ownQuery : query, body, principal, req.headers, ip, requestId, revision,
-        { limit: limit ?? 100, cursor }, route.rawBody || route.upload ? raw : undefined, req, res, deps.clients, log);
+      const call = new Call(params, paging ? paging.rest : query, body, principal, req.headers, ip, requestId, revision,
+        paging ? paging.page : defaultPage, route.rawBody || route.upload ? raw : undefined, req, res, deps.clients, log);
       const out = await route.handler(call as never);
 
       let status = route.status ?? (out === undefined ? 204 : 200);
@@ -293,7 +300,7 @@ export function createHttpServer(deps: HttpDeps): Server {
       } else if (route.page && out && typeof out === 'object' && 'items' in out) {
         const page = out as Page<unknown>;
         payload = page.items;
-        if (page.next) headers.Link = pageLink(req, page.next, limit ?? 100);
+        if (page.next) headers.Link = pageLink(req, page.next, call.page.limit);
       }
       const rev = (payload as { revision?: unknown } | null)?.revision;
       if (typeof rev === 'number' && status < 300 && !headers.ETag) headers.ETag = `"${rev}"`;
