@@ -5,12 +5,31 @@ import { hashToken, newSecretToken } from './auth/tokens.ts';
 
 export const actionTokenPrefix = 'dwh_';
 
+interface EnabledAsk { kind: string; resources: readonly string[]; resolve(found: Set<string>): void; reject(err: unknown): void }
+
 export function createActionTokens(db: Db, secrets: SecretsApi): ActionTokensApi {
   async function upsert(kind: string, resource: string, hash: string | null, sealed: string | null): Promise<void> {
     await db.query(
       `INSERT INTO action_tokens (kind, resource, hash, sealed_secret) VALUES ($1, $2, $3, $4)
        ON CONFLICT (kind, resource) DO UPDATE SET hash = EXCLUDED.hash, sealed_secret = EXCLUDED.sealed_secret, created_at = now()`,
       [kind, resource, hash, sealed]);
+  }
+
+  // the calls made in one tick share one query: a stack list asks for its deploy and its push webhooks together
+  let asked: EnabledAsk[] | null = null;
+  function answerEnabled(batch: EnabledAsk[]): void {
+    const kinds = [...new Set(batch.map((a) => a.kind))];
+    // the usual batch asks about one list of resources for several kinds: nothing to merge, nothing to filter
+    const oneList = batch.every((a) => a.resources === batch[0].resources);
+    const resources = oneList ? batch[0].resources : [...new Set(batch.flatMap((a) => a.resources))];
+    db.query<{ kind: string; resource: string }>('SELECT kind, resource FROM action_tokens WHERE kind = ANY($1) AND resource = ANY($2)', [kinds, resources]).then(({ rows }) => {
+      for (const a of batch) {
+        const wanted = oneList ? null : new Set(a.resources);
+        const found = new Set<string>();
+        for (const r of rows) if (r.kind === a.kind && (!wanted || wanted.has(r.resource))) found.add(r.resource);
+        a.resolve(found);
+      }
+    }, (err: unknown) => { for (const a of batch) a.reject(err); });
   }
 
   return {
@@ -32,9 +51,14 @@ export function createActionTokens(db: Db, secrets: SecretsApi): ActionTokensApi
       return rowCount > 0;
     },
 
-    async enabled(kind, resources) {
-      const { rows } = await db.query<{ resource: string }>('SELECT resource FROM action_tokens WHERE kind = $1 AND resource = ANY($2)', [kind, resources]);
-      return new Set(rows.map((r) => r.resource));
+    enabled(kind, resources) {
+      return new Promise((resolve, reject) => {
+        if (!asked) {
+          const batch: EnabledAsk[] = asked = [];
+          queueMicrotask(() => { asked = null; answerEnabled(batch); });
+        }
+        asked.push({ kind, resources, resolve, reject });
+      });
     },
 
     async take(kind, resource, windowSeconds) {

@@ -97,7 +97,7 @@ export async function setupPlugin(plugin: PluginDef, rawOptions: Record<string, 
       get: (id: string) => k.jobs.get(id),
       wait: (id: string, ms: number) => k.jobs.wait(id, ms),
       latest: (type: string, resource: string) => k.jobs.latest(type, resource),
-      getMany: (ids: readonly string[]) => k.jobs.getMany(ids),
+      getMany: (ids: readonly string[], opts?: { output?: boolean }) => k.jobs.getMany(ids, opts),
       open: (resource: string) => k.jobs.open(resource),
     }) as PluginContext['jobs'],
     schedule: Object.freeze({

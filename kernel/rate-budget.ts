@@ -32,9 +32,12 @@ export class RateBudget {
   private flushing = false;
   private lastSweep = 0;
   private readonly now: () => number;
+  /** the RateLimit-Policy header, the same for every answer */
+  private readonly policyHeader: string;
 
   constructor(private readonly db: Db, readonly limit: number, private readonly opts: RateBudgetOptions, private readonly log: Logger, readonly policy = 'default') {
     this.now = opts.now ?? Date.now;
+    this.policyHeader = `"${policy}";q=${limit};w=${windowMs / 1000}`;
   }
 
   /** spends one request of `key`'s budget: synchronous while this instance holds some, else after one batched grant */
@@ -66,7 +69,7 @@ export class RateBudget {
     const remaining = Math.max(0, this.limit - l.usedEverywhere + (l.granted - l.spent));
     const reset = Math.max(1, Math.ceil(((l.win + 1) * windowMs - now) / 1000));
     const headers: Record<string, string> = {
-      'RateLimit-Policy': `"${this.policy}";q=${this.limit};w=${windowMs / 1000}`,
+      'RateLimit-Policy': this.policyHeader,
       RateLimit: `"${this.policy}";r=${allowed ? remaining : 0};t=${reset}`,
     };
     if (!allowed) headers['Retry-After'] = String(reset);

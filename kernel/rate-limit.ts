@@ -15,8 +15,19 @@ export class RateLimiter {
   private windows = new Map<string, { start: number; count: number }>();
   private lastSweep = Date.now();
 
+  /** the RateLimit-Policy header, the same for every answer */
+  private readonly policyHeader: string;
+
   /** `policy` names the budget in the RateLimit headers */
-  constructor(readonly limit: number, private readonly now: () => number = Date.now, readonly policy = 'default') {}
+  constructor(readonly limit: number, private readonly now: () => number = Date.now, readonly policy = 'default') {
+    this.policyHeader = `"${policy}";q=${limit};w=${windowSeconds}`;
+  }
+
+  /** true when `key` has no request left in its window; unlike peek, it allocates nothing (every request asks) */
+  spent(key: string): boolean {
+    const w = this.windows.get(key);
+    return (w !== undefined && this.now() - w.start < windowSeconds * 1000 ? w.count : 0) >= this.limit;
+  }
 
   /** the decision a hit would get, without counting one */
   peek(key: string): RateDecision {
@@ -45,7 +56,7 @@ export class RateLimiter {
     const remaining = Math.max(0, this.limit - w.count);
     const reset = Math.max(1, Math.ceil((w.start + windowSeconds * 1000 - now) / 1000));
     const headers: Record<string, string> = {
-      'RateLimit-Policy': `"${this.policy}";q=${this.limit};w=${windowSeconds}`,
+      'RateLimit-Policy': this.policyHeader,
       RateLimit: `"${this.policy}";r=${remaining};t=${reset}`,
     };
     if (!allowed) headers['Retry-After'] = String(reset);

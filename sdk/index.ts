@@ -222,8 +222,8 @@ export interface JobsApi {
   wait(id: string, timeoutMs: number): Promise<Job | null>;
   /** the newest job of a type for a resource. */
   latest(type: string, resource: string): Promise<Job | null>;
-  /** several jobs by id in one query (unknown ids are left out). */
-  getMany(ids: readonly string[]): Promise<Map<string, Job>>;
+  /** several jobs by id in one query (unknown ids are left out). `output: false`: their output is left empty (''), for lists that show none. */
+  getMany(ids: readonly string[], opts?: { output?: boolean }): Promise<Map<string, Job>>;
   /** the jobs of a resource that are queued or running, oldest first. */
   open(resource: string): Promise<Job[]>;
 }

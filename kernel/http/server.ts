@@ -11,11 +11,18 @@ import { sessionBudgetKey } from '../auth/sessions.ts';
 import { actionTokenPrefix } from '../action-tokens.ts';
 import { readBody } from './body.ts';
 import type { ClientResolver } from './client.ts';
-import { assertStorable } from './storable.ts';
+import { assertStorable, storable } from './storable.ts';
 import type { CompiledRoute, RouteTable } from './routes.ts';
 import { noParams, Router } from './router.ts';
 
-const noPage: { limit?: number; cursor?: string } = Object.freeze({});
+/** the paging a route without `page` sees: the default, one frozen object rather than one per request */
+const defaultPage: { limit: number; cursor: string | undefined } = Object.freeze({ limit: 100, cursor: undefined });
+
+/** a page route's limit and cursor, and the rest of its query (what the handler sees as query) */
+function pagingOf(query: Record<string, unknown>): { page: { limit: number; cursor: string | undefined }; rest: Record<string, unknown> } {
+  const { limit, cursor, ...rest } = query as { limit?: number; cursor?: string };
+  return { page: { limit: limit ?? 100, cursor }, rest };
+}
 
 export interface HttpDeps {
   table: RouteTable;
@@ -52,10 +59,12 @@ function send(res: ServerResponse, status: number, body: unknown, headers: Recor
     res.end();
     return;
   }
-  const text = typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body);
+  const json = typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body);
+  // a long answer is encoded once: its length is then the buffer's, not a second pass over the text
+  const text = typeof json === 'string' && json.length > 4096 ? Buffer.from(json) : json;
   res.statusCode = status;
   res.setHeader('Content-Type', type);
-  res.setHeader('Content-Length', Buffer.byteLength(text));
+  res.setHeader('Content-Length', typeof text === 'string' ? Buffer.byteLength(text) : text.length);
   res.end(text);
 }
 
@@ -111,6 +120,52 @@ function pageLink(req: Req, next: string, limit: number): string {
   return `<${req.path}?${params}>; rel="next"`;
 }
 
+const noHeaders: Record<string, string> = Object.freeze({}) as Record<string, string>;
+const gone = (req: IncomingMessage, res: ServerResponse) => res.destroyed || req.socket.destroyed;
+
+/**
+ * What a handler receives. The abort signal, the request's logger and the base URL are getters on the prototype, made
+ * only for the handlers that read them (most never do): no closures per request.
+ */
+class Call {
+  readonly #req: IncomingMessage;
+  readonly #res: ServerResponse;
+  readonly #clients: ClientResolver;
+  readonly #log: Logger;
+  #abort: AbortController | undefined;
+  #requestLog: Logger | undefined;
+
+  constructor(
+    readonly params: Record<string, string>, readonly query: unknown, readonly body: unknown, readonly principal: Principal,
+    readonly headers: IncomingMessage['headers'], readonly ip: string, readonly requestId: string, readonly revision: number | undefined,
+    readonly page: { limit: number; cursor: string | undefined }, readonly rawBody: Buffer | undefined,
+    req: IncomingMessage, res: ServerResponse, clients: ClientResolver, log: Logger,
+  ) {
+    this.#req = req;
+    this.#res = res;
+    this.#clients = clients;
+    this.#log = log;
+  }
+
+  get baseUrl(): string {
+    return this.#clients.baseUrl(this.#req);
+  }
+
+  get signal(): AbortSignal {
+    if (!this.#abort) {
+      const controller = this.#abort = new AbortController();
+      const res = this.#res;
+      if (gone(this.#req, res)) controller.abort();
+      else res.once('close', () => { if (!res.writableFinished) controller.abort(); });
+    }
+    return this.#abort.signal;
+  }
+
+  get log(): Logger {
+    return (this.#requestLog ??= this.#log.child({ requestId: this.requestId }));
+  }
+}
+
 export function createHttpServer(deps: HttpDeps): Server {
   const { log } = deps;
   const onNoMatch = (req: Req, res: ServerResponse) => {
@@ -130,10 +185,10 @@ export function createHttpServer(deps: HttpDeps): Server {
 
   /** 429 before any lookup: this address failed to authenticate too often */
   function refuseBlockedAddress(ip: string): void {
-    const blocked = deps.failures.peek(`f:${ip}`);
-    if (!blocked.allowed) {
-      throw problem(429, `too many failed authentications from ${ip}; retry after ${blocked.reset} s`, { headers: { ...blocked.headers, 'Retry-After': String(blocked.reset) } });
-    }
+    const key = `f:${ip}`;
+    if (!deps.failures.spent(key)) return;
+    const blocked = deps.failures.peek(key);
+    throw problem(429, `too many failed authentications from ${ip}; retry after ${blocked.reset} s`, { headers: { ...blocked.headers, 'Retry-After': String(blocked.reset) } });
   }
 
   async function handle(entry: CompiledRoute, req: Req, res: ServerResponse): Promise<void> {
@@ -144,21 +199,9 @@ export function createHttpServer(deps: HttpDeps): Server {
     const ip = deps.clients.address(req);
     // a bearer that is not even shaped like a token has no budget of its own: it spends the address's
     const tokenHash = bearer && wellFormed(bearer, tokenPrefix) ? hashToken(bearer) : undefined;
-    let rateHeaders: Record<string, string> = {};
+    let rateHeaders: Record<string, string> = noHeaders;
     let remainingHere = Infinity;
     let principal: Principal = anonymous;
-    // the abort signal and the request's logger are made only for handlers that use them: most never do
-    let abort: AbortController | undefined;
-    const gone = () => res.destroyed || req.socket.destroyed;
-    const signalOf = () => {
-      if (!abort) {
-        const controller = abort = new AbortController();
-        if (gone()) controller.abort();
-        else res.once('close', () => { if (!res.writableFinished) controller.abort(); });
-      }
-      return abort.signal;
-    };
-    let requestLog: Logger | undefined;
     try {
       if (bearer !== undefined || entry.mount === 'webhook') refuseBlockedAddress(ip);
       if (entry.mount === 'api' && !route.upload) {
@@ -176,7 +219,6 @@ export function createHttpServer(deps: HttpDeps): Server {
           throw problem(429, `more than ${deps.webhooks.limit} webhook calls per minute ${who}; retry after ${decision.reset} s`, { headers: { 'Retry-After': String(decision.reset) } });
         }
       }
-      for (const k in rateHeaders) res.setHeader(k, rateHeaders[k]);
 
       if (route.scopes?.length || route.authenticated) {
         // without a bearer, a portal session cookie (with its CSRF header) may stand in for one
@@ -190,7 +232,6 @@ export function createHttpServer(deps: HttpDeps): Server {
           const spending = deps.budget.take(`t:${tokenHash}`);
           const shared = spending instanceof Promise ? await spending : spending;
           if (!shared.allowed || shared.remaining < remainingHere) rateHeaders = shared.headers;
-          for (const k in rateHeaders) res.setHeader(k, rateHeaders[k]);
           if (!shared.allowed) throw problem(429, `more than ${deps.budget.limit} requests per minute with this token across all instances; retry after ${shared.reset} s`, { headers: { 'Retry-After': String(shared.reset) } });
         }
         const missing = (route.scopes ?? []).filter((s) => !who.can(s));
@@ -209,7 +250,7 @@ export function createHttpServer(deps: HttpDeps): Server {
         try { params[name] = decodeURIComponent(params[name]); } catch { throw problem(400, `path parameter ${name} is not valid percent-encoding`); }
       }
       const query = entry.check.query ? { ...req.query } : req.query;
-      assertStorable([['params', params], ['query', query], ['headers', req.headers]]);
+      if (!storable(params) || !storable(query) || !storable(req.headers)) assertStorable([['params', params], ['query', query], ['headers', req.headers]]);
       const paramErrors = entry.check.params?.(params);
       const queryErrors = entry.check.query?.(query);
       if (paramErrors || queryErrors) {
@@ -229,15 +270,13 @@ export function createHttpServer(deps: HttpDeps): Server {
       }
       if (route.rawBody && !route.body && raw?.length) assertStorable([['body', parsedJsonOf(req, raw)]]);
       const revision = route.revision ? revisionOf(req, body, route.revision === 'required') : undefined;
-      const { limit, cursor, ...ownQuery } = route.page ? query as { limit?: number; cursor?: string } : noPage;
+      const paging = route.page ? pagingOf(query) : undefined;
 
-      const out = await route.handler({
-        params, query: (route.page ? ownQuery : query) as never, body: body as never, principal, headers: req.headers, ip, requestId,
-        get baseUrl() { return deps.clients.baseUrl(req); },
-        revision, page: { limit: limit ?? 100, cursor }, rawBody: route.rawBody || route.upload ? raw : undefined,
-        get signal() { return signalOf(); },
-        get log() { return (requestLog ??= log.child({ requestId })); },
-      });
+      // every error answer carries these too (sendProblem below), so they are set once, here, for the handler's answer
+      for (const k in rateHeaders) res.setHeader(k, rateHeaders[k]);
+      const call = new Call(params, paging ? paging.rest : query, body, principal, req.headers, ip, requestId, revision,
+        paging ? paging.page : defaultPage, route.rawBody || route.upload ? raw : undefined, req, res, deps.clients, log);
+      const out = await route.handler(call as never);
 
       let status = route.status ?? (out === undefined ? 204 : 200);
       let payload: unknown = out;
@@ -249,7 +288,7 @@ export function createHttpServer(deps: HttpDeps): Server {
         if (out.stream) {
           const stream = out.stream;
           // the client may have left while the handler ran: a follow stream would otherwise live on
-          if (gone()) { stream.destroy(); return; }
+          if (gone(req, res)) { stream.destroy(); return; }
           res.statusCode = status;
           for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
           res.setHeader('Content-Type', out.contentType ?? 'application/octet-stream');
@@ -261,7 +300,7 @@ export function createHttpServer(deps: HttpDeps): Server {
       } else if (route.page && out && typeof out === 'object' && 'items' in out) {
         const page = out as Page<unknown>;
         payload = page.items;
-        if (page.next) headers.Link = pageLink(req, page.next, limit ?? 100);
+        if (page.next) headers.Link = pageLink(req, page.next, call.page.limit);
       }
       const rev = (payload as { revision?: unknown } | null)?.revision;
       if (typeof rev === 'number' && status < 300 && !headers.ETag) headers.ETag = `"${rev}"`;

@@ -8,7 +8,7 @@ const unstorable = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF
  * true when `value` holds no such string. It builds no paths, so the common case (every request's headers, params and
  * query) allocates next to nothing; the path is worked out only for a request that is refused.
  */
-function storable(value: unknown, depth = 0): boolean {
+export function storable(value: unknown, depth = 0): boolean {
   if (typeof value === 'string') return !unstorable.test(value);
   if (typeof value !== 'object' || value === null) return true;
   if (depth > 32) return unstorablePath(value) === undefined; // deep bodies: the iterative walk below, no recursion

@@ -1,6 +1,5 @@
 // Outbound delivery of a channel: HTTP POSTs and SMTP, every connection to an address the outbound policy checked, no redirect followed.
-import { request, type Dispatcher } from 'undici';
-import nodemailer from 'nodemailer';
+import type { Dispatcher } from 'undici';
 import { OutboundRefused, problem, type OutboundApi } from '../../sdk/index.ts';
 
 /** a receiver's refusal or an unreachable receiver: the short reason recorded on the delivery (never a secret) */
@@ -48,6 +47,8 @@ export function createSender(outbound: OutboundApi, timeoutMs: number): Sender {
       let answer: Dispatcher.ResponseData;
       try {
         // undici's request never follows a redirect: a 3xx is an answer like any other
+        // undici (and its WebAssembly parser) loads at the first webhook, not at boot
+        const { request } = await import('undici');
         answer = await request(url, { method: 'POST', body, headers, dispatcher: pinned(), signal: AbortSignal.timeout(timeoutMs) });
       } catch (err) {
         throw new SendFailed(reason(err));
@@ -67,6 +68,8 @@ export function createSender(outbound: OutboundApi, timeoutMs: number): Sender {
       } catch (err) {
         throw new SendFailed(reason(err));
       }
+      // loaded at the first mail, not at boot: nodemailer costs the idle service several MB
+      const { default: nodemailer } = await import('nodemailer');
       const transport = nodemailer.createTransport({
         host: address, port: o.port, secure: o.secure, requireTLS: !o.secure,
         auth: o.username ? { user: o.username, pass: o.password ?? '' } : undefined,

@@ -2,7 +2,7 @@
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { rootCertificates } from 'node:tls';
-import * as acme from 'acme-client';
+import type * as AcmeClient from 'acme-client';
 import type { JobRun, PluginContext } from '../../sdk/index.ts';
 import type { EdgeApi } from '../edge/index.ts';
 import { challengeRecord, type DnsProviders } from './dns.ts';
@@ -37,12 +37,17 @@ export function createIssuer(deps: { ctx: PluginContext; store: CertificateStore
   const { ctx, store, edge, providers, options: o } = deps;
   // acme-client sends every request through its one axios instance: pinned to the outbound policy's checked addresses
   const ca = deps.extraCa ? [...rootCertificates, deps.extraCa] : undefined;
-  acme.axios.defaults.httpsAgent = ctx.outbound.httpsAgent({ keepAlive: true, ...(ca ? { ca } : {}) });
-  acme.axios.defaults.httpAgent = ctx.outbound.httpAgent();
-  acme.axios.defaults.proxy = false;
+  // loaded at the first issuance, not at boot: acme-client and its axios cost the idle service about 10 MB of memory
+  let loading: Promise<typeof AcmeClient> | undefined;
+  const acmeClient = () => loading ??= import('acme-client').then((acme) => {
+    acme.axios.defaults.httpsAgent = ctx.outbound.httpsAgent({ keepAlive: true, ...(ca ? { ca } : {}) });
+    acme.axios.defaults.httpAgent = ctx.outbound.httpAgent();
+    acme.axios.defaults.proxy = false;
+    return acme;
+  });
 
   /** the account of this directory (a new key on first use); `registered` once the CA knows it */
-  async function client(): Promise<{ client: acme.Client; registered: boolean }> {
+  async function client(acme: typeof AcmeClient): Promise<{ client: AcmeClient.Client; registered: boolean }> {
     const account = await store.account(o.directoryUrl);
     const keySealed = account?.keySealed ?? await store.saveAccount(o.directoryUrl, ctx.secrets.seal((await acme.crypto.createPrivateEcdsaKey()).toString()));
     const c = new acme.Client({
@@ -60,7 +65,8 @@ export function createIssuer(deps: { ctx: PluginContext; store: CertificateStore
       const row = await store.get(name);
       if (!row || row.source !== 'acme') throw new Error(`the certificate ${name} is not an ACME certificate any more`);
       if (o.externalAccountBinding) job.redact(o.externalAccountBinding.hmacKey);
-      const { client: c, registered } = await client();
+      const acme = await acmeClient();
+      const { client: c, registered } = await client(acme);
       if (!registered) {
         await c.createAccount({ termsOfServiceAgreed: true, ...(o.email ? { contact: [`mailto:${o.email}`] } : {}) }).catch((err: Error) => {
           throw new Error(`the CA refused the account: ${err.message}`);

@@ -169,7 +169,7 @@ export function createCore(ctx: PluginContext, deps: { runtime: DockerRuntime; s
           }
           return { m, err: null as string | null };
         }, (err: Error) => ({ m: null, err: err.message })),
-        ctx.jobs.getMany(jobIds),
+        ctx.jobs.getMany(jobIds, { output: false }),
         ctx.actionTokens.enabled(deployKind, names),
         ctx.actionTokens.enabled(pushKind, names),
       ]);

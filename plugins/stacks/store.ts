@@ -33,7 +33,8 @@ export interface StackContent {
   services: string[];
 }
 
-const summaryColumns = `name, revision, template, settings, services, autoupdate, access, desired,
+// services as JSON: JSON.parse reads a page of them at a fraction of the text[] parser's cost
+const summaryColumns = `name, revision, template, settings, array_to_json(services) AS services, autoupdate, access, desired,
   deployed_revision AS "deployedRevision", deployed_at AS "deployedAt", last_deploy_job AS "lastDeployJob", last_job AS "lastJob",
   created_at AS "createdAt", updated_at AS "updatedAt"`;
 const select = `SELECT ${summaryColumns}, compose, env_sealed FROM stacks`;
@@ -57,7 +58,10 @@ export function createStore(db: Db, secrets: SecretsApi) {
     },
 
     async page(after: string | undefined, limit: number): Promise<StackSummary[]> {
-      const { rows } = await db.query<StackSummary>(`${selectSummary} WHERE $1::text IS NULL OR name > $1 ORDER BY name LIMIT $2`, [after ?? null, limit]);
+      // two texts, not `$1 IS NULL OR name > $1`: that form keeps the planner from walking the name index
+      const { rows } = after === undefined
+        ? await db.query<StackSummary>(`${selectSummary} ORDER BY name LIMIT $1`, [limit])
+        : await db.query<StackSummary>(`${selectSummary} WHERE name > $1 ORDER BY name LIMIT $2`, [after, limit]);
       return rows;
     },
 

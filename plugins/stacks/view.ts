@@ -77,17 +77,25 @@ export const StackDetailSchema = Type.Object({
   source: Nullable(Type.Record(Type.String(), Type.Unknown(), { description: 'the git or upload source (GET /stacks/{name}/source), null without one' })),
 });
 
+const noContainers = Object.freeze([]) as unknown as never[];
+
+/** the declared services, then those running without being declared; a stack with nothing running (most, in a list) builds no map */
+function servicesOf(declared: readonly string[], running: ServiceStatus[] | null) {
+  if (!running?.length) return declared.map((name) => ({ name, declared: true, containers: noContainers }));
+  const byName = new Map(running.map((s) => [s.service, s.containers]));
+  return [...new Set([...declared, ...byName.keys()])].map((name) => ({ name, declared: declared.includes(name), containers: byName.get(name) ?? noContainers }));
+}
+
 export function stackView(row: StackSummary, live: LiveState) {
   const lastDeploy = row.lastDeployJob ? live.jobs.get(row.lastDeployJob) ?? null : null;
   const lastJob = row.lastJob ? live.jobs.get(row.lastJob) ?? null : null;
   const services = live.services ? live.services.get(row.name) ?? [] : null;
-  const byName = new Map((services ?? []).map((s) => [s.service, s.containers]));
   return {
     name: row.name,
     revision: row.revision,
     status: deriveStatus(row, services, lastDeploy),
     ...(live.engineError ? { engineError: live.engineError } : {}),
-    services: [...new Set([...row.services, ...byName.keys()])].map((name) => ({ name, declared: row.services.includes(name), containers: byName.get(name) ?? [] })),
+    services: servicesOf(row.services, services),
     template: row.template,
     autoupdate: row.autoupdate,
     webhooks: { deploy: { enabled: live.deployWebhooks.has(row.name) }, push: { enabled: live.pushWebhooks.has(row.name) } },

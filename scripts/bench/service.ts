@@ -76,14 +76,17 @@ export function nodeArgs(): string[] {
   return start.split(/\s+/).filter((a) => a.startsWith('--'));
 }
 
+/** BENCH_NODE_ARGS: more node flags for the service, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile what a bench drives */
+const extraNodeArgs = () => (process.env.BENCH_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+
 /** starts the built service with this config (merged over config/default.json) and waits for its first answer */
 export async function startService(opts: { dataDir: string; config?: Record<string, unknown>; env?: Record<string, string> }): Promise<Service> {
   const port = await freePort();
   const configFile = join(opts.dataDir, 'bench-config.json');
   writeFileSync(configFile, JSON.stringify({ host: '127.0.0.1', port, log: { level: 'warn' }, ...opts.config }));
   const started = performance.now();
-  const child: ChildProcess = spawn(process.execPath, [...nodeArgs(), join(root, 'dist/kernel/main.js'), 'serve'], {
-    cwd: root, stdio: ['ignore', 'ignore', 'inherit'],
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs(), ...extraNodeArgs(), join(process.env.BENCH_DIST ?? join(root, 'dist'), 'kernel/main.js'), 'serve'], {
+    cwd: root, stdio: ['ignore', process.env.BENCH_STDOUT ? 'inherit' : 'ignore', 'inherit'],
     env: { PATH: process.env.PATH, DATA_DIR: opts.dataDir, DOCKWRIGHT_CONFIG: configFile, ...opts.env },
   });
   let exited = false;
