@@ -25,7 +25,10 @@ before(async () => {
   await addUser(server, 'victor', 'viewer');
   browser = await launch();
   page = await signedIn(browser, server, 'alice');
+  page.context().on('request', (r) => requests.push({ url: r.url(), kind: r.resourceType() }));
 });
+/** every request alice's pages made after sign-in */
+const requests: { url: string; kind: string }[] = [];
 
 after(async () => {
   await browser?.close();
@@ -171,4 +174,17 @@ test('a viewer sees no write controls; a forced write is refused with 403, a req
   }, stack);
   assert.deepEqual(forced, [403, 403, 'https://dockwright.dev/problems/csrf']);
   await viewer.context().close();
+});
+
+test('the portal talks only to /api/v1 (and loads only its own files): nothing else of the service, no other origin', () => {
+  const origin = new URL(server.url).origin;
+  assert.ok(requests.some((r) => new URL(r.url).pathname.startsWith('/api/v1/')), 'the pages called the API');
+  const elsewhere = requests.filter((r) => {
+    const url = new URL(r.url);
+    if (url.origin !== origin) return true;
+    if (url.pathname.startsWith('/api/v1/')) return false;
+    // its own files: the page, its script and style sheet
+    return !['document', 'script', 'stylesheet', 'image', 'font'].includes(r.kind) || url.pathname.startsWith('/api/');
+  });
+  assert.deepEqual(elsewhere, []);
 });
