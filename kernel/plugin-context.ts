@@ -53,13 +53,11 @@ function validOptions(plugin: PluginDef, raw: Record<string, unknown> | undefine
 }
 
 /** what the kernel reads from the environment for itself: never handed to a plugin that did not name it */
-const kernelSecrets = /^(SECRET_KEY|DATABASE_URL.*|DOCKWRIGHT_CONFIG)$/;
 
 /** the environment a plugin sees: the names it declared, else (deprecated) everything but the kernel's secrets */
-function envOf(plugin: PluginDef, env: Readonly<Record<string, string | undefined>>, log: Logger): Readonly<Record<string, string | undefined>> {
-  if (plugin.env) return Object.freeze(Object.fromEntries(plugin.env.filter((name) => env[name] !== undefined).map((name) => [name, env[name]])));
-  log.debug({ plugin: plugin.name }, 'plugin declares no env: it sees the environment without the kernel secrets; declare env: [names] in definePlugin');
-  return Object.freeze(Object.fromEntries(Object.entries(env).filter(([name]) => !kernelSecrets.test(name))));
+function envOf(plugin: PluginDef, env: Readonly<Record<string, string | undefined>>): Readonly<Record<string, string | undefined>> {
+  // least privilege: exactly the variables the plugin declared (none when it declares none)
+  return Object.freeze(Object.fromEntries((plugin.env ?? []).filter((name) => env[name] !== undefined).map((name) => [name, env[name]])));
 }
 
 /**
@@ -77,7 +75,7 @@ export async function setupPlugin(plugin: PluginDef, rawOptions: Record<string, 
   const ctx: PluginContext = Object.freeze({
     name: owner,
     options: validOptions(plugin, rawOptions),
-    env: envOf(plugin, k.env, k.log),
+    env: envOf(plugin, k.env),
     installationId: k.installationId,
     get dataDir() {
       mkdirSync(dataDir, { recursive: true });

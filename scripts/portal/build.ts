@@ -26,10 +26,20 @@ const pagesModule = (root: string): Plugin => ({
   },
 });
 
+/** the names of every plugin the default config knows, switched on or not */
+export function knownPlugins(root: string): string[] {
+  return Object.keys(JSON.parse(readFileSync(join(root, 'config', 'default.json'), 'utf8')).plugins as Record<string, unknown>);
+}
+
+/** the client types cover every plugin, switched on or not: a page of a plugin that is off by default (swarm) still typechecks, and stays hidden at run time */
+export async function portalApiTypes(root: string): Promise<string> {
+  return apiTypes(await describeApi(root, { plugins: Object.fromEntries(knownPlugins(root).map((name) => [name, { enabled: true }])) }));
+}
+
 export async function buildPortal(root: string, out = join(root, 'dist', 'portal')): Promise<{ files: string[]; ms: number }> {
   const started = performance.now();
   const typesFile = join(root, 'sdk', 'portal', 'api.d.ts');
-  const types = apiTypes(await describeApi(root));
+  const types = await portalApiTypes(root);
   // rewritten only when it changed: a stale committed copy shows up in git, a changed API in the typecheck
   if (!existsSync(typesFile) || readFileSync(typesFile, 'utf8') !== types) writeFileSync(typesFile, types);
   rmSync(out, { recursive: true, force: true });

@@ -70,8 +70,7 @@ export default definePlugin({ name: 'bare', version: '1.0.0', setup(ctx) {
     assert.equal(env.status, 203);
     assert.deepEqual(env.body.names, ['DW_COPY_VISIBLE']);
     const names = (await s.api('GET', '/api/v1/bare/env')).body.names as string[];
-    assert.ok(names.includes('DW_OTHER'));
-    for (const secret of ['SECRET_KEY', 'DATABASE_URL']) assert.ok(!names.includes(secret), `an undeclared plugin does not see ${secret}`);
+    assert.deepEqual(names, [], 'a plugin that declares no env sees none of it');
   } finally {
     await s.close();
   }
