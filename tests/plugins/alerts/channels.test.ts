@@ -308,34 +308,37 @@ test('refused at save when not allow-listed: private, loopback, metadata, mapped
   }
 });
 
-test('refused again at send: a name that answered loopback at save and a private address later is never connected to', async () => {
-  let answer = '127.0.0.1';
-  const rebinding = await startServer({
-    plugins: { alerts: { options: { ...alertsOptions, retry: { attempts: 2, backoffMs: 10, maxBackoffMs: 10 } } } },
-    config: { outbound: { allow: ['127.0.0.0/8'], allowHostnames: ['rebind.test'] }, rateLimit: { perMinute: 100_000 } },
-    resolveName: async () => [{ address: answer, family: 4 }],
+for (const [later, what] of [['10.0.0.1', 'a private address'], ['169.254.169.254', 'the cloud metadata address']] as const) {
+  test(`refused again at send: a name that answered loopback at save and ${what} later is never connected to`, async () => {
+    let answer = '127.0.0.1';
+    const rebinding = await startServer({
+      plugins: { alerts: { options: { ...alertsOptions, retry: { attempts: 2, backoffMs: 10, maxBackoffMs: 10 } } } },
+      config: { outbound: { allow: ['127.0.0.0/8'], allowHostnames: ['rebind.test'] }, rateLimit: { perMinute: 100_000 } },
+      resolveName: async () => [{ address: answer, family: 4 }],
+    });
+    const watch = watchConnections();
+    const path = `/rebind-${later}`;
+    try {
+      const ch = await addChannel(rebinding, { name: 'rebind', kind: 'webhook', config: { url: `http://rebind.test:${rx.port}${path}` } });
+      answer = later;
+      const tested = await rebinding.api('POST', '/api/v1/alerts/test', { body: { channelId: ch.id } });
+      assert.equal(tested.body.results[0].delivered, false);
+      assert.match(tested.body.results[0].error, new RegExp(`refused.*${later.replaceAll('.', '\\.')}`));
+      emit(rebinding, 'engine.unreachable', {});
+      const [failed] = await eventually(async () => {
+        const list = (await rebinding.api('GET', '/api/v1/alerts/channels')).body;
+        return list[0].failing ? list : null;
+      }, 10_000, 'the failed delivery');
+      assert.equal(failed.lastDelivery.delivered, false);
+      assert.match(failed.lastDelivery.error, new RegExp(`refused.*${later.replaceAll('.', '\\.')}`));
+      assert.equal(rx.on(path).length, 0);
+      assert.ok(!watch.hosts.includes(later), `never dialled: ${watch.hosts.join(', ')}`);
+    } finally {
+      watch.restore();
+      await rebinding.close();
+    }
   });
-  const watch = watchConnections();
-  try {
-    const ch = await addChannel(rebinding, { name: 'rebind', kind: 'webhook', config: { url: `http://rebind.test:${rx.port}/rebind` } });
-    answer = '10.0.0.1';
-    const tested = await rebinding.api('POST', '/api/v1/alerts/test', { body: { channelId: ch.id } });
-    assert.equal(tested.body.results[0].delivered, false);
-    assert.match(tested.body.results[0].error, /refused.*10\.0\.0\.1/);
-    emit(rebinding, 'engine.unreachable', {});
-    const [failed] = await eventually(async () => {
-      const list = (await rebinding.api('GET', '/api/v1/alerts/channels')).body;
-      return list[0].failing ? list : null;
-    }, 10_000, 'the failed delivery');
-    assert.equal(failed.lastDelivery.delivered, false);
-    assert.match(failed.lastDelivery.error, /refused.*10\.0\.0\.1/);
-    assert.equal(rx.on('/rebind').length, 0);
-    assert.ok(!watch.hosts.includes('10.0.0.1'), `never dialled: ${watch.hosts.join(', ')}`);
-  } finally {
-    watch.restore();
-    await rebinding.close();
-  }
-});
+}
 
 test('a restart in the middle of a delivery that keeps failing: the next start gives it a new job and it is delivered once', async () => {
   const first = await startServer({
