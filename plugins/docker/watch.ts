@@ -213,7 +213,7 @@ export function createWatch(opts: WatchOptions): ContainerWatch {
       opts.emit('container.started', who);
       if (recent.length >= loopCount) {
         opts.emit('container.restarting', { ...who, restarts: recent.length });
-        looping.set(id, undefined);
+        if (!looping.has(id)) looping.set(id, undefined);
       }
       if (looping.has(id)) {
         calm(id);
