@@ -207,9 +207,12 @@ export function createEngine(deps: {
           if (!kind) throw new Error(`no channel kind "${ch.kind}" is registered`);
           config = configOf(ch);
           await kind.send(config, message, { deliveryId: randomUUID(), sender: deps.sender });
+          await store.channelAttempt(ch.id, null);
           return { channelId: ch.id, delivered: true };
         } catch (err) {
-          return { channelId: ch.id, delivered: false, error: scrub((err as Error).message, config, kind) };
+          const error = scrub((err as Error).message, config, kind);
+          await store.channelAttempt(ch.id, error);
+          return { channelId: ch.id, delivered: false, error };
         }
       }));
     },

@@ -2,26 +2,15 @@
 import { statfs } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { defineJob, definePlugin, Type, type AttentionItem } from '../../sdk/index.ts';
+import type { AlertsApi } from './api.ts';
 import { builtInKinds, type ChannelKind } from './channels.ts';
-import { createEngine, type AlertKind, type DeliverJobInput, type RaiseInput } from './engine.ts';
+import { createEngine, type AlertKind, type DeliverJobInput } from './engine.ts';
 import { alertRoutes } from './routes.ts';
 import { createSender } from './send.ts';
 import { builtInAlertKinds, listen } from './sources.ts';
-import { createStore, severities, type Alert } from './store.ts';
+import { createStore, severities } from './store.ts';
 
-export type { AlertKind, RaiseInput } from './engine.ts';
-export type { AlertMessage, ChannelKind, SendContext } from './channels.ts';
-export type { Sender } from './send.ts';
-
-/** what other plugins may do with alerts */
-export interface AlertsApi {
-  /** a kind of alert of their own, raised and resolved through raise/resolve */
-  addKind(kind: AlertKind): void;
-  /** a kind of channel of their own */
-  addChannelKind(kind: ChannelKind): void;
-  raise(kind: string, input: RaiseInput): Promise<Alert>;
-  resolve(kind: string, input: Pick<RaiseInput, 'resource' | 'subject'>): Promise<Alert | null>;
-}
+export type { AlertKind, AlertMessage, AlertsApi, ChannelKind, RaiseInput, SendContext, Sender } from './api.ts';
 
 const Options = Type.Object({
   retry: Type.Object({

@@ -5,10 +5,11 @@ import { defineRoute, Nullable, problem, reply, Type, type AnyRoute, type Plugin
 import type { ChannelKind } from './channels.ts';
 import type { AlertEngine, AlertKind } from './engine.ts';
 import type { Sender } from './send.ts';
-import { severities, type Alert, type AlertStore, type ChannelRow, type Severity } from './store.ts';
+import { alertStatuses, severities, type Alert, type AlertStore, type ChannelRow, type Severity } from './store.ts';
 
 const SeverityT = Type.Union(severities.map((s) => Type.Literal(s)));
 const Time = Type.String({ format: 'date-time' });
+const AlertStatusT = Type.Union(alertStatuses.map((s) => Type.Literal(s)), { description: 'open; acknowledged: seen, its condition not cleared yet; resolved: its condition cleared' });
 
 export const AlertView = Type.Object({
   id: Type.Integer(),
@@ -18,6 +19,7 @@ export const AlertView = Type.Object({
   subject: Type.Optional(Type.String({ description: 'a finer part of the resource (a stack\'s service, a job type)' })),
   message: Type.String(),
   details: Type.Record(Type.String(), Type.Unknown()),
+  status: AlertStatusT,
   count: Type.Integer({ description: 'how often it was raised while open' }),
   firstSeen: Time,
   lastSeen: Time,
@@ -38,6 +40,11 @@ export const ChannelView = Type.Object({
   consecutiveFailures: Type.Integer(),
   failingSince: Nullable(Time),
   lastError: Nullable(Type.String()),
+  lastDelivery: Type.Union([Type.Object({
+    at: Time,
+    delivered: Type.Boolean(),
+    error: Type.Optional(Type.String({ description: 'what the receiver answered, or why it was not reached' })),
+  }), Type.Null()], { description: 'its last delivery attempt (a retry or a test alert included); null: never tried' }),
   createdAt: Time,
 });
 const CreatedView = Type.Intersect([ChannelView, Type.Object({
@@ -64,7 +71,7 @@ function alertView(a: Alert): Static<typeof AlertView> {
   const { subject, ...details } = a.details as Record<string, unknown> & { subject?: string };
   return {
     id: a.id, kind: a.kind, severity: a.severity, resource: a.resource, ...(typeof subject === 'string' ? { subject } : {}), message: a.message, details,
-    count: a.count, firstSeen: a.firstSeen, lastSeen: a.lastSeen, resolvedAt: a.resolvedAt, acknowledgedAt: a.acknowledgedAt,
+    status: a.status, count: a.count, firstSeen: a.firstSeen, lastSeen: a.lastSeen, resolvedAt: a.resolvedAt, acknowledgedAt: a.acknowledgedAt,
     acknowledgedBy: a.acknowledgedBy ? { kind: a.acknowledgedBy.kind, ...(a.acknowledgedBy.name ? { name: a.acknowledgedBy.name } : {}) } : null,
   };
 }
@@ -73,7 +80,8 @@ export function channelView(ch: ChannelRow, kind: ChannelKind | undefined, secre
   const shown = kind?.view ? (() => { try { return kind.view!(secretsOf(ch)); } catch { return {}; } })() : {};
   return {
     id: ch.id, name: ch.name, kind: ch.kind, config: { ...ch.config, ...shown }, secretFields: [...(kind?.secretFields ?? [])], events: ch.events, minSeverity: ch.minSeverity,
-    failing: ch.failingSince !== null, consecutiveFailures: ch.consecutiveFailures, failingSince: ch.failingSince, lastError: ch.lastError, createdAt: ch.createdAt,
+    failing: ch.failingSince !== null, consecutiveFailures: ch.consecutiveFailures, failingSince: ch.failingSince, lastError: ch.lastError,
+    lastDelivery: ch.lastDelivery, createdAt: ch.createdAt,
   };
 }
 
@@ -89,7 +97,9 @@ export function alertRoutes(deps: {
       method: 'GET', path: '/alerts', scopes: ['alerts:read'], page: true, response: AlertView, cursor: Type.String({ pattern: '^[0-9]{1,18}$' }),
       summary: 'List alerts: open ones and those resolved recently (newest first); only alerts of resources the caller may see',
       query: Type.Object({
-        status: Type.Optional(Type.Union([Type.Literal('open'), Type.Literal('resolved'), Type.Literal('all')], { default: 'all', description: 'all: open and recently resolved' })),
+        status: Type.Optional(Type.Union([...alertStatuses.map((st) => Type.Literal(st)), Type.Literal('unresolved'), Type.Literal('all')], {
+          default: 'all', description: 'one status; unresolved: open or acknowledged; all: every status (resolved ones recent)',
+        })),
         kind: Type.Optional(Type.String({ maxLength: 60 })),
         severity: Type.Optional(SeverityT),
         resource: Type.Optional(Type.String({ maxLength: 300 })),

@@ -3,11 +3,14 @@ import type { Actor, Db } from '../../sdk/index.ts';
 
 export type Severity = 'critical' | 'warning' | 'info';
 export const severities: readonly Severity[] = ['info', 'warning', 'critical'];
+export type AlertStatus = 'open' | 'acknowledged' | 'resolved';
+export const alertStatuses: readonly AlertStatus[] = ['open', 'acknowledged', 'resolved'];
 export const severityRank = (s: Severity) => severities.indexOf(s);
 
 export interface Alert {
   id: number; key: string; kind: string; severity: Severity; resource: string | null; message: string; details: Record<string, unknown>;
   count: number; firstSeen: string; lastSeen: string; resolvedAt: string | null; acknowledgedAt: string | null; acknowledgedBy: Actor | null;
+  status: AlertStatus;
 }
 
 interface AlertRow {
@@ -19,23 +22,29 @@ const alertOf = (r: AlertRow): Alert => ({
   id: Number(r.id), key: r.key, kind: r.kind, severity: r.severity, resource: r.resource, message: r.message, details: r.details,
   count: r.count, firstSeen: iso(r.first_seen)!, lastSeen: iso(r.last_seen)!, resolvedAt: iso(r.resolved_at),
   acknowledgedAt: iso(r.acknowledged_at), acknowledgedBy: r.acknowledged_by,
+  status: r.resolved_at ? 'resolved' : r.acknowledged_at ? 'acknowledged' : 'open',
 });
 
 export interface ChannelRow {
   id: string; name: string; kind: string; config: Record<string, unknown>; secretsSealed: string | null; events: string[]; minSeverity: Severity;
   consecutiveFailures: number; failingSince: string | null; lastError: string | null; createdAt: string; createdBy: Actor;
+  lastDelivery: { at: string; delivered: boolean; error?: string } | null;
 }
 interface RawChannel {
   id: string; name: string; kind: string; config: Record<string, unknown>; secrets_sealed: string | null; events: string[]; min_severity: Severity;
   consecutive_failures: number; failing_since: Date | null; last_error: string | null; created_at: Date; created_by: Actor;
+  last_delivery_at: Date | null; last_delivery_error: string | null;
 }
 const channelOf = (r: RawChannel): ChannelRow => ({
   id: r.id, name: r.name, kind: r.kind, config: r.config, secretsSealed: r.secrets_sealed, events: r.events, minSeverity: r.min_severity,
   consecutiveFailures: r.consecutive_failures, failingSince: iso(r.failing_since), lastError: r.last_error, createdAt: iso(r.created_at)!, createdBy: r.created_by,
+  lastDelivery: r.last_delivery_at
+    ? { at: iso(r.last_delivery_at)!, delivered: r.last_delivery_error === null, ...(r.last_delivery_error === null ? {} : { error: r.last_delivery_error }) }
+    : null,
 });
 
 export interface AlertFilter {
-  status: 'open' | 'resolved' | 'all'; kind?: string; severity?: Severity; resource?: string; acknowledged?: boolean;
+  status: AlertStatus | 'unresolved' | 'all'; kind?: string; severity?: Severity; resource?: string; acknowledged?: boolean;
   /** recent resolved: resolved after this */
   resolvedSince: Date; before?: number; limit: number;
 }
@@ -69,7 +78,9 @@ export function createStore(db: Db) {
     async list(f: AlertFilter): Promise<Alert[]> {
       const { rows } = await db.query<AlertRow>(
         `SELECT * FROM alerts
-          WHERE (CASE $1::text WHEN 'open' THEN resolved_at IS NULL WHEN 'resolved' THEN resolved_at > $2 ELSE resolved_at IS NULL OR resolved_at > $2 END)
+          WHERE (CASE $1::text WHEN 'unresolved' THEN resolved_at IS NULL
+                                WHEN 'open' THEN resolved_at IS NULL AND acknowledged_at IS NULL
+                                WHEN 'acknowledged' THEN resolved_at IS NULL AND acknowledged_at IS NOT NULL WHEN 'resolved' THEN resolved_at > $2 ELSE resolved_at IS NULL OR resolved_at > $2 END)
             AND ($3::text IS NULL OR kind = $3) AND ($4::text IS NULL OR severity = $4) AND ($5::text IS NULL OR resource = $5)
             AND ($6::boolean IS NULL OR (acknowledged_at IS NOT NULL) = $6) AND ($7::bigint IS NULL OR id < $7)
           ORDER BY id DESC LIMIT $8`,
@@ -130,12 +141,19 @@ export function createStore(db: Db) {
       const r = rows[0];
       return r ? { id: r.d_id, event: r.d_event, message: r.d_message, status: r.d_status, attempts: r.d_attempts, channel: channelOf(r) } : null;
     },
+    /** one try of a delivery, recorded on it and as its channel's last delivery */
     async deliveryAttempt(id: string, error: string | null, final: boolean): Promise<void> {
       await db.query(
-        `UPDATE alert_deliveries SET attempts = attempts + 1, last_error = $2,
-           status = CASE WHEN $2::text IS NULL THEN 'delivered' WHEN $3 THEN 'failed' ELSE status END,
-           delivered_at = CASE WHEN $2::text IS NULL THEN now() ELSE delivered_at END
-         WHERE id = $1`, [id, error, final]);
+        `WITH d AS (
+           UPDATE alert_deliveries SET attempts = attempts + 1, last_error = $2,
+             status = CASE WHEN $2::text IS NULL THEN 'delivered' WHEN $3 THEN 'failed' ELSE status END,
+             delivered_at = CASE WHEN $2::text IS NULL THEN now() ELSE delivered_at END
+           WHERE id = $1 RETURNING channel_id)
+         UPDATE alert_channels c SET last_delivery_at = now(), last_delivery_error = $2 FROM d WHERE c.id = d.channel_id`, [id, error, final]);
+    },
+    /** a try outside a delivery (a test alert): its channel's last delivery */
+    async channelAttempt(channelId: string, error: string | null): Promise<void> {
+      await db.query('UPDATE alert_channels SET last_delivery_at = now(), last_delivery_error = $2 WHERE id = $1', [channelId, error]);
     },
     /** the held deliveries of a channel, taken for its digest (marked digested in the same statement) */
     async takeHeld(channelId: string): Promise<{ event: string; message: { title: string } }[]> {

@@ -25,6 +25,7 @@ const Options = Type.Object({
   reconnectDelayMs: Type.Integer({ minimum: 10, default: 1000, description: 'first wait before following a broken events stream again (doubling up to 30 times this)' }),
   restartLoopCount: Type.Integer({ minimum: 2, default: 5, description: 'this many starts of one container within restartLoopWindowMs is reported as a restart loop (container.restarting)' }),
   restartLoopWindowMs: Type.Integer({ minimum: 1000, default: 300_000 }),
+  steadyAfterMs: Type.Integer({ minimum: 100, default: 60_000, description: 'a container reported as restarting that then stays running this long is reported steady (container.steady: its restart-loop alert resolves)' }),
   refreshDelayMs: Type.Integer({ minimum: 0, default: 100, description: 'events are followed by one list call for the containers they touched, gathered this long' }),
 }, { additionalProperties: false });
 
@@ -41,7 +42,7 @@ export default definePlugin({
     const watch = createWatch({
       docker, log: ctx.log, resyncIntervalMs: o.resyncIntervalMs, reconnectDelayMs: o.reconnectDelayMs, refreshDelayMs: o.refreshDelayMs,
       emit: (name, payload) => ctx.events.emit(name, payload), installation: ctx.installationId,
-      restartLoopCount: o.restartLoopCount, restartLoopWindowMs: o.restartLoopWindowMs,
+      restartLoopCount: o.restartLoopCount, restartLoopWindowMs: o.restartLoopWindowMs, steadyAfterMs: o.steadyAfterMs,
     });
     const runtime = createRuntime({
       endpoint, docker, watch, installation: ctx.installationId,

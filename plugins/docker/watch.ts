@@ -24,6 +24,8 @@ export interface WatchOptions {
   /** this many starts of one container within restartLoopWindowMs is a restart loop */
   restartLoopCount?: number;
   restartLoopWindowMs?: number;
+  /** a container reported as restarting that then stays running this long is reported steady (container.steady) */
+  steadyAfterMs?: number;
 }
 
 export interface ContainerWatch {
@@ -185,6 +187,14 @@ export function createWatch(opts: WatchOptions): ContainerWatch {
   const starts = new Map<string, number[]>();
   const loopCount = opts.restartLoopCount ?? 5;
   const loopWindowMs = opts.restartLoopWindowMs ?? 300_000;
+  const steadyAfterMs = opts.steadyAfterMs ?? 60_000;
+  /** containers reported as restarting, with the timer that reports them steady once they stay up (cleared by their next death) */
+  const looping = new Map<string, NodeJS.Timeout | undefined>();
+  const calm = (id: string) => {
+    if (!looping.has(id)) return;
+    clearTimeout(looping.get(id));
+    looping.set(id, undefined);
+  };
   /** container.* events of this installation's containers, with their stack (project) and service */
   const report = (id: string, action: string, detail: string | undefined, attrs: Record<string, string>) => {
     if (!opts.emit) return;
@@ -193,6 +203,7 @@ export function createWatch(opts: WatchOptions): ContainerWatch {
     const who = { stack: labels[label.project], service: labels[label.service] ?? null, container: attrs.name ?? bareName(table.get(id)?.Names ?? []), id };
     if (action === 'kill') { killed.add(id); return; }
     if (action === 'die') {
+      calm(id);
       const expected = killed.delete(id);
       if (!expected && attrs.exitCode !== undefined && attrs.exitCode !== '0') opts.emit('container.exited', { ...who, exitCode: Number(attrs.exitCode) });
     } else if (action === 'start' || action === 'restart') {
@@ -200,10 +211,25 @@ export function createWatch(opts: WatchOptions): ContainerWatch {
       const recent = [...(starts.get(id) ?? []), now].filter((t) => now - t < loopWindowMs);
       starts.set(id, recent);
       opts.emit('container.started', who);
-      if (recent.length >= loopCount) opts.emit('container.restarting', { ...who, restarts: recent.length });
+      if (recent.length >= loopCount) {
+        opts.emit('container.restarting', { ...who, restarts: recent.length });
+        if (!looping.has(id)) looping.set(id, undefined);
+      }
+      if (looping.has(id)) {
+        calm(id);
+        const steady = setTimeout(() => {
+          looping.delete(id);
+          starts.delete(id);
+          opts.emit?.('container.steady', { ...who, upForMs: steadyAfterMs });
+        }, steadyAfterMs);
+        steady.unref();
+        looping.set(id, steady);
+      }
     } else if (action === 'health_status' && (detail === 'healthy' || detail === 'unhealthy')) {
       opts.emit(`container.${detail}`, who);
     } else if (action === 'destroy') {
+      calm(id);
+      looping.delete(id);
       killed.delete(id);
       starts.delete(id);
     }
@@ -353,6 +379,8 @@ export function createWatch(opts: WatchOptions): ContainerWatch {
       live = false;
       clearInterval(resyncTimer);
       clearTimeout(refreshTimer);
+      for (const timer of looping.values()) clearTimeout(timer);
+      looping.clear();
       stopping.abort();
       await running;
       await snapshots;

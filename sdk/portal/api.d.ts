@@ -4728,7 +4728,7 @@ export interface paths {
     get: {
       parameters: {
         query?: {
-          status?: "open" | "resolved" | "all";
+          status?: "open" | "acknowledged" | "resolved" | "unresolved" | "all";
           kind?: string;
           severity?: "info" | "warning" | "critical";
           resource?: string;
@@ -4755,6 +4755,7 @@ export interface paths {
               details: {
                 [key: string]: unknown;
               };
+              status: "open" | "acknowledged" | "resolved";
               count: number;
               firstSeen: string;
               lastSeen: string;
@@ -4829,6 +4830,7 @@ export interface paths {
               details: {
                 [key: string]: unknown;
               };
+              status: "open" | "acknowledged" | "resolved";
               count: number;
               firstSeen: string;
               lastSeen: string;
@@ -4907,6 +4909,11 @@ export interface paths {
               consecutiveFailures: number;
               failingSince: string | null;
               lastError: string | null;
+              lastDelivery: {
+                at: string;
+                delivered: boolean;
+                error?: string;
+              } | null;
               createdAt: string;
             }[];
           };
@@ -4976,6 +4983,11 @@ export interface paths {
               consecutiveFailures: number;
               failingSince: string | null;
               lastError: string | null;
+              lastDelivery: {
+                at: string;
+                delivered: boolean;
+                error?: string;
+              } | null;
               createdAt: string;
             } & {
               secret?: string;

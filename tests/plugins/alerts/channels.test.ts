@@ -180,6 +180,16 @@ test('test alerts answer each channel\'s outcome: delivered, the receiver\'s ref
   assert.equal((byId.get(echo.id) as any).delivered, false);
   assert.ok(!res.text.includes('echo-token-secret'), 'a secret never appears in an outcome');
   assert.equal(rx.on('/fine').length, 1);
+  assert.equal(ok.lastDelivery, null, 'a new channel was never tried');
+  const listed = await s.api('GET', '/api/v1/alerts/channels');
+  const last = new Map(listed.body.map((c: any) => [c.id, c.lastDelivery]));
+  assert.equal((last.get(ok.id) as any).delivered, true);
+  assert.equal((last.get(ok.id) as any).error, undefined);
+  assert.ok(Math.abs(Date.parse((last.get(ok.id) as any).at) - Date.now()) < 60_000);
+  assert.equal((last.get(refused.id) as any).delivered, false);
+  assert.match((last.get(refused.id) as any).error, /403/);
+  assert.match((last.get(moved.id) as any).error, /redirects are not followed/);
+  assert.ok(!listed.text.includes('echo-token-secret'), 'a secret never appears in the last delivery');
 
   const unknown = await s.api('POST', '/api/v1/alerts/test', { body: { channelId: '00000000-0000-4000-8000-000000000000' } });
   assert.equal(unknown.status, 404);
@@ -224,12 +234,19 @@ test('acknowledge marks an open alert; concurrent raises of one key make one ale
   assert.equal(acked.status, 200);
   assert.ok(acked.body.acknowledgedAt);
   assert.equal(acked.body.acknowledgedBy.kind, 'user');
+  assert.equal(open.status, 'open');
+  assert.equal(acked.body.status, 'acknowledged');
   assert.equal((await s.api('GET', '/api/v1/alerts?acknowledged=false&kind=certificate-expiring')).body.length, 0);
+  const byStatus = async (status: string) => (await s.api('GET', `/api/v1/alerts?status=${status}&kind=certificate-expiring`)).body.map((a: any) => [a.id, a.status]);
+  assert.deepEqual(await byStatus('open'), [], 'an acknowledged alert is no longer open');
+  assert.deepEqual(await byStatus('acknowledged'), [[open.id, 'acknowledged']]);
+  assert.deepEqual(await byStatus('unresolved'), [[open.id, 'acknowledged']]);
   const overview = await s.api('GET', '/api/v1/overview');
   assert.equal(overview.status, 200);
   emit(s, 'certificate.valid', { certificate: 'www' });
   await eventually(async () => (await s.api('GET', '/api/v1/alerts?status=resolved&kind=certificate-expiring')).body.length === 1, 10_000, 'resolved');
-  assert.equal((await s.api('GET', '/api/v1/alerts?status=open&kind=certificate-expiring')).body.length, 0);
+  assert.deepEqual(await byStatus('resolved'), [[open.id, 'resolved']]);
+  assert.deepEqual(await byStatus('unresolved'), []);
   assert.equal((await s.api('GET', '/api/v1/alerts?severity=bogus')).status, 400);
 });
 
@@ -291,29 +308,37 @@ test('refused at save when not allow-listed: private, loopback, metadata, mapped
   }
 });
 
-test('refused again at send: a name that answered loopback at save and a private address later is never connected to', async () => {
-  let answer = '127.0.0.1';
-  const rebinding = await startServer({
-    plugins: { alerts: { options: { ...alertsOptions, retry: { attempts: 2, backoffMs: 10, maxBackoffMs: 10 } } } },
-    config: { outbound: { allow: ['127.0.0.0/8'], allowHostnames: ['rebind.test'] }, rateLimit: { perMinute: 100_000 } },
-    resolveName: async () => [{ address: answer, family: 4 }],
+for (const [later, what] of [['10.0.0.1', 'a private address'], ['169.254.169.254', 'the cloud metadata address']] as const) {
+  test(`refused again at send: a name that answered loopback at save and ${what} later is never connected to`, async () => {
+    let answer = '127.0.0.1';
+    const rebinding = await startServer({
+      plugins: { alerts: { options: { ...alertsOptions, retry: { attempts: 2, backoffMs: 10, maxBackoffMs: 10 } } } },
+      config: { outbound: { allow: ['127.0.0.0/8'], allowHostnames: ['rebind.test'] }, rateLimit: { perMinute: 100_000 } },
+      resolveName: async () => [{ address: answer, family: 4 }],
+    });
+    const watch = watchConnections();
+    const path = `/rebind-${later}`;
+    try {
+      const ch = await addChannel(rebinding, { name: 'rebind', kind: 'webhook', config: { url: `http://rebind.test:${rx.port}${path}` } });
+      answer = later;
+      const tested = await rebinding.api('POST', '/api/v1/alerts/test', { body: { channelId: ch.id } });
+      assert.equal(tested.body.results[0].delivered, false);
+      assert.match(tested.body.results[0].error, new RegExp(`refused.*${later.replaceAll('.', '\\.')}`));
+      emit(rebinding, 'engine.unreachable', {});
+      const [failed] = await eventually(async () => {
+        const list = (await rebinding.api('GET', '/api/v1/alerts/channels')).body;
+        return list[0].failing ? list : null;
+      }, 10_000, 'the failed delivery');
+      assert.equal(failed.lastDelivery.delivered, false);
+      assert.match(failed.lastDelivery.error, new RegExp(`refused.*${later.replaceAll('.', '\\.')}`));
+      assert.equal(rx.on(path).length, 0);
+      assert.ok(!watch.hosts.includes(later), `never dialled: ${watch.hosts.join(', ')}`);
+    } finally {
+      watch.restore();
+      await rebinding.close();
+    }
   });
-  const watch = watchConnections();
-  try {
-    const ch = await addChannel(rebinding, { name: 'rebind', kind: 'webhook', config: { url: `http://rebind.test:${rx.port}/rebind` } });
-    answer = '10.0.0.1';
-    const tested = await rebinding.api('POST', '/api/v1/alerts/test', { body: { channelId: ch.id } });
-    assert.equal(tested.body.results[0].delivered, false);
-    assert.match(tested.body.results[0].error, /refused.*10\.0\.0\.1/);
-    emit(rebinding, 'engine.unreachable', {});
-    await eventually(async () => (await rebinding.api('GET', '/api/v1/alerts/channels')).body[0].failing, 10_000, 'the failed delivery');
-    assert.equal(rx.on('/rebind').length, 0);
-    assert.ok(!watch.hosts.includes('10.0.0.1'), `never dialled: ${watch.hosts.join(', ')}`);
-  } finally {
-    watch.restore();
-    await rebinding.close();
-  }
-});
+}
 
 test('a restart in the middle of a delivery that keeps failing: the next start gives it a new job and it is delivered once', async () => {
   const first = await startServer({

@@ -8,6 +8,7 @@ import { startReceiver, type Receiver } from './helpers.ts';
 const registry = process.env.REGISTRY_OPEN ?? '127.0.0.1:5000';
 const name = uniqueName('alrt');
 const crashing = uniqueName('alrc');
+const recovering = uniqueName('alrr');
 let s: TestServer;
 let rx: Receiver;
 
@@ -15,7 +16,7 @@ before(async () => {
   rx = await startReceiver();
   s = await startServer({
     plugins: {
-      docker: { options: { healthTimeoutMs: 60_000, stopTimeoutSeconds: 1, reconcile: false, restartLoopCount: 3, restartLoopWindowMs: 60_000 } },
+      docker: { options: { healthTimeoutMs: 60_000, stopTimeoutSeconds: 1, reconcile: false, restartLoopCount: 3, restartLoopWindowMs: 60_000, steadyAfterMs: 1500 } },
       containers: {},
       stacks: {},
       alerts: { options: { retry: { attempts: 20, backoffMs: 100, maxBackoffMs: 200 }, rateLimit: { perWindow: 1000, windowMs: 60_000 } } },
@@ -24,7 +25,7 @@ before(async () => {
   });
 });
 after(async () => {
-  await cleanupProjects(name, crashing);
+  await cleanupProjects(name, crashing, recovering);
   await s.close();
   await rx.close();
 });
@@ -97,4 +98,21 @@ test('a container that keeps crashing raises exited and restart-loop alerts from
   assert.equal(exited.subject, 'app');
   assert.match(exited.message, /exit code 3/);
   await act(s, 'stop', crashing).catch(() => undefined);
+});
+
+test('a container that crash-loops and then stays up resolves its restart-loop alert, without a health check', async () => {
+  // crashes three times (a marker per start in its volume), then runs
+  const script = 'if [ -f /data/c3 ]; then exec sleep 3600; fi; if [ -f /data/c2 ]; then touch /data/c3; elif [ -f /data/c1 ]; then touch /data/c2; else touch /data/c1; fi; sleep 0.2; exit 3';
+  await createStack(s, recovering, busybox({ app: script }, 'volumes:\n  state: {}\n').replace('    command:', '    restart: always\n    volumes: ["state:/data"]\n    command:'));
+  await act(s, 'deploy', recovering).catch(() => undefined);
+  const loop = await eventually(async () => (await openAlerts(recovering)).find((a) => a.kind === 'container-restart-loop'), 60_000, 'the restart-loop alert');
+  assert.equal(loop.subject, 'app');
+  const resolved = await eventually(async () => {
+    const found = (await openAlerts(recovering)).find((a) => a.id === loop.id);
+    return found?.status === 'resolved' ? found : null;
+  }, 60_000, 'resolved once it stayed up');
+  assert.ok(resolved.resolvedAt);
+  assert.ok(Date.parse(resolved.resolvedAt) - Date.parse(resolved.lastSeen) >= 1000, 'not before it stayed up for steadyAfterMs');
+  assert.equal((await openAlerts(recovering)).filter((a) => a.kind === 'container-restart-loop').length, 1, 'one alert, not raised again');
+  await act(s, 'stop', recovering).catch(() => undefined);
 });
