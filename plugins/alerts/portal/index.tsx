@@ -26,7 +26,7 @@ const kinds: { kind: string; label: string; fields: Field[] }[] = [
 ];
 
 function Alerts() {
-  const [status, setStatus] = useState<'open' | 'resolved' | 'all'>('open');
+  const [status, setStatus] = useState<'unresolved' | 'open' | 'acknowledged' | 'resolved' | 'all'>('unresolved');
   const [acknowledged, setAcknowledged] = useState<'' | 'true' | 'false'>('');
   const [severity, setSeverity] = useState<'' | Severity>('');
   const query = { limit: 500, status, ...(severity ? { severity } : {}), ...(acknowledged ? { acknowledged: acknowledged === 'true' } : {}) };
@@ -38,7 +38,7 @@ function Alerts() {
       <PageTitle title="Alerts" />
       <form class="filters" onSubmit={(e) => e.preventDefault()}>
         <label class="inline">Status<select value={status} onChange={(e) => setStatus(e.currentTarget.value as typeof status)}>
-          <option value="open">Open</option><option value="resolved">Resolved recently</option><option value="all">All</option>
+          <option value="unresolved">Not resolved</option><option value="open">Open</option><option value="acknowledged">Acknowledged</option><option value="resolved">Resolved recently</option><option value="all">All</option>
         </select></label>
         <label class="inline">Acknowledged<select value={acknowledged} onChange={(e) => setAcknowledged(e.currentTarget.value as typeof acknowledged)}>
           <option value="">Either</option><option value="false">Not acknowledged</option><option value="true">Acknowledged</option>
@@ -154,7 +154,9 @@ function Channels() {
               <td><code>{c.kind}</code>{typeof c.config.url === 'string' && <> <span class="muted">{c.config.url}</span></>}</td>
               <td>{c.events.length ? c.events.join(', ') : <span class="muted">all</span>}</td>
               <td>{c.minSeverity}</td>
-              <td>{c.failing ? <><Status value="failing" /> since <Time at={c.failingSince} /> ({c.consecutiveFailures}×) <span class="error-text">{c.lastError}</span></> : <Status value="ok" />}</td>
+              <td>{c.failing
+                ? <><Status value="failing" /> since <Time at={c.failingSince} /> ({c.consecutiveFailures}×) <span class="error-text">{c.lastError}</span></>
+                : c.lastDelivery ? <><Status value={c.lastDelivery.delivered ? 'delivered' : 'failed'} /> <Time at={c.lastDelivery.at} /></> : <span class="muted">none yet</span>}</td>
               <td>{writable && <div class="actions">
                 <button type="button" onClick={() => test(c.id)} disabled={act.busy} aria-label={`Send test to ${c.name}`}>Send test</button>
                 {confirming === c.id

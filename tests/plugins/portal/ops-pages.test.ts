@@ -97,8 +97,9 @@ test('an alert raised by a failed backup is listed and acknowledged in the page'
   assert.deepEqual(await unnamed(page), [], 'every control of the alerts page has a name');
   await page.getByRole('button', { name: /^Acknowledge alert/ }).click();
   await alerts.getByText(/acknowledged by alice/).waitFor();
-  const [alert] = (await s.api('GET', '/api/v1/alerts?status=open')).body;
+  const [alert] = (await s.api('GET', '/api/v1/alerts?status=acknowledged')).body;
   assert.equal(alert.acknowledgedBy.name, 'alice');
+  assert.equal(alert.status, 'acknowledged');
   await page.getByLabel(/^Acknowledged/).selectOption('false');
   await page.getByText('No alerts.').waitFor();
   await page.getByLabel(/^Acknowledged/).selectOption('');
