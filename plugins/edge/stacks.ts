@@ -1,6 +1,6 @@
 // Stacks behind the edge: the compose labels that declare a hostname, their platform rules, and the routes deploy, stop and delete set.
 import type Dockerode from 'dockerode';
-import { Problem, type Actor, type PluginContext } from '../../sdk/index.ts';
+import { keyedLock, Problem, type Actor, type PluginContext } from '../../sdk/index.ts';
 import type { LoadedCompose } from '../docker/types.ts';
 import type { PlatformRule } from '../stacks/index.ts';
 import { normalizeHostname, normalizePath } from './hostnames.ts';
@@ -74,7 +74,9 @@ export function followStacks(ctx: PluginContext, docker: Dockerode, store: EdgeS
       await ctx.activity.record({ actor: system, action: 'edge.routes', resource: `stack:${stack}`, result: 'refused', detail: { reason: message } });
     }
   };
-  ctx.events.on('stack.deployed', async ({ stack }) => {
+  // one stack's events are handled in the order they came: a deploy's slow container listing must not land after the stop that followed it
+  const inOrder = keyedLock();
+  ctx.events.on('stack.deployed', ({ stack }) => inOrder(String(stack), async () => {
     const name = String(stack);
     const list = await docker.listContainers({ all: true, filters: { label: ['dockwright.managed=true', `dockwright.project=${name}`, hostLabel] } });
     const services = new Map<string, Record<string, string>>();
@@ -85,6 +87,6 @@ export function followStacks(ctx: PluginContext, docker: Dockerode, store: EdgeS
       return;
     }
     await apply(name, routes);
-  });
-  for (const event of ['stack.stopped', 'stack.removed']) ctx.events.on(event, ({ stack }) => apply(String(stack), []));
+  }));
+  for (const event of ['stack.stopped', 'stack.removed']) ctx.events.on(event, ({ stack }) => inOrder(String(stack), () => apply(String(stack), [])));
 }
