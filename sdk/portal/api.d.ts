@@ -5933,7 +5933,9 @@ export interface paths {
       responses: {
         200: {
           headers: { [name: string]: unknown };
-          content?: never;
+          content: {
+            "*/*": string;
+          };
         };
         400: {
           headers: { [name: string]: unknown };
