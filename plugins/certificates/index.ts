@@ -21,7 +21,7 @@ const Options = Type.Object({
   directoryUrl: Type.String({ minLength: 1, default: 'https://acme-v02.api.letsencrypt.org/directory', description: 'the ACME directory (Let\'s Encrypt production by default; staging: https://acme-staging-v02.api.letsencrypt.org/directory)' }),
   email: Type.Optional(Type.String({ minLength: 3, description: 'the account\'s contact address' })),
   externalAccountBinding: Type.Optional(Type.Object({ kid: Type.String({ minLength: 1 }), hmacKey: Type.String({ minLength: 1, description: 'base64url, as the CA hands it out' }) }, { description: 'EAB for CAs that need one' })),
-  caFile: Type.Optional(Type.String({ minLength: 1, description: 'a PEM file of CAs trusted for the directory (NODE_EXTRA_CA_CERTS works too)' })),
+  caFile: Type.Optional(Type.String({ minLength: 1, description: 'a PEM file of CAs trusted for the directory, besides Node\'s roots and NODE_EXTRA_CA_CERTS' })),
   renewBefore: Type.Number({ exclusiveMinimum: 0, exclusiveMaximum: 1, default: 1 / 3, description: 'renew when this fraction of the lifetime is left' }),
   expiringDays: Type.Number({ minimum: 0, default: 14, description: 'a certificate this close to its end is "expiring" (event and attention)' }),
   sweepIntervalMs: Ms(3_600_000, 'how often renewals and expiry are checked', 1000),

@@ -1,0 +1,78 @@
+// The ACME client trusts what Node trusts: a directory whose CA comes only through NODE_EXTRA_CA_CERTS issues, with or without a caFile beside it.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { call, eventually, startChild, startServer, type TestServer } from '../../helpers/harness.ts';
+import { freePort, makeCert, servedSerial, startAcmeEnv, stripZeros, type AcmeEnv } from './helpers.ts';
+
+let env: AcmeEnv;
+let s: TestServer;
+let admin: string;
+let httpPort: number;
+let dir: string;
+let unrelatedCa: string;
+
+// the in-process server only prepares the database and the token: the edge and the ACME client run in the child
+before(async () => {
+  httpPort = await freePort();
+  env = await startAcmeEnv({ httpPort });
+  s = await startServer({ plugins: {} });
+  admin = await s.token('admin', ['*']);
+  dir = mkdtempSync(join(tmpdir(), 'dw-trust-'));
+  unrelatedCa = join(dir, 'unrelated-ca.pem');
+  writeFileSync(unrelatedCa, (await makeCert({ cn: 'Unrelated CA', ca: true })).certificate);
+});
+after(async () => {
+  await s?.close();
+  await env?.stop();
+  rmSync(dir, { recursive: true, force: true });
+  if (s) rmSync(`${s.dataDir}-child`, { recursive: true, force: true });
+});
+
+/** a child server whose Node trusts pebble's CA through NODE_EXTRA_CA_CERTS: requests a certificate for `host` and answers the finished job */
+async function issueInChild(name: string, host: string, certificates: Record<string, unknown>): Promise<{ job: any; httpsPort: number; url: string }> {
+  const httpsPort = await freePort();
+  const child = await startChild({
+    databaseUrl: s.databaseUrl, dataDir: `${s.dataDir}-child`, // one data dir: the sealing key of the ACME account the children share rateLimit: { perMinute: 100_000 },
+    plugins: {
+      docker: { options: { reconcile: false } },
+      stacks: {},
+      edge: { options: { httpPort, httpsPort, pollIntervalMs: 100, resyncIntervalMs: 60_000 } },
+      'edge-client': { path: 'tests/fixtures/edge-client/index.ts' },
+      certificates: { options: { directoryUrl: env.directoryUrl, sweepIntervalMs: 3_600_000, pollMinMs: 50, pollMaxMs: 500, pollAttempts: 40, dnsPropagationMs: 0, ...certificates } },
+    },
+  }, { NODE_EXTRA_CA_CERTS: env.caFile });
+  try {
+    const root = mkdtempSync(join(dir, `${name}-`));
+    writeFileSync(join(root, 'index.html'), `hello from ${name}\n`);
+    const routed = await call(child.url, 'PUT', `/api/v1/edge-client/routes/site:${name}`, { token: admin, body: { routes: [{ kind: 'static', hostname: host, root }] } });
+    assert.equal(routed.status, 200, routed.text);
+    const r = await call(child.url, 'POST', '/api/v1/certificates/request', { token: admin, body: { name, domains: [host] } });
+    assert.equal(r.status, 202, r.text);
+    const job = await eventually(async () => {
+      const w = await call(child.url, 'GET', `/api/v1/jobs/${r.body.jobId}/wait?timeout=5`, { token: admin });
+      return w.body?.done ? w.body : null;
+    }, 60_000, `job ${r.body.jobId}`);
+    const served = job.status === 'succeeded' ? await eventually(async () => {
+      const got = await servedSerial(httpsPort, host, await env.root());
+      return 'serial' in got ? got : null;
+    }, 20_000, 'the edge to serve the certificate') : null;
+    const detail = await call(child.url, 'GET', `/api/v1/certificates/${name}`, { token: admin });
+    if (served) assert.equal(stripZeros(served.serial), stripZeros(detail.body.serial));
+    return { job, httpsPort, url: child.url };
+  } finally {
+    await child.kill('SIGTERM');
+  }
+}
+
+test('NODE_EXTRA_CA_CERTS alone (no caFile): the directory is trusted and the certificate issues', async () => {
+  const { job } = await issueInChild('extra-only', 'extra-only.ok.dwtest.test', {});
+  assert.equal(job.status, 'succeeded', job.error ?? job.output);
+});
+
+test('NODE_EXTRA_CA_CERTS with an unrelated caFile: caFile adds to Node\'s store instead of replacing NODE_EXTRA_CA_CERTS', async () => {
+  const { job } = await issueInChild('extra-and-file', 'extra-and-file.ok.dwtest.test', { caFile: unrelatedCa });
+  assert.equal(job.status, 'succeeded', job.error ?? job.output);
+});
