@@ -1,4 +1,4 @@
-// The ACME client trusts what Node trusts: a directory whose CA comes only through NODE_EXTRA_CA_CERTS issues, with or without a caFile beside it.
+// The ACME client trusts what Node trusts (a directory whose CA comes only through NODE_EXTRA_CA_CERTS issues, with or without a caFile beside it); an issued certificate's renewal window honours renewBefore.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -31,8 +31,17 @@ after(async () => {
   if (s) rmSync(`${s.dataDir}-child`, { recursive: true, force: true });
 });
 
+/** renewAfter is notBefore + (1 - renewBefore) × lifetime, within a second */
+function assertWindow(cert: { notBefore: string; notAfter: string; renewAfter: string }, renewBefore: number): void {
+  const start = Date.parse(cert.notBefore);
+  const lifetime = Date.parse(cert.notAfter) - start;
+  assert.ok(lifetime > 3_600_000, `a real lifetime: ${cert.notBefore} … ${cert.notAfter}`);
+  const expected = start + (1 - renewBefore) * lifetime;
+  assert.ok(Math.abs(Date.parse(cert.renewAfter) - expected) <= 1000, `renewAfter ${cert.renewAfter}, expected ${new Date(expected).toISOString()} (renewBefore ${renewBefore})`);
+}
+
 /** a child server whose Node trusts pebble's CA through NODE_EXTRA_CA_CERTS: requests a certificate for `host` and answers the finished job */
-async function issueInChild(name: string, host: string, certificates: Record<string, unknown>): Promise<{ job: any; httpsPort: number; url: string }> {
+async function issueInChild(name: string, host: string, certificates: Record<string, unknown>): Promise<{ job: any; detail: any }> {
   const httpsPort = await freePort();
   const child = await startChild({
     databaseUrl: s.databaseUrl, dataDir: `${s.dataDir}-child`, // one data dir: the sealing key of the ACME account the children share rateLimit: { perMinute: 100_000 },
@@ -61,18 +70,20 @@ async function issueInChild(name: string, host: string, certificates: Record<str
     }, 20_000, 'the edge to serve the certificate') : null;
     const detail = await call(child.url, 'GET', `/api/v1/certificates/${name}`, { token: admin });
     if (served) assert.equal(stripZeros(served.serial), stripZeros(detail.body.serial));
-    return { job, httpsPort, url: child.url };
+    return { job, detail: detail.body };
   } finally {
     await child.kill('SIGTERM');
   }
 }
 
-test('NODE_EXTRA_CA_CERTS alone (no caFile): the directory is trusted and the certificate issues', async () => {
-  const { job } = await issueInChild('extra-only', 'extra-only.ok.dwtest.test', {});
+test('NODE_EXTRA_CA_CERTS alone (no caFile): the directory is trusted and the certificate issues; the default window opens with a third of the lifetime left', async () => {
+  const { job, detail } = await issueInChild('extra-only', 'extra-only.ok.dwtest.test', {});
   assert.equal(job.status, 'succeeded', job.error ?? job.output);
+  assertWindow(detail, 1 / 3);
 });
 
-test('NODE_EXTRA_CA_CERTS with an unrelated caFile: caFile adds to Node\'s store instead of replacing NODE_EXTRA_CA_CERTS', async () => {
-  const { job } = await issueInChild('extra-and-file', 'extra-and-file.ok.dwtest.test', { caFile: unrelatedCa });
+test('NODE_EXTRA_CA_CERTS with an unrelated caFile: caFile adds to Node\'s store instead of replacing NODE_EXTRA_CA_CERTS; a configured renewBefore sets the window', async () => {
+  const { job, detail } = await issueInChild('extra-and-file', 'extra-and-file.ok.dwtest.test', { caFile: unrelatedCa, renewBefore: 0.1 });
   assert.equal(job.status, 'succeeded', job.error ?? job.output);
+  assertWindow(detail, 0.1);
 });
