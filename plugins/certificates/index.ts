@@ -3,18 +3,14 @@ import { readFileSync } from 'node:fs';
 import { defineJob, definePlugin, Type, type Actor, type AttentionItem } from '../../sdk/index.ts';
 import { edgePlugin } from '../edge/api.ts';
 import { createIssuer } from './acme.ts';
-import { dnsProviders, type DnsProvider } from './dns.ts';
+import { dnsProviders, type CertificatesApi } from './api.ts';
+import { providerList } from './dns.ts';
 import { rfc2136Provider } from './rfc2136.ts';
 import { certificateRoutes } from './routes.ts';
 import { createStore, type CertificateRow } from './store.ts';
 import { statusOf } from './view.ts';
 
-export type { DnsProvider } from './dns.ts';
-
-/** what other plugins may use: adding DNS providers for dns-01 */
-export interface CertificatesApi {
-  addDnsProvider(provider: DnsProvider): void;
-}
+export type { CertificatesApi, DnsProvider } from './api.ts';
 
 const Ms = (d: number, description: string, minimum = 1) => Type.Integer({ minimum, default: d, description });
 const Options = Type.Object({
@@ -59,7 +55,9 @@ export default definePlugin({
       'certificates:write': { description: 'request, upload and delete certificates', role: 'admin' },
     });
     const store = createStore(ctx.db);
-    const providers = dnsProviders();
+    const providers = providerList();
+    // contributions are complete once every plugin has set up
+    ctx.onStart(() => { for (const provider of ctx.extensions.of(dnsProviders)) providers.add(provider); });
     if (o.dns.rfc2136) providers.add(rfc2136Provider(o.dns.rfc2136, ctx.outbound));
     const expiringMs = o.expiringDays * 86_400_000;
     const issuer = createIssuer({ ctx, store, edge, providers, options: o, extraCa: o.caFile ? readFileSync(o.caFile, 'utf8') : null });

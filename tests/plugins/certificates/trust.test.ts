@@ -1,4 +1,4 @@
-// The ACME client trusts what Node trusts (a directory whose CA comes only through NODE_EXTRA_CA_CERTS issues, with or without a caFile beside it); an issued certificate's renewal window honours renewBefore.
+// The ACME client trusts what Node trusts (a directory whose CA comes only through NODE_EXTRA_CA_CERTS issues, with or without a caFile beside it); an issued certificate's renewal window honours renewBefore; DNS providers other plugins contribute answer dns-01.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -41,7 +41,7 @@ function assertWindow(cert: { notBefore: string; notAfter: string; renewAfter: s
 }
 
 /** a child server whose Node trusts pebble's CA through NODE_EXTRA_CA_CERTS: requests a certificate for `host` and answers the finished job */
-async function issueInChild(name: string, host: string, certificates: Record<string, unknown>): Promise<{ job: any; detail: any }> {
+async function issueInChild(name: string, host: string, certificates: Record<string, unknown>, more: { plugins?: Record<string, unknown>; challenge?: string; domain?: string } = {}): Promise<{ job: any; detail: any }> {
   const httpsPort = await freePort();
   const child = await startChild({
     databaseUrl: s.databaseUrl, dataDir: `${s.dataDir}-child`, // one data dir: the sealing key of the ACME account the children share rateLimit: { perMinute: 100_000 },
@@ -51,6 +51,7 @@ async function issueInChild(name: string, host: string, certificates: Record<str
       edge: { options: { httpPort, httpsPort, pollIntervalMs: 100, resyncIntervalMs: 60_000 } },
       'edge-client': { path: 'tests/fixtures/edge-client/index.ts' },
       certificates: { options: { directoryUrl: env.directoryUrl, sweepIntervalMs: 3_600_000, pollMinMs: 50, pollMaxMs: 500, pollAttempts: 40, dnsPropagationMs: 0, ...certificates } },
+      ...more.plugins,
     },
   }, { NODE_EXTRA_CA_CERTS: env.caFile });
   try {
@@ -58,7 +59,7 @@ async function issueInChild(name: string, host: string, certificates: Record<str
     writeFileSync(join(root, 'index.html'), `hello from ${name}\n`);
     const routed = await call(child.url, 'PUT', `/api/v1/edge-client/routes/site:${name}`, { token: admin, body: { routes: [{ kind: 'static', hostname: host, root }] } });
     assert.equal(routed.status, 200, routed.text);
-    const r = await call(child.url, 'POST', '/api/v1/certificates/request', { token: admin, body: { name, domains: [host] } });
+    const r = await call(child.url, 'POST', '/api/v1/certificates/request', { token: admin, body: { name, domains: [more.domain ?? host], ...(more.challenge ? { challenge: more.challenge } : {}) } });
     assert.equal(r.status, 202, r.text);
     const job = await eventually(async () => {
       const w = await call(child.url, 'GET', `/api/v1/jobs/${r.body.jobId}/wait?timeout=5`, { token: admin });
@@ -87,3 +88,13 @@ test('NODE_EXTRA_CA_CERTS with an unrelated caFile: caFile adds to Node\'s store
   assert.equal(job.status, 'succeeded', job.error ?? job.output);
   assertWindow(detail, 0.1);
 });
+
+for (const via of ['point', 'api'] as const) {
+  test(`a DNS provider another plugin contributes (${via === 'point' ? 'extension point dnsProviders' : 'deprecated addDnsProvider'}) answers a dns-01 wildcard`, async () => {
+    const plugins = { 'dns-provider': { path: 'tests/fixtures/dns-provider/index.ts', options: { via, rfc2136: env.rfc2136 } } };
+    const { job, detail } = await issueInChild(`dns-${via}`, `x.${via}.ok.dwtest.test`, {}, { plugins, challenge: 'dns-01', domain: `*.${via}.ok.dwtest.test` });
+    assert.equal(job.status, 'succeeded', job.error ?? job.output);
+    assert.match(job.output, new RegExp(`published through test provider via ${via}`));
+    assert.equal(detail.challenge, 'dns-01');
+  });
+}
