@@ -44,7 +44,7 @@ function nodeTrust(): string[] {
   const extra = process.env.NODE_EXTRA_CA_CERTS;
   let extraPem: string[] = [];
   // Node only warns about an unreadable file and goes on with its roots: so does this
-  try { extraPem = extra ? [readFileSync(extra, 'utf8')] : []; } catch { extraPem = []; }
+  try { if (extra) extraPem = [readFileSync(extra, 'utf8')]; } catch { /* Node's roots alone */ }
   return [...tls.rootCertificates, ...extraPem];
 }
 
