@@ -1,7 +1,8 @@
 // ACME issuance with acme-client: account, order, authorizations, challenges (edge HTTP-01 files or DNS-01 providers), finalize, download.
+import { readFileSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { rootCertificates } from 'node:tls';
+import * as tls from 'node:tls';
 import type * as AcmeClient from 'acme-client';
 import type { JobRun, PluginContext } from '../../sdk/index.ts';
 import type { EdgeApi } from '../edge/index.ts';
@@ -33,10 +34,25 @@ export function renewAfterOf(notBefore: string, notAfter: string, renewBefore: n
   return new Date(end - (end - start) * renewBefore).toISOString();
 }
 
+/**
+ * the CAs Node trusts by default: its bundled roots and the PEM file NODE_EXTRA_CA_CERTS names. That variable is a property of the
+ * process Node read at start (not plugin configuration), so it comes from process.env; Node 22.15+ hands the store out itself.
+ */
+function nodeTrust(): string[] {
+  const store = (tls as { getCACertificates?: (type: 'default') => string[] }).getCACertificates;
+  if (store) return store('default');
+  const extra = process.env.NODE_EXTRA_CA_CERTS;
+  let extraPem: string[] = [];
+  // Node only warns about an unreadable file and goes on with its roots: so does this
+  try { if (extra) extraPem = [readFileSync(extra, 'utf8')]; } catch { /* Node's roots alone */ }
+  return [...tls.rootCertificates, ...extraPem];
+}
+
 export function createIssuer(deps: { ctx: PluginContext; store: CertificateStore; edge: EdgeApi; providers: DnsProviders; options: AcmeOptions; extraCa: string | null }): Issuer {
   const { ctx, store, edge, providers, options: o } = deps;
   // acme-client sends every request through its one axios instance: pinned to the outbound policy's checked addresses
-  const ca = deps.extraCa ? [...rootCertificates, deps.extraCa] : undefined;
+  // a `ca` list replaces Node's store: without caFile Node's own (roots + NODE_EXTRA_CA_CERTS) stays, with it caFile is added to that store
+  const ca = deps.extraCa ? [...nodeTrust(), deps.extraCa] : undefined;
   // loaded at the first issuance, not at boot: acme-client and its axios cost the idle service about 10 MB of memory
   let loading: Promise<typeof AcmeClient> | undefined;
   const acmeClient = () => loading ??= import('acme-client').then((acme) => {

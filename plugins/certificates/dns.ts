@@ -18,7 +18,8 @@ export interface DnsProviders {
   list(): readonly DnsProvider[];
 }
 
-export function dnsProviders(): DnsProviders {
+/** the providers dns-01 asks, in order: the configured ones, then those other plugins contribute */
+export function providerList(): DnsProviders {
   const providers: DnsProvider[] = [];
   return {
     add(provider) { providers.push(provider); },

@@ -3,25 +3,21 @@ import { readFileSync } from 'node:fs';
 import { defineJob, definePlugin, Type, type Actor, type AttentionItem } from '../../sdk/index.ts';
 import { edgePlugin } from '../edge/api.ts';
 import { createIssuer } from './acme.ts';
-import { dnsProviders, type DnsProvider } from './dns.ts';
+import { dnsProviders, type CertificatesApi } from './api.ts';
+import { providerList } from './dns.ts';
 import { rfc2136Provider } from './rfc2136.ts';
 import { certificateRoutes } from './routes.ts';
 import { createStore, type CertificateRow } from './store.ts';
 import { statusOf } from './view.ts';
 
-export type { DnsProvider } from './dns.ts';
-
-/** what other plugins may use: adding DNS providers for dns-01 */
-export interface CertificatesApi {
-  addDnsProvider(provider: DnsProvider): void;
-}
+export type { CertificatesApi, DnsProvider } from './api.ts';
 
 const Ms = (d: number, description: string, minimum = 1) => Type.Integer({ minimum, default: d, description });
 const Options = Type.Object({
   directoryUrl: Type.String({ minLength: 1, default: 'https://acme-v02.api.letsencrypt.org/directory', description: 'the ACME directory (Let\'s Encrypt production by default; staging: https://acme-staging-v02.api.letsencrypt.org/directory)' }),
   email: Type.Optional(Type.String({ minLength: 3, description: 'the account\'s contact address' })),
   externalAccountBinding: Type.Optional(Type.Object({ kid: Type.String({ minLength: 1 }), hmacKey: Type.String({ minLength: 1, description: 'base64url, as the CA hands it out' }) }, { description: 'EAB for CAs that need one' })),
-  caFile: Type.Optional(Type.String({ minLength: 1, description: 'a PEM file of CAs trusted for the directory (NODE_EXTRA_CA_CERTS works too)' })),
+  caFile: Type.Optional(Type.String({ minLength: 1, description: 'a PEM file of CAs trusted for the directory, besides Node\'s roots and NODE_EXTRA_CA_CERTS' })),
   renewBefore: Type.Number({ exclusiveMinimum: 0, exclusiveMaximum: 1, default: 1 / 3, description: 'renew when this fraction of the lifetime is left' }),
   expiringDays: Type.Number({ minimum: 0, default: 14, description: 'a certificate this close to its end is "expiring" (event and attention)' }),
   sweepIntervalMs: Ms(3_600_000, 'how often renewals and expiry are checked', 1000),
@@ -59,7 +55,9 @@ export default definePlugin({
       'certificates:write': { description: 'request, upload and delete certificates', role: 'admin' },
     });
     const store = createStore(ctx.db);
-    const providers = dnsProviders();
+    const providers = providerList();
+    // contributions are complete once every plugin has set up
+    ctx.onStart(() => { for (const provider of ctx.extensions.of(dnsProviders)) providers.add(provider); });
     if (o.dns.rfc2136) providers.add(rfc2136Provider(o.dns.rfc2136, ctx.outbound));
     const expiringMs = o.expiringDays * 86_400_000;
     const issuer = createIssuer({ ctx, store, edge, providers, options: o, extraCa: o.caFile ? readFileSync(o.caFile, 'utf8') : null });

@@ -144,6 +144,8 @@ export function siteRoutes({ ctx, sites, store, files, sync, git }: { ctx: Plugi
     }),
     defineRoute({
       method: 'GET', path: '/sites/:name/file', scopes: ['sites:read'], params: Params, errors: [404],
+      // the file's own content type (text/html, image/png, …): any media type, raw bytes
+      response: Type.String({ format: 'binary', description: 'the bytes of the file' }), mediaType: '*/*',
       summary: 'The bytes of one file of the published version (?draft=1: of the draft, which without a draft is the published version), with its content type',
       query: Type.Object({
         path: Type.String({ minLength: 1, maxLength: 1024 }),

@@ -72,6 +72,7 @@ export default definePlugin({
 
     ctx.routes.add(defineRoute({
       method: 'GET', path: '/stacks/:name/services/:service/logs', scopes: ['services:logs'], errors: [403, 404, 409, 503],
+      response: Type.String({ description: 'log lines' }), mediaType: 'text/plain',
       params: Type.Object({ name: stacks.nameSchema, service: Type.String({ pattern: '^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,62}$' }) }),
       query: Type.Object({
         tail: Type.Optional(Type.String({ pattern: '^(all|[0-9]{1,7})$', default: 'all', description: 'the last N lines of each task, or all' })),

@@ -5945,7 +5945,9 @@ export interface paths {
       responses: {
         200: {
           headers: { [name: string]: unknown };
-          content?: never;
+          content: {
+            "*/*": string;
+          };
         };
         400: {
           headers: { [name: string]: unknown };
@@ -7163,7 +7165,9 @@ export interface paths {
       responses: {
         200: {
           headers: { [name: string]: unknown };
-          content?: never;
+          content: {
+            "text/plain": string;
+          };
         };
         400: {
           headers: { [name: string]: unknown };

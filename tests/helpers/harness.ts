@@ -151,11 +151,11 @@ export async function eventually<T>(check: () => Promise<T | undefined | null | 
   }
 }
 
-/** starts a kernel in a child process on an existing database; kill() with SIGKILL simulates a crash. */
-export async function startChild(config: Record<string, unknown>): Promise<{ url: string; kill(signal?: NodeJS.Signals): Promise<void>; signal(signal: NodeJS.Signals): void }> {
+/** starts a kernel in a child process on an existing database (`env`: variables Node reads at process start); kill() with SIGKILL simulates a crash. */
+export async function startChild(config: Record<string, unknown>, env: NodeJS.ProcessEnv = {}): Promise<{ url: string; kill(signal?: NodeJS.Signals): Promise<void>; signal(signal: NodeJS.Signals): void }> {
   const { spawn } = await import('node:child_process');
   const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'tests/helpers/child-server.ts')], {
-    cwd: root, env: { ...process.env, DW_TEST_CONFIG: JSON.stringify({ host: '127.0.0.1', port: 0, log: { level: 'silent' }, ...config, plugins: onlyPlugins((config.plugins ?? {}) as Record<string, unknown>) }) },
+    cwd: root, env: { ...process.env, ...env, DW_TEST_CONFIG: JSON.stringify({ host: '127.0.0.1', port: 0, log: { level: 'silent' }, ...config, plugins: onlyPlugins((config.plugins ?? {}) as Record<string, unknown>) }) },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const url = await new Promise<string>((resolveUrl, reject) => {

@@ -1,4 +1,4 @@
-// Sites over the real HTTP API and a real Caddy: create, upload (tar, tar.gz, zip) → served, versions, restore, files, refused archives writing nothing, scopes, ownership, delete.
+// Sites over the real HTTP API and a real Caddy: create, upload (tar, tar.gz, zip) → served, versions, restore, files, refused archives writing nothing, scopes, ownership, delete; uploads exempt from the rate limit.
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync } from 'node:fs';
@@ -161,4 +161,26 @@ test('two writers at once: concurrent uploads each get their own version, the la
   const served = (await viaEdge(s.httpPort, 'race.sites.test', '/')).body;
   const n = /version (\d)/.exec(served)![1];
   assert.equal((await viaEdge(s.httpPort, 'race.sites.test', '/assets/f1.txt')).body, `version ${n} file 1\n`);
+});
+
+test('uploads are exempt from the rate limit: beyond the budget they still publish while a GET gets 429', async () => {
+  const tight = await startSitesServer({ config: { rateLimit: { perMinute: 3 } } });
+  try {
+    const token = await tight.token('operator', ['sites:read', 'sites:write', 'sites:publish']);
+    const created = await call(tight.url, 'PUT', '/api/v1/sites/budget', { token, body: { hostnames: ['budget.sites.test'] } });
+    assert.equal(created.status, 201, created.text);
+    const reads = await Promise.all(Array.from({ length: 4 }, () => call(tight.url, 'GET', '/api/v1/sites/budget', { token })));
+    assert.ok(reads.some((r) => r.status === 429), 'the budget of 3 is spent');
+    for (let version = 1; version <= 4; version++) {
+      const put = await call(tight.url, 'PUT', '/api/v1/sites/budget/content', { token, raw: new Uint8Array(tar(entries(versionFiles(version)))), headers: { 'content-type': 'application/octet-stream' } });
+      assert.equal(put.status, 200, put.text);
+      assert.equal(put.body.version, version);
+      assert.equal(put.headers.get('ratelimit'), null, 'an upload neither counts nor announces a budget');
+    }
+    const after = await call(tight.url, 'GET', '/api/v1/sites/budget', { token });
+    assert.equal(after.status, 429, 'normal requests stay limited');
+    assert.ok(Number(after.headers.get('retry-after')) > 0);
+  } finally {
+    await tight.close();
+  }
 });
