@@ -111,6 +111,8 @@ export default definePlugin({
     });
 
     ctx.onStart(() => engine.recover(ctx.jobs));
+    // a delivery job of a stopped instance is failed by another instance's takeover, possibly after this start's recovery ran
+    ctx.events.on('job.failed', (p) => (p.type === 'alerts.deliver' && p.error === 'interrupted by restart' ? engine.recover(ctx.jobs) : undefined));
     ctx.onStop(async () => {
       engine.stop();
       await sender.close();

@@ -341,9 +341,11 @@ for (const [later, what] of [['10.0.0.1', 'a private address'], ['169.254.169.25
 }
 
 test('a restart in the middle of a delivery that keeps failing: the next start gives it a new job and it is delivered once', async () => {
+  // short leases: the stopped instance's running delivery is taken over within a second, not after the default leases
+  const jobs = { leaseMs: 2000, renewMs: 200 };
   const first = await startServer({
     plugins: { alerts: { options: { ...alertsOptions, retry: { attempts: 100, backoffMs: 50, maxBackoffMs: 50 } } } },
-    config: { rateLimit: { perMinute: 100_000 } },
+    config: { rateLimit: { perMinute: 100_000 }, jobs },
   });
   const flaky = await startReceiver();
   const reuse = { databaseUrl: first.databaseUrl, dataDir: first.dataDir };
@@ -360,8 +362,8 @@ test('a restart in the middle of a delivery that keeps failing: the next start g
     await first.app.jobs.stop(0);
     await first.stop();
     await flaky.up();
-    second = await startServer({ plugins: { alerts: { options: alertsOptions } }, config: { rateLimit: { perMinute: 100_000 } }, reuse });
-    await eventually(async () => flaky.on('/flaky').length === 1, 10_000, 'delivered after the restart');
+    second = await startServer({ plugins: { alerts: { options: alertsOptions } }, config: { rateLimit: { perMinute: 100_000 }, jobs }, reuse });
+    await eventually(async () => flaky.on('/flaky').length === 1, 20_000, 'delivered after the restart');
     await new Promise((r) => setTimeout(r, 300));
     assert.equal(flaky.on('/flaky').length, 1, 'once');
     assert.equal(JSON.parse(flaky.on('/flaky')[0].body).alert.kind, 'engine-unreachable');
