@@ -33,6 +33,8 @@ export interface DeliverJobInput { delivery: string }
 const system: Actor = { kind: 'system', name: 'alerts' };
 const keyOf = (kind: string, input: RaiseInput) => [kind, input.resource ?? '', input.subject ?? ''].join('|');
 const sleep = (ms: number, signal: AbortSignal) => new Promise<void>((resolve, reject) => {
+  // a job stopped while it was sending: its signal is aborted already, and no abort event will come
+  if (signal.aborted) { reject(signal.reason); return; }
   const timer = setTimeout(resolve, ms);
   signal.addEventListener('abort', () => { clearTimeout(timer); reject(signal.reason); }, { once: true });
 });

@@ -36,6 +36,7 @@ async function runBuild(runtime: DockerRuntime, files: Files, site: string, tree
       await container.start();
       const stop = () => void container.kill().catch(() => undefined);
       job.signal.addEventListener('abort', stop, { once: true });
+      if (job.signal.aborted) stop();
       const timer = setTimeout(stop, timeoutMs);
       const { StatusCode } = await container.wait() as { StatusCode: number };
       clearTimeout(timer);
