@@ -87,6 +87,26 @@ function refuseUndeclaredScopes(table: RouteTable, scopes: ScopeCatalogue): void
   }
 }
 
+/** The services every plugin's context is made of, before any plugin has registered anything. */
+export function kernelServices(parts: Pick<KernelServices, 'db' | 'databaseUrl' | 'log' | 'env' | 'dataDir' | 'installationId' | 'scopes' | 'jobs' | 'activity' | 'secrets' | 'events' | 'outbound' | 'locks'>): KernelServices {
+  const { db, log, secrets } = parts;
+  return {
+    ...parts, table: new RouteTable(), scheduler: new Scheduler(db, log.child({ part: 'scheduler' })),
+    revisions: createRevisions(db), actionTokens: createActionTokens(db, secrets),
+    migrations: [], extensions: new Map(), contributors: [], visibility: new Visibility(), starters: [], stoppers: [],
+  };
+}
+
+/** Sets up the plugins in dependency order; each gets the APIs of those before it. Third-party plugins' tables carry their name. */
+export async function setupPlugins(loaded: Awaited<ReturnType<typeof loadPlugins>>, services: KernelServices): Promise<Record<string, unknown>> {
+  const apis: Record<string, unknown> = {};
+  for (const { def, entry } of loaded) {
+    const thirdParty = entry.package !== undefined || entry.path !== undefined;
+    apis[def.name] = await setupPlugin(def, entry.options, apis, services, thirdParty ? `${def.name.replace(/-/g, '_')}_` : undefined);
+  }
+  return apis;
+}
+
 /** Everything but serving: config, plugins set up (registration only), database migrated. The CLI stops here. */
 export async function assemble(opts: BootOptions): Promise<Assembled> {
   const env = opts.env ?? process.env;
@@ -110,18 +130,11 @@ export async function assemble(opts: BootOptions): Promise<Assembled> {
     // the kernel's own schema first: plugins are given the installation id while they set up
     await migrate(db, [{ owner: 'kernel', dir: join(import.meta.dirname, 'migrations') }], log);
     const { rows: [installation] } = await db.query<{ id: string }>('SELECT id FROM installation');
-    const services: KernelServices = {
-      db, databaseUrl: db.url, log, env: Object.freeze({ ...env }), dataDir: config.dataDir, installationId: installation.id, table: new RouteTable(), scopes, jobs,
-      scheduler: new Scheduler(db, log.child({ part: 'scheduler' })),
-      revisions: createRevisions(db), activity, actionTokens: createActionTokens(db, secrets), secrets,
-      events, outbound, migrations: [], extensions: new Map(),
-      contributors: [], visibility: new Visibility(), locks: { try: (name) => db.tryLock(name) }, starters: [], stoppers: [],
-    };
-    const apis: Record<string, unknown> = {};
-    for (const { def, entry } of loaded) {
-      const thirdParty = entry.package !== undefined || entry.path !== undefined;
-      apis[def.name] = await setupPlugin(def, entry.options, apis, services, thirdParty ? `${def.name.replace(/-/g, '_')}_` : undefined);
-    }
+    const services = kernelServices({
+      db, databaseUrl: db.url, log, env: Object.freeze({ ...env }), dataDir: config.dataDir, installationId: installation.id, scopes, jobs,
+      activity, secrets, events, outbound, locks: { try: (name) => db.tryLock(name) },
+    });
+    const apis = await setupPlugins(loaded, services);
     refuseUndeclaredScopes(services.table, scopes);
     await migrate(db, services.migrations, log);
     return {

@@ -4,28 +4,22 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Db, Logger } from '../sdk/index.ts';
-import { kernelScopes, kernelVersion } from './app.ts';
+import { kernelScopes, kernelServices, kernelVersion, setupPlugins } from './app.ts';
 import { ScopeCatalogue } from './auth/scopes.ts';
 import { Sessions } from './auth/sessions.ts';
 import { Tokens } from './auth/tokens.ts';
 import { accountRoutes } from './auth/routes.ts';
 import { loadConfig } from './config.ts';
 import { coreRoutes } from './core-routes.ts';
-import { createActionTokens } from './action-tokens.ts';
 import { createActivity } from './activity.ts';
 import { createEvents } from './events.ts';
 import { createOutbound } from './outbound.ts';
-import { createRevisions } from './revisions.ts';
 import { createSecrets } from './secrets.ts';
 import { ClientResolver } from './http/client.ts';
 import { buildOpenApi } from './http/openapi.ts';
-import { RouteTable } from './http/routes.ts';
 import { JobRunner } from './jobs/runner.ts';
-import { Scheduler } from './jobs/scheduler.ts';
 import { RateLimiter } from './rate-limit.ts';
 import { loadPlugins } from './registry.ts';
-import { setupPlugin, type KernelServices } from './plugin-context.ts';
-import { Visibility } from './visibility.ts';
 
 const silent: Logger = { info: () => undefined, debug: () => undefined, warn: () => undefined, error: () => undefined, child: () => silent } as unknown as Logger;
 
@@ -40,15 +34,12 @@ export async function describeApi(root: string, overrides: Record<string, unknow
     kernelScopes(scopes);
     const activity = createActivity(noDatabase);
     const secrets = createSecrets(randomBytes(32));
-    const services: KernelServices = {
+    const services = kernelServices({
       db: noDatabase, databaseUrl: 'postgres://describe.invalid/none', log: silent, env: {}, dataDir, installationId: '00000000-0000-4000-8000-000000000000',
-      table: new RouteTable(), scopes, jobs: new JobRunner(noDatabase, silent, activity, config.jobs, () => noDatabase as never),
-      scheduler: new Scheduler(noDatabase, silent), revisions: createRevisions(noDatabase), activity, actionTokens: createActionTokens(noDatabase, secrets), secrets,
-      events: createEvents(silent), outbound: createOutbound(config.outbound), migrations: [], extensions: new Map(), contributors: [], visibility: new Visibility(),
-      locks: { try: async () => null }, starters: [], stoppers: [],
-    };
-    const apis: Record<string, unknown> = {};
-    for (const { def, entry } of await loadPlugins(config)) apis[def.name] = await setupPlugin(def, entry.options, apis, { ...services, dataDir });
+      scopes, jobs: new JobRunner(noDatabase, silent, activity, config.jobs, () => noDatabase as never), activity, secrets,
+      events: createEvents(silent), outbound: createOutbound(config.outbound), locks: { try: async () => null },
+    });
+    await setupPlugins(await loadPlugins(config), services);
     let openapi: Record<string, unknown> = {};
     for (const route of coreRoutes({ db: noDatabase, jobs: services.jobs, contributors: [], visibility: services.visibility, openapi: () => openapi })) services.table.add('kernel', 'api', route);
     const limiter = new RateLimiter(1);
