@@ -29,11 +29,11 @@ export interface CoreDeps {
 
 export async function overviewFor(principal: Principal, contributors: CoreDeps['contributors']) {
   const visible = contributors.filter(({ contributor }) => principal.can(contributor.scope));
-  const parts = await Promise.all(visible.map(async ({ owner, contributor }) => ({
-    owner,
-    summary: (await contributor.summary?.(principal)) ?? null,
-    attention: (await contributor.attention?.(principal)) ?? [],
-  })));
+  // a contributor's summary and attention are asked at once, so both may share one read in flight
+  const parts = await Promise.all(visible.map(async ({ owner, contributor }) => {
+    const [summary, attention] = await Promise.all([contributor.summary?.(principal), contributor.attention?.(principal)]);
+    return { owner, summary: summary ?? null, attention: attention ?? [] };
+  }));
   const rank = { critical: 0, warning: 1, info: 2 };
   const summary: Record<string, unknown> = {};
   const attention: (AttentionItem & { source: string })[] = [];

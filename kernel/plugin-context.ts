@@ -52,11 +52,8 @@ function validOptions(plugin: PluginDef, raw: Record<string, unknown> | undefine
   return Object.freeze(options);
 }
 
-/** what the kernel reads from the environment for itself: never handed to a plugin that did not name it */
-
-/** the environment a plugin sees: the names it declared, else (deprecated) everything but the kernel's secrets */
+/** the environment a plugin sees, least privilege: exactly the variables it declared (none when it declares none) */
 function envOf(plugin: PluginDef, env: Readonly<Record<string, string | undefined>>): Readonly<Record<string, string | undefined>> {
-  // least privilege: exactly the variables the plugin declared (none when it declares none)
   return Object.freeze(Object.fromEntries((plugin.env ?? []).filter((name) => env[name] !== undefined).map((name) => [name, env[name]])));
 }
 

@@ -428,8 +428,7 @@ export interface PluginDef<Api = unknown, O extends TSchema = TSchema, Req exten
   /** the plugins whose API this one uses, loaded before it: names, or typed references (`plugins/<name>/api.ts`) for a typed ctx.deps */
   requires?: Req;
   /**
-   * the environment variables this plugin reads: ctx.env holds exactly these. Without it ctx.env is the environment minus the
-   * kernel's own secrets (SECRET_KEY, DATABASE_URL…); that fallback is deprecated.
+   * the environment variables this plugin reads: ctx.env holds exactly these (nothing when the plugin declares none).
    */
   env?: readonly string[];
   options?: O;

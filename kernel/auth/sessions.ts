@@ -6,7 +6,7 @@ import { problem } from '../../sdk/index.ts';
 import type { RateLimiter } from '../rate-limit.ts';
 import { hashPassword, passwordProblem, verifyPassword } from './passwords.ts';
 import type { ScopeCatalogue } from './scopes.ts';
-import { hashToken } from './tokens.ts';
+import { hashToken, newSecretToken, wellFormed } from './tokens.ts';
 
 export const sessionCookie = 'dw_session';
 export const csrfHeader = 'x-dockwright-csrf';
@@ -31,10 +31,24 @@ function cookieValue(req: IncomingMessage): string | undefined {
   return undefined;
 }
 
+// the hash of a request's well-formed session cookie, worked out once: both the rate limit and the authentication ask for it
+const cookieHashes = new WeakMap<IncomingMessage, string | null>();
+/** the hash of the request's session cookie; null when it has one of another shape, undefined when it has none */
+function cookieHash(req: IncomingMessage): string | null | undefined {
+  let hash = cookieHashes.get(req);
+  if (hash === undefined) {
+    const cookie = cookieValue(req);
+    if (cookie === undefined) return undefined;
+    hash = wellFormed(cookie, sessionPrefix) ? hashToken(cookie) : null;
+    cookieHashes.set(req, hash);
+  }
+  return hash;
+}
+
 /** the rate-limit key of a well-formed session cookie: a portal session has a request budget of its own, like a token */
 export function sessionBudgetKey(req: IncomingMessage): string | undefined {
-  const cookie = cookieValue(req);
-  return cookie && cookie.length === sessionPrefix.length + 43 && cookie.startsWith(sessionPrefix) ? `s:${hashToken(cookie)}` : undefined;
+  const hash = cookieHash(req);
+  return hash ? `s:${hash}` : undefined;
 }
 
 /** the Set-Cookie value: HttpOnly and SameSite=Strict always, Secure whenever the browser reached us over HTTPS */
@@ -81,7 +95,7 @@ export class Sessions {
       this.failures.address.hit(`a:${address}`);
       throw problem(401, 'wrong user name or password', { code: 'sign-in-failed' });
     }
-    const cookie = sessionPrefix + randomBytes(32).toString('base64url');
+    const cookie = newSecretToken(sessionPrefix);
     const csrf = randomBytes(24).toString('base64url');
     const id = randomUUID();
     const expiresAt = new Date(Date.now() + this.options.ttlMs);
@@ -95,12 +109,12 @@ export class Sessions {
    * null for an unknown, expired or signed-out session, a 403 when the CSRF header is missing or wrong.
    */
   async authenticate(req: IncomingMessage): Promise<Principal | null | undefined> {
-    const cookie = cookieValue(req);
-    if (cookie === undefined) return undefined;
-    if (!cookie.startsWith(sessionPrefix) || cookie.length > 100) return null;
+    const hash = cookieHash(req);
+    if (hash === undefined) return undefined;
+    if (hash === null) return null;
     const { rows } = await this.db.query<{ id: string; csrf: string; expires_at: string; user_id: number; name: string; role: Role; teams: string[] }>(
-      `SELECT s.id, s.csrf, s.expires_at::text AS expires_at, u.id AS user_id, u.name, u.role, u.teams
-         FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.hash = $1 AND s.expires_at > now()`, [hashToken(cookie)]);
+      `SELECT s.id, s.csrf, s.expires_at, u.id AS user_id, u.name, u.role, u.teams
+         FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.hash = $1 AND s.expires_at > now()`, [hash]);
     const row = rows[0];
     if (!row) return null;
     const sent = req.headers[csrfHeader];
@@ -114,7 +128,7 @@ export class Sessions {
       actor: { kind: 'user', name: row.name, channel: 'portal' },
       role: row.role, scopes, can: (s) => set.has(s),
       user: { id: row.user_id, name: row.name, role: row.role, teams: row.teams },
-      session: { id: row.id, expiresAt: new Date(row.expires_at).toISOString() },
+      session: { id: row.id, expiresAt: row.expires_at },
     };
   }
 

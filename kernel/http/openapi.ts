@@ -1,6 +1,7 @@
 // The OpenAPI 3.1 document, derived from the route table alone: paths, schemas, scopes and error answers.
 import type { TSchema } from '@sinclair/typebox';
 import type { ScopeCatalogue } from '../auth/scopes.ts';
+import { sessionCookie } from '../auth/sessions.ts';
 import type { CompiledRoute } from './routes.ts';
 import { ifMatchPattern } from './server.ts';
 
@@ -131,7 +132,7 @@ export function buildOpenApi(routes: readonly CompiledRoute[], scopes: ScopeCata
         },
         webhookToken: { type: 'http', scheme: 'bearer', description: 'A single-action webhook token (dwh_…) for exactly one action on one resource.' },
         session: {
-          type: 'apiKey', in: 'cookie', name: 'dw_session',
+          type: 'apiKey', in: 'cookie', name: sessionCookie,
           description: 'The portal\'s sign-in session (POST /api/v1/session), instead of a bearer: accepted only together with the header X-Dockwright-CSRF holding the csrf value of the sign-in answer (403 without it). It acts with every scope of the user\'s role.',
         },
       },

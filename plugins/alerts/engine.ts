@@ -1,6 +1,6 @@
 // Raising and resolving alerts, and fanning them out to the channels that want them: durable delivery jobs, retries, per-channel rate limit and digest.
 import { randomUUID } from 'node:crypto';
-import { problem, type Actor, type JobHandle, type Logger, type SecretsApi } from '../../sdk/index.ts';
+import type { Actor, JobHandle, Logger, SecretsApi } from '../../sdk/index.ts';
 import type { AlertMessage, ChannelKind } from './channels.ts';
 import type { Sender } from './send.ts';
 import { severityRank, type Alert, type AlertStore, type ChannelRow, type Severity } from './store.ts';
@@ -227,6 +227,10 @@ export function createEngine(deps: {
       if (orphans.length) await enqueue(orphans);
       for (const id of await store.channelsWithHeld()) await digest(id);
     },
+    /** a delivery whose job a takeover interrupted after this start's recovery ran gets a new job, when it is still pending */
+    async redeliver(deliveryId: string): Promise<void> {
+      if ((await store.pending()).some((p) => p.id === deliveryId)) await enqueue([deliveryId]);
+    },
     stop(): void {
       stopped = true;
       for (const w of windows.values()) clearTimeout(w.digest);
@@ -234,9 +238,6 @@ export function createEngine(deps: {
     configOf,
     forgetChannels(): void {
       cached = undefined;
-    },
-    assertKind(kind: string): void {
-      if (!deps.kinds.has(kind)) throw problem(400, `no alert kind "${kind}"`);
     },
   };
 }

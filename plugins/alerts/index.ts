@@ -112,7 +112,11 @@ export default definePlugin({
 
     ctx.onStart(() => engine.recover(ctx.jobs));
     // a delivery job of a stopped instance is failed by another instance's takeover, possibly after this start's recovery ran
-    ctx.events.on('job.failed', (p) => (p.type === 'alerts.deliver' && p.error === 'interrupted by restart' ? engine.recover(ctx.jobs) : undefined));
+    const deliveryOf = (resource: unknown) => (typeof resource === 'string' && resource.startsWith('alert-delivery:') ? resource.slice('alert-delivery:'.length) : null);
+    ctx.events.on('job.failed', (p) => {
+      const delivery = p.type === 'alerts.deliver' && p.error === 'interrupted by restart' ? deliveryOf(p.resource) : null;
+      return delivery ? engine.redeliver(delivery) : undefined;
+    });
     ctx.onStop(async () => {
       engine.stop();
       await sender.close();

@@ -170,10 +170,6 @@ export function createStore(db: Db) {
       const { rows } = await db.query<{ id: string; job_id: string | null }>(`SELECT id, job_id FROM alert_deliveries WHERE status = 'pending'`);
       return rows.map((r) => ({ id: r.id, jobId: r.job_id }));
     },
-    async deliveryCounts(): Promise<Record<string, number>> {
-      const { rows } = await db.query<{ status: string; n: number }>('SELECT status, count(*)::int AS n FROM alert_deliveries GROUP BY status');
-      return Object.fromEntries(rows.map((r) => [r.status, r.n]));
-    },
   };
 }
 export type AlertStore = ReturnType<typeof createStore>;

@@ -91,15 +91,18 @@ export default definePlugin({
       },
     }));
 
+    // the overview's summary and attention share one listing (three engine calls) while it is in flight
+    let listing: Promise<Awaited<ReturnType<typeof listNodes>> | null> | undefined;
+    const nodesNow = () => (listing ??= listNodes(runtime.docker).catch(() => null).finally(() => { listing = undefined; }));
     ctx.overview.add({
       scope: 'nodes:read',
       async summary() {
-        const nodes = await listNodes(runtime.docker).catch(() => null);
+        const nodes = await nodesNow();
         if (!nodes) return { swarm: false };
         return { swarm: true, nodes: nodes.length, managers: nodes.filter((n) => n.role === 'manager').length, down: nodes.filter((n) => n.state !== 'ready').length };
       },
       async attention() {
-        const nodes = await listNodes(runtime.docker).catch(() => []);
+        const nodes = (await nodesNow()) ?? [];
         return nodes.filter((n) => n.state !== 'ready').map((n): AttentionItem => ({
           // by id: nodes may share a hostname
           severity: n.role === 'manager' ? 'critical' : 'warning', kind: 'swarm-node-down', resource: `node:${n.id}`,

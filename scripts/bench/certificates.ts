@@ -2,7 +2,7 @@
 // Run with `npm run bench:certificates` after `npm test` has prepared the machine (pebble, bind9, caddy; it reads .test-env). Traffic stays on 127.0.0.1.
 import pg from 'pg';
 import { freePort, routeHosts, servedSerial, startAcmeEnv, startCertServer, stripZeros, waitJob } from '../../tests/plugins/certificates/helpers.ts';
-import { loadTestEnv } from './common.ts';
+import { loadTestEnv, median } from './common.ts';
 
 loadTestEnv();
 const requests = Number(process.env.BENCH_REQUESTS ?? 5);
@@ -13,7 +13,6 @@ const env = await startAcmeEnv({ httpPort });
 const s = await startCertServer({ httpPort, certificates: { directoryUrl: env.directoryUrl, caFile: env.caFile, sweepIntervalMs: 1000, sweepBatch: 100 } });
 const db = new pg.Client({ connectionString: s.databaseUrl });
 await db.connect();
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 try {
   const root = await env.root();

@@ -1,7 +1,7 @@
 // The sites plugin's portal pages: the site list, a new site, and a site's overview, versions, published files, draft editor and check webhook.
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
-import { api, can, Empty, enc, JobOutput, Link, Loading, navigate, ok, PageTitle, ProblemBox, ShownOnce, Status, Tabs, Time, useAction, useLoad, type paths, type PortalPage, type Problem } from '../../../sdk/portal/kit.tsx';
+import { api, can, Empty, enc, JobOutput, Link, Loading, navigate, ok, PageTitle, ProblemBox, ShownOnce, Status, Tabs, Time, useAction, useLoad, type paths, type PortalPage } from '../../../sdk/portal/kit.tsx';
 
 type SiteView = paths['/api/v1/sites/{name}']['get']['responses'][200]['content']['application/json'];
 type SiteBody = paths['/api/v1/sites/{name}']['put']['requestBody']['content']['application/json'];
@@ -15,9 +15,7 @@ const textual = (f: { contentType: string }) => /^text\/|json|xml|svg|javascript
 
 /** one file's text: of the draft (which without a draft is the published version) or of the published version */
 async function fileText(name: string, file: string, draft: boolean): Promise<string> {
-  const { data, error, response } = await api.GET('/api/v1/sites/{name}/file', { params: { path: { name }, query: { path: file, ...(draft ? { draft: '1' as const } : {}) } }, parseAs: 'text' });
-  if (!response.ok) throw Object.assign({ title: response.statusText, detail: String(error ?? response.statusText) }, typeof error === 'object' ? error : {}, { status: response.status }) as Problem;
-  return data as unknown as string;
+  return ok(api.GET('/api/v1/sites/{name}/file', { params: { path: { name }, query: { path: file, ...(draft ? { draft: '1' as const } : {}) } }, parseAs: 'text' })) as Promise<unknown> as Promise<string>;
 }
 
 function SiteList() {
