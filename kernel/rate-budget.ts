@@ -60,7 +60,9 @@ export class RateBudget {
         await state.pending;
       }
       const t = this.now();
-      return this.decide(state, t, state.spent < state.granted && state.win === Math.floor(t / windowMs));
+      // the minute turned while this request waited: it belongs to the new window's budget, not the spent old one
+      if (state.win !== Math.floor(t / windowMs)) return this.take(key);
+      return this.decide(state, t, state.spent < state.granted);
     })();
   }
 

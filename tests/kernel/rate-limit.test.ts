@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import assert from 'node:assert/strict';
 import { call, startServer, type TestServer } from '../helpers/harness.ts';
 import { RateLimiter } from '../../kernel/rate-limit.ts';
+import { RateBudget } from '../../kernel/rate-budget.ts';
 
 let s: TestServer;
 before(async () => { s = await startServer(); });
@@ -50,6 +51,22 @@ test('the window resets after 60 seconds', () => {
   assert.equal(limiter.hit('k').headers['Retry-After'], '30');
   now += 30_000;
   assert.equal(limiter.hit('k').allowed, true);
+});
+
+test('the shared budget: requests waiting for a grant when the minute turns spend the new minute\'s budget, not a refusal', async () => {
+  const windowStart = Math.floor(Date.now() / 60_000) * 60_000 + 60_000 * 10;
+  let now = windowStart - 1;
+  const budget = new RateBudget(s.app.db, 10, { chunk: 4, now: () => now }, s.app.log);
+  const key = `t:turn-${randomBytes(4).toString('hex')}`;
+  // all ten arrive together in the old window's last millisecond: none holds budget yet, so all wait on one grant
+  const waiting = Array.from({ length: 10 }, () => budget.take(key));
+  assert.ok(waiting.every((w) => w instanceof Promise));
+  now = windowStart;
+  const decided = await Promise.all(waiting);
+  assert.deepEqual(decided.map((d) => d.allowed), Array(10).fill(true), 'ten of a budget of ten pass in the new window');
+  assert.equal((await budget.take(key)).allowed, false, 'the eleventh in the same window is refused');
+  const rows = await s.app.db.query<{ win: string; used: number }>('SELECT win, used FROM rate_budgets WHERE key = $1 ORDER BY win', [key]);
+  assert.deepEqual(rows.rows.map((r) => [Number(r.win), r.used]), [[windowStart / 60_000 - 1, 4], [windowStart / 60_000, 10]], 'the old window granted one chunk that nobody spent; the new one its whole budget');
 });
 
 describe('failed authentications and webhooks (behind a trusted proxy, so each test is its own client address)', () => {
