@@ -9,6 +9,7 @@ import { normalizeHostname, normalizePath } from './hostnames.ts';
 import type { EdgeNetwork } from './network.ts';
 import { validHash } from './passwords.ts';
 import { CaddyProcess } from './process.ts';
+import { ensureRequestMigration, type ReloadSafety } from './reloads.ts';
 import type { EdgeStore, RouteRow } from './store.ts';
 import type { EdgeCertificate, EdgeRoute } from './types.ts';
 
@@ -26,6 +27,7 @@ export interface EdgeOptions {
   pollIntervalMs: number;
   resyncIntervalMs: number;
   leaderRetryMs: number;
+  migrateQueuedConnections: boolean;
 }
 
 export type EdgeState = 'running' | 'starting' | 'down' | 'unavailable' | 'standby' | 'stopped';
@@ -39,6 +41,8 @@ export function createEdge(ctx: PluginContext, o: EdgeOptions, store: EdgeStore,
   let lock: HeldLock | null = null;
   let proc: CaddyProcess | null = null;
   let externalState: { ok: boolean; reason: string | null } = { ok: false, reason: 'not contacted yet' };
+  /** known for the Caddy we run; an external one's host is not ours to see */
+  let reloads: ReloadSafety | null = null;
   let pushed: { generation: number; text: string } | null = null;
   let lastApplied: string | null = null;
   let timers: NodeJS.Timeout[] = [];
@@ -213,6 +217,9 @@ export function createEdge(ctx: PluginContext, o: EdgeOptions, store: EdgeStore,
     if (external) {
       await sync(true).catch(() => undefined);
     } else {
+      reloads = ensureRequestMigration(o.migrateQueuedConnections);
+      if (reloads.state === 'off') ctx.log.warn(reloads.note!);
+      else if (reloads.note) ctx.log.info(reloads.note);
       proc = new CaddyProcess({
         binary: o.caddy, dir: caddyDir, endpoint, log: ctx.log,
         restartDelayMs: o.restartDelayMs, restartMaxDelayMs: o.restartMaxDelayMs, stableAfterMs: o.stableAfterMs, startTimeoutMs: o.startTimeoutMs,
@@ -273,6 +280,7 @@ export function createEdge(ctx: PluginContext, o: EdgeOptions, store: EdgeStore,
         startedAt: proc?.startedAt ?? null,
         lastApplied,
         ports: { http: o.httpPort, https: o.httpsPort },
+        reloads,
       };
     },
   };

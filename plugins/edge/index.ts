@@ -34,6 +34,7 @@ const Options = Type.Object({
   resyncIntervalMs: Ms(30_000, 'how often the whole configuration is pushed again and containers are checked', 10),
   leaderRetryMs: Ms(5000, 'how often a standby instance asks whether it may run the edge', 10),
   eventsRetryMs: Ms(2000, 'reconnect delay of the engine events stream', 10),
+  migrateQueuedConnections: Type.Boolean({ default: true, description: 'switch on net.ipv4.tcp_migrate_req (Linux 5.14+, needs root) when it is off, so that a reload of Caddy\'s configuration resets no connection waiting to be accepted' }),
 }, { additionalProperties: false });
 
 const View = Type.Object({
@@ -48,6 +49,10 @@ const View = Type.Object({
   startedAt: Type.Union([Type.String(), Type.Null()]),
   lastApplied: Type.Union([Type.String(), Type.Null()]),
   ports: Type.Object({ http: Type.Integer(), https: Type.Integer() }),
+  reloads: Type.Union([Type.Object({
+    state: Type.Union([Type.Literal('on'), Type.Literal('off'), Type.Literal('unsupported')], { description: 'on: a configuration reload hands queued connections to the new listener; off: it can reset a few; unsupported: the kernel has no such setting' }),
+    note: Type.Union([Type.String(), Type.Null()]),
+  }), Type.Null()], { description: 'whether reloads keep every connection (null for an external Caddy: set net.ipv4.tcp_migrate_req where it runs)' }),
   network: Type.String(),
   refused: Type.Union([Type.Object({ at: Type.String(), error: Type.String(), generation: Type.Integer() }), Type.Null()], { description: 'the last configuration Caddy refused (it kept the one before)' }),
   routes: Type.Array(Type.Object({
@@ -107,6 +112,7 @@ export default definePlugin({
         const s = edge.status();
         const items: AttentionItem[] = [];
         if (s.state === 'down' || s.state === 'unavailable') items.push({ severity: 'critical', kind: 'edge-down', resource: 'edge', message: `the edge does not serve any hostname: ${s.reason ?? s.state}` });
+        if (s.reloads?.state === 'off') items.push({ severity: 'warning', kind: 'edge-reloads-reset', resource: 'edge', message: s.reloads.note! });
         const [{ refused }, refusals] = await Promise.all([store.state(), store.refusals()]);
         if (refused) items.push({ severity: 'critical', kind: 'edge-config-refused', resource: 'edge', message: `Caddy refused the edge configuration and keeps running the previous one: ${refused.error}`, since: refused.at });
         for (const r of refusals) items.push({ severity: 'warning', kind: 'edge-routes-refused', resource: r.owner, message: `${r.owner} is not routed: ${r.message}`, since: r.at });
