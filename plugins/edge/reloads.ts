@@ -1,7 +1,7 @@
 // Reloads that keep every connection: Caddy gives each configuration its own SO_REUSEPORT listener, and Linux resets the connections still queued on the one that closes unless net.ipv4.tcp_migrate_req hands them over.
 import { readFileSync, writeFileSync } from 'node:fs';
 
-export const migrateRequestsPath = '/proc/sys/net/ipv4/tcp_migrate_req';
+const migrateRequestsPath = '/proc/sys/net/ipv4/tcp_migrate_req';
 
 export interface ReloadSafety {
   /** on: queued connections move to the new listener; off: a reload can reset a few; unsupported: no such setting (not Linux, or a kernel before 5.14) */
@@ -10,6 +10,7 @@ export interface ReloadSafety {
   note: string | null;
 }
 
+const risk = 'each edge reload can reset a few connections being accepted at that moment';
 const howTo = 'set net.ipv4.tcp_migrate_req=1 (sysctl -w, and a file in /etc/sysctl.d to keep it)';
 
 /** reads the setting and, when `turnOn`, switches it on (it needs root and a network namespace of one's own or the host's) */
@@ -21,11 +22,11 @@ export function ensureRequestMigration(turnOn: boolean, path = migrateRequestsPa
     return { state: 'unsupported', note: null };
   }
   if (value === '1') return { state: 'on', note: null };
-  if (!turnOn) return { state: 'off', note: `each edge reload can reset a few connections being accepted at that moment: ${howTo}` };
+  if (!turnOn) return { state: 'off', note: `${risk}: ${howTo}` };
   try {
     writeFileSync(path, '1\n');
     return { state: 'on', note: 'Dockwright switched on net.ipv4.tcp_migrate_req so that edge reloads reset no connection' };
   } catch (err) {
-    return { state: 'off', note: `each edge reload can reset a few connections being accepted at that moment (switching on net.ipv4.tcp_migrate_req failed: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}): ${howTo}` };
+    return { state: 'off', note: `${risk} (switching on net.ipv4.tcp_migrate_req failed: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}): ${howTo}` };
   }
 }

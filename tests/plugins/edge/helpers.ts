@@ -1,7 +1,11 @@
 // Helpers of the edge tests: a server with docker, stacks and the edge on free high ports, and HTTP through the edge with a Host header.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { startServer, eventually, type StartOptions, type TestServer } from '../../helpers/harness.ts';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { freePort } from '../docker/helpers.ts';
 
 export { cleanupProjects, freePort, uniqueName } from '../docker/helpers.ts';
@@ -67,3 +71,11 @@ export const webCompose = (host: string, message = 'one', extraLabels = '') => `
       dockwright.http.host: "${host}"
       dockwright.http.port: "8080"
 ${extraLabels}`;
+
+/** a self-signed certificate for `host`, made with openssl in a new folder under `under` */
+export async function selfSigned(host: string, under: string): Promise<{ certificate: string; key: string }> {
+  const dir = mkdtempSync(join(under, 'cert-'));
+  await promisify(execFile)('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '2', '-subj', `/CN=${host}`,
+    '-addext', `subjectAltName=DNS:${host}`, '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')]);
+  return { certificate: readFileSync(join(dir, 'cert.pem'), 'utf8'), key: readFileSync(join(dir, 'key.pem'), 'utf8') };
+}

@@ -1,14 +1,12 @@
 // Edge reloads reset no connection: the kernel setting that hands queued connections to Caddy's new listener, and new TLS connections kept up through many real reloads.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:tls';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { ensureRequestMigration } from '../../../plugins/edge/reloads.ts';
-import { edgeAnswers, edgeRunning, startEdgeServer } from './helpers.ts';
+import { edgeAnswers, edgeRunning, selfSigned, startEdgeServer } from './helpers.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'dw-reloads-'));
 after(() => rmSync(work, { recursive: true, force: true }));
@@ -35,10 +33,7 @@ test('the setting: switched on when off, left alone when on or when told not to,
 });
 
 test('route changes reload Caddy forty times while new TLS connections keep coming: none is reset', async (t) => {
-  const dir = mkdtempSync(join(work, 'cert-'));
-  await promisify(execFile)('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '2', '-subj', '/CN=steady.test',
-    '-addext', 'subjectAltName=DNS:steady.test', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')]);
-  const pem = { certificate: readFileSync(join(dir, 'cert.pem'), 'utf8'), key: readFileSync(join(dir, 'key.pem'), 'utf8') };
+  const pem = await selfSigned('steady.test', work);
   const root = mkdtempSync(join(work, 'site-'));
   writeFileSync(join(root, 'index.html'), 'steady\n');
   const s = await startEdgeServer();

@@ -1,25 +1,16 @@
 // The edge's plugin API over real HTTP (through a test plugin): static directory routes, TLS with a certificate, the challenge path, refusals, an external Caddy, and no caddy at all.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { eventually } from '../../helpers/harness.ts';
-import { edgeAnswers, edgeRunning, freePort, startEdgeServer, viaEdge } from './helpers.ts';
+import { edgeAnswers, edgeRunning, freePort, selfSigned, startEdgeServer, viaEdge } from './helpers.ts';
 
-const run = promisify(execFile);
 const work = mkdtempSync(join(tmpdir(), 'dw-edge-'));
 after(() => rmSync(work, { recursive: true, force: true }));
-
-async function selfSigned(host: string): Promise<{ certificate: string; key: string }> {
-  const dir = mkdtempSync(join(work, 'cert-'));
-  await run('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '2', '-subj', `/CN=${host}`,
-    '-addext', `subjectAltName=DNS:${host}`, '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')]);
-  return { certificate: readFileSync(join(dir, 'cert.pem'), 'utf8'), key: readFileSync(join(dir, 'key.pem'), 'utf8') };
-}
 
 function site(files: Record<string, string>): string {
   const dir = mkdtempSync(join(work, 'site-'));
@@ -56,7 +47,7 @@ test('static routes, TLS with a certificate (HTTP redirects except the challenge
     assert.equal((await viaEdge(s.httpPort, 'any.host.test', '/.well-known/acme-challenge/tok123')).body, 'tok123.thumb');
 
     // a certificate: HTTPS with it, HTTP redirects (but not the challenge)
-    const pem = await selfSigned('www.static.test');
+    const pem = await selfSigned('www.static.test', work);
     const installed = await s.api('PUT', '/api/v1/edge-client/certificates/www', { body: pem });
     assert.equal(installed.status, 200, installed.text);
     assert.deepEqual(installed.body.domains, ['www.static.test']);
@@ -69,7 +60,7 @@ test('static routes, TLS with a certificate (HTTP redirects except the challenge
     const edge = (await s.api('GET', '/api/v1/edge')).body;
     assert.equal(edge.hostnames.find((h: any) => h.hostname === 'www.static.test').certificate.name, 'www');
     assert.equal(JSON.stringify(edge).includes('PRIVATE KEY'), false, 'keys never leave');
-    assert.equal((await s.api('PUT', '/api/v1/edge-client/certificates/broken', { body: { certificate: pem.certificate, key: (await selfSigned('x.test')).key } })).status, 400);
+    assert.equal((await s.api('PUT', '/api/v1/edge-client/certificates/broken', { body: { certificate: pem.certificate, key: (await selfSigned('x.test', work)).key } })).status, 400);
 
     // a configuration Caddy refuses (its HTTPS port taken) changes nothing and is reported
     await s.api('DELETE', '/api/v1/edge-client/certificates/www');
