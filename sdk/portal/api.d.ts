@@ -3872,6 +3872,10 @@ export interface paths {
                 http: number;
                 https: number;
               };
+              reloads: {
+                state: "on" | "off" | "unsupported";
+                note: string | null;
+              } | null;
               network: string;
               refused: {
                 at: string;
