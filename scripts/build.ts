@@ -16,49 +16,75 @@ function files(dir: string): string[] {
 }
 
 /**
- * dockerode requires ssh2 (ssh:// engines) and grpc with protobufjs (BuildKit sessions) as it loads, about 2 MB of code
- * most installs never run. The build gives it its own copy, dist/vendor/dockerode.cjs, whose two requires of them wait
- * for their first use; every other file of dockerode and docker-modem is the same code, their other packages are
- * required from node_modules as before.
+ * CommonJS packages the build gives their own copy, dist/vendor/<name>.cjs, to change a few lines of what they do as
+ * they load. Their own files (`own`) are bundled, patched; every other package they require stays a require from
+ * node_modules. Each patch names the text it replaces, and the build fails when a new version no longer has it.
  */
-const vendored = join(out, 'vendor', 'dockerode.cjs');
-const lazyRequires: Record<string, [string, string]> = {
-  [join('dockerode', 'lib', 'docker.js')]: ["withSession = require('./session'),", "withSession = function () { return require('./session').apply(this, arguments); },"],
-  [join('docker-modem', 'lib', 'modem.js')]: ["ssh = require('./ssh'),", "ssh = function () { return require('./ssh').apply(this, arguments); },"],
-};
-const ownFiles = ['dockerode', 'docker-modem'].map((p) => `${sep}node_modules${sep}${p}${sep}`);
-const lazyDockerode: Plugin = {
-  name: 'lazy-dockerode',
-  setup(b) {
-    b.onResolve({ filter: /.*/ }, async (args) => {
-      if (args.kind === 'entry-point' || args.pluginData === 'inner') return undefined;
-      const found = await b.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, pluginData: 'inner' });
-      if (found.errors.length) return { errors: found.errors };
-      // __dirname-relative files (the .proto files of session and buildkit) need those two modules in their own place
-      const own = ownFiles.some((dir) => found.path.includes(dir)) && !/[\/]lib[\/](session|buildkit)\.js$/.test(found.path);
-      if (own || found.external) return found;
-      return { path: `./${relative(dirname(vendored), found.path).split(sep).join('/')}`, external: true };
-    });
-    b.onLoad({ filter: /\.js$/ }, (args) => {
-      const patch = Object.entries(lazyRequires).find(([file]) => args.path.endsWith(`${sep}node_modules${sep}${file}`));
-      if (!patch) return undefined;
-      const [, [from, to]] = patch;
-      const text = readFileSync(args.path, 'utf8');
-      if (!text.includes(from)) throw new Error(`${args.path} no longer has "${from}": update lazyRequires in scripts/build.ts`);
-      return { contents: text.replace(from, to), loader: 'js' };
-    });
+interface Vendored { own: string[]; patches: Record<string, [from: string, to: string]>; keepInPlace?: RegExp; notInstalled?: string[] }
+const vendoredCjs: Record<string, Vendored> = {
+  // dockerode requires ssh2 (ssh:// engines) and grpc with protobufjs (BuildKit sessions) as it loads, about 2 MB of
+  // code most installs never run: those two requires wait for their first use. The session and buildkit modules read
+  // .proto files next to them, so they stay in place.
+  dockerode: {
+    own: ['dockerode', 'docker-modem'],
+    patches: {
+      [join('dockerode', 'lib', 'docker.js')]: ["withSession = require('./session'),", "withSession = function () { return require('./session').apply(this, arguments); },"],
+      [join('docker-modem', 'lib', 'modem.js')]: ["ssh = require('./ssh'),", "ssh = function () { return require('./ssh').apply(this, arguments); },"],
+    },
+    keepInPlace: /[\/]lib[\/](session|buildkit)\.js$/,
+  },
+  // pg asks whether it runs on Cloudflare Workers as it loads; where Node has no `navigator` (Node 20) it asks by
+  // constructing a fetch Response, which loads Node's whole fetch implementation: about 8 MB of memory for nothing.
+  pg: {
+    own: ['pg'],
+    patches: { [join('pg', 'lib', 'stream.js')]: ["if (typeof Response === 'function') {", 'if (false) { // Dockwright runs on Node, never on Cloudflare Workers'] },
+    notInstalled: ['pg-native'], // an optional peer, required only by pg.native
   },
 };
+const vendoredFile = (pkg: string) => join(out, 'vendor', `${pkg}.cjs`);
 
-/** every import stays an import; relative `.ts` specifiers point at the built `.js`; dockerode is the vendored copy */
+function vendorPlugin(pkg: string, { own, patches, keepInPlace }: Vendored): Plugin {
+  const ownDirs = own.map((p) => `${sep}node_modules${sep}${p}${sep}`);
+  return {
+    name: `vendor-${pkg}`,
+    setup(b) {
+      b.onResolve({ filter: /.*/ }, async (args) => {
+        if (args.kind === 'entry-point' || args.pluginData === 'inner') return undefined;
+        const found = await b.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, pluginData: 'inner' });
+        if (found.errors.length) return { errors: found.errors };
+        if ((ownDirs.some((dir) => found.path.includes(dir)) && !keepInPlace?.test(found.path)) || found.external) return found;
+        // required by package name, so that Node finds it where the install put it (hoisted beside dockwright, say)
+        if (!args.path.startsWith('.')) return { path: args.path, external: true };
+        return { path: found.path.split(`${sep}node_modules${sep}`).at(-1)!.split(sep).join('/'), external: true };
+      });
+      b.onLoad({ filter: /\.js$/ }, (args) => {
+        const patch = Object.entries(patches).find(([file]) => args.path.endsWith(`${sep}node_modules${sep}${file}`));
+        if (!patch) return undefined;
+        const [, [from, to]] = patch;
+        const text = readFileSync(args.path, 'utf8');
+        if (!text.includes(from)) throw new Error(`${args.path} no longer has "${from}": update vendoredCjs in scripts/build.ts`);
+        return { contents: text.replace(from, to), loader: 'js' };
+      });
+    },
+  };
+}
+
+/**
+ * TypeBox ships as some 250 ES modules, and each module a process loads costs memory of its own. The build bundles
+ * the entry points the sources import into dist/vendor/typebox/, sharing one chunk.
+ */
+const bundledEsm: Record<string, string> = { '@sinclair/typebox': 'typebox/index.js', '@sinclair/typebox/value': 'typebox/value.js' };
+
+/** every import stays an import; relative `.ts` specifiers point at the built `.js`; vendored packages point at their copies */
 const keepImports: Plugin = {
   name: 'keep-imports',
   setup(b) {
     b.onResolve({ filter: /.*/ }, (args) => {
       if (args.kind === 'entry-point') return undefined;
-      if (args.path === 'dockerode') {
+      const vendor = vendoredCjs[args.path] ? vendoredFile(args.path) : bundledEsm[args.path] && join(out, 'vendor', bundledEsm[args.path]);
+      if (vendor) {
         const from = join(out, relative(root, args.resolveDir));
-        return { path: relative(from, vendored).split(sep).join('/').replace(/^(?!\.)/, './'), external: true };
+        return { path: relative(from, vendor).split(sep).join('/').replace(/^(?!\.)/, './'), external: true };
       }
       const local = args.path.startsWith('.') && args.path.endsWith('.ts');
       return { path: local ? args.path.slice(0, -3) + '.js' : args.path, external: true };
@@ -83,13 +109,28 @@ await build({
   target: 'node20',
   logLevel: 'warning',
 });
+const requireHere = createRequire(import.meta.url);
+for (const [pkg, vendored] of Object.entries(vendoredCjs)) {
+  await build({
+    entryPoints: [requireHere.resolve(pkg)],
+    outfile: vendoredFile(pkg),
+    bundle: true,
+    plugins: [vendorPlugin(pkg, vendored)],
+    external: vendored.notInstalled,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    logLevel: 'warning',
+  });
+}
 await build({
-  entryPoints: [createRequire(import.meta.url).resolve('dockerode')],
-  outfile: vendored,
+  entryPoints: Object.fromEntries(Object.entries(bundledEsm).map(([pkg, file]) => [file.replace(/\.js$/, ''), requireHere.resolve(pkg).replace(/cjs(.*)\.js$/, 'esm$1.mjs')])),
+  outdir: join(out, 'vendor'),
   bundle: true,
-  plugins: [lazyDockerode],
+  splitting: true,
+  chunkNames: 'typebox/[name]-[hash]',
   platform: 'node',
-  format: 'cjs',
+  format: 'esm',
   target: 'node20',
   logLevel: 'warning',
 });
