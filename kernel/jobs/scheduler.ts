@@ -1,5 +1,5 @@
 // The scheduler: interval and cron tasks; each slot runs once across all instances (the first to record the slot runs it).
-import { CronExpressionParser } from 'cron-parser';
+import { Cron } from 'croner';
 import type { Db, Logger } from '../../sdk/index.ts';
 
 interface Task { name: string; next(after: number): number; run(): Promise<void> }
@@ -20,9 +20,11 @@ export class Scheduler {
     this.add({ name, run, next: (after) => (Math.floor(after / intervalMs) + 1) * intervalMs });
   }
 
+  /** 5 fields, or 6 with seconds first, in server time; a bad expression, or one that never comes (30 February), fails the boot */
   cron(name: string, expression: string, run: () => Promise<void>): void {
-    CronExpressionParser.parse(expression); // fails the boot on a bad expression
-    this.add({ name, run, next: (after) => CronExpressionParser.parse(expression, { currentDate: new Date(after) }).next().getTime() });
+    const pattern = new Cron(expression, { mode: '5-or-6-parts' });
+    if (!pattern.nextRun()) throw new Error(`schedule ${name}: "${expression}" never comes`);
+    this.add({ name, run, next: (after) => pattern.nextRun(new Date(after))?.getTime() ?? Infinity });
   }
 
   private add(task: Task): void {
@@ -45,6 +47,7 @@ export class Scheduler {
 
   private arm(task: Task, after = Date.now()): void {
     const slot = task.next(after);
+    if (slot === Infinity) return; // a cron that never comes again
     const delay = slot - Date.now();
     const timer = setTimeout(() => {
       if (!this.started) return;

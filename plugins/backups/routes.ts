@@ -1,12 +1,11 @@
 // The backup endpoints of /api/v1: definitions, runs, snapshots, files and restores.
 import { randomBytes } from 'node:crypto';
 import { Value } from '@sinclair/typebox/value';
-import { CronExpressionParser } from 'cron-parser';
 import { defineRoute, isWithin, JobAcceptedSchema, Nullable, problem, reply, Type, type Actor, type AnyRoute, type Job, type Principal } from '../../sdk/index.ts';
 import { planRestore, type RestoreDeps } from './restore.ts';
 import type { Repository } from './restic.ts';
 import { cleanPath, listFiles, resolveSnapshot, snapshotView } from './snapshots.ts';
-import { nextSlot } from './schedule.ts';
+import { cronOf, nextSlot } from './schedule.ts';
 import type { BackupRow, BackupStore, Definition } from './store.ts';
 import type { BackupTarget } from './targets.ts';
 import { snapshotsOf } from './run.ts';
@@ -55,7 +54,7 @@ export const BackupViewSchema = Type.Object({
 
 export function backupView(row: BackupRow) {
   let nextRun: string | null = null;
-  if (row.schedule) nextRun = nextSlot(row.schedule, new Date()).toISOString();
+  if (row.schedule) nextRun = nextSlot(row.schedule, new Date())?.toISOString() ?? null;
   return {
     name: row.name,
     targets: row.targets,
@@ -119,11 +118,13 @@ export function backupRoutes(deps: RouteDeps): AnyRoute[] {
     if (!chosen.length) throw problem(422, 'a backup needs at least one target with something in it', { code: 'no-target' });
     for (const [key, value] of chosen) await deps.targets.get(key)!.check(value, principal);
     if (body.schedule) {
+      let comes: boolean;
       try {
-        CronExpressionParser.parse(body.schedule);
+        comes = cronOf(body.schedule).nextRun() !== null;
       } catch (err) {
         throw problem(400, `schedule is not a cron expression: ${(err as Error).message}`, { errors: [{ path: '/body/schedule', message: 'is not a cron expression' }] });
       }
+      if (!comes) throw problem(400, `schedule "${body.schedule}" never comes`, { errors: [{ path: '/body/schedule', message: 'never comes' }] });
     }
     let repository: Definition['repository'] = null;
     if (body.repository) {

@@ -1,15 +1,15 @@
 // Backup schedules: each definition's cron checked on the kernel's tick; a slot not run within the window is a missed backup.
-import { CronExpressionParser } from 'cron-parser';
+import { Cron } from 'croner';
 import type { BackupStore } from './store.ts';
 
-/** the latest slot at or before `now`, and the next one after it */
-export function slots(expression: string, now: Date): { due: Date; next: Date } {
-  const at = CronExpressionParser.parse(expression, { currentDate: new Date(now.getTime() + 1) });
-  const due = at.prev().toDate();
-  return { due, next: CronExpressionParser.parse(expression, { currentDate: now }).next().toDate() };
-}
+/** a schedule: 5 fields, or 6 with seconds first, in server time; throws on a bad expression */
+export const cronOf = (expression: string): Cron => new Cron(expression, { mode: '5-or-6-parts' });
 
-export const nextSlot = (expression: string, after: Date): Date => CronExpressionParser.parse(expression, { currentDate: after }).next().toDate();
+/** the first slot after `after`; null when the expression never comes again */
+export const nextSlot = (expression: string, after: Date): Date | null => cronOf(expression).nextRun(after);
+
+/** the latest slot at or before `now` (slots fall on whole seconds, and croner looks back from before a whole second) */
+const lastSlot = (expression: string, now: Date): Date | null => cronOf(expression).previousRuns(1, new Date(Math.floor(now.getTime() / 1000) * 1000 + 1000))[0] ?? null;
 
 export interface TickDeps {
   store: BackupStore;
@@ -28,9 +28,9 @@ export async function tick(deps: TickDeps): Promise<void> {
   for (const row of await deps.store.all()) {
     if (!row.schedule) continue;
     const from = new Date(row.scheduleSlot ?? row.createdAt);
-    const { due } = slots(row.schedule, now);
-    if (due <= from) continue;
-    const first = nextSlot(row.schedule, from);
+    const due = lastSlot(row.schedule, now);
+    if (!due || due <= from) continue;
+    const first = nextSlot(row.schedule, from)!; // due comes after from
     const missed = now.getTime() - first.getTime() > deps.missedWindowMs ? first : null;
     const runNow = now.getTime() - due.getTime() <= deps.missedWindowMs;
     if (!(await deps.store.takeSlot(row.name, row.scheduleSlot, due, missed))) continue; // another instance took it

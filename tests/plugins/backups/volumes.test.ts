@@ -203,6 +203,8 @@ test('bad input, unknown names and missing scopes', async () => {
   await bad({ targets: { sites: true } }, 422, 'sites without its plugin');
   await bad({ targets: { stacks: ['no-such-stack'] } }, 404, 'unknown stack');
   await bad({ targets: { stacks: [stack] }, schedule: 'every day' }, 400, 'bad cron');
+  await bad({ targets: { stacks: [stack] }, schedule: '* * * *' }, 400, 'a cron of four fields');
+  await bad({ targets: { stacks: [stack] }, schedule: '0 0 30 2 *' }, 400, 'a cron that never comes (30 February)');
   await bad({ targets: { stacks: [stack] }, consistency: 'sometimes' }, 400, 'bad consistency');
   await bad({ targets: { stacks: [stack] }, retention: { last: 0 } }, 400, 'bad retention');
   await bad({ targets: { stacks: [stack] }, password: 'short' }, 400, 'short password');
