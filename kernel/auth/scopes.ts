@@ -1,5 +1,5 @@
 // The scope catalogue: every scope a plugin declared, the least role that may hold it, and effective-scope arithmetic.
-import type { Role, ScopeDef } from '../../sdk/index.ts';
+import { compareText, type Role, type ScopeDef } from '../../sdk/index.ts';
 
 const rank: Record<Role, number> = { viewer: 0, operator: 1, admin: 2 };
 
@@ -20,7 +20,7 @@ export class ScopeCatalogue {
   }
 
   list(): { name: string; description: string; role: Role }[] {
-    return [...this.scopes].map(([name, d]) => ({ name, description: d.description, role: d.role })).sort((a, b) => a.name.localeCompare(b.name));
+    return [...this.scopes].map(([name, d]) => ({ name, description: d.description, role: d.role })).sort((a, b) => compareText(a.name, b.name));
   }
 
   /** token scopes (with `*` expanded) limited to what the owner's role may hold. */

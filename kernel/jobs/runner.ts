@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { EventEmitter } from 'node:events';
-import type { Actor, ActivityApi, Db, EnqueueOptions, HeldLock, Job, JobDef, JobHandle, JobsApi, Logger } from '../../sdk/index.ts';
+import { compareText, type Actor, type ActivityApi, type Db, type EnqueueOptions, type HeldLock, type Job, type JobDef, type JobHandle, type JobsApi, type Logger } from '../../sdk/index.ts';
 import { compileStrict, type Check } from '../http/validate.ts';
 import { OutputBuffer, Redactor } from './output.ts';
 import type { TSchema } from '@sinclair/typebox';
@@ -501,7 +501,7 @@ export class JobRunner implements JobsApi {
                   AND (o.status = 'running' OR (o.status = 'queued' AND o.seq < j.seq))))
            ORDER BY j.seq LIMIT ${Math.floor(max)})
        RETURNING ${columns}`);
-    return rows.sort((a, b) => a.created_at.localeCompare(b.created_at));
+    return rows.sort((a, b) => compareText(a.created_at, b.created_at));
   }
 
   /** the finishes of a round and their activity entries in one statement: a job is never done without its record */

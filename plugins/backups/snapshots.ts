@@ -1,6 +1,6 @@
 // Reading a backup's snapshots: which one `latest` or an id means, and its files under their snapshot names (/stacks/app/app_data/…), not host paths.
 import { posix } from 'node:path';
-import { problem } from '../../sdk/index.ts';
+import { problem, compareText } from '../../sdk/index.ts';
 import { restic, type Repository, type ResticNode, type ResticSnapshot } from './restic.ts';
 import { snapshotsOf } from './run.ts';
 import { sourcesOf, type Mapped } from './targets.ts';
@@ -62,5 +62,5 @@ export async function listFiles(deps: ReadDeps, repo: Repository, snapshot: Rest
   return shown.map((n) => ({
     name: n.name, path: at.source.logical + n.path.slice(at.source.path.length), type: n.type,
     size: n.type === 'file' ? (n.size ?? 0) : null, mtime: n.mtime, permissions: n.permissions ?? null,
-  })).sort((a, b) => a.name.localeCompare(b.name));
+  })).sort((a, b) => compareText(a.name, b.name));
 }

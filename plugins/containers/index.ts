@@ -1,6 +1,6 @@
 // The containers plugin: list containers, start/stop/restart them and read their logs, over the docker plugin's client.
 import type Dockerode from 'dockerode';
-import { definePlugin, defineRoute, Problem, problem, streamReply, Type, type Principal } from '../../sdk/index.ts';
+import { definePlugin, defineRoute, Problem, problem, streamReply, Type, type Principal, compareText } from '../../sdk/index.ts';
 import { dockerPlugin } from '../docker/api.ts';
 import { logsStream, parseSince } from './logs.ts';
 import { ContainerSchema, toView, type ContainerView } from './view.ts';
@@ -88,8 +88,8 @@ export default definePlugin({
         const all = (await runtime.containers({ project: query.stack, state: query.status })).map((c) => toView(c, runtime.ownership(c.Labels)));
         // one access decision for all the stacks on the page, not one per container
         const visible = await runtime.allowedProjects(principal, [...new Set(all.flatMap((c) => (c.project ? [c.project] : [])))], 'read');
-        const list = all.filter((c) => c.project === null || visible.has(c.project)).sort((a, b) => a.name.localeCompare(b.name));
-        const rest = page.cursor ? list.filter((c) => c.name.localeCompare(page.cursor!) > 0) : list;
+        const list = all.filter((c) => c.project === null || visible.has(c.project)).sort((a, b) => compareText(a.name, b.name));
+        const rest = page.cursor ? list.filter((c) => compareText(c.name, page.cursor!) > 0) : list;
         const items = rest.slice(0, page.limit);
         return { items, next: rest.length > page.limit ? items.at(-1)!.name : undefined };
       },

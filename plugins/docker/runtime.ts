@@ -1,4 +1,5 @@
 // The DockerRuntime: one client, the compose engine and the read views (from the live table when it is followed) behind the API other plugins call.
+import { compareText } from '../../sdk/index.ts';
 import type Dockerode from 'dockerode';
 import type { ContainerInfo } from 'dockerode';
 import type { AccessGuard, ComposeProject, DeployIo, DockerRuntime, LoadedCompose, RegistryAuthProvider } from './types.ts';
@@ -116,7 +117,7 @@ export function createRuntime(opts: RuntimeOptions): DockerRuntime {
       checkName(name);
       const { Volumes } = await docker.listVolumes({ filters: filterFor.project(name) });
       return (Volumes ?? []).filter((v) => ownershipOf(v.Labels, installation).owner === 'this')
-        .map((v) => ({ name: v.Name, driver: v.Driver, mountpoint: v.Mountpoint })).sort((a, b) => a.name.localeCompare(b.name));
+        .map((v) => ({ name: v.Name, driver: v.Driver, mountpoint: v.Mountpoint })).sort((a, b) => compareText(a.name, b.name));
     },
     async status(names) {
       if (!names.length) return new Map();

@@ -1,4 +1,5 @@
 // Read-only views of the engine: project status from a container list, published ports from one list call, and the engine's version.
+import { compareText } from '../../sdk/index.ts';
 import type Dockerode from 'dockerode';
 import type { ContainerInfo } from 'dockerode';
 import type { ContainerStatus, ServiceStatus } from './types.ts';
@@ -30,8 +31,8 @@ export function projectStatus(list: readonly ContainerInfo[], names: readonly st
     entry.containers.push(containerStatus(c));
   }
   for (const services of out.values()) {
-    services.sort((a, b) => a.service.localeCompare(b.service));
-    for (const s of services) s.containers.sort((a, b) => a.name.localeCompare(b.name));
+    services.sort((a, b) => compareText(a.service, b.service));
+    for (const s of services) s.containers.sort((a, b) => compareText(a.name, b.name));
   }
   return out;
 }

@@ -1,4 +1,5 @@
 // The one JSON document Caddy runs: built from the edge's data and the live upstream addresses, nothing else (no hand-edited files).
+import { compareText } from '../../sdk/index.ts';
 import { covers } from './hostnames.ts';
 import { scryptParams } from './passwords.ts';
 import type { CertificateRow, RouteRow, StaticTarget } from './store.ts';
@@ -43,7 +44,7 @@ function handlersOf(r: RouteRow, addresses: ConfigInput['addresses']): Json[] {
 
 /** routes of these hostnames, longest path prefix first, then a 404 for any other host */
 function routesOf(rows: readonly RouteRow[], addresses: ConfigInput['addresses']): Json[] {
-  const ordered = [...rows].sort((a, b) => b.path.length - a.path.length || a.hostname.localeCompare(b.hostname) || a.path.localeCompare(b.path));
+  const ordered = [...rows].sort((a, b) => b.path.length - a.path.length || compareText(a.hostname, b.hostname) || compareText(a.path, b.path));
   return ordered.map((r) => ({ match: [{ host: [r.hostname], ...pathMatch(r.path) }], handle: handlersOf(r, addresses), terminal: true }));
 }
 

@@ -1,4 +1,5 @@
 // Stack templates: a compose file plus a JSON Schema of inputs (from config or other plugins); settings are validated and become variables.
+import { compareText } from '../../sdk/index.ts';
 import { Ajv } from 'ajv';
 
 export interface StackTemplate {
@@ -25,7 +26,7 @@ export class Templates {
   }
 
   list(): StackTemplate[] {
-    return [...this.byName.values()].map((t) => t.template).sort((a, b) => a.name.localeCompare(b.name));
+    return [...this.byName.values()].map((t) => t.template).sort((a, b) => compareText(a.name, b.name));
   }
 
   /** validates (and fills defaults into) settings; the errors, or null when they fit. */
