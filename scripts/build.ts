@@ -4,7 +4,7 @@ import { build, type Plugin } from 'esbuild';
 import { execFileSync } from 'node:child_process';
 import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { join, relative, resolve, sep } from 'node:path';
 import { buildPortal } from './portal/build.ts';
 
 const root = resolve(import.meta.dirname, '..');
