@@ -1,4 +1,4 @@
-// The production build's vendored dockerode (scripts/build.ts): it talks to the real engine, leaves ssh2 and grpc unloaded until used, and reaches their modules when used.
+// The production build's vendored packages (scripts/build.ts): dockerode talks to the real engine and leaves ssh2 and grpc unloaded until used; pg talks to PostgreSQL without loading Node's fetch; TypeBox is one bundle.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -7,7 +7,7 @@ import { root } from '../helpers/harness.ts';
 
 // a child process of its own: this test process has loaded dockerode's full copy through the sources
 function inChild(script: string): string {
-  return execFileSync(process.execPath, ['-e', script], { cwd: root, encoding: 'utf8', env: { PATH: process.env.PATH, DOCKER_HOST: process.env.DOCKER_HOST ?? '' } });
+  return execFileSync(process.execPath, ['-e', script], { cwd: root, encoding: 'utf8', env: { PATH: process.env.PATH, DOCKER_HOST: process.env.DOCKER_HOST ?? '', DATABASE_URL: process.env.DATABASE_URL_TEST ?? '' } });
 }
 
 const vendored = JSON.stringify(join(root, 'dist/vendor/dockerode.cjs'));
@@ -50,4 +50,29 @@ test('the deferred modules load on first use: an ssh:// engine reaches ssh2, a B
   const { afterSsh, grpc } = JSON.parse(out);
   assert.ok(afterSsh > 0, 'ssh2 was not loaded for an ssh:// engine');
   assert.ok(grpc > 0, 'grpc was not loaded for a BuildKit session');
+});
+
+/** a query through this copy of pg, and whether Node's fetch implementation (undici, ~8 MB) was loaded by then */
+const queryLoadsFetch = (pg: string) => JSON.parse(inChild(`
+  const pg = require(${pg});
+  const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
+  client.connect().then(() => client.query('SELECT 41 + 1 AS n')).then(async (res) => {
+    await client.end();
+    console.log(JSON.stringify({ n: res.rows[0].n, fetch: process.moduleLoadList.includes('NativeModule internal/deps/undici/undici') }));
+  }, (err) => console.log(JSON.stringify({ error: err.message })));`)) as { n?: number; fetch?: boolean; error?: string };
+
+test('the vendored pg queries the real PostgreSQL without loading Node\'s fetch; the package itself loads it where Node has no navigator', () => {
+  const vendored = queryLoadsFetch(JSON.stringify(join(root, 'dist/vendor/pg.cjs')));
+  assert.deepEqual(vendored, { n: 42, fetch: false });
+  const client = execFileSync('grep', ['-c', 'vendor/pg.cjs', join(root, 'dist/kernel/db/index.js')], { encoding: 'utf8' });
+  assert.equal(client.trim(), '1', 'the kernel imports the vendored pg');
+  // the control: on Node 20 (no navigator) the package's Cloudflare probe constructs a fetch Response
+  if (typeof (globalThis as { navigator?: unknown }).navigator === 'undefined') assert.deepEqual(queryLoadsFetch("'pg'"), { n: 42, fetch: true });
+});
+
+test('the built files import TypeBox from its one bundle, not from its some 250 modules', () => {
+  const config = execFileSync('grep', ['-o', 'from "[./]*vendor/typebox/index.js"', join(root, 'dist/kernel/config.js')], { encoding: 'utf8' });
+  assert.equal(config.trim().split('\n').length, 1);
+  const out = inChild(`import(${JSON.stringify(join(root, 'dist/vendor/typebox/index.js'))}).then((t) => console.log(JSON.stringify({ kind: t.Type.String()[t.Kind] })))`);
+  assert.deepEqual(JSON.parse(out), { kind: 'String' });
 });
