@@ -1,6 +1,7 @@
 // The composition root: assemble the kernel services and plugins, migrate, start serving, and shut down in order.
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { pino } from 'pino';
@@ -128,7 +129,8 @@ export async function assemble(opts: BootOptions): Promise<Assembled> {
       (job) => events.emit('job.failed', { jobId: job.id, type: job.type, resource: job.resource, error: job.error }),
       (name) => db.tryLock(name));
     // the kernel's own schema first: plugins are given the installation id while they set up
-    await migrate(db, [{ owner: 'kernel', dir: join(import.meta.dirname, 'migrations') }], log);
+    // (named from the folder above: the production build may put this code in dist/chunks/, one level down like kernel/)
+    await migrate(db, [{ owner: 'kernel', dir: fileURLToPath(new URL('../kernel/migrations', import.meta.url)) }], log);
     const { rows: [installation] } = await db.query<{ id: string }>('SELECT id FROM installation');
     const services = kernelServices({
       db, databaseUrl: db.url, log, env: Object.freeze({ ...env }), dataDir: config.dataDir, installationId: installation.id, scopes, jobs,

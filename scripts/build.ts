@@ -1,5 +1,5 @@
-// The production build (`npm run build`, run by `npm install` and `npm pack`): kernel/, sdk/ and plugins/ to plain JavaScript in dist/, one file per source, and the SDK's .d.ts.
-// Each file keeps its place (dist/plugins/stacks/index.js), so import.meta-relative paths (migrations, built-in plugins) hold; other files are copied.
+// The production build (`npm run build`, run by `npm install` and `npm pack`): kernel/, sdk/ and plugins/ bundled into plain JavaScript in dist/, and the SDK's .d.ts.
+// Entries keep their places (dist/kernel/main.js, dist/plugins/stacks/index.js, dist/sdk/index.js), shared code goes to dist/chunks/, other files are copied.
 import { build, type Plugin } from 'esbuild';
 import { execFileSync } from 'node:child_process';
 import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -75,19 +75,19 @@ function vendorPlugin(pkg: string, { own, patches, keepInPlace }: Vendored): Plu
  */
 const bundledEsm: Record<string, string> = { '@sinclair/typebox': 'typebox/index.js', '@sinclair/typebox/value': 'typebox/value.js' };
 
-/** every import stays an import; relative `.ts` specifiers point at the built `.js`; vendored packages point at their copies */
-const keepImports: Plugin = {
-  name: 'keep-imports',
+/**
+ * The sources are bundled: each entry below with what it imports, the code several entries share in dist/chunks/
+ * (one level down, like kernel/, so that paths the kernel names from import.meta.url hold). Packages stay imports of
+ * node_modules; vendored ones are imported as `#vendor/…` (package.json "imports"), which resolves from any chunk.
+ */
+const keepPackages: Plugin = {
+  name: 'keep-packages',
   setup(b) {
     b.onResolve({ filter: /.*/ }, (args) => {
-      if (args.kind === 'entry-point') return undefined;
-      const vendor = vendoredCjs[args.path] ? vendoredFile(args.path) : bundledEsm[args.path] && join(out, 'vendor', bundledEsm[args.path]);
-      if (vendor) {
-        const from = join(out, relative(root, args.resolveDir));
-        return { path: relative(from, vendor).split(sep).join('/').replace(/^(?!\.)/, './'), external: true };
-      }
-      const local = args.path.startsWith('.') && args.path.endsWith('.ts');
-      return { path: local ? args.path.slice(0, -3) + '.js' : args.path, external: true };
+      if (args.kind === 'entry-point' || args.path.startsWith('.') || args.path.startsWith('/')) return undefined;
+      if (vendoredCjs[args.path]) return { path: `#vendor/${args.path}.cjs`, external: true };
+      if (bundledEsm[args.path]) return { path: `#vendor/${bundledEsm[args.path]}`, external: true };
+      return { path: args.path, external: true };
     });
   },
 };
@@ -98,12 +98,16 @@ rmSync(out, { recursive: true, force: true });
 const browserOnly = (f: string) => /(^|\/)portal\//.test(relative(root, f).split(sep).join('/')) && relative(root, f).split(sep).join('/') !== 'plugins/portal/index.ts';
 const all = trees.flatMap((t) => files(join(root, t))).filter((f) => !browserOnly(f));
 const sources = all.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'));
+// what is started or imported by path: the service and CLI, the SDK and its test kit (package.json exports), each built-in plugin (loaded by folder)
+const entries = sources.filter((f) => /^(kernel\/main|sdk\/index|sdk\/testing\/index|plugins\/[^/]+\/index)\.ts$/.test(relative(root, f).split(sep).join('/')));
 await build({
-  entryPoints: sources,
+  entryPoints: entries,
   outdir: out,
   outbase: root,
   bundle: true,
-  plugins: [keepImports],
+  splitting: true,
+  chunkNames: 'chunks/[name]-[hash]',
+  plugins: [keepPackages],
   platform: 'node',
   format: 'esm',
   target: 'node20',
@@ -144,6 +148,6 @@ for (const file of files(out).filter((f) => f.endsWith('.d.ts'))) {
   // the SDK's types name Node's (streams, Buffer): @types/node comes with dockwright, so a plugin needs no typeRoots into it
   writeFileSync(file, file === join(out, 'sdk/index.d.ts') ? `/// <reference types="node" />\n${text}` : text);
 }
-process.stdout.write(`dockwright: built ${sources.length} files into dist/ in ${Math.round(performance.now() - started)} ms\n`);
+process.stdout.write(`dockwright: built ${sources.length} sources into ${entries.length} entries and their shared chunks in dist/ in ${Math.round(performance.now() - started)} ms\n`);
 const portal = await buildPortal(root);
 process.stdout.write(`dockwright: built the portal (${portal.files.join(', ')}) into dist/portal in ${portal.ms} ms\n`);
