@@ -116,12 +116,17 @@ function assertReachable(path: string, as: RunAs): void {
   }
 }
 
+/** whether the process runs: a zombie (exited, its parent not yet told; init may take its time) has stopped */
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] !== 'Z';
+  } catch {
+    return !existsSync('/proc/self'); // gone now; without /proc, kill's answer stands
   }
 }
 

@@ -32,8 +32,9 @@ function startBuilt(dataDir: string): Promise<Built> {
   });
 }
 
+/** a zombie (exited, not yet reaped by init, which here may take its time) is not alive */
 function alive(pid: number): boolean {
-  try { process.kill(pid, 0); return true; } catch { return false; }
+  try { return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1][0] !== 'Z'; } catch { return false; }
 }
 
 const serverPid = (dataDir: string) => Number(readFileSync(join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);
