@@ -5,6 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { buildPortal } from './portal/build.ts';
 
 const root = resolve(import.meta.dirname, '..');
@@ -128,7 +129,7 @@ for (const [pkg, vendored] of Object.entries(vendoredCjs)) {
   });
 }
 await build({
-  entryPoints: Object.fromEntries(Object.entries(bundledEsm).map(([pkg, file]) => [file.replace(/\.js$/, ''), requireHere.resolve(pkg).replace(/cjs(.*)\.js$/, 'esm$1.mjs')])),
+  entryPoints: Object.fromEntries(Object.entries(bundledEsm).map(([pkg, file]) => [file.replace(/\.js$/, ''), fileURLToPath(import.meta.resolve(pkg))])),
   outdir: join(out, 'vendor'),
   bundle: true,
   splitting: true,

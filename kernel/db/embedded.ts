@@ -116,6 +116,15 @@ function assertReachable(path: string, as: RunAs): void {
   }
 }
 
+/** the fields of /proc/<pid>/stat after the command name (state, parent, …, start time), or null when it is gone or there is no /proc */
+function statOf(pid: number): string[] | null {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  } catch {
+    return null;
+  }
+}
+
 /** whether the process runs: a zombie (exited, its parent not yet told; init may take its time) has stopped */
 function alive(pid: number): boolean {
   try {
@@ -123,29 +132,17 @@ function alive(pid: number): boolean {
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
-  try {
-    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] !== 'Z';
-  } catch {
-    return !existsSync('/proc/self'); // gone now; without /proc, kill's answer stands
-  }
+  const stat = statOf(pid);
+  return stat ? stat[0] !== 'Z' : !existsSync('/proc/self'); // gone now; without /proc, kill's answer stands
 }
 
 /** the start time of a process in clock ticks since boot (Linux), so a recycled pid is not taken for the process recorded */
-function startTicks(pid: number): string | null {
-  try {
-    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[19];
-  } catch {
-    return null;
-  }
-}
+const startTicks = (pid: number): string | null => statOf(pid)?.[19] ?? null;
 
-function parentOf(pid: number): number | null {
-  try {
-    return Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[1]);
-  } catch {
-    return null;
-  }
-}
+const parentOf = (pid: number): number | null => {
+  const stat = statOf(pid);
+  return stat ? Number(stat[1]) : null;
+};
 
 function readOwner(file: string): { pid: number; start: string | null } | null {
   try {
