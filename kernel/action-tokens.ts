@@ -4,15 +4,59 @@ import type { ActionTokensApi, Db, SecretsApi } from '../sdk/index.ts';
 import { hashToken, newSecretToken } from './auth/tokens.ts';
 
 export const actionTokenPrefix = 'dwh_';
+/** the notification (on the token channel) that some resource's webhook was enabled or disabled */
+export const actionTokensChanged = 'action-tokens';
 
 interface EnabledAsk { kind: string; resources: readonly string[]; resolve(found: Set<string>): void; reject(err: unknown): void }
 
-export function createActionTokens(db: Db, secrets: SecretsApi): ActionTokensApi {
+export interface ActionTokens extends ActionTokensApi {
+  /** on: `enabled` answers from memory, which is safe only while changes reach this process (the token channel is up) */
+  caching(on: boolean): void;
+  /** another instance enabled or disabled a webhook */
+  forget(): void;
+}
+
+/**
+ * `channel`: where each change is announced, in the transaction that makes it, so that every instance's memory of which
+ * resources have webhooks is dropped before anyone can see the change.
+ */
+export function createActionTokens(db: Db, secrets: SecretsApi, channel: string): ActionTokens {
   async function upsert(kind: string, resource: string, hash: string | null, sealed: string | null): Promise<void> {
     await db.query(
-      `INSERT INTO action_tokens (kind, resource, hash, sealed_secret) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (kind, resource) DO UPDATE SET hash = EXCLUDED.hash, sealed_secret = EXCLUDED.sealed_secret, created_at = now()`,
-      [kind, resource, hash, sealed]);
+      `WITH written AS (
+         INSERT INTO action_tokens (kind, resource, hash, sealed_secret) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (kind, resource) DO UPDATE SET hash = EXCLUDED.hash, sealed_secret = EXCLUDED.sealed_secret, created_at = now())
+       SELECT pg_notify($5, $6)`,
+      [kind, resource, hash, sealed, channel, actionTokensChanged]);
+    forget();
+  }
+
+  // which (kind, resource) pairs have a token or secret: a few per stack or site, read whole once and kept while cachingOn
+  let cachingOn = false;
+  let known: Set<string> | null = null;
+  let loading: Promise<Set<string>> | null = null;
+  let generation = 0;
+  const pair = (kind: string, resource: string) => `${kind}\n${resource}`;
+  function forget(): void {
+    generation++;
+    known = null;
+    loading = null;
+  }
+  function everyPair(): Promise<Set<string>> {
+    if (known) return Promise.resolve(known);
+    if (loading) return loading;
+    const asked = generation;
+    const load = loading = db.query<{ kind: string; resource: string }>('SELECT kind, resource FROM action_tokens').then(({ rows }) => {
+      const pairs = new Set(rows.map((r) => pair(r.kind, r.resource)));
+      // a change announced while the rows were on their way may be missing from them: they answer this call, not the next
+      if (asked === generation && cachingOn) known = pairs;
+      if (loading === load) loading = null;
+      return pairs;
+    }, (err: unknown) => {
+      if (loading === load) loading = null;
+      throw err;
+    });
+    return load;
   }
 
   // the calls made in one tick share one query: a stack list asks for its deploy and its push webhooks together
@@ -47,11 +91,23 @@ export function createActionTokens(db: Db, secrets: SecretsApi): ActionTokensApi
     },
 
     async revoke(kind, resource) {
-      const { rowCount } = await db.query('DELETE FROM action_tokens WHERE kind = $1 AND resource = $2', [kind, resource]);
-      return rowCount > 0;
+      const { rows } = await db.query<{ removed: number }>(
+        `WITH removed AS (DELETE FROM action_tokens WHERE kind = $1 AND resource = $2 RETURNING 1)
+         SELECT (SELECT count(*) FROM removed)::int AS removed, pg_notify($3, $4)`,
+        [kind, resource, channel, actionTokensChanged]);
+      forget();
+      return rows[0].removed > 0;
     },
 
+    caching(on) {
+      cachingOn = on;
+      forget();
+    },
+
+    forget,
+
     enabled(kind, resources) {
+      if (cachingOn) return everyPair().then((pairs) => new Set(resources.filter((r) => pairs.has(pair(kind, r)))));
       return new Promise((resolve, reject) => {
         if (!asked) {
           const batch: EnabledAsk[] = asked = [];

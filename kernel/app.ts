@@ -16,7 +16,7 @@ import { RateLimiter } from './rate-limit.ts';
 import { RateBudget } from './rate-budget.ts';
 import { createRevisions } from './revisions.ts';
 import { createActivity } from './activity.ts';
-import { createActionTokens } from './action-tokens.ts';
+import { actionTokensChanged, createActionTokens } from './action-tokens.ts';
 import { createSecrets, loadSecretKey } from './secrets.ts';
 import { createEvents } from './events.ts';
 import { createOutbound, type NameResolver } from './outbound.ts';
@@ -93,7 +93,7 @@ export function kernelServices(parts: Pick<KernelServices, 'db' | 'databaseUrl' 
   const { db, log, secrets } = parts;
   return {
     ...parts, table: new RouteTable(), scheduler: new Scheduler(db, log.child({ part: 'scheduler' })),
-    revisions: createRevisions(db), actionTokens: createActionTokens(db, secrets),
+    revisions: createRevisions(db), actionTokens: createActionTokens(db, secrets, tokensChannel),
     migrations: [], extensions: new Map(), contributors: [], visibility: new Visibility(), starters: [], stoppers: [],
   };
 }
@@ -199,14 +199,22 @@ export async function boot(opts: BootOptions): Promise<Running> {
       session: (req) => app.sessions.authenticate(req),
       web: services.web ? webFiles(services.web.dir) : undefined,
     });
-    // cached principals are safe only while revocations reach this process: while the channel is down, every request asks the database
+    // cached principals (and which resources have webhooks) are safe only while revocations reach this process: while
+    // the channel is down, every request asks the database
     const unlisten = await app.db.listen(tokensChannel, {
-      notify: () => app.tokens.forget(),
+      notify: (payload) => {
+        if (payload === actionTokensChanged) services.actionTokens.forget();
+        else app.tokens.forget();
+      },
       down: () => {
         if (app.tokens.cachingOn) log.warn('lost the token revocation channel: authenticating every request against the database until it is back');
         app.tokens.caching(false);
+        services.actionTokens.caching(false);
       },
-      up: () => app.tokens.caching(true),
+      up: () => {
+        app.tokens.caching(true);
+        services.actionTokens.caching(true);
+      },
     });
     // finishes and cancels of jobs on other instances: a wait here answers at once, a cancel reaches the job's instance
     const unlistenJobs = await app.db.listen(jobsDoneChannel, {

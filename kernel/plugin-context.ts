@@ -3,10 +3,11 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TSchema } from '@sinclair/typebox';
 import type {
-  ActionTokensApi, ActivityApi, Db, EventsApi, ExtensionPoint, HeldLock, Logger, OutboundApi, OverviewContributor, PluginContext, PluginDef, Principal, RevisionsApi, ScopeDef, SecretsApi, VisibilityRule,
+  ActivityApi, Db, EventsApi, ExtensionPoint, HeldLock, Logger, OutboundApi, OverviewContributor, PluginContext, PluginDef, Principal, RevisionsApi, ScopeDef, SecretsApi, VisibilityRule,
 } from '../sdk/index.ts';
 import { requiredNames } from '../sdk/index.ts';
 import type { ScopeCatalogue } from './auth/scopes.ts';
+import type { ActionTokens } from './action-tokens.ts';
 import type { MigrationSet } from './db/migrate.ts';
 import { migrationDir } from './db/migrate.ts';
 import { compileCoercing } from './http/validate.ts';
@@ -28,7 +29,7 @@ export interface KernelServices {
   scheduler: Scheduler;
   revisions: RevisionsApi;
   activity: ActivityApi;
-  actionTokens: ActionTokensApi;
+  actionTokens: ActionTokens;
   secrets: SecretsApi;
   events: EventsApi;
   outbound: OutboundApi;

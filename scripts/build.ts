@@ -36,9 +36,14 @@ const vendoredCjs: Record<string, Vendored> = {
   },
   // pg asks whether it runs on Cloudflare Workers as it loads; where Node has no `navigator` (Node 20) it asks by
   // constructing a fetch Response, which loads Node's whole fetch implementation: about 8 MB of memory for nothing.
+  // It copies each query's config through property descriptors, slow enough to show in a profile of a one-row read:
+  // a plain object (what kernel/db gives it for a prepared statement) is copied by spreading.
   pg: {
     own: ['pg'],
-    patches: { [join('pg', 'lib', 'stream.js')]: ["if (typeof Response === 'function') {", 'if (false) { // Dockwright runs on Node, never on Cloudflare Workers'] },
+    patches: {
+      [join('pg', 'lib', 'stream.js')]: ["if (typeof Response === 'function') {", 'if (false) { // Dockwright runs on Node, never on Cloudflare Workers'],
+      [join('pg', 'lib', 'utils.js')]: ['return Object.defineProperties(', 'return Object.getPrototypeOf(config) === Object.prototype ? { ...config } : Object.defineProperties('],
+    },
     notInstalled: ['pg-native'], // an optional peer, required only by pg.native
   },
 };

@@ -67,10 +67,46 @@ export interface DatabaseOptions {
   reconnectMs?: { min: number; max: number };
 }
 
-function wrap(client: pg.Pool | pg.PoolClient, inTx: boolean, own = false): Db {
+/**
+ * A statement with parameters is prepared once per connection, under a name kept per distinct text: PostgreSQL then
+ * parses and plans it once per connection rather than on every call, which halves its work for a one-row read. The
+ * names are bounded (past `max` texts, new ones run unnamed), so text built at run time cannot grow the server's memory.
+ */
+export class StatementNames {
+  private readonly names = new Map<string, string>();
+  private next = 0;
+
+  constructor(private readonly max = 500) {}
+
+  nameOf(sql: string): string | undefined {
+    let name = this.names.get(sql);
+    if (name === undefined && this.names.size < this.max) this.names.set(sql, name = `dw${this.next++}`);
+    return name;
+  }
+
+  /** the prepared statement no longer fits its tables (a migration changed what `SELECT *` gives): the text is prepared afresh */
+  forget(sql: string): void {
+    this.names.delete(sql);
+  }
+}
+
+/** what PostgreSQL says when a table changed under a prepared statement: it must be prepared again */
+const replanned = (err: unknown) => (err as { code?: string }).code === '0A000' && /cached plan must not change result type/.test((err as Error).message);
+
+function wrap(client: pg.Pool | pg.PoolClient, inTx: boolean, statements: StatementNames, own = false): Db {
+  const run = (sql: string, params?: readonly unknown[]) => {
+    const name = params?.length ? statements.nameOf(sql) : undefined;
+    return name ? client.query({ name, text: sql, values: params as unknown[] }) : client.query(sql, params as unknown[]);
+  };
   const db: Db = {
     async query<T>(sql: string, params?: readonly unknown[]): Promise<QueryResult<T>> {
-      const answer = await client.query(sql, params as unknown[]);
+      const answer = await run(sql, params).catch((err: unknown) => {
+        if (!replanned(err)) throw err;
+        statements.forget(sql);
+        // inside a transaction the error has ended it: the caller's transaction fails (and may be retried) as a whole
+        if (inTx) throw err;
+        return run(sql, params);
+      });
       // several statements in one string (no parameters, one round trip) answer once each: the last one is the answer
       const res = Array.isArray(answer) ? answer[answer.length - 1] as pg.QueryResult : answer;
       return { rows: res.rows as T[], rowCount: res.rowCount ?? 0 };
@@ -80,7 +116,7 @@ function wrap(client: pg.Pool | pg.PoolClient, inTx: boolean, own = false): Db {
       const conn = own ? client as pg.PoolClient : await (client as pg.Pool).connect();
       try {
         await conn.query('BEGIN');
-        const out = await fn(wrap(conn, true));
+        const out = await fn(wrap(conn, true, statements));
         await conn.query('COMMIT');
         return out;
       } catch (err) {
@@ -172,14 +208,15 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     return unlisten;
   }
 
-  return Object.assign(wrap(pool, false), {
+  const statements = new StatementNames();
+  return Object.assign(wrap(pool, false, statements), {
     pool,
     url,
     embedded: Boolean(embedded),
     listen,
     async session() {
       const conn = await pool.connect();
-      return Object.assign(wrap(conn, false, true), { release: (broken?: boolean) => conn.release(broken) });
+      return Object.assign(wrap(conn, false, statements, true), { release: (broken?: boolean) => conn.release(broken) });
     },
     async tryLock(name: string): Promise<HeldLock | null> {
       const client = new pg.Client({ connectionString: url });

@@ -2,7 +2,7 @@
 import { ActorSchema, defineRoute, JobAcceptedSchema, Nullable, problem, reply, Type, type Actor, type AnyRoute, type PluginContext, type Principal } from '../../sdk/index.ts';
 import { AccessEntrySchema, assertAccess, canSee, mayWrite, type AccessEntry, type Need } from './access.ts';
 import { deployKind, resourceOf, type Core } from './core.ts';
-import type { StackContent, StackRow, StackStore, StackSummary } from './store.ts';
+import type { StackContent, StackDetail, StackRow, StackStore, StackSummary } from './store.ts';
 import type { Templates } from './templates.ts';
 import { StackDetailSchema, stackView, StackViewSchema, visibleSettings, visibleVariables } from './view.ts';
 
@@ -37,21 +37,21 @@ export function stackRoutes({ ctx, core, store, templates, autoupdateCron, descr
     return row;
   }
 
-  /** stackFor without the compose text and the variables: nothing to decrypt, for answers that show neither */
-  async function summaryFor(name: string, principal: Principal, need: Need): Promise<StackSummary> {
-    const row = await store.summary(name);
+  /** stackFor without the compose text and the variables (nothing to decrypt), with what the stack's answer shows besides */
+  async function detailFor(name: string, principal: Principal, need: Need): Promise<StackDetail> {
+    const row = await store.detail(name);
     if (!row) throw problem(404, `no stack "${name}"`);
     assertAccess(principal, name, row.access, need);
     return row;
   }
 
-  /** the stack's full answer; `known`: its row, when the caller has just read it */
-  async function fullView(name: string, known?: StackSummary) {
-    const row = known ?? (await store.get(name))!;
-    const [live, recent, extra] = await Promise.all([core.live([row]), store.recentWebhookCalls(name), describe(name)]);
+  /** the stack's full answer; `known`: its detail, when the caller has just read it */
+  async function fullView(name: string, known?: StackDetail) {
+    const row = known ?? (await store.detail(name))!;
+    const [live, extra] = await Promise.all([core.live([row]), describe(name)]);
     const view = stackView(row, live);
     const source = (extra.source ?? null) as Record<string, unknown> | null;
-    return { ...view, ...extra, source, webhooks: { ...view.webhooks, deploy: { ...view.webhooks.deploy, recent } } };
+    return { ...view, ...extra, source, webhooks: { ...view.webhooks, deploy: { ...view.webhooks.deploy, recent: row.recentWebhookCalls } } };
   }
 
   async function write(name: string, expected: number, actor: Actor, content: StackContent, message?: string) {
@@ -102,7 +102,7 @@ export function stackRoutes({ ctx, core, store, templates, autoupdateCron, descr
       summary: 'One stack: revision, status, services with their containers, last deploy, webhooks, source',
       response: StackDetailSchema,
       handler: async ({ params, principal }) => {
-        return fullView(params.name, await summaryFor(params.name, principal, 'read'));
+        return fullView(params.name, await detailFor(params.name, principal, 'read'));
       },
     }),
     defineRoute({

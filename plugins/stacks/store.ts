@@ -24,6 +24,12 @@ export interface StackRow {
 /** a stack as lists and status views need it: without the compose text and the variables (nothing to decrypt) */
 export type StackSummary = Omit<StackRow, 'compose' | 'env'>;
 
+/** one call of the stack's deploy webhook, as its answer shows it */
+export interface WebhookCall { at: string; address: string; jobId: string | null; outcome: string }
+
+/** a stack's summary with its latest deploy-webhook calls, newest first: what the stack's own answer shows */
+export type StackDetail = StackSummary & { recentWebhookCalls: WebhookCall[] };
+
 /** what a revision restores: the content that revisions count */
 export interface StackContent {
   compose: string;
@@ -39,6 +45,12 @@ const summaryColumns = `name, revision, template, settings, array_to_json(servic
   created_at AS "createdAt", updated_at AS "updatedAt"`;
 const select = `SELECT ${summaryColumns}, compose, env_sealed FROM stacks`;
 const selectSummary = `SELECT ${summaryColumns} FROM stacks`;
+// the webhook calls come along as JSON, their times written as the rest of the API writes times (ISO, milliseconds, Z)
+const selectDetail = `SELECT ${summaryColumns}, (
+    SELECT coalesce(json_agg(json_build_object('at', to_char(c.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+      'address', c.address, 'jobId', c.job_id, 'outcome', c.outcome) ORDER BY c.id DESC), '[]')
+      FROM (SELECT id, at, address, job_id, outcome FROM stack_webhook_calls WHERE stack = $1 ORDER BY id DESC LIMIT 10) c
+  ) AS "recentWebhookCalls" FROM stacks WHERE name = $1`;
 
 export function createStore(db: Db, secrets: SecretsApi) {
   const open = (row: StackRow & { env_sealed: string }): StackRow => {
@@ -52,8 +64,9 @@ export function createStore(db: Db, secrets: SecretsApi) {
       return rows[0] ? open(rows[0]) : null;
     },
 
-    async summary(name: string): Promise<StackSummary | null> {
-      const { rows } = await db.query<StackSummary>(`${selectSummary} WHERE name = $1`, [name]);
+    /** the summary and the latest ten webhook calls, in one round trip */
+    async detail(name: string): Promise<StackDetail | null> {
+      const { rows } = await db.query<StackDetail>(selectDetail, [name]);
       return rows[0] ?? null;
     },
 
@@ -112,12 +125,6 @@ export function createStore(db: Db, secrets: SecretsApi) {
         `WITH added AS (INSERT INTO stack_webhook_calls (stack, address, job_id, outcome) VALUES ($1, $2, $3, $4))
          DELETE FROM stack_webhook_calls WHERE stack = $1 AND id NOT IN (SELECT id FROM stack_webhook_calls WHERE stack = $1 ORDER BY id DESC LIMIT 199)`,
         [name, call.address, call.jobId, call.outcome]);
-    },
-
-    async recentWebhookCalls(name: string, limit = 10): Promise<{ at: string; address: string; jobId: string | null; outcome: string }[]> {
-      const { rows } = await db.query<{ at: string; address: string; jobId: string | null; outcome: string }>(
-        `SELECT at, address, job_id AS "jobId", outcome FROM stack_webhook_calls WHERE stack = $1 ORDER BY id DESC LIMIT $2`, [name, limit]);
-      return rows;
     },
   };
 }
