@@ -1,6 +1,6 @@
 // The per-token request budget shared by every instance on one database: chunks of an aligned minute's budget are taken from PostgreSQL in batches and spent locally.
 import type { Db, Logger } from '../sdk/index.ts';
-import type { RateDecision } from './rate-limit.ts';
+import { RateDecision } from './rate-limit.ts';
 
 const windowMs = 60_000;
 
@@ -70,12 +70,7 @@ export class RateBudget {
     if (allowed) l.spent++;
     const remaining = Math.max(0, this.limit - l.usedEverywhere + (l.granted - l.spent));
     const reset = Math.max(1, Math.ceil(((l.win + 1) * windowMs - now) / 1000));
-    const headers: Record<string, string> = {
-      'RateLimit-Policy': this.policyHeader,
-      RateLimit: `"${this.policy}";r=${allowed ? remaining : 0};t=${reset}`,
-    };
-    if (!allowed) headers['Retry-After'] = String(reset);
-    return { allowed, remaining: allowed ? remaining : 0, reset, headers };
+    return new RateDecision(allowed, allowed ? remaining : 0, reset, this.policy, this.policyHeader);
   }
 
   private grant(key: string, l: Local): Promise<void> {

@@ -1,10 +1,20 @@
 // Request rate limits: N requests per 60-second window per key (a token, an address, a webhook resource), counted synchronously.
-export interface RateDecision {
-  allowed: boolean;
-  remaining: number;
-  /** seconds until the window resets */
-  reset: number;
-  headers: Record<string, string>;
+/** one decision of a limit; its headers are written only when asked for (a request asks two limits and shows one) */
+export class RateDecision {
+  constructor(
+    readonly allowed: boolean,
+    readonly remaining: number,
+    /** seconds until the window resets */
+    readonly reset: number,
+    private readonly policy: string,
+    private readonly policyHeader: string,
+  ) {}
+
+  get headers(): Record<string, string> {
+    const headers: Record<string, string> = { 'RateLimit-Policy': this.policyHeader, RateLimit: `"${this.policy}";r=${this.remaining};t=${this.reset}` };
+    if (!this.allowed) headers['Retry-After'] = String(this.reset);
+    return headers;
+  }
 }
 
 const windowSeconds = 60;
@@ -53,14 +63,8 @@ export class RateLimiter {
   private decide(w: { start: number; count: number }, now: number, peek: boolean): RateDecision {
     const allowed = w.count < this.limit;
     if (allowed && !peek) w.count++;
-    const remaining = Math.max(0, this.limit - w.count);
     const reset = Math.max(1, Math.ceil((w.start + windowSeconds * 1000 - now) / 1000));
-    const headers: Record<string, string> = {
-      'RateLimit-Policy': this.policyHeader,
-      RateLimit: `"${this.policy}";r=${remaining};t=${reset}`,
-    };
-    if (!allowed) headers['Retry-After'] = String(reset);
-    return { allowed, remaining, reset, headers };
+    return new RateDecision(allowed, Math.max(0, this.limit - w.count), reset, this.policy, this.policyHeader);
   }
 
   private sweep(now: number, force = false): void {

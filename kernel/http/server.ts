@@ -48,10 +48,11 @@ export interface HttpDeps {
 
 type Req = IncomingMessage & { params: Record<string, string>; query: Record<string, unknown>; path: string };
 
+const noHeaders: Record<string, string> = Object.freeze({}) as Record<string, string>;
 const anonymous: Principal = Object.freeze({ actor: { kind: 'system' as const, name: 'anonymous' }, role: null, scopes: [], can: () => false });
 const unauthorizedHeaders = { 'WWW-Authenticate': 'Bearer realm="dockwright"' };
 
-function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}, type = 'application/json'): void {
+function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = noHeaders, type = 'application/json'): void {
   if (res.headersSent) { res.end(); return; }
   for (const k in headers) res.setHeader(k, headers[k]);
   if (body === undefined || status === 204) {
@@ -64,7 +65,7 @@ function send(res: ServerResponse, status: number, body: unknown, headers: Recor
   const text = typeof json === 'string' && json.length > 4096 ? Buffer.from(json) : json;
   res.statusCode = status;
   res.setHeader('Content-Type', type);
-  res.setHeader('Content-Length', typeof text === 'string' ? Buffer.byteLength(text) : text.length);
+  // Content-Length: node:http writes it for a body given whole to end()
   res.end(text);
 }
 
@@ -120,7 +121,7 @@ function pageLink(req: Req, next: string, limit: number): string {
   return `<${req.path}?${params}>; rel="next"`;
 }
 
-const noHeaders: Record<string, string> = Object.freeze({}) as Record<string, string>;
+const noScopes: readonly string[] = Object.freeze([]);
 const gone = (req: IncomingMessage, res: ServerResponse) => res.destroyed || req.socket.destroyed;
 
 /**
@@ -199,21 +200,18 @@ export function createHttpServer(deps: HttpDeps): Server {
     const ip = deps.clients.address(req);
     // a bearer that is not even shaped like a token has no budget of its own: it spends the address's
     const tokenHash = bearer && wellFormed(bearer, tokenPrefix) ? hashToken(bearer) : undefined;
-    let rateHeaders: Record<string, string> = noHeaders;
-    let remainingHere = Infinity;
+    // the limit whose headers the answer carries: the nearer of this instance's and the shared budget
+    let rate: RateDecision | undefined;
     let principal: Principal = anonymous;
     try {
       if (bearer !== undefined || entry.mount === 'webhook') refuseBlockedAddress(ip);
       if (entry.mount === 'api' && !route.upload) {
-        const decision = deps.limiter.hit(tokenHash ? `t:${tokenHash}` : (bearer === undefined && sessionBudgetKey(req)) || `a:${ip}`, `a:${ip}`);
-        rateHeaders = decision.headers;
-        remainingHere = decision.remaining;
+        const decision = rate = deps.limiter.hit(tokenHash ? `t:${tokenHash}` : (bearer === undefined && sessionBudgetKey(req)) || `a:${ip}`, `a:${ip}`);
         if (!decision.allowed) throw problem(429, `more than ${deps.limiter.limit} requests per minute with this token; retry after ${decision.reset} s`, { headers: { 'Retry-After': String(decision.reset) } });
       } else if (entry.mount === 'webhook') {
         const byAddress = deps.webhooks.hit(`a:${ip}`);
         const byResource = byAddress.allowed ? deps.webhooks.hit(`r:${webhookResource(entry.fullPath, req.params)}`) : byAddress;
-        const decision = byResource.remaining < byAddress.remaining || !byResource.allowed ? byResource : byAddress;
-        rateHeaders = decision.headers;
+        const decision = rate = byResource.remaining < byAddress.remaining || !byResource.allowed ? byResource : byAddress;
         if (!decision.allowed) {
           const who = byAddress.allowed ? 'for this resource' : 'from this address';
           throw problem(429, `more than ${deps.webhooks.limit} webhook calls per minute ${who}; retry after ${decision.reset} s`, { headers: { 'Retry-After': String(decision.reset) } });
@@ -231,10 +229,10 @@ export function createHttpServer(deps: HttpDeps): Server {
         if (deps.budget && entry.mount === 'api' && !route.upload && tokenHash) {
           const spending = deps.budget.take(`t:${tokenHash}`);
           const shared = spending instanceof Promise ? await spending : spending;
-          if (!shared.allowed || shared.remaining < remainingHere) rateHeaders = shared.headers;
+          if (!shared.allowed || shared.remaining < (rate?.remaining ?? Infinity)) rate = shared;
           if (!shared.allowed) throw problem(429, `more than ${deps.budget.limit} requests per minute with this token across all instances; retry after ${shared.reset} s`, { headers: { 'Retry-After': String(shared.reset) } });
         }
-        const missing = (route.scopes ?? []).filter((s) => !who.can(s));
+        const missing = route.scopes?.length ? route.scopes.filter((s) => !who.can(s)) : noScopes;
         if (missing.length) throw problem(403, `this token lacks the scope ${missing.join(', ')}`, { code: 'missing-scope', extra: { requiredScopes: route.scopes } });
       } else if (route.actionToken) {
         const resource = req.params[route.actionToken.param] ?? '';
@@ -273,6 +271,7 @@ export function createHttpServer(deps: HttpDeps): Server {
       const paging = route.page ? pagingOf(query) : undefined;
 
       // every error answer carries these too (sendProblem below), so they are set once, here, for the handler's answer
+      const rateHeaders = rate ? rate.headers : noHeaders;
       for (const k in rateHeaders) res.setHeader(k, rateHeaders[k]);
       const call = new Call(params, paging ? paging.rest : query, body, principal, req.headers, ip, requestId, revision,
         paging ? paging.page : defaultPage, route.rawBody || route.upload ? raw : undefined, req, res, deps.clients, log);
@@ -314,7 +313,7 @@ export function createHttpServer(deps: HttpDeps): Server {
       if (!isProblem(err)) log.error({ err, requestId, route: `${route.method} ${entry.fullPath}` }, 'request failed');
       // refused webhook calls are activity too; the REST API's 401 and 429 are noise an attacker could flood it with
       if (route.method !== 'GET' && (route.actionToken || (p.status !== 401 && p.status !== 429))) await recordActivity(entry, principal, req.params, p.status === 403 ? 'refused' : 'failed', p.status);
-      sendProblem(res, p, req.path, rateHeaders);
+      sendProblem(res, p, req.path, rate ? rate.headers : noHeaders);
     }
   }
 
