@@ -100,13 +100,16 @@ function wrap(client: pg.Pool | pg.PoolClient, inTx: boolean, statements: Statem
   };
   const db: Db = {
     async query<T>(sql: string, params?: readonly unknown[]): Promise<QueryResult<T>> {
-      const answer = await run(sql, params).catch((err: unknown) => {
+      let answer;
+      try {
+        answer = await run(sql, params);
+      } catch (err) {
         if (!replanned(err)) throw err;
         statements.forget(sql);
         // inside a transaction the error has ended it: the caller's transaction fails (and may be retried) as a whole
         if (inTx) throw err;
-        return run(sql, params);
-      });
+        answer = await run(sql, params);
+      }
       // several statements in one string (no parameters, one round trip) answer once each: the last one is the answer
       const res = Array.isArray(answer) ? answer[answer.length - 1] as pg.QueryResult : answer;
       return { rows: res.rows as T[], rowCount: res.rowCount ?? 0 };
