@@ -1,4 +1,4 @@
-// Single-action tokens and shared secrets for webhooks: shown once, hash (or sealed secret) stored, rotate, revoke, cooldown.
+// Single-action tokens and shared secrets for webhooks: shown once, hash (or sealed secret) stored, rotate, revoke, cooldown; which resources have one, kept in memory while changes are announced.
 import { timingSafeEqual } from 'node:crypto';
 import type { ActionTokensApi, Db, SecretsApi } from '../sdk/index.ts';
 import { hashToken, newSecretToken } from './auth/tokens.ts';

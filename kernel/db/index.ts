@@ -1,4 +1,4 @@
-// The database handle: a pg pool (on DATABASE_URL or the embedded server), transactions, LISTEN that heals itself, and a clean shutdown.
+// The database handle: a pg pool (on DATABASE_URL or the embedded server), statements prepared per connection, transactions, LISTEN that heals itself, and a clean shutdown.
 import pg from 'pg';
 import type { Db, HeldLock, QueryResult } from '../../sdk/index.ts';
 import { startEmbedded, type Embedded } from './embedded.ts';
