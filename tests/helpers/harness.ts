@@ -141,6 +141,13 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
 }
 
 /** resolves when check() returns a truthy value, polling every intervalMs (25 ms) up to timeoutMs. */
+/** the pid of the backend that LISTENs for token revocations (and webhook changes) in this database, if any */
+export async function tokenListenerPid(admin: pg.Client, database: string): Promise<number | null> {
+  const { rows } = await admin.query<{ pid: number }>(
+    `SELECT pid FROM pg_stat_activity WHERE datname = $1 AND query ILIKE 'LISTEN %dockwright_tokens%' AND pid <> pg_backend_pid()`, [database]);
+  return rows[0]?.pid ?? null;
+}
+
 export async function eventually<T>(check: () => Promise<T | undefined | null | false>, timeoutMs = 10_000, what = 'condition', intervalMs = 25): Promise<T> {
   const until = Date.now() + timeoutMs;
   for (;;) {

@@ -2,15 +2,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { call, eventually, startServer } from '../helpers/harness.ts';
+import { call, eventually, startServer, tokenListenerPid } from '../helpers/harness.ts';
 import { hashToken } from '../../kernel/auth/tokens.ts';
-
-/** the pid of the backend that LISTENs for revocations in this database, if any */
-async function listenerPid(admin: pg.Client, database: string): Promise<number | null> {
-  const { rows } = await admin.query<{ pid: number }>(
-    `SELECT pid FROM pg_stat_activity WHERE datname = $1 AND query ILIKE 'LISTEN %dockwright_tokens%' AND pid <> pg_backend_pid()`, [database]);
-  return rows[0]?.pid ?? null;
-}
 
 /** a revocation from another process: the row changes and the announcement goes out, nothing touches this process's cache */
 async function revokeElsewhere(admin: pg.Client, token: string): Promise<void> {
@@ -26,20 +19,20 @@ test('a terminated LISTEN connection is re-established; meanwhile and afterwards
   try {
     const tokens = server.app.tokens;
     assert.equal(tokens.cachingOn, true, 'caching is on while revocations reach the service');
-    const first = await eventually(() => listenerPid(admin, database), 5000, 'the LISTEN backend');
+    const first = await eventually(() => tokenListenerPid(admin, database), 5000, 'the LISTEN backend');
 
     // the cache is warm for this token: a stale cache would keep answering 200 after the revocation
     const a = await server.token('viewer', ['jobs:read']);
     assert.equal((await call(server.url, 'GET', '/api/v1/me', { token: a })).status, 200);
     await admin.query('SELECT pg_terminate_backend($1)', [first]);
-    await eventually(async () => !tokens.cachingOn || (await listenerPid(admin, database)) !== first, 5000, 'the loss to be noticed');
+    await eventually(async () => !tokens.cachingOn || (await tokenListenerPid(admin, database)) !== first, 5000, 'the loss to be noticed');
 
     // down or already back: either way the revocation is seen (no cache while down; a cleared cache when back)
     await revokeElsewhere(admin, a);
     assert.equal((await call(server.url, 'GET', '/api/v1/me', { token: a })).status, 401);
 
     // re-subscribed, with a new backend, and caching again
-    const second = await eventually(async () => tokens.cachingOn && (await listenerPid(admin, database)), 5000, 'LISTEN to be re-established');
+    const second = await eventually(async () => tokens.cachingOn && (await tokenListenerPid(admin, database)), 5000, 'LISTEN to be re-established');
     assert.notEqual(second, first);
     const b = await server.token('viewer', ['jobs:read']);
     assert.equal((await call(server.url, 'GET', '/api/v1/me', { token: b })).status, 200);
@@ -51,10 +44,10 @@ test('a terminated LISTEN connection is re-established; meanwhile and afterwards
 
     // several drops in a row: it keeps coming back
     for (let i = 0; i < 3; i++) {
-      const pid = await eventually(async () => tokens.cachingOn && (await listenerPid(admin, database)), 5000, 'LISTEN');
+      const pid = await eventually(async () => tokens.cachingOn && (await tokenListenerPid(admin, database)), 5000, 'LISTEN');
       await admin.query('SELECT pg_terminate_backend($1)', [pid]);
       await eventually(async () => {
-        const now = await listenerPid(admin, database);
+        const now = await tokenListenerPid(admin, database);
         return tokens.cachingOn && now !== null && now !== pid;
       }, 5000, 'LISTEN after another drop');
     }

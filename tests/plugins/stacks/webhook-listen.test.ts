@@ -2,15 +2,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { eventually } from '../../helpers/harness.ts';
+import { eventually, tokenListenerPid } from '../../helpers/harness.ts';
 import { busybox, createStack, startStacksServer, uniqueName } from './helpers.ts';
 import { deployKind } from '../../../plugins/stacks/core.ts';
-
-async function listenerPid(admin: pg.Client, database: string): Promise<number | null> {
-  const { rows } = await admin.query<{ pid: number }>(
-    `SELECT pid FROM pg_stat_activity WHERE datname = $1 AND query ILIKE 'LISTEN %dockwright_tokens%' AND pid <> pg_backend_pid()`, [database]);
-  return rows[0]?.pid ?? null;
-}
 
 test('a stack shows its deploy webhook enabled or not at once, whichever instance changed it, and across a lost channel', async () => {
   const s = await startStacksServer({ config: { database: { poolSize: 10, reconnect: { minMs: 50, maxMs: 400 } } } });
@@ -49,11 +43,11 @@ test('a stack shows its deploy webhook enabled or not at once, whichever instanc
     assert.equal(await enabled(), true, 'answered from memory');
 
     // the channel is lost: memory is dropped, and what the database holds shows, both while it is down and once it is back
-    const first = await eventually(() => listenerPid(admin, database), 5000, 'the LISTEN backend');
+    const first = await eventually(() => tokenListenerPid(admin, database), 5000, 'the LISTEN backend');
     await admin.query('SELECT pg_terminate_backend($1)', [first]);
     await eventually(async () => (await enabled()) === false, 5000, 'the database to answer once the channel was lost');
     await eventually(async () => {
-      const now = await listenerPid(admin, database);
+      const now = await tokenListenerPid(admin, database);
       return now !== null && now !== first;
     }, 5000, 'LISTEN to be re-established');
     assert.equal(await enabled(), false);
