@@ -31,31 +31,19 @@ export function createActionTokens(db: Db, secrets: SecretsApi, channel: string)
     forget();
   }
 
-  // which (kind, resource) pairs have a token or secret: a few per stack or site, read whole once and kept while cachingOn
+  // which (kind, resource) pairs have a token or secret: a few per stack or site, read whole once and kept while cachingOn;
+  // a change drops the read (even one still on its way, which then answers only the calls already waiting for it)
   let cachingOn = false;
-  let known: Set<string> | null = null;
-  let loading: Promise<Set<string>> | null = null;
-  let generation = 0;
+  let pairs: Promise<Set<string>> | null = null;
   const pair = (kind: string, resource: string) => `${kind}\n${resource}`;
   function forget(): void {
-    generation++;
-    known = null;
-    loading = null;
+    pairs = null;
   }
   function everyPair(): Promise<Set<string>> {
-    if (known) return Promise.resolve(known);
-    if (loading) return loading;
-    const asked = generation;
-    const load = loading = db.query<{ kind: string; resource: string }>('SELECT kind, resource FROM action_tokens').then(({ rows }) => {
-      const pairs = new Set(rows.map((r) => pair(r.kind, r.resource)));
-      // a change announced while the rows were on their way may be missing from them: they answer this call, not the next
-      if (asked === generation && cachingOn) known = pairs;
-      if (loading === load) loading = null;
-      return pairs;
-    }, (err: unknown) => {
-      if (loading === load) loading = null;
-      throw err;
-    });
+    if (pairs) return pairs;
+    const load = pairs = db.query<{ kind: string; resource: string }>('SELECT kind, resource FROM action_tokens')
+      .then(({ rows }) => new Set(rows.map((r) => pair(r.kind, r.resource))));
+    load.catch(() => { if (pairs === load) pairs = null; });
     return load;
   }
 

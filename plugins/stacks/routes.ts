@@ -31,15 +31,15 @@ export interface RouteDeps {
 export function stackRoutes({ ctx, core, store, templates, autoupdateCron, describe }: RouteDeps): AnyRoute[] {
   /** the stack as this caller may use it: 404 when absent or invisible to them, 403 when their role on it is too low */
   async function stackFor(name: string, principal: Principal, need: Need): Promise<StackRow> {
-    const row = await store.get(name);
-    if (!row) throw problem(404, `no stack "${name}"`);
-    assertAccess(principal, name, row.access, need);
-    return row;
+    return usable(await store.get(name), name, principal, need);
   }
 
   /** stackFor without the compose text and the variables (nothing to decrypt), with what the stack's answer shows besides */
   async function detailFor(name: string, principal: Principal, need: Need): Promise<StackDetail> {
-    const row = await store.detail(name);
+    return usable(await store.detail(name), name, principal, need);
+  }
+
+  function usable<T extends { access: AccessEntry[] }>(row: T | null, name: string, principal: Principal, need: Need): T {
     if (!row) throw problem(404, `no stack "${name}"`);
     assertAccess(principal, name, row.access, need);
     return row;

@@ -120,7 +120,7 @@ export function createStore(db: Db, secrets: SecretsApi) {
       await tx.query('DELETE FROM stacks WHERE name = $1', [name]);
     },
 
-    async recordWebhookCall(name: string, call: { address: string; jobId: string | null; outcome: string }): Promise<void> {
+    async recordWebhookCall(name: string, call: Omit<WebhookCall, 'at'>): Promise<void> {
       await db.query(
         `WITH added AS (INSERT INTO stack_webhook_calls (stack, address, job_id, outcome) VALUES ($1, $2, $3, $4))
          DELETE FROM stack_webhook_calls WHERE stack = $1 AND id NOT IN (SELECT id FROM stack_webhook_calls WHERE stack = $1 ORDER BY id DESC LIMIT 199)`,
