@@ -31,19 +31,21 @@ export function createActionTokens(db: Db, secrets: SecretsApi, channel: string)
     forget();
   }
 
-  // which (kind, resource) pairs have a token or secret: a few per stack or site, read whole once and kept while cachingOn;
+  // which resources of each kind have a token or secret: a few per stack or site, read whole once and kept while cachingOn;
   // a change drops the read (even one still on its way, which then answers only the calls already waiting for it)
   let cachingOn = false;
-  let pairs: Promise<Set<string>> | null = null;
-  const pair = (kind: string, resource: string) => `${kind}\n${resource}`;
+  let byKind: Promise<Map<string, Set<string>>> | null = null;
   function forget(): void {
-    pairs = null;
+    byKind = null;
   }
-  function everyPair(): Promise<Set<string>> {
-    if (pairs) return pairs;
-    const load = pairs = db.query<{ kind: string; resource: string }>('SELECT kind, resource FROM action_tokens')
-      .then(({ rows }) => new Set(rows.map((r) => pair(r.kind, r.resource))));
-    load.catch(() => { if (pairs === load) pairs = null; });
+  function resourcesByKind(): Promise<Map<string, Set<string>>> {
+    if (byKind) return byKind;
+    const load = byKind = db.query<{ kind: string; resource: string }>('SELECT kind, resource FROM action_tokens').then(({ rows }) => {
+      const kinds = new Map<string, Set<string>>();
+      for (const r of rows) (kinds.get(r.kind) ?? kinds.set(r.kind, new Set()).get(r.kind)!).add(r.resource);
+      return kinds;
+    });
+    load.catch(() => { if (byKind === load) byKind = null; });
     return load;
   }
 
@@ -95,7 +97,12 @@ export function createActionTokens(db: Db, secrets: SecretsApi, channel: string)
     forget,
 
     enabled(kind, resources) {
-      if (cachingOn) return everyPair().then((pairs) => new Set(resources.filter((r) => pairs.has(pair(kind, r)))));
+      if (cachingOn) {
+        return resourcesByKind().then((kinds) => {
+          const have = kinds.get(kind);
+          return new Set(have ? resources.filter((r) => have.has(r)) : undefined);
+        });
+      }
       return new Promise((resolve, reject) => {
         if (!asked) {
           const batch: EnabledAsk[] = asked = [];

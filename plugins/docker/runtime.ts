@@ -123,7 +123,7 @@ export function createRuntime(opts: RuntimeOptions): DockerRuntime {
       if (!names.length) return new Map();
       const wanted = new Set(names);
       const list = await containers(names.length === 1 ? filterFor.project(names[0]) : filterFor.managed(), (c) => wanted.has(c.Labels?.[label.project]));
-      return projectStatus(list.filter((c) => ownershipOf(c.Labels, installation).owner === 'this'), names);
+      return projectStatus(list.filter((c) => ownershipOf(c.Labels, installation).owner === 'this'), wanted);
     },
     containers(filter = {}) {
       const filters: Record<string, string[]> = {};

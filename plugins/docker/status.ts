@@ -20,22 +20,28 @@ export function containerStatus(c: ContainerInfo): ContainerStatus {
 }
 
 /** the services and containers of each named project, from a list of this installation's containers */
-export function projectStatus(list: readonly ContainerInfo[], names: readonly string[]): Map<string, ServiceStatus[]> {
-  const out = new Map<string, ServiceStatus[]>(names.map((n) => [n, []]));
+export function projectStatus(list: readonly ContainerInfo[], wanted: ReadonlySet<string>): Map<string, readonly ServiceStatus[]> {
+  const found = new Map<string, ServiceStatus[]>();
   for (const c of list) {
-    const services = out.get(c.Labels?.[label.project]);
+    const project = c.Labels?.[label.project];
     const service = c.Labels[label.service];
-    if (!services || !service) continue;
+    if (!wanted.has(project) || !service) continue;
+    const services = found.get(project) ?? found.set(project, []).get(project)!;
     let entry = services.find((s) => s.service === service);
     if (!entry) services.push(entry = { service, containers: [] });
     entry.containers.push(containerStatus(c));
   }
-  for (const services of out.values()) {
+  for (const services of found.values()) {
     services.sort((a, b) => compareText(a.service, b.service));
     for (const s of services) s.containers.sort((a, b) => compareText(a.name, b.name));
   }
+  // every named project has an entry; those with no containers share one empty list
+  const out = new Map<string, readonly ServiceStatus[]>();
+  for (const name of wanted) out.set(name, found.get(name) ?? noServices);
   return out;
 }
+
+const noServices: readonly ServiceStatus[] = Object.freeze([]);
 
 /**
  * Host ports published by running containers (project null: not this installation's). One list call rather than the

@@ -193,7 +193,7 @@ export interface DockerRuntime {
    * The containers of these projects (this installation's). Like `containers`, from memory while the engine's events
    * stream is followed, else ONE list call for all projects; never sizes.
    */
-  status(names: readonly string[]): Promise<Map<string, ServiceStatus[]>>;
+  status(names: readonly string[]): Promise<Map<string, readonly ServiceStatus[]>>;
   /**
    * The engine's containers a read may show: this installation's and those not made by Dockwright, never another
    * installation's. From memory while the events stream is followed (no engine call; state and health follow events at

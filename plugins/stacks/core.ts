@@ -159,7 +159,11 @@ export function createCore(ctx: PluginContext, deps: { runtime: DockerRuntime; s
     },
     async live(rows) {
       const names = rows.map((r) => r.name);
-      const jobIds = rows.flatMap((r) => [r.lastDeployJob, r.lastJob]).filter((id): id is string => Boolean(id));
+      const jobIds: string[] = [];
+      for (const r of rows) {
+        if (r.lastDeployJob) jobIds.push(r.lastDeployJob);
+        if (r.lastJob && r.lastJob !== r.lastDeployJob) jobIds.push(r.lastJob);
+      }
       const [services, jobsById, deployWebhooks, pushWebhooks] = await Promise.all([
         Promise.all([runtime.status(names), ...runtimes.map((r) => r.status(names))]).then((maps) => {
           const m = maps[0];

@@ -8,7 +8,7 @@ import { StackName, stackRoutes } from './routes.ts';
 import { builtInRules, dockerDefaultCapabilities, safeNetworkOptions, safeSecurityOptions, safeSysctls } from './rules.ts';
 import { createStore } from './store.ts';
 import { Templates } from './templates.ts';
-import { stackView } from './view.ts';
+import { stackView, statusOf } from './view.ts';
 import { deployWebhook } from './webhook.ts';
 
 export type { Need, PlatformRule, StackSource, StackTemplate, StacksApi } from './api.ts';
@@ -95,7 +95,7 @@ export default definePlugin({
         const live = await core.live(rows);
         const counts: Record<string, number> = { total: rows.length };
         for (const r of rows) {
-          const status = stackView(r, live).status;
+          const status = statusOf(r, live);
           counts[status] = (counts[status] ?? 0) + 1;
         }
         return counts;

@@ -21,8 +21,8 @@ export interface StackRow {
   updatedAt: string;
 }
 
-/** a stack as lists and status views need it: without the compose text and the variables (nothing to decrypt) */
-export type StackSummary = Omit<StackRow, 'compose' | 'env'>;
+/** a stack as lists and status views need it: without the compose text, the variables (nothing to decrypt) and the template settings */
+export type StackSummary = Omit<StackRow, 'compose' | 'env' | 'settings'>;
 
 /** one call of the stack's deploy webhook, as its answer shows it */
 export interface WebhookCall { at: string; address: string; jobId: string | null; outcome: string }
@@ -40,10 +40,10 @@ export interface StackContent {
 }
 
 // services as JSON: JSON.parse reads a page of them at a fraction of the text[] parser's cost
-const summaryColumns = `name, revision, template, settings, array_to_json(services) AS services, autoupdate, access, desired,
+const summaryColumns = `name, revision, template, array_to_json(services) AS services, autoupdate, access, desired,
   deployed_revision AS "deployedRevision", deployed_at AS "deployedAt", last_deploy_job AS "lastDeployJob", last_job AS "lastJob",
   created_at AS "createdAt", updated_at AS "updatedAt"`;
-const select = `SELECT ${summaryColumns}, compose, env_sealed FROM stacks`;
+const select = `SELECT ${summaryColumns}, settings, compose, env_sealed FROM stacks`;
 const selectSummary = `SELECT ${summaryColumns} FROM stacks`;
 // the webhook calls come along as JSON, their times written as the rest of the API writes times (ISO, milliseconds, Z)
 const selectDetail = `SELECT ${summaryColumns}, (

@@ -21,19 +21,18 @@ export function visibleSettings(settings: Record<string, unknown>, mayWrite: boo
   return Object.fromEntries(Object.entries(settings).map(([k, v]) => [k, looksSecret(k) ? '***' : v]));
 }
 
-export function deriveStatus(row: StackSummary, services: ServiceStatus[] | null, lastDeploy: Job | null): StackStatus {
+export function deriveStatus(row: StackSummary, services: readonly ServiceStatus[] | null, lastDeploy: Job | null): StackStatus {
   if (lastDeploy && !lastDeploy.done) return 'deploying';
   if (services === null) return 'unknown';
   if (lastDeploy?.status === 'failed') return 'failed';
-  const containers = services.flatMap((s) => s.containers);
-  if (!containers.length) return row.desired === 'none' ? 'never-deployed' : 'stopped';
+  if (!services.some((s) => s.containers.length)) return row.desired === 'none' ? 'never-deployed' : 'stopped';
   const up = new Set(services.filter((s) => s.containers.some((c) => c.state === 'running' && c.health !== 'unhealthy')).map((s) => s.service));
   if (!up.size) return 'stopped';
   return row.services.every((name) => up.has(name)) ? 'running' : 'partial';
 }
 
 export interface LiveState {
-  services: Map<string, ServiceStatus[]> | null;
+  services: Map<string, readonly ServiceStatus[]> | null;
   engineError: string | null;
   jobs: Map<string, Job>;
   deployWebhooks: Set<string>;
@@ -78,27 +77,37 @@ export const StackDetailSchema = Type.Object({
 });
 
 const noContainers = Object.freeze([]) as unknown as never[];
+const noServices: readonly ServiceStatus[] = Object.freeze([]);
 
 /** the declared services, then those running without being declared; a stack with nothing running (most, in a list) builds no map */
-function servicesOf(declared: readonly string[], running: ServiceStatus[] | null) {
+function servicesOf(declared: readonly string[], running: readonly ServiceStatus[] | null) {
   if (!running?.length) return declared.map((name) => ({ name, declared: true, containers: noContainers }));
   const byName = new Map(running.map((s) => [s.service, s.containers]));
   return [...new Set([...declared, ...byName.keys()])].map((name) => ({ name, declared: declared.includes(name), containers: byName.get(name) ?? noContainers }));
 }
 
+// the four ways a list item's webhooks can be, shared by every item instead of built for each
+const webhookFlags = [false, true].map((deploy) => [false, true].map((push) => Object.freeze({ deploy: Object.freeze({ enabled: deploy }), push: Object.freeze({ enabled: push }) })));
+
+const lastDeployOf = (row: StackSummary, live: LiveState) => (row.lastDeployJob ? live.jobs.get(row.lastDeployJob) ?? null : null);
+const servicesIn = (row: StackSummary, live: LiveState) => (live.services ? live.services.get(row.name) ?? noServices : null);
+
+/** the stack's status alone, as stackView shows it */
+export const statusOf = (row: StackSummary, live: LiveState): StackStatus => deriveStatus(row, servicesIn(row, live), lastDeployOf(row, live));
+
 export function stackView(row: StackSummary, live: LiveState) {
-  const lastDeploy = row.lastDeployJob ? live.jobs.get(row.lastDeployJob) ?? null : null;
+  const lastDeploy = lastDeployOf(row, live);
   const lastJob = row.lastJob ? live.jobs.get(row.lastJob) ?? null : null;
-  const services = live.services ? live.services.get(row.name) ?? [] : null;
+  const services = servicesIn(row, live);
   return {
     name: row.name,
     revision: row.revision,
     status: deriveStatus(row, services, lastDeploy),
-    ...(live.engineError ? { engineError: live.engineError } : {}),
+    engineError: live.engineError ?? undefined, // left out of the JSON when the engine answers; a literal without spread stays cheap
     services: servicesOf(row.services, services),
     template: row.template,
     autoupdate: row.autoupdate,
-    webhooks: { deploy: { enabled: live.deployWebhooks.has(row.name) }, push: { enabled: live.pushWebhooks.has(row.name) } },
+    webhooks: webhookFlags[Number(live.deployWebhooks.has(row.name))][Number(live.pushWebhooks.has(row.name))],
     lastDeploy: lastDeploy && {
       jobId: lastDeploy.id, status: lastDeploy.status, error: lastDeploy.error, actor: lastDeploy.actor,
       createdAt: lastDeploy.createdAt, finishedAt: lastDeploy.finishedAt,

@@ -39,6 +39,9 @@ test('enable: the secret is shown once, with the receiver URL', async () => {
   assert.equal(enabled.body.contentType, 'application/json');
   const view = await s.api('GET', `/api/v1/stacks/${name}`);
   assert.equal(view.body.webhooks.push.enabled, true);
+  assert.equal(view.body.webhooks.deploy.enabled, false, 'the push secret does not enable the deploy webhook');
+  const listed = (await s.api('GET', '/api/v1/stacks')).body.find((x: { name: string }) => x.name === name);
+  assert.deepEqual(listed.webhooks, { deploy: { enabled: false }, push: { enabled: true } });
   assert.ok(!view.text.includes(secret));
   assert.ok(!(await s.api('GET', `/api/v1/stacks/${name}/source`)).text.includes(secret));
 });

@@ -18,6 +18,11 @@ test('GET /stacks pages by name with a Link header, each stack with its live sta
   assert.equal(first.status, 200);
   assert.deepEqual(first.body.map((x: any) => x.name), names.slice(0, 2));
   assert.deepEqual(first.body.map((x: any) => x.status), ['running', 'never-deployed']);
+  // the engine answers, so no item says why its status would be unknown
+  assert.equal(first.body.some((x: any) => 'engineError' in x), false);
+  assert.deepEqual(first.body[1].services, [{ name: 'one', declared: true, containers: [] }, { name: 'two', declared: true, containers: [] }]);
+  assert.deepEqual(first.body.map((x: any) => x.webhooks), [0, 1].map(() => ({ deploy: { enabled: false }, push: { enabled: false } })));
+  assert.deepEqual(first.body[0].services.map((x: any) => [x.name, x.containers.map((c: any) => c.state)]), [['one', ['running']], ['two', ['running']]]);
   const link = first.headers.get('link')!;
   assert.match(link, /rel="next"/);
   const second = await s.api('GET', link.slice(1, link.indexOf('>')));
