@@ -52,20 +52,24 @@ const noHeaders: Record<string, string> = Object.freeze({}) as Record<string, st
 const anonymous: Principal = Object.freeze({ actor: { kind: 'system' as const, name: 'anonymous' }, role: null, scopes: [], can: () => false });
 const unauthorizedHeaders = { 'WWW-Authenticate': 'Bearer realm="dockwright"' };
 
+/**
+ * Writes a whole answer. Its status line and headers go to node:http in one writeHead with a flat list, which skips
+ * the per-header bookkeeping of setHeader; nothing else sets headers on an API answer before this.
+ */
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = noHeaders, type = 'application/json'): void {
   if (res.headersSent) { res.end(); return; }
-  for (const k in headers) res.setHeader(k, headers[k]);
+  const head: string[] = [];
+  for (const k in headers) head.push(k, headers[k]);
   if (body === undefined || status === 204) {
-    res.statusCode = status;
+    res.writeHead(status, head);
     res.end();
     return;
   }
   const json = typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body);
   // a long answer is encoded once: its length is then the buffer's, not a second pass over the text
   const text = typeof json === 'string' && json.length > 4096 ? Buffer.from(json) : json;
-  res.statusCode = status;
-  res.setHeader('Content-Type', type);
-  // Content-Length: node:http writes it for a body given whole to end()
+  head.push('Content-Type', type, 'Content-Length', String(typeof text === 'string' ? Buffer.byteLength(text) : text.length));
+  res.writeHead(status, head);
   res.end(text);
 }
 
@@ -192,10 +196,16 @@ export function createHttpServer(deps: HttpDeps): Server {
     throw problem(429, `too many failed authentications from ${ip}; retry after ${blocked.reset} s`, { headers: { ...blocked.headers, 'Retry-After': String(blocked.reset) } });
   }
 
+  /** what every answer of a route carries, success or problem: its request id and the rate limit it was counted against */
+  function answerHeaders(requestId: string, rate: RateDecision | undefined): Record<string, string> {
+    const headers: Record<string, string> = { 'X-Request-Id': requestId };
+    if (rate) Object.assign(headers, rate.headers);
+    return headers;
+  }
+
   async function handle(entry: CompiledRoute, req: Req, res: ServerResponse): Promise<void> {
     const { route } = entry;
     const requestId = (typeof req.headers['x-request-id'] === 'string' && /^[\w.-]{1,100}$/.test(req.headers['x-request-id']) && req.headers['x-request-id']) || randomUUID();
-    res.setHeader('X-Request-Id', requestId);
     const bearer = bearerOf(req);
     const ip = deps.clients.address(req);
     // a bearer that is not even shaped like a token has no budget of its own: it spends the address's
@@ -270,16 +280,13 @@ export function createHttpServer(deps: HttpDeps): Server {
       const revision = route.revision ? revisionOf(req, body, route.revision === 'required') : undefined;
       const paging = route.page ? pagingOf(query) : undefined;
 
-      // every error answer carries these too (sendProblem below), so they are set once, here, for the handler's answer
-      const rateHeaders = rate ? rate.headers : noHeaders;
-      for (const k in rateHeaders) res.setHeader(k, rateHeaders[k]);
       const call = new Call(params, paging ? paging.rest : query, body, principal, req.headers, ip, requestId, revision,
         paging ? paging.page : defaultPage, route.rawBody || route.upload ? raw : undefined, req, res, deps.clients, log);
       const out = await route.handler(call as never);
 
       let status = route.status ?? (out === undefined ? 204 : 200);
       let payload: unknown = out;
-      const headers: Record<string, string> = {};
+      const headers = answerHeaders(requestId, rate);
       if (isReply(out)) {
         status = out.status;
         payload = out.body;
@@ -313,7 +320,7 @@ export function createHttpServer(deps: HttpDeps): Server {
       if (!isProblem(err)) log.error({ err, requestId, route: `${route.method} ${entry.fullPath}` }, 'request failed');
       // refused webhook calls are activity too; the REST API's 401 and 429 are noise an attacker could flood it with
       if (route.method !== 'GET' && (route.actionToken || (p.status !== 401 && p.status !== 429))) await recordActivity(entry, principal, req.params, p.status === 403 ? 'refused' : 'failed', p.status);
-      sendProblem(res, p, req.path, rate ? rate.headers : noHeaders);
+      sendProblem(res, p, req.path, answerHeaders(requestId, rate));
     }
   }
 

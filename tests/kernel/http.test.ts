@@ -132,3 +132,45 @@ test('reads carry the revision as an ETag', async () => {
   const res = await s.api('GET', '/api/v1/probe/items/etag');
   assert.equal(res.headers.get('etag'), '"1"');
 });
+
+test('every answer carries its request id and its rate limit, and a length that matches its body', async () => {
+  const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+  const rateLimited = (res: { headers: Headers }) => {
+    assert.match(res.headers.get('ratelimit') ?? '', /^"default";r=\d+;t=\d+$/);
+    assert.match(res.headers.get('ratelimit-policy') ?? '', /^"default";q=\d+;w=60$/);
+  };
+  const me = await s.api('GET', '/api/v1/me');
+  assert.match(me.headers.get('x-request-id') ?? '', uuid);
+  assert.equal(me.headers.get('content-type'), 'application/json');
+  assert.equal(Number(me.headers.get('content-length')), Buffer.byteLength(me.text));
+  assert.equal(me.headers.get('transfer-encoding'), null);
+  rateLimited(me);
+  assert.equal((await s.api('GET', '/api/v1/me', { headers: { 'x-request-id': 'ci-run.42' } })).headers.get('x-request-id'), 'ci-run.42', 'a caller\'s id is kept');
+
+  // a long answer (sent as one buffer) and one with non-ASCII text: the length counts bytes
+  const doc = await call(s.url, 'GET', '/api/v1/openapi.json');
+  assert.ok(doc.text.length > 4096);
+  assert.equal(Number(doc.headers.get('content-length')), Buffer.byteLength(doc.text));
+  const accented = 'é'.repeat(500);
+  await s.api('PUT', '/api/v1/probe/items/accented', { body: { value: accented }, headers: { 'if-none-match': '*' } });
+  const read = await s.api('GET', '/api/v1/probe/items/accented');
+  assert.equal(read.body.value, accented);
+  assert.equal(Number(read.headers.get('content-length')), Buffer.byteLength(read.text));
+  assert.equal(read.headers.get('etag'), '"1"');
+
+  const refused = await call(s.url, 'PUT', '/api/v1/probe/items/a', { token: await s.token('operator', ['probe:read']), body: { value: 'x', revision: 0 }, headers: { 'x-request-id': 'refused-1' } });
+  assertProblem(refused, 403);
+  assert.equal(refused.headers.get('x-request-id'), 'refused-1');
+  assert.equal(Number(refused.headers.get('content-length')), Buffer.byteLength(refused.text));
+  rateLimited(refused);
+
+  const boom = await s.api('GET', '/api/v1/probe/boom', { unchecked: true });
+  assertProblem(boom, 500);
+  assert.ok(boom.body.detail.includes(boom.headers.get('x-request-id')!), 'the 500 names the id it is sent with');
+
+  const removed = await s.api('DELETE', '/api/v1/probe/items/accented', { headers: { 'if-match': '"1"' } });
+  assert.equal(removed.status, 204);
+  assert.equal(removed.text, '');
+  assert.match(removed.headers.get('x-request-id') ?? '', uuid);
+  rateLimited(removed);
+});
