@@ -18,6 +18,23 @@ const columns = 'id, type, resource, serial_key, status, input, output, result, 
 const withoutOutput = columns.replace('output', "'' AS output");
 const doneStatuses = new Set(['succeeded', 'failed', 'canceled']);
 
+/**
+ * The UPDATE of a claim, its values quoted in (it shares a round trip with the advisory lock, so it takes no parameters):
+ * the oldest queued jobs of these types, read through the jobs_queued index, whatever the history of the types.
+ */
+export function claimUpdate(types: readonly string[], instance: string, leaseMs: number, max: number): string {
+  return `UPDATE jobs SET status = 'running', started_at = now(), instance = ${pg.escapeLiteral(instance)},
+              lease_until = now() + make_interval(secs => ${leaseMs / 1000})
+        WHERE id IN (
+          SELECT j.id FROM jobs j
+           WHERE j.status = 'queued' AND j.type IN (${types.map((t) => pg.escapeLiteral(t)).join(', ')})
+             AND (j.serial_key IS NULL OR NOT EXISTS (
+               SELECT 1 FROM jobs o WHERE o.serial_key = j.serial_key
+                  AND (o.status = 'running' OR (o.status = 'queued' AND o.seq < j.seq))))
+           ORDER BY j.seq LIMIT ${Math.floor(max)})
+       RETURNING ${columns}`;
+}
+
 export function toJob(row: JobRow): Job {
   return {
     id: row.id, type: row.type, resource: row.resource, status: row.status, done: doneStatuses.has(row.status),
@@ -488,19 +505,9 @@ export class JobRunner implements JobsApi {
    */
   private async claim(lane: Db, max: number): Promise<JobRow[]> {
     if (!this.defs.size) return [];
-    const types = [...this.defs.keys()].map((t) => pg.escapeLiteral(t)).join(', ');
     const { rows } = await lane.query<JobRow>(
       `SELECT set_config('synchronous_commit', 'off', true), pg_advisory_xact_lock(hashtext('dockwright.jobs.claim'));
-       UPDATE jobs SET status = 'running', started_at = now(), instance = ${pg.escapeLiteral(this.instance)},
-              lease_until = now() + make_interval(secs => ${this.leaseMs / 1000})
-        WHERE id IN (
-          SELECT j.id FROM jobs j
-           WHERE j.status = 'queued' AND j.type IN (${types})
-             AND (j.serial_key IS NULL OR NOT EXISTS (
-               SELECT 1 FROM jobs o WHERE o.serial_key = j.serial_key
-                  AND (o.status = 'running' OR (o.status = 'queued' AND o.seq < j.seq))))
-           ORDER BY j.seq LIMIT ${Math.floor(max)})
-       RETURNING ${columns}`);
+       ${claimUpdate([...this.defs.keys()], this.instance, this.leaseMs, max)}`);
     return rows.sort((a, b) => compareText(a.created_at, b.created_at));
   }
 

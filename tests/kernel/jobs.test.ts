@@ -1,7 +1,9 @@
 // Jobs through HTTP: 202 + wait, serial keys, attach-to-queued, output and redaction, failure, cancel, listing, and restart recovery.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { call, startChild, startServer, eventually, type TestServer } from '../helpers/harness.ts';
+import { claimUpdate } from '../../kernel/jobs/runner.ts';
 
 let s: TestServer;
 before(async () => { s = await startServer({ config: { jobs: { concurrency: 4, outputLimit: 4096 } } }); });
@@ -149,5 +151,20 @@ test('a restart marks the running job failed ("interrupted by restart") and runs
     assert.ok(activity.body.some((a: any) => a.detail?.jobId === long.id && a.result === 'failed'));
   } finally {
     await second.kill('SIGTERM');
+  }
+});
+
+test('a claim reads the queued jobs through their own index, however long the history of their type', async () => {
+  // 20,000 finished jobs written straight to the table, its statistics not renewed: a busy young table, as the planner sees it
+  await s.app.db.query(`INSERT INTO jobs (id, type, status, input, actor, started_at, finished_at)
+    SELECT gen_random_uuid(), 'probe.sleep', 'succeeded', '{}', '{"kind":"system","name":"history"}', now(), now() FROM generate_series(1, 20000)`);
+  try {
+    const plan = (await s.app.db.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${claimUpdate(['probe.sleep'], randomUUID(), 30_000, 4)}`)).rows.map((r) => r['QUERY PLAN']).join('\n');
+    assert.match(plan, /jobs_queued/, plan);
+    assert.doesNotMatch(plan, /jobs_resource/, 'never a scan over every job of the type');
+    const jobs = await Promise.all([0, 1, 2].map(() => startJob({ ms: 1 })));
+    for (const job of jobs) assert.equal((await s.api('GET', `/api/v1/jobs/${job.id}/wait`)).body.status, 'succeeded');
+  } finally {
+    await s.app.db.query(`DELETE FROM jobs WHERE actor->>'name' = 'history'`);
   }
 });
