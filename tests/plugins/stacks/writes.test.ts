@@ -3,6 +3,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { call, type TestServer } from '../../helpers/harness.ts';
 import { act, busybox, cleanupProjects, createStack, startStacksServer, uniqueName } from './helpers.ts';
+import { freePort } from '../docker/helpers.ts';
 
 let s: TestServer;
 const names: string[] = [];
@@ -111,7 +112,8 @@ test('each platform rule has its own error', async () => {
 test('a published port used by another stack is refused', async () => {
   const a = fresh('pa');
   const b = fresh('pb');
-  const port = 20000 + Math.floor(Math.random() * 20000);
+  // a port the kernel just handed out: a random one in 20000–40000 could be the local port of a connection (32768+)
+  const port = await freePort();
   const withPort = `services:\n  app:\n    image: dockwright-test/busybox:1\n    command: ["sleep", "3600"]\n    ports: ["127.0.0.1:${port}:80"]\n`;
   await createStack(s, a, withPort);
   await act(s, 'deploy', a);
