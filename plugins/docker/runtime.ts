@@ -53,13 +53,12 @@ export function createRuntime(opts: RuntimeOptions): DockerRuntime {
   const visible = (c: ContainerInfo) => ownershipOf(c.Labels, installation).owner !== 'other';
 
   /**
-   * The containers a read may show: this installation's and those not made by Dockwright. From the live table while the
-   * events stream is followed; else one list call, narrowed by the engine with `filters` (the table is narrowed by `keep`).
+   * The containers a read may show (this installation's and those not made by Dockwright) that `keep` accepts. From the
+   * live table while the events stream is followed; else one list call, which the engine narrows first with `filters`.
    */
   const containers = async (filters: Record<string, string[]>, keep: (c: ContainerInfo) => boolean): Promise<ContainerInfo[]> => {
-    const known = opts.watch?.containers();
-    if (known) return known.filter((c) => visible(c) && keep(c));
-    return (await docker.listContainers({ all: true, size: false, filters })).filter(visible);
+    const list = opts.watch?.containers() ?? await docker.listContainers({ all: true, size: false, filters });
+    return list.filter((c) => visible(c) && keep(c));
   };
   /** what changed a project's containers ends with the live table shown the result, so the next read sees it */
   const settling = async <R>(project: string, change: () => Promise<R>): Promise<R> => {
@@ -122,8 +121,9 @@ export function createRuntime(opts: RuntimeOptions): DockerRuntime {
     async status(names) {
       if (!names.length) return new Map();
       const wanted = new Set(names);
-      const list = await containers(names.length === 1 ? filterFor.project(names[0]) : filterFor.managed(), (c) => wanted.has(c.Labels?.[label.project]));
-      return projectStatus(list.filter((c) => ownershipOf(c.Labels, installation).owner === 'this'), wanted);
+      const list = await containers(names.length === 1 ? filterFor.project(names[0]) : filterFor.managed(),
+        (c) => wanted.has(c.Labels?.[label.project]) && ownershipOf(c.Labels, installation).owner === 'this');
+      return projectStatus(list, wanted);
     },
     containers(filter = {}) {
       const filters: Record<string, string[]> = {};
