@@ -2,14 +2,14 @@
 import { compareText } from '../../sdk/index.ts';
 import type Dockerode from 'dockerode';
 import type { ContainerInfo } from 'dockerode';
-import type { AccessGuard, ComposeProject, DeployIo, DockerRuntime, LoadedCompose, RegistryAuthProvider } from './types.ts';
+import type { AccessGuard, ComposeProject, DeployIo, DockerRuntime, LoadedCompose, RegistryAuthProvider, ServiceStatus } from './types.ts';
 import { createClient, reasonOf, statusOf } from './client.ts';
 import { loadCompose } from './compose/load.ts';
 import { deployProject } from './deploy.ts';
 import { builtImageId, imageId, pullImage, pushImage, type ImageDeps } from './images.ts';
 import { filterFor, label, ownershipOf } from './labels.ts';
 import { removeVolumes, takeDown } from './resources.ts';
-import { engineState, projectStatus, publishedPorts } from './status.ts';
+import { engineState, projectStatus, publishedPorts, servicesOfProjects } from './status.ts';
 import { projectNamePattern } from './compose/load.ts';
 import type { ContainerWatch } from './watch.ts';
 
@@ -51,15 +51,10 @@ export function createRuntime(opts: RuntimeOptions): DockerRuntime {
   const images: ImageDeps = { docker, auth: () => auth, pullTimeoutMs: opts.pullTimeoutMs };
   const resources = { docker, installation, stopSeconds: opts.stopTimeoutSeconds };
   const visible = (c: ContainerInfo) => ownershipOf(c.Labels, installation).owner !== 'other';
+  const ours = (c: ContainerInfo) => ownershipOf(c.Labels, installation).owner === 'this';
+  /** the projects of one state of the live table, derived once: a list of stacks reads them on every request */
+  let derived: { rows: readonly ContainerInfo[]; projects: Map<string, readonly ServiceStatus[]> } | undefined;
 
-  /**
-   * The containers a read may show (this installation's and those not made by Dockwright) that `keep` accepts. From the
-   * live table while the events stream is followed; else one list call, which the engine narrows first with `filters`.
-   */
-  const containers = async (filters: Record<string, string[]>, keep: (c: ContainerInfo) => boolean): Promise<ContainerInfo[]> => {
-    const list = opts.watch?.containers() ?? await docker.listContainers({ all: true, size: false, filters });
-    return list.filter((c) => visible(c) && keep(c));
-  };
   /** what changed a project's containers ends with the live table shown the result, so the next read sees it */
   const settling = async <R>(project: string, change: () => Promise<R>): Promise<R> => {
     try {
@@ -120,17 +115,26 @@ export function createRuntime(opts: RuntimeOptions): DockerRuntime {
     },
     async status(names) {
       if (!names.length) return new Map();
+      const rows = opts.watch?.containers();
+      if (rows) {
+        if (derived?.rows !== rows) derived = { rows, projects: projectStatus(rows.filter(ours)) };
+        return servicesOfProjects(derived.projects, names);
+      }
       const wanted = new Set(names);
-      const list = await containers(names.length === 1 ? filterFor.project(names[0]) : filterFor.managed(),
-        (c) => wanted.has(c.Labels?.[label.project]) && ownershipOf(c.Labels, installation).owner === 'this');
-      return projectStatus(list, wanted);
+      const list = await docker.listContainers({ all: true, size: false, filters: names.length === 1 ? filterFor.project(names[0]) : filterFor.managed() });
+      return servicesOfProjects(projectStatus(list.filter((c) => wanted.has(c.Labels?.[label.project]) && ours(c))), names);
     },
-    containers(filter = {}) {
+    /**
+     * The containers a read may show (this installation's and those not made by Dockwright) that the filter accepts. From
+     * the live table while the events stream is followed; else one list call, which the engine narrows first.
+     */
+    async containers(filter = {}) {
       const filters: Record<string, string[]> = {};
       if (filter.project) filters.label = filterFor.project(filter.project).label;
       if (filter.state) filters.status = [filter.state];
-      return containers(filters, (c) => {
-        if (filter.state && c.State !== filter.state) return false;
+      const list = opts.watch?.containers() ?? await docker.listContainers({ all: true, size: false, filters });
+      return list.filter((c) => {
+        if (!visible(c) || (filter.state && c.State !== filter.state)) return false;
         if (filter.project === undefined) return true;
         const owner = ownershipOf(c.Labels, installation);
         return owner.owner === 'this' && owner.project === filter.project;

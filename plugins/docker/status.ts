@@ -19,29 +19,37 @@ export function containerStatus(c: ContainerInfo): ContainerStatus {
   };
 }
 
-/** the services and containers of each named project, from a list of this installation's containers */
-export function projectStatus(list: readonly ContainerInfo[], wanted: ReadonlySet<string>): Map<string, readonly ServiceStatus[]> {
+/**
+ * The services and containers of every project in a list of this installation's containers, sorted by name. Frozen:
+ * the runtime keeps them for as long as the live table does not change, and every read shares them.
+ */
+export function projectStatus(list: readonly ContainerInfo[]): Map<string, readonly ServiceStatus[]> {
   const found = new Map<string, ServiceStatus[]>();
   for (const c of list) {
     const project = c.Labels?.[label.project];
-    const service = c.Labels[label.service];
-    if (!wanted.has(project) || !service) continue;
+    const service = c.Labels?.[label.service];
+    if (!project || !service) continue;
     const services = found.get(project) ?? found.set(project, []).get(project)!;
     let entry = services.find((s) => s.service === service);
     if (!entry) services.push(entry = { service, containers: [] });
-    entry.containers.push(containerStatus(c));
+    entry.containers.push(Object.freeze(containerStatus(c)));
   }
   for (const services of found.values()) {
     services.sort((a, b) => compareText(a.service, b.service));
-    for (const s of services) s.containers.sort((a, b) => compareText(a.name, b.name));
+    for (const s of services) Object.freeze(Object.freeze(s).containers.sort((a, b) => compareText(a.name, b.name)));
+    Object.freeze(services);
   }
-  // every named project has an entry; those with no containers share one empty list
-  const out = new Map<string, readonly ServiceStatus[]>();
-  for (const name of wanted) out.set(name, found.get(name) ?? noServices);
-  return out;
+  return found;
 }
 
 const noServices: readonly ServiceStatus[] = Object.freeze([]);
+
+/** each named project's services; those with no containers share one empty list */
+export function servicesOfProjects(projects: ReadonlyMap<string, readonly ServiceStatus[]>, names: readonly string[]): Map<string, readonly ServiceStatus[]> {
+  const out = new Map<string, readonly ServiceStatus[]>();
+  for (const name of names) out.set(name, projects.get(name) ?? noServices);
+  return out;
+}
 
 /**
  * Host ports published by running containers (project null: not this installation's). One list call rather than the

@@ -29,7 +29,10 @@ export interface WatchOptions {
 }
 
 export interface ContainerWatch {
-  /** every container of the engine as of now; null while the stream is not followed (callers ask the engine then, never a stale table) */
+  /**
+   * every container of the engine as of now; null while the stream is not followed (callers ask the engine then, never a
+   * stale table). The same frozen array until the table changes, so what is derived from it can be kept beside it.
+   */
   containers(): readonly ContainerInfo[] | null;
   /**
    * One list call now (one container's, one project's or all) whose answer the table takes too: after a change made
@@ -77,9 +80,34 @@ function shows(c: ContainerInfo, f: Facts): boolean {
   return state && (!f.name || bareName(c.Names) === f.name) && (!f.health || healthOf(c.Status) === f.health);
 }
 
+/** the live table: containers by id, and their list as one frozen array that reads share until the next change */
+class Table extends Map<string, ContainerInfo> {
+  #rows: readonly ContainerInfo[] | null = null;
+
+  override set(id: string, c: ContainerInfo): this {
+    this.#rows = null;
+    return super.set(id, c);
+  }
+
+  override delete(id: string): boolean {
+    this.#rows = null;
+    return super.delete(id);
+  }
+
+  override clear(): void {
+    this.#rows = null;
+    super.clear();
+  }
+
+  /** the same array until the table changes: a reader may keep what it derived from it for as long as it is returned */
+  rows(): readonly ContainerInfo[] {
+    return (this.#rows ??= Object.freeze([...this.values()]));
+  }
+}
+
 export function createWatch(opts: WatchOptions): ContainerWatch {
   const { docker, log } = opts;
-  const table = new Map<string, ContainerInfo>();
+  const table = new Table();
   /**
    * The engine answers list calls from a view that can lag its events by a moment: a list taken after an event may not
    * show it yet. What events said therefore wins over list answers until a list shows it; then the list is the truth.
@@ -359,7 +387,7 @@ export function createWatch(opts: WatchOptions): ContainerWatch {
   };
 
   return {
-    containers: () => (live ? [...table.values()] : null),
+    containers: () => (live ? table.rows() : null),
     version: () => (live ? engineVersion : null),
     sync(filter = {}) {
       if (filter.id) return snapshot({ id: [filter.id] }, (id) => id === filter.id);

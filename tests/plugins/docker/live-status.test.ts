@@ -2,6 +2,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, type TestServer } from '../../helpers/harness.ts';
+import type { DockerRuntime } from '../../../plugins/docker/types.ts';
 import { act, createStack } from '../stacks/helpers.ts';
 import { uniqueName, until } from './helpers.ts';
 import { engineProxy, startSecondEngine, type EngineProxy, type SecondEngine } from './second-engine.ts';
@@ -88,6 +89,26 @@ test('a container killed outside Dockwright shows as exited within 2 s, in the s
   assert.equal(started.status, 200, started.text);
   assert.equal(started.body.state, 'running');
   assert.equal((await stack()).status, 'running');
+});
+
+test('the status of the live table is worked out once for each change of it: reads between changes share it, frozen', async () => {
+  const runtime = s.app.apis.docker as DockerRuntime;
+  await quiet(300);
+  const first = (await runtime.status([name])).get(name)!;
+  const again = (await runtime.status([name, 'no-such-stack'])).get(name)!;
+  assert.equal(again, first, 'no change between the reads: the same services');
+  assert.ok(Object.isFrozen(first) && Object.isFrozen(first[0]) && Object.isFrozen(first[0].containers) && Object.isFrozen(first[0].containers[0]));
+  assert.throws(() => { (first[0].containers[0] as { state: string }).state = 'exited'; }, TypeError);
+  assert.deepEqual((await runtime.status(['no-such-stack'])).get('no-such-stack'), []);
+
+  const plain = first.find((x) => x.service === 'plain')!.containers[0];
+  await engine.docker.getContainer(plain.id).kill();
+  await until(async () => (await runtime.status([name])).get(name)!.find((x) => x.service === 'plain')!.containers[0].state === 'exited', 2000, 'the kill to show', 20);
+  const after = (await runtime.status([name])).get(name)!;
+  assert.notEqual(after, first, 'a change of the table: worked out anew');
+  assert.equal(first.find((x) => x.service === 'plain')!.containers[0].state, 'running', 'what an earlier read got is left as it was');
+  await engine.docker.getContainer(plain.id).start();
+  await until(async () => (await stack()).status === 'running', 2000, 'plain to run again', 20);
 });
 
 test('a list answer taken before an event but arriving after it never undoes what the event said', async () => {
