@@ -17,6 +17,17 @@ const columns = 'id, type, resource, serial_key, status, input, output, result, 
 /** a deploy's output runs to kilobytes: a list of stacks shows none of it */
 const withoutOutput = columns.replace('output', "'' AS output");
 const doneStatuses = new Set(['succeeded', 'failed', 'canceled']);
+/** how many finished jobs getMany keeps in memory: the last two jobs of 500 stacks, about half a megabyte */
+const settledKept = 1000;
+
+/** a value and everything in it made read-only */
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}
 
 /**
  * The UPDATE of a claim, its values quoted in (it shares a round trip with the advisory lock, so it takes no parameters):
@@ -84,6 +95,12 @@ export class JobRunner implements JobsApi {
   private readonly defs = new Map<string, { def: JobDef<TSchema>; check: Check }>();
   private readonly finished = new EventEmitter().setMaxListeners(0);
   private readonly running = new Map<string, AbortController>();
+  /**
+   * Finished jobs without their output, the latest thousand asked for. A finished job never changes again (every
+   * update of a job is conditioned on it being queued or running), so what is kept here is never stale: lists that show
+   * each resource's last jobs (a page of stacks) ask the database only about the jobs still under way.
+   */
+  private readonly settled = new Map<string, Job>();
   private readonly canceled = new Set<string>();
   private readonly finishing: Finish[] = [];
   private readonly inserts: { values: unknown[]; resolve(row: JobRow): void; reject(err: unknown): void }[] = [];
@@ -204,11 +221,30 @@ export class JobRunner implements JobsApi {
     return rows[0] ? toJob(rows[0]) : null;
   }
 
+  /** without output, finished jobs come from memory (see `settled`): only those still under way, or not seen lately, are read */
   async getMany(ids: readonly string[], opts: { output?: boolean } = {}): Promise<Map<string, Job>> {
+    const found = new Map<string, Job>();
     const valid = ids.filter((id) => /^[0-9a-f-]{36}$/i.test(id));
-    if (!valid.length) return new Map();
-    const { rows } = await this.db.query<JobRow>(`SELECT ${opts.output === false ? withoutOutput : columns} FROM jobs WHERE id = ANY($1::uuid[])`, [valid]);
-    return new Map(rows.map((r) => [r.id, toJob(r)]));
+    const output = opts.output !== false;
+    const asked = output ? valid : valid.filter((id) => {
+      const job = this.settled.get(id);
+      if (job) found.set(id, job);
+      return !job;
+    });
+    if (!asked.length) return found;
+    const { rows } = await this.db.query<JobRow>(`SELECT ${output ? columns : withoutOutput} FROM jobs WHERE id = ANY($1::uuid[])`, [asked]);
+    for (const row of rows) {
+      const job = toJob(row);
+      if (!output && job.done) this.settle(job);
+      found.set(job.id, job);
+    }
+    return found;
+  }
+
+  /** keeps a finished job (frozen: every caller shares it), forgetting the oldest kept past the bound */
+  private settle(job: Job): void {
+    if (this.settled.size >= settledKept) this.settled.delete(this.settled.keys().next().value!);
+    this.settled.set(job.id, deepFreeze(job));
   }
 
   async open(resource: string): Promise<Job[]> {

@@ -168,3 +168,26 @@ test('a claim reads the queued jobs through their own index, however long the hi
     await s.app.db.query(`DELETE FROM jobs WHERE actor->>'name' = 'history'`);
   }
 });
+
+test('getMany without output reads a finished job from the database once, shared and frozen; a job under way every time', async () => {
+  const jobs = s.app.jobs;
+  const running = await startJob({ ms: 800 });
+  await eventually(async () => (await jobs.getMany([running.id], { output: false })).get(running.id)?.status === 'running');
+  // the table changed behind the runner's back: a job under way is read again each time, so the change shows
+  await s.app.db.query(`UPDATE jobs SET resource = 'moved' WHERE id = $1`, [running.id]);
+  assert.equal((await jobs.getMany([running.id], { output: false })).get(running.id)!.resource, 'moved');
+
+  assert.equal((await s.api('GET', `/api/v1/jobs/${running.id}/wait?timeout=30`)).body.status, 'succeeded');
+  const done = (await jobs.getMany([running.id], { output: false })).get(running.id)!;
+  assert.equal(done.status, 'succeeded');
+  assert.equal(done.output, '', 'without output');
+  assert.ok(Object.isFrozen(done) && Object.isFrozen(done.actor), 'every caller shares it');
+  assert.throws(() => { (done as { status: string }).status = 'failed'; }, TypeError);
+  // a finished job never changes again: the second read is answered from memory (this change, outside every rule, is not seen)
+  await s.app.db.query(`UPDATE jobs SET error = 'changed behind the runner' WHERE id = $1`, [running.id]);
+  const [again, other] = await Promise.all([jobs.getMany([running.id, randomUUID(), 'not-an-id'], { output: false }), jobs.getMany([running.id])]);
+  assert.equal(again.get(running.id), done);
+  assert.equal(again.size, 1);
+  assert.equal(other.get(running.id)!.error, 'changed behind the runner', 'with output it is read from the database');
+  assert.match(other.get(running.id)!.output, /done/);
+});
