@@ -10,6 +10,12 @@ export class RateDecision {
     private readonly policyHeader: string,
   ) {}
 
+  /** the headers added to a flat name, value list (what the HTTP server hands node:http); a refusal's Retry-After unless left out */
+  addTo(head: string[], retryAfter = true): void {
+    head.push('RateLimit-Policy', this.policyHeader, 'RateLimit', `"${this.policy}";r=${this.remaining};t=${this.reset}`);
+    if (retryAfter && !this.allowed) head.push('Retry-After', String(this.reset));
+  }
+
   get headers(): Record<string, string> {
     const headers: Record<string, string> = { 'RateLimit-Policy': this.policyHeader, RateLimit: `"${this.policy}";r=${this.remaining};t=${this.reset}` };
     if (!this.allowed) headers['Retry-After'] = String(this.reset);

@@ -48,18 +48,29 @@ export interface HttpDeps {
 
 type Req = IncomingMessage & { params: Record<string, string>; query: Record<string, unknown>; path: string };
 
-const noHeaders: Record<string, string> = Object.freeze({}) as Record<string, string>;
 const anonymous: Principal = Object.freeze({ actor: { kind: 'system' as const, name: 'anonymous' }, role: null, scopes: [], can: () => false });
 const unauthorizedHeaders = { 'WWW-Authenticate': 'Bearer realm="dockwright"' };
+
+/** headers as node:http takes them in one writeHead: a flat list of names and values */
+type Head = string[];
+
+/** `headers` added to `head`; one of the same name already there is replaced (a 429's Retry-After, a reply's own ETag) */
+function headOf(headers: Record<string, string>, head: Head = []): Head {
+  for (const name in headers) {
+    let i = 0;
+    while (i < head.length && head[i] !== name) i += 2;
+    head[i] = name;
+    head[i + 1] = headers[name];
+  }
+  return head;
+}
 
 /**
  * Writes a whole answer. Its status line and headers go to node:http in one writeHead with a flat list, which skips
  * the per-header bookkeeping of setHeader; nothing else sets headers on an API answer before this.
  */
-function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = noHeaders, type = 'application/json'): void {
+function send(res: ServerResponse, status: number, body: unknown, head: Head, type = 'application/json'): void {
   if (res.headersSent) { res.end(); return; }
-  const head: string[] = [];
-  for (const k in headers) head.push(k, headers[k]);
   if (body === undefined || status === 204) {
     res.writeHead(status, head);
     res.end();
@@ -73,8 +84,9 @@ function send(res: ServerResponse, status: number, body: unknown, headers: Recor
   res.end(text);
 }
 
-export function sendProblem(res: ServerResponse, p: Problem, instance?: string, headers: Record<string, string> = {}): void {
-  send(res, p.status, p.toJSON(instance), { ...headers, ...p.headers }, 'application/problem+json');
+/** a problem answer; `head` holds what every answer of its route carries (request id, rate limit) */
+export function sendProblem(res: ServerResponse, p: Problem, instance?: string, head: Head = []): void {
+  send(res, p.status, p.toJSON(instance), headOf(p.headers ?? {}, head), 'application/problem+json');
 }
 
 function bearerOf(req: IncomingMessage): string | undefined {
@@ -178,14 +190,15 @@ export function createHttpServer(deps: HttpDeps): Server {
     if (!path.startsWith('/api/') && deps.web?.(req, res)) return;
     // the REST API answers with its rate-limit headers everywhere, unknown routes included; an unverified bearer buys no budget of its own
     const ip = deps.clients.address(req);
-    const headers = path.startsWith('/api/v1/') ? deps.limiter.hit(`a:${ip}`).headers : {};
-    delete headers['Retry-After'];
+    const head: Head = [];
+    // an unknown route is never refused for the rate: the headers tell the budget, without a Retry-After
+    if (path.startsWith('/api/v1/')) deps.limiter.hit(`a:${ip}`).addTo(head, false);
     const allowed = methods.filter((m) => router.find(m, path));
     if (allowed.length) {
-      sendProblem(res, problem(405, `${req.method} is not allowed on ${path}; it answers ${allowed.join(', ')}`), path, { ...headers, Allow: allowed.join(', ') });
+      sendProblem(res, problem(405, `${req.method} is not allowed on ${path}; it answers ${allowed.join(', ')}`), path, head.concat('Allow', allowed.join(', ')));
       return;
     }
-    sendProblem(res, problem(404, `no route for ${req.method} ${path}`), path, headers);
+    sendProblem(res, problem(404, `no route for ${req.method} ${path}`), path, head);
   };
 
   /** 429 before any lookup: this address failed to authenticate too often */
@@ -197,10 +210,10 @@ export function createHttpServer(deps: HttpDeps): Server {
   }
 
   /** what every answer of a route carries, success or problem: its request id and the rate limit it was counted against */
-  function answerHeaders(requestId: string, rate: RateDecision | undefined): Record<string, string> {
-    const headers: Record<string, string> = { 'X-Request-Id': requestId };
-    if (rate) Object.assign(headers, rate.headers);
-    return headers;
+  function answerHead(requestId: string, rate: RateDecision | undefined): Head {
+    const head: Head = ['X-Request-Id', requestId];
+    rate?.addTo(head);
+    return head;
   }
 
   async function handle(entry: CompiledRoute, req: Req, res: ServerResponse): Promise<void> {
@@ -286,18 +299,16 @@ export function createHttpServer(deps: HttpDeps): Server {
 
       let status = route.status ?? (out === undefined ? 204 : 200);
       let payload: unknown = out;
-      const headers = answerHeaders(requestId, rate);
+      const head = answerHead(requestId, rate);
       if (isReply(out)) {
         status = out.status;
         payload = out.body;
-        Object.assign(headers, out.headers);
+        if (out.headers) headOf(out.headers, head);
         if (out.stream) {
           const stream = out.stream;
           // the client may have left while the handler ran: a follow stream would otherwise live on
           if (gone(req, res)) { stream.destroy(); return; }
-          res.statusCode = status;
-          for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
-          res.setHeader('Content-Type', out.contentType ?? 'application/octet-stream');
+          res.writeHead(status, head.concat('Content-Type', out.contentType ?? 'application/octet-stream'));
           pipeline(stream, res).catch((err: NodeJS.ErrnoException) => {
             if (err.code !== 'ERR_STREAM_PREMATURE_CLOSE') log.warn({ err, requestId }, 'stream failed');
           });
@@ -306,13 +317,13 @@ export function createHttpServer(deps: HttpDeps): Server {
       } else if (route.page && out && typeof out === 'object' && 'items' in out) {
         const page = out as Page<unknown>;
         payload = page.items;
-        if (page.next) headers.Link = pageLink(req, page.next, call.page.limit);
+        if (page.next) head.push('Link', pageLink(req, page.next, call.page.limit));
       }
       const rev = (payload as { revision?: unknown } | null)?.revision;
-      if (typeof rev === 'number' && status < 300 && !headers.ETag) headers.ETag = `"${rev}"`;
+      if (typeof rev === 'number' && status < 300 && !(isReply(out) && out.headers?.ETag)) head.push('ETag', `"${rev}"`);
       // recorded before the answer leaves: whoever reads the log after a write finds the write in it
       if (route.method !== 'GET') await recordActivity(entry, principal, params, status < 400 ? 'ok' : 'failed');
-      send(res, status, payload, headers);
+      send(res, status, payload, head);
     } catch (err) {
       const p = isProblem(err) ? err : toProblem(err, requestId);
       // a token (or webhook signature) that failed verification counts against the caller's address
@@ -320,7 +331,7 @@ export function createHttpServer(deps: HttpDeps): Server {
       if (!isProblem(err)) log.error({ err, requestId, route: `${route.method} ${entry.fullPath}` }, 'request failed');
       // refused webhook calls are activity too; the REST API's 401 and 429 are noise an attacker could flood it with
       if (route.method !== 'GET' && (route.actionToken || (p.status !== 401 && p.status !== 429))) await recordActivity(entry, principal, req.params, p.status === 403 ? 'refused' : 'failed', p.status);
-      sendProblem(res, p, req.path, answerHeaders(requestId, rate));
+      sendProblem(res, p, req.path, answerHead(requestId, rate));
     }
   }
 
