@@ -225,7 +225,10 @@ export interface JobsApi {
   wait(id: string, timeoutMs: number): Promise<Job | null>;
   /** the newest job of a type for a resource. */
   latest(type: string, resource: string): Promise<Job | null>;
-  /** several jobs by id in one query (unknown ids are left out). `output: false`: their output is left empty (''), for lists that show none. */
+  /**
+   * several jobs by id in one query (unknown ids are left out). `output: false`: their output is left empty (''), for lists
+   * that show none; finished jobs then come from memory once read, frozen (shared by every caller: copy to change one).
+   */
   getMany(ids: readonly string[], opts?: { output?: boolean }): Promise<Map<string, Job>>;
   /** the jobs of a resource that are queued or running, oldest first. */
   open(resource: string): Promise<Job[]>;

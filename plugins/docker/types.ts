@@ -191,7 +191,8 @@ export interface DockerRuntime {
   volumes(name: string): Promise<{ name: string; driver: string; mountpoint: string }[]>;
   /**
    * The containers of these projects (this installation's). Like `containers`, from memory while the engine's events
-   * stream is followed, else ONE list call for all projects; never sizes.
+   * stream is followed, else ONE list call for all projects; never sizes. The lists are frozen: reads share them until
+   * the live table changes.
    */
   status(names: readonly string[]): Promise<Map<string, readonly ServiceStatus[]>>;
   /**
