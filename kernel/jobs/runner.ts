@@ -17,7 +17,7 @@ const columns = 'id, type, resource, serial_key, status, input, output, result, 
 /** a deploy's output runs to kilobytes: a list of stacks shows none of it */
 const withoutOutput = columns.replace('output', "'' AS output");
 const doneStatuses = new Set(['succeeded', 'failed', 'canceled']);
-/** how many finished jobs getMany keeps in memory: the last two jobs of 500 stacks, about half a megabyte */
+/** how many finished jobs getMany keeps in memory: the last two jobs of 500 stacks, about 1.5 MB when full */
 const settledKept = 1000;
 
 /** a value and everything in it made read-only */
