@@ -16,9 +16,12 @@ export class RateDecision {
     if (retryAfter && !this.allowed) head.push('Retry-After', String(this.reset));
   }
 
+  /** the same headers as an object (a problem's own headers) */
   get headers(): Record<string, string> {
-    const headers: Record<string, string> = { 'RateLimit-Policy': this.policyHeader, RateLimit: `"${this.policy}";r=${this.remaining};t=${this.reset}` };
-    if (!this.allowed) headers['Retry-After'] = String(this.reset);
+    const head: string[] = [];
+    this.addTo(head);
+    const headers: Record<string, string> = {};
+    for (let i = 0; i < head.length; i += 2) headers[head[i]] = head[i + 1];
     return headers;
   }
 }

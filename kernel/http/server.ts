@@ -308,7 +308,8 @@ export function createHttpServer(deps: HttpDeps): Server {
           const stream = out.stream;
           // the client may have left while the handler ran: a follow stream would otherwise live on
           if (gone(req, res)) { stream.destroy(); return; }
-          res.writeHead(status, head.concat('Content-Type', out.contentType ?? 'application/octet-stream'));
+          head.push('Content-Type', out.contentType ?? 'application/octet-stream');
+          res.writeHead(status, head);
           pipeline(stream, res).catch((err: NodeJS.ErrnoException) => {
             if (err.code !== 'ERR_STREAM_PREMATURE_CLOSE') log.warn({ err, requestId }, 'stream failed');
           });

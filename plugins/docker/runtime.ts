@@ -7,7 +7,7 @@ import { createClient, reasonOf, statusOf } from './client.ts';
 import { loadCompose } from './compose/load.ts';
 import { deployProject } from './deploy.ts';
 import { builtImageId, imageId, pullImage, pushImage, type ImageDeps } from './images.ts';
-import { filterFor, label, ownershipOf } from './labels.ts';
+import { filterFor, ownershipOf } from './labels.ts';
 import { removeVolumes, takeDown } from './resources.ts';
 import { engineState, projectStatus, publishedPorts, servicesOfProjects } from './status.ts';
 import { projectNamePattern } from './compose/load.ts';
@@ -116,13 +116,12 @@ export function createRuntime(opts: RuntimeOptions): DockerRuntime {
     async status(names) {
       if (!names.length) return new Map();
       const rows = opts.watch?.containers();
-      if (rows) {
-        if (derived?.rows !== rows) derived = { rows, projects: projectStatus(rows.filter(ours)) };
-        return servicesOfProjects(derived.projects, names);
+      if (!rows) {
+        const list = await docker.listContainers({ all: true, size: false, filters: names.length === 1 ? filterFor.project(names[0]) : filterFor.managed() });
+        return servicesOfProjects(projectStatus(list.filter(ours)), names);
       }
-      const wanted = new Set(names);
-      const list = await docker.listContainers({ all: true, size: false, filters: names.length === 1 ? filterFor.project(names[0]) : filterFor.managed() });
-      return servicesOfProjects(projectStatus(list.filter((c) => wanted.has(c.Labels?.[label.project]) && ours(c))), names);
+      if (derived?.rows !== rows) derived = { rows, projects: projectStatus(rows.filter(ours)) };
+      return servicesOfProjects(derived.projects, names);
     },
     /**
      * The containers a read may show (this installation's and those not made by Dockwright) that the filter accepts. From
