@@ -25,7 +25,7 @@ export function ensureRequestMigration(turnOn: boolean, path = migrateRequestsPa
   if (!turnOn) return { state: 'off', note: `${risk}: ${howTo}` };
   try {
     writeFileSync(path, '1\n');
-    return { state: 'on', note: 'Dockwright switched on net.ipv4.tcp_migrate_req so that edge reloads reset no connection' };
+    return { state: 'on', note: 'Dockwright switched on net.ipv4.tcp_migrate_req so that edge reloads hand queued connections to the new listener instead of resetting them' };
   } catch (err) {
     return { state: 'off', note: `${risk} (switching on net.ipv4.tcp_migrate_req failed: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}): ${howTo}` };
   }
