@@ -218,9 +218,9 @@ export async function boot(opts: BootOptions): Promise<Running> {
     });
     // finishes and cancels of jobs on other instances: a wait here answers at once, a cancel reaches the job's instance
     const unlistenJobs = await app.db.listen(jobsDoneChannel, {
-      notify: (payload) => void app.jobs.remoteFinished(payload ?? ''),
+      notify: (payload) => void app.jobs.announced(payload ?? ''),
       down: () => undefined,
-      up: () => void app.jobs.remoteFinished(),
+      up: () => void app.jobs.announced(),
     });
     const unlistenCancels = await app.db.listen(jobsCancelChannel, {
       notify: (payload) => { if (payload) app.jobs.abortHere(payload); },

@@ -4,6 +4,7 @@ import pg from 'pg';
 import { EventEmitter } from 'node:events';
 import { compareText, type Actor, type ActivityApi, type Db, type EnqueueOptions, type HeldLock, type Job, type JobDef, type JobHandle, type JobsApi, type Logger } from '../../sdk/index.ts';
 import { compileStrict, type Check } from '../http/validate.ts';
+import { Batcher } from './batch.ts';
 import { OutputBuffer, Redactor } from './output.ts';
 import type { TSchema } from '@sinclair/typebox';
 
@@ -103,8 +104,19 @@ export class JobRunner implements JobsApi {
   private readonly settled = new Map<string, Job>();
   private readonly canceled = new Set<string>();
   private readonly finishing: Finish[] = [];
-  private readonly inserts: { values: unknown[]; resolve(row: JobRow): void; reject(err: unknown): void }[] = [];
-  private inserting = false;
+  /** inserts of jobs: while one batch is written the next gathers */
+  private readonly inserts = new Batcher<unknown[], JobRow>(async (values) => {
+    const rows = await this.insertMany(values);
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return values.map((v) => byId.get(v[0] as string)!);
+  });
+  /** a wait's first look at its job (null for a malformed or unknown id): the waits begun together read their jobs in one query */
+  private readonly firstLooks = new Batcher<string, Job | null>(async (ids) => {
+    const jobs = await this.getMany(ids);
+    return ids.map((id) => jobs.get(id) ?? null);
+  });
+  /** the jobs whose finish is being written here: this instance announces them itself once committed */
+  private readonly announcing = new Set<string>();
   private claimLane?: Lane;
   private finishLane?: Lane;
   /** what runs or waits for its finish to be written */
@@ -163,39 +175,10 @@ export class JobRunner implements JobsApi {
         return { ...toJob((await insert(tx)).rows[0]), attached: false };
       });
     } else {
-      job = { ...toJob(await this.insertSoon([randomUUID(), type, options.resource ?? null, options.serialKey ?? null, JSON.stringify(input ?? null), JSON.stringify(options.actor)])), attached: false };
+      job = { ...toJob(await this.inserts.add([randomUUID(), type, options.resource ?? null, options.serialKey ?? null, JSON.stringify(input ?? null), JSON.stringify(options.actor)])), attached: false };
     }
     if (!job.attached) void this.pump();
     return job;
-  }
-
-  /** joins the next batch of inserts: while one batch is written the next gathers, so a burst costs a few commits, not one each */
-  private insertSoon(values: unknown[]): Promise<JobRow> {
-    return new Promise((resolve, reject) => {
-      this.inserts.push({ values, resolve, reject });
-      void this.flushInserts();
-    });
-  }
-
-  private async flushInserts(): Promise<void> {
-    if (this.inserting) return;
-    this.inserting = true;
-    try {
-      while (this.inserts.length) {
-        const batch = this.inserts.splice(0, 1000);
-        try {
-          const rows = await this.insertMany(batch.map((b) => b.values));
-          const byId = new Map(rows.map((r) => [r.id, r]));
-          for (const b of batch) b.resolve(byId.get(b.values[0] as string)!);
-        } catch (err) {
-          if (batch.length === 1) { batch[0].reject(err); continue; }
-          // one value the database refuses must not fail the others: each alone
-          for (const b of batch) await this.insertMany([b.values]).then(([row]) => b.resolve(row), b.reject);
-        }
-      }
-    } finally {
-      this.inserting = false;
-    }
   }
 
   private async insertMany(values: unknown[][]): Promise<JobRow[]> {
@@ -273,7 +256,7 @@ export class JobRunner implements JobsApi {
       this.finished.once(id, listener);
     });
     try {
-      const now = await this.get(id);
+      const now = await this.firstLooks.add(id);
       if (!now || now.done) return now;
       return (await finished) ?? (await this.get(id));
     } finally {
@@ -311,12 +294,14 @@ export class JobRunner implements JobsApi {
   }
 
   /**
-   * Another instance announced finished jobs: the waits here for them answer now. While that channel is down (and once when
-   * it is back) every wait re-reads its job instead.
+   * Finished jobs were announced (by any instance, this one too): the waits here for them answer now. While that channel
+   * is down (and once when it is back) every wait re-reads its job instead. What this instance is finishing it announces
+   * itself once its commit returns.
    */
-  async remoteFinished(payload?: string): Promise<void> {
-    const waited = new Set(this.finished.eventNames().map(String));
-    const ids = payload === undefined ? [...waited] : payload.split(',').filter((id) => waited.has(id));
+  async announced(payload?: string): Promise<void> {
+    const ids = payload === undefined
+      ? this.finished.eventNames().map(String)
+      : payload.split(',').filter((id) => !this.announcing.has(id) && this.finished.listenerCount(id) > 0);
     if (!ids.length) return;
     const jobs = await this.getMany(ids).catch(() => new Map<string, Job>());
     for (const job of jobs.values()) if (job.done) this.finished.emit(job.id, job);
@@ -485,16 +470,21 @@ export class JobRunner implements JobsApi {
     try {
       while (this.finishing.length) {
         const done = this.finishing.splice(0);
+        for (const d of done) this.announcing.add(d.row.id);
         let rows: JobRow[];
         try {
           this.finishLane ??= await this.openLane();
-          rows = await this.finishLane.tx((tx) => this.finish(tx, done));
+          rows = await this.finish(this.finishLane, done);
         } catch (err) {
           this.finishLane?.release(true);
           this.finishLane = undefined;
+          for (const d of done) this.announcing.delete(d.row.id);
+          // the commit may have happened with only its answer lost: the waits read their jobs again
+          void this.announced(done.map((d) => d.row.id).join(','));
           this.retryFinishes(done, err);
           continue;
         }
+        for (const d of done) this.announcing.delete(d.row.id);
         for (const row of rows) {
           const job = toJob(row);
           this.finished.emit(row.id, job);
@@ -547,9 +537,12 @@ export class JobRunner implements JobsApi {
     return rows.sort((a, b) => compareText(a.created_at, b.created_at));
   }
 
-  /** the finishes of a round and their activity entries in one statement: a job is never done without its record */
-  private async finish(tx: Db, done: Finish[]): Promise<JobRow[]> {
-    const { rows } = await tx.query<JobRow>(
+  /**
+   * The finishes of a round and their activity entries in one statement, so in one transaction of its own (one round trip,
+   * no BEGIN and COMMIT around it): a job is never done without its record.
+   */
+  private async finish(lane: Db, done: Finish[]): Promise<JobRow[]> {
+    const { rows } = await lane.query<JobRow>(
       `WITH f AS (
          SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::jsonb[], $5::text[], $6::jsonb[]) AS f(id, status, output, result, error, detail)
        ), done AS (

@@ -191,3 +191,54 @@ test('getMany without output reads a finished job from the database once, shared
   assert.equal(other.get(running.id)!.error, 'changed behind the runner', 'with output it is read from the database');
   assert.match(other.get(running.id)!.output, /done/);
 });
+
+/** the statements that read jobs by id, counted while `during` runs (the runner queries through the app's database) */
+async function jobReads<T>(during: () => Promise<T>): Promise<{ out: T; reads: number }> {
+  const db = s.app.db;
+  const real = db.query;
+  let reads = 0;
+  db.query = ((sql: string, params?: unknown[]) => {
+    if (/FROM jobs WHERE id (= \$1|= ANY)/.test(sql)) reads++;
+    return real.call(db, sql, params);
+  }) as typeof db.query;
+  try {
+    return { out: await during(), reads };
+  } finally {
+    db.query = real;
+  }
+}
+
+test('waits begun together read their jobs in one query, and the finishes this instance announces cost no read', async () => {
+  const started = await Promise.all(Array.from({ length: 12 }, () => startJob({ ms: 300 })));
+  const { out, reads } = await jobReads(() => Promise.all(started.map((j) => s.app.jobs.wait(j.id, 30_000))));
+  assert.deepEqual(out.map((j) => j?.status), started.map(() => 'succeeded'));
+  assert.deepEqual(out.map((j) => j?.id), started.map((j) => j.id));
+  // the first wait reads alone, the eleven begun meanwhile together; the finishes wake them without another read
+  assert.ok(reads <= 2, `${reads} reads for 12 waits`);
+  assert.equal(await s.app.jobs.wait('not-an-id', 1000), null);
+  assert.equal(await s.app.jobs.wait(randomUUID(), 1000), null);
+});
+
+test('a finish committed with its answer lost still wakes its wait at once', async () => {
+  const jobs = s.app.jobs as unknown as { finishLane?: { query: (...args: unknown[]) => Promise<unknown> } };
+  await s.api('GET', `/api/v1/jobs/${(await startJob({ ms: 10 })).id}/wait?timeout=30`); // the finish connection is open
+  const lane = jobs.finishLane!;
+  const real = lane.query;
+  lane.query = async (...args: unknown[]) => {
+    await real.apply(lane, args);
+    lane.query = real;
+    // the announcement of the commit arrives meanwhile, while the finish still counts as this instance's own
+    await new Promise((r) => setTimeout(r, 300));
+    throw new Error('connection lost after the commit');
+  };
+  const job = await startJob({ ms: 200 });
+  const t0 = Date.now();
+  const waited = await s.api('GET', `/api/v1/jobs/${job.id}/wait?timeout=10`);
+  assert.equal(waited.body.status, 'succeeded');
+  assert.ok(Date.now() - t0 < 2000, `answered after ${Date.now() - t0} ms`);
+  // the retried finish finds the job done and writes nothing twice
+  await new Promise((r) => setTimeout(r, 800));
+  const { rows } = await s.app.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM activity WHERE detail->>'jobId' = $1`, [job.id]);
+  assert.equal(rows[0].n, 1);
+  assert.equal((await s.app.jobs.get(job.id))!.status, 'succeeded');
+});
