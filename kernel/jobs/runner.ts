@@ -194,9 +194,7 @@ export class JobRunner implements JobsApi {
   }
 
   async get(id: string): Promise<Job | null> {
-    if (!/^[0-9a-f-]{36}$/i.test(id)) return null;
-    const { rows } = await this.db.query<JobRow>(`SELECT ${columns} FROM jobs WHERE id = $1`, [id]);
-    return rows[0] ? toJob(rows[0]) : null;
+    return (await this.getMany([id])).get(id) ?? null;
   }
 
   async latest(type: string, resource: string): Promise<Job | null> {
@@ -470,21 +468,19 @@ export class JobRunner implements JobsApi {
     try {
       while (this.finishing.length) {
         const done = this.finishing.splice(0);
-        for (const d of done) this.announcing.add(d.row.id);
+        const ids = done.map((d) => d.row.id);
+        for (const id of ids) this.announcing.add(id);
         let rows: JobRow[];
         try {
-          this.finishLane ??= await this.openLane();
-          rows = await this.finish(this.finishLane, done);
+          rows = await this.finish(done).finally(() => { for (const id of ids) this.announcing.delete(id); });
         } catch (err) {
           this.finishLane?.release(true);
           this.finishLane = undefined;
-          for (const d of done) this.announcing.delete(d.row.id);
           // the commit may have happened with only its answer lost: the waits read their jobs again
-          void this.announced(done.map((d) => d.row.id).join(','));
+          void this.announced(ids.join(','));
           this.retryFinishes(done, err);
           continue;
         }
-        for (const d of done) this.announcing.delete(d.row.id);
         for (const row of rows) {
           const job = toJob(row);
           this.finished.emit(row.id, job);
@@ -541,7 +537,8 @@ export class JobRunner implements JobsApi {
    * The finishes of a round and their activity entries in one statement, so in one transaction of its own (one round trip,
    * no BEGIN and COMMIT around it): a job is never done without its record.
    */
-  private async finish(lane: Db, done: Finish[]): Promise<JobRow[]> {
+  private async finish(done: Finish[]): Promise<JobRow[]> {
+    const lane = this.finishLane ??= await this.openLane();
     const { rows } = await lane.query<JobRow>(
       `WITH f AS (
          SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::jsonb[], $5::text[], $6::jsonb[]) AS f(id, status, output, result, error, detail)

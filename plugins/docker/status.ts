@@ -36,7 +36,11 @@ export function projectStatus(list: readonly ContainerInfo[]): Map<string, reado
   }
   for (const services of found.values()) {
     services.sort((a, b) => compareText(a.service, b.service));
-    for (const s of services) Object.freeze(Object.freeze(s).containers.sort((a, b) => compareText(a.name, b.name)));
+    for (const s of services) {
+      s.containers.sort((a, b) => compareText(a.name, b.name));
+      Object.freeze(s.containers);
+      Object.freeze(s);
+    }
     Object.freeze(services);
   }
   return found;
