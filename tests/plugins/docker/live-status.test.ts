@@ -114,20 +114,26 @@ test('the status of the live table is worked out once for each change of it: rea
 test('a list answer taken before an event but arriving after it never undoes what the event said', async () => {
   const plain = (await containers()).find((c) => c.service === 'plain')!;
   assert.equal(plain.state, 'running');
-  proxy.delayLists(600);
+  // the refreshes after the last test's events are done: the first list call from now on is the start's
+  await quiet(300);
+  const lists = proxy.holdLists();
   proxy.requests.length = 0;
   try {
-    // the start changes nothing; the list call after it is answered by the engine now (running) but reaches the service late
+    // the start changes nothing; the list call after it is answered by the engine now (running) but held back
     const answer = s.api('POST', `/api/v1/containers/${plain.id}/start`);
     await until(async () => proxy.requests.some((r) => r.startsWith(`GET /containers/json`) && r.includes(plain.id)), 2000, 'the list call to be made', 10);
     await engine.docker.getContainer(plain.id).kill();
+    // the death is known from its event before the old answer arrives (however long the engine took to kill)
+    await until(async () => (await stateOf('plain')).state === 'exited', 5000, 'the kill to show', 20);
+    // only the old answer arrives: the lists the event and the old answer call for are held still
+    lists.send(new RegExp(plain.id));
     assert.equal((await answer).status, 200);
     for (let i = 0; i < 10; i++) {
       assert.equal((await stateOf('plain')).state, 'exited', 'the late answer must not bring "running" back');
       await new Promise((r) => setTimeout(r, 50));
     }
   } finally {
-    proxy.delayLists(0);
+    lists.stop();
   }
   await engine.docker.getContainer(plain.id).start();
   await until(async () => (await stack()).status === 'running', 2000, 'plain to run again', 20);

@@ -88,29 +88,39 @@ export interface EngineProxy {
   requests: string[];
   /** pass: events flow; refuse: events connections are closed (and open ones cut); mute: they stay open but carry nothing */
   events(mode: 'pass' | 'refuse' | 'mute'): void;
-  /** holds back the answers to container list calls this long: the engine computes them at once, they arrive late */
-  delayLists(ms: number): void;
+  /**
+   * Holds back the answers to the container list calls made from now on: the engine computes them at once, they arrive
+   * late. `send` lets through the answers (held, or still to come) of the held calls whose request line matches; `stop`
+   * lets every answer through and holds no more.
+   */
+  holdLists(): { send(request: RegExp): void; stop(): void };
   close(): Promise<void>;
 }
+
+interface Held { request: string; writes: (() => void)[]; through: boolean }
 
 /** a unix socket in front of an engine's socket that records each request line and can cut or mute the events stream */
 export async function engineProxy(target: string): Promise<EngineProxy> {
   const socketPath = join(tmpdir(), `dw-proxy-${randomBytes(4).toString('hex')}.sock`);
   const requests: string[] = [];
   let mode: 'pass' | 'refuse' | 'mute' = 'pass';
-  let listDelay = 0;
+  /** while lists are held: each held call's answer, as the writes of its chunks so far, until it is let through */
+  let holding: Held[] | null = null;
   const eventSockets = new Set<Socket>();
   const all = new Set<Socket>();
   const server = createServer((client) => {
     all.add(client);
     const upstream = connect(target);
     let isEvents = false;
-    let isList = false;
+    /** this connection's list call being held (one call at a time on a connection) */
+    let current: Held | undefined;
     const end = () => { client.destroy(); upstream.destroy(); eventSockets.delete(client); all.delete(client); };
     client.on('data', (chunk) => {
       for (const m of chunk.toString('latin1').matchAll(/^(GET|POST|PUT|DELETE|HEAD) (\S+) HTTP\/1\.[01]\r$/gm)) {
         requests.push(`${m[1]} ${m[2]}`);
-        isList = /^\/(v[\d.]+\/)?containers\/json\b/.test(m[2]);
+        const isList = /^\/(v[\d.]+\/)?containers\/json\b/.test(m[2]);
+        current = undefined;
+        if (isList && holding) holding.push(current = { request: `${m[1]} ${m[2]}`, writes: [], through: false });
         if (/^\/(v[\d.]+\/)?events\b/.test(m[2])) isEvents = true;
       }
       if (isEvents && mode === 'refuse') return end();
@@ -119,8 +129,7 @@ export async function engineProxy(target: string): Promise<EngineProxy> {
     });
     upstream.on('data', (chunk) => {
       if (isEvents && mode === 'mute') return;
-      const delay = isList ? listDelay : 0;
-      if (delay) setTimeout(() => client.write(chunk), delay);
+      if (current && !current.through) current.writes.push(() => client.write(chunk));
       else client.write(chunk);
     });
     client.on('error', end).on('close', end);
@@ -134,7 +143,20 @@ export async function engineProxy(target: string): Promise<EngineProxy> {
       mode = next;
       if (next === 'refuse') for (const s of eventSockets) s.destroy();
     },
-    delayLists(ms) { listDelay = ms; },
+    holdLists() {
+      const mine: Held[] = holding = [];
+      const through = (call: Held) => {
+        call.through = true;
+        for (const write of call.writes.splice(0)) write();
+      };
+      return {
+        send: (request) => mine.filter((call) => request.test(call.request)).forEach(through),
+        stop() {
+          if (holding === mine) holding = null;
+          mine.forEach(through);
+        },
+      };
+    },
     async close() {
       for (const s of all) s.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -48,13 +48,20 @@ test('the files at / : the app for page paths, hashed assets cached for good, gz
   assert.equal((await fetch(`${server.url}/`, { method: 'POST' })).status, 404, 'only GET and HEAD reach the files');
 });
 
-test('an expired session sends the browser back to the sign-in page', async () => {
-  const page = await signedIn(browser, server, 'sara');
-  await page.getByRole('heading', { name: 'Overview' }).waitFor();
+test('an expired session sends the browser back to the sign-in page: at the next click, or at the next refresh of a page that refreshes itself', async () => {
+  // the account page never refreshes itself: only the click can find the session gone
+  const clicking = await signedIn(browser, server, 'sara');
+  await clicking.goto('/account');
+  await clicking.getByRole('heading', { name: 'Account' }).waitFor();
+  // the overview asks for its data again every 5 s, and that answer finds the session gone without any click
+  const waiting = await signedIn(browser, server, 'sara');
+  await waiting.getByRole('heading', { name: 'Overview' }).waitFor();
   await new Promise((r) => setTimeout(r, ttlMs + 300));
-  await page.getByRole('link', { name: 'Jobs' }).click();
-  await page.getByRole('heading', { name: 'Sign in to Dockwright' }).waitFor({ timeout: 10_000 });
-  await page.context().close();
+  await clicking.getByRole('link', { name: 'Jobs' }).click();
+  await clicking.getByRole('heading', { name: 'Sign in to Dockwright' }).waitFor({ timeout: 10_000 });
+  await waiting.getByRole('heading', { name: 'Sign in to Dockwright' }).waitFor({ timeout: 10_000 });
+  await clicking.context().close();
+  await waiting.context().close();
 });
 
 test('sign out everywhere ends the sessions of other browsers too', async () => {
