@@ -1,6 +1,7 @@
 // The HTTP pipeline end to end: OpenAPI, auth (401/403), validation (400/415/413), unknown routes (404), unexpected errors (500).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { connect } from 'node:net';
 import { call, startServer, type TestServer } from '../helpers/harness.ts';
 
 let s: TestServer;
@@ -173,4 +174,47 @@ test('every answer carries its request id and its rate limit, and a length that 
   assert.equal(removed.text, '');
   assert.match(removed.headers.get('x-request-id') ?? '', uuid);
   rateLimited(removed);
+});
+
+test('answers made in the same moment each reach their own caller: many connections at once, and requests pipelined on one', async () => {
+  // 40 callers at once on their own connections: every answer is the one its request asked for
+  const answers = await Promise.all(Array.from({ length: 40 }, async (_, i) => {
+    const path = i % 4 === 3 ? `/api/v1/probe/items/missing-${i}` : '/api/v1/me';
+    const res = await call(s.url, 'GET', path, { token: s.admin, headers: { 'x-request-id': `many-${i}` }, unchecked: true });
+    return { i, path, res };
+  }));
+  for (const { i, path, res } of answers) {
+    assert.equal(res.headers.get('x-request-id'), `many-${i}`);
+    if (path === '/api/v1/me') assert.equal(res.body.user.role, 'admin');
+    else assertProblem(res, 404);
+    assert.equal(Number(res.headers.get('content-length')), Buffer.byteLength(res.text));
+  }
+
+  // three requests written at once on one connection (HTTP/1.1 pipelining) are answered in their order, whole; the
+  // unknown route's answer carries its request id too
+  const socket = connect(Number(new URL(s.url).port), '127.0.0.1');
+  const request = (path: string, id: string) => `GET ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${s.admin}\r\nX-Request-Id: ${id}\r\n\r\n`;
+  socket.write(request('/api/v1/me', 'one') + request('/api/v1/no-such-route', 'two') + request('/api/v1/jobs?limit=1', 'three'));
+  let received = '';
+  const heads = await new Promise<string[]>((resolve, reject) => {
+    socket.on('error', reject);
+    socket.on('data', (chunk) => {
+      received += chunk.toString('utf8');
+      const complete: string[] = [];
+      let rest = received;
+      for (;;) {
+        const end = rest.indexOf('\r\n\r\n');
+        if (end < 0) break;
+        const head = rest.slice(0, end);
+        const length = Number(/content-length: (\d+)/i.exec(head)?.[1] ?? 0);
+        if (rest.length < end + 4 + length) break;
+        complete.push(head);
+        rest = rest.slice(end + 4 + length);
+      }
+      if (complete.length === 3) resolve(complete);
+    });
+  });
+  socket.destroy();
+  assert.deepEqual(heads.map((h) => /x-request-id: (\S+)/i.exec(h)?.[1]), ['one', 'two', 'three']);
+  assert.deepEqual(heads.map((h) => h.split(' ')[1]), ['200', '404', '200']);
 });
