@@ -127,7 +127,7 @@ export function coreRoutes(deps: CoreDeps): AnyRoute[] {
     }),
     defineRoute({
       method: 'POST', path: '/jobs/:id/cancel', scopes: ['jobs:cancel'],
-      summary: 'Cancel a job: a queued job at once (200), a running one is asked to stop (202)',
+      summary: 'Cancel a job: a queued job at once (200), a running one is asked to stop (202; 200 when it stopped before the answer)',
       params: JobId, response: JobSchema, status: 202, successes: [200], errors: [409],
       handler: async ({ params, principal }) => {
         await visibleJob(params.id, principal, 'act');
