@@ -129,6 +129,8 @@ export class JobRunner implements JobsApi {
   private tick?: NodeJS.Timeout;
   private renewTimer?: NodeJS.Timeout;
   private alive?: HeldLock | null;
+  /** taking the liveness lock again after its connection dropped: the renewals go on meanwhile */
+  private relocking?: Promise<void>;
   private renewing = false;
   /** this process: named on the jobs it runs */
   readonly instance = randomUUID();
@@ -348,7 +350,11 @@ export class JobRunner implements JobsApi {
     if (this.renewing) return;
     this.renewing = true;
     try {
-      if (!this.alive) await this.holdLiveness().catch(() => undefined);
+      // a new connection can take a while (a database that restarts, a busy host): the leases are renewed meanwhile,
+      // so that missing the lock alone never makes this live instance look gone to the others
+      if (!this.alive && !this.relocking) {
+        this.relocking = this.holdLiveness().catch(() => undefined).finally(() => { this.relocking = undefined; });
+      }
       const ids = [...this.running.keys()];
       if (ids.length) {
         const { rows } = await this.db.query<{ id: string }>(
@@ -416,6 +422,7 @@ export class JobRunner implements JobsApi {
     while ((this.claiming || this.flushing || this.finishing.length) && Date.now() < until) await new Promise((r) => setTimeout(r, 5));
     for (const lane of [this.claimLane, this.finishLane]) lane?.release();
     this.claimLane = this.finishLane = undefined;
+    await this.relocking;
     await this.alive?.release();
     this.alive = undefined;
   }

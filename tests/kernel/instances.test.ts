@@ -1,6 +1,7 @@
 // Two service instances (child processes) on one database: the per-token limit, jobs run once, a dead or frozen instance's job taken over, revocation everywhere at once.
 import { test, before, beforeEach, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { connect, createServer, type Socket } from 'node:net';
 import pg from 'pg';
 import { call, eventually, startChild, startServer, type TestServer } from '../helpers/harness.ts';
 import { hashToken } from '../../kernel/auth/tokens.ts';
@@ -13,13 +14,45 @@ const children: Child[] = [];
 const probe = (instance: string) => ({ probe: { path: 'tests/fixtures/probe-plugin/index.ts', options: { instance } } });
 
 /** an instance of its own on the shared database, with short leases so nothing waits for real */
-async function instance(name: string, jobs: Record<string, unknown> = {}): Promise<Child> {
+async function instance(name: string, jobs: Record<string, unknown> = {}, databaseUrl = s.databaseUrl): Promise<Child> {
   const child = await startChild({
-    databaseUrl: s.databaseUrl, dataDir: `${s.dataDir}-${name}`, plugins: probe(name),
+    databaseUrl, dataDir: `${s.dataDir}-${name}`, plugins: probe(name),
     jobs: { concurrency: 2, leaseMs: 1500, renewMs: 100, pollMs: 100, ...jobs }, log: { level: process.env.DW_CHILD_LOG ?? 'silent' },
   });
   children.push(child);
   return child;
+}
+
+/**
+ * The test database behind a loopback TCP proxy: while `slowMs` is above 0, a new connection waits that long before
+ * it reaches the database (a database that is restarting, a busy host); connections already open are not held up.
+ */
+async function slowToConnect(): Promise<{ url: string; slowMs: number; close(): void }> {
+  const target = new URL(s.databaseUrl);
+  const sockets = new Set<Socket>();
+  const proxy = {
+    url: '',
+    slowMs: 0,
+    close: () => { for (const socket of sockets) socket.destroy(); server.close(); },
+  };
+  const server = createServer((client) => {
+    client.pause();
+    sockets.add(client);
+    client.on('error', () => undefined).on('close', () => sockets.delete(client));
+    setTimeout(() => {
+      const upstream = connect(Number(target.port || 5432), target.hostname);
+      sockets.add(upstream);
+      upstream.on('error', () => client.destroy()).on('close', () => { sockets.delete(upstream); client.destroy(); });
+      client.on('close', () => upstream.destroy());
+      client.pipe(upstream).pipe(client);
+      client.resume();
+    }, proxy.slowMs);
+  });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const url = new URL(s.databaseUrl);
+  url.host = `127.0.0.1:${(server.address() as { port: number }).port}`;
+  proxy.url = url.toString();
+  return proxy;
 }
 
 async function query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
@@ -143,7 +176,9 @@ test('a frozen instance loses its lease: another takes the job over, and the tha
 });
 
 test('an instance whose liveness lock connection drops (a database restart, say) takes it again and keeps its job', async () => {
-  const a = await instance('relock-a', { concurrency: 1, leaseMs: 60_000, renewMs: 100 });
+  // renewals every 250 ms: b counts a gone after two missed ones (500 ms) without its lock
+  const database = await slowToConnect();
+  const a = await instance('relock-a', { concurrency: 1, leaseMs: 60_000, renewMs: 250 }, database.url);
   let b: Child | undefined;
   try {
     const job = (await call(a.url, 'POST', '/api/v1/probe/jobs', { token: admin, body: { ms: 60_000 } })).body;
@@ -151,18 +186,24 @@ test('an instance whose liveness lock connection drops (a database restart, say)
       const rows = await query<{ instance: string }>(`SELECT instance FROM jobs WHERE id = $1 AND status = 'running'`, [job.id]);
       return rows.length ? rows : undefined;
     }, 10_000, 'the job to run on a');
-    b = await instance('relock-b', { leaseMs: 60_000, renewMs: 100 });
+    b = await instance('relock-b', { leaseMs: 60_000, renewMs: 250 });
     const lockHolder = `SELECT l.pid FROM pg_locks l WHERE l.locktype = 'advisory' AND l.objsubid = 1 AND l.granted
       AND ((l.classid::bigint << 32) | l.objid::bigint) = hashtext('dockwright.instance:' || $1::text)::bigint`;
     const [{ pid }] = await query<{ pid: number }>(lockHolder, [owner]);
+    // a's new connection for the lock takes 1.5 s, six renewals: a goes on renewing its lease on the connections it
+    // has, so b, which checks every 250 ms, never finds a both without its lock and late
+    database.slowMs = 1500;
+    const droppedAt = Date.now();
     await query('SELECT pg_terminate_backend($1)', [pid]);
-    // a takes its lock again within a renewal or two, before b counts two missed renewals against it
-    await eventually(async () => (await query<{ pid: number }>(lockHolder, [owner])).some((r) => r.pid !== pid), 5000, 'a to hold its lock again');
+    await eventually(async () => (await query<{ pid: number }>(lockHolder, [owner])).some((r) => r.pid !== pid), 10_000, 'a to hold its lock again');
+    assert.ok(Date.now() - droppedAt >= 1500, 'the lock was taken again on a new connection, after its delay');
+    database.slowMs = 0;
     await new Promise((r) => setTimeout(r, 1000));
     assert.equal((await call(b.url, 'GET', `/api/v1/jobs/${job.id}`, { token: admin })).body.status, 'running');
   } finally {
     await a.kill('SIGKILL');
     await b?.kill('SIGTERM');
+    database.close();
   }
 });
 
