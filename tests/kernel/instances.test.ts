@@ -1,6 +1,7 @@
 // Two service instances (child processes) on one database: the per-token limit, jobs run once, a dead or frozen instance's job taken over, revocation everywhere at once.
 import { test, before, beforeEach, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
 import { connect, createServer, type Socket } from 'node:net';
 import pg from 'pg';
 import { call, eventually, startChild, startServer, type TestServer } from '../helpers/harness.ts';
@@ -11,12 +12,16 @@ let s: TestServer;
 /** an admin token of the running test's own: each has its own request budget */
 let admin: string;
 const children: Child[] = [];
+/** the children's own data directories (each holds its secret key) */
+const dataDirs: string[] = [];
 const probe = (instance: string) => ({ probe: { path: 'tests/fixtures/probe-plugin/index.ts', options: { instance } } });
 
 /** an instance of its own on the shared database, with short leases so nothing waits for real */
 async function instance(name: string, jobs: Record<string, unknown> = {}, databaseUrl = s.databaseUrl): Promise<Child> {
+  const dataDir = `${s.dataDir}-${name}`;
+  dataDirs.push(dataDir);
   const child = await startChild({
-    databaseUrl, dataDir: `${s.dataDir}-${name}`, plugins: probe(name),
+    databaseUrl, dataDir, plugins: probe(name),
     jobs: { concurrency: 2, leaseMs: 1500, renewMs: 100, pollMs: 100, ...jobs }, log: { level: process.env.DW_CHILD_LOG ?? 'silent' },
   });
   children.push(child);
@@ -66,6 +71,7 @@ before(async () => { s = await startServer({ plugins: {} }); });
 beforeEach(async () => { admin = await s.token('admin', ['*']); });
 after(async () => {
   for (const c of children) await c.kill('SIGTERM').catch(() => undefined);
+  for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
   await s.close();
 });
 
