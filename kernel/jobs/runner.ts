@@ -386,6 +386,8 @@ export class JobRunner implements JobsApi {
   private async holdLiveness(): Promise<void> {
     if (!this.holdLock) return;
     const held = await this.holdLock(instanceLockName(this.instance));
+    // taken again while the runner stopped (stop does not wait for a slow connection): not kept
+    if (this.stopping) { await held?.release(); return; }
     this.alive = held;
     void held?.lost.then(() => {
       if (this.stopping || this.alive !== held) return;
@@ -422,7 +424,6 @@ export class JobRunner implements JobsApi {
     while ((this.claiming || this.flushing || this.finishing.length) && Date.now() < until) await new Promise((r) => setTimeout(r, 5));
     for (const lane of [this.claimLane, this.finishLane]) lane?.release();
     this.claimLane = this.finishLane = undefined;
-    await this.relocking;
     await this.alive?.release();
     this.alive = undefined;
   }

@@ -35,23 +35,31 @@ async function instance(name: string, jobs: Record<string, unknown> = {}, databa
 async function slowToConnect(): Promise<{ url: string; slowMs: number; close(): void }> {
   const target = new URL(s.databaseUrl);
   const sockets = new Set<Socket>();
+  const held = new Set<NodeJS.Timeout>();
   const proxy = {
     url: '',
     slowMs: 0,
-    close: () => { for (const socket of sockets) socket.destroy(); server.close(); },
+    close: () => {
+      for (const timer of held) clearTimeout(timer);
+      for (const socket of sockets) socket.destroy();
+      server.close();
+    },
   };
   const server = createServer((client) => {
     client.pause();
     sockets.add(client);
-    client.on('error', () => undefined).on('close', () => sockets.delete(client));
-    setTimeout(() => {
+    client.on('error', () => undefined).once('close', () => sockets.delete(client));
+    const timer = setTimeout(() => {
+      held.delete(timer);
+      if (client.destroyed) return;
       const upstream = connect(Number(target.port || 5432), target.hostname);
       sockets.add(upstream);
-      upstream.on('error', () => client.destroy()).on('close', () => { sockets.delete(upstream); client.destroy(); });
-      client.on('close', () => upstream.destroy());
+      upstream.on('error', () => undefined).once('close', () => { sockets.delete(upstream); client.destroy(); });
+      client.once('close', () => upstream.destroy());
       client.pipe(upstream).pipe(client);
       client.resume();
     }, proxy.slowMs);
+    held.add(timer);
   });
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
   const url = new URL(s.databaseUrl);
