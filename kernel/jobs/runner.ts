@@ -130,7 +130,7 @@ export class JobRunner implements JobsApi {
   private renewTimer?: NodeJS.Timeout;
   private alive?: HeldLock | null;
   /** taking the liveness lock again after its connection dropped: the renewals go on meanwhile */
-  private relocking?: Promise<void>;
+  private relocking = false;
   private renewing = false;
   /** this process: named on the jobs it runs */
   readonly instance = randomUUID();
@@ -353,7 +353,8 @@ export class JobRunner implements JobsApi {
       // a new connection can take a while (a database that restarts, a busy host): the leases are renewed meanwhile,
       // so that missing the lock alone never makes this live instance look gone to the others
       if (!this.alive && !this.relocking) {
-        this.relocking = this.holdLiveness().catch(() => undefined).finally(() => { this.relocking = undefined; });
+        this.relocking = true;
+        void this.holdLiveness().catch(() => undefined).finally(() => { this.relocking = false; });
       }
       const ids = [...this.running.keys()];
       if (ids.length) {
