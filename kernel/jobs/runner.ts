@@ -32,7 +32,8 @@ function deepFreeze<T>(value: T): T {
 
 /**
  * The UPDATE of a claim, its values quoted in (it shares a round trip with the advisory lock, so it takes no parameters):
- * the oldest queued jobs of these types, read through the jobs_queued index, whatever the history of the types.
+ * the oldest queued jobs of these types, read through an index of open jobs (jobs_queued or jobs_open, as the planner
+ * chooses), whatever the history of the types.
  */
 export function claimUpdate(types: readonly string[], instance: string, leaseMs: number, max: number): string {
   return `UPDATE jobs SET status = 'running', started_at = now(), instance = ${pg.escapeLiteral(instance)},
