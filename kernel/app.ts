@@ -67,6 +67,17 @@ export interface BootOptions {
   resolveName?: NameResolver;
   /** share the embedded database a running service owns instead of refusing (the CLI) */
   attach?: boolean;
+  /** the embedded database ended and cannot be started again (default: say so on stderr and in the log, and exit 1) */
+  onDatabaseLost?: (err: Error) => void;
+}
+
+/** a service whose embedded database cannot run again can do nothing: it says why and ends, for a supervisor to restart it */
+function exitForLostDatabase(log: Logger): (err: Error) => void {
+  return (err) => {
+    log.error({ err }, 'the embedded database is gone: stopping');
+    process.stderr.write(`dockwright: ${err.message}\nThe service stops: start it again once the database can run (its log is in the data dir's postgres.log).\n`);
+    process.exit(1);
+  };
 }
 
 export function kernelScopes(scopes: ScopeCatalogue): void {
@@ -118,6 +129,7 @@ export async function assemble(opts: BootOptions): Promise<Assembled> {
   const db = await openDatabase({
     url: config.databaseUrl, dataDir: config.dataDir, attach: opts.attach, poolSize: config.database.poolSize,
     reconnectMs: { min: config.database.reconnect.minMs, max: config.database.reconnect.maxMs },
+    log: log.child({ part: 'database' }), onFatal: opts.onDatabaseLost ?? exitForLostDatabase(log),
   });
   try {
     const scopes = new ScopeCatalogue();

@@ -11,6 +11,8 @@ export interface Embedded {
   url: string;
   /** false when this process attached to a server another Dockwright process runs (the CLI beside the service) */
   owned: boolean;
+  /** resolves when the server ends by itself (killed, crashed), not when stop() ends it; never for a server attached to */
+  ended: Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -216,7 +218,7 @@ export async function startEmbedded(dataDir: string, opts: EmbeddedOptions = {})
   const running = runningServer(paths.cluster);
   if (running !== null) {
     if (ownerAlive(readOwner(paths.owner))) {
-      if (opts.attach) return { url, owned: false, stop: async () => undefined };
+      if (opts.attach) return { url, owned: false, ended: new Promise(() => undefined), stop: async () => undefined };
       throw new Error(`the embedded database in ${paths.cluster} is in use by another Dockwright process; stop it first, or set DATABASE_URL`);
     }
     await stopStale(running, opts.staleWaitMs ?? 10_000);
@@ -253,6 +255,7 @@ export async function startEmbedded(dataDir: string, opts: EmbeddedOptions = {})
   }
   writeFileSync(paths.owner, `${process.pid} ${startTicks(process.pid) ?? '-'}\n`);
   let exited = false;
+  let stopping = false;
   const exit = new Promise<void>((resolve) => child.once('exit', () => { exited = true; resolve(); }));
   child.stdin!.on('error', () => undefined);
 
@@ -277,7 +280,9 @@ export async function startEmbedded(dataDir: string, opts: EmbeddedOptions = {})
   return {
     url,
     owned: true,
+    ended: exit.then(() => stopping ? new Promise<void>(() => undefined) : undefined),
     async stop() {
+      stopping = true;
       child.stdin!.end();
       await exit;
     },

@@ -1,7 +1,9 @@
-// The database handle: a pg pool (on DATABASE_URL or the embedded server), statements prepared per connection, transactions, LISTEN that heals itself, and a clean shutdown.
+// The database handle: a pg pool (on DATABASE_URL or the embedded server), statements prepared per connection, transactions, LISTEN that heals itself, connections that come and go, and a clean shutdown.
 import pg from 'pg';
-import type { Db, HeldLock, QueryResult } from '../../sdk/index.ts';
+import type { Db, HeldLock, Logger, QueryResult } from '../../sdk/index.ts';
 import { startEmbedded, type Embedded } from './embedded.ts';
+
+export { isDatabaseUnavailable } from './errors.ts';
 
 // timestamps leave the database as ISO strings, bigints as numbers (counts and sequence values here stay far below 2^53).
 const parseTimestamp = (v: string) => new Date(v.replace(' ', 'T').replace(/([+-]\d\d)$/, '$1:00')).toISOString();
@@ -63,8 +65,14 @@ export interface DatabaseOptions {
   poolSize?: number;
   /** the embedded database attaches to one a running service owns (the CLI) */
   attach?: boolean;
-  /** LISTEN reconnect backoff: first delay, doubled up to the max */
+  /** LISTEN reconnect backoff (and the embedded server's restarts): first delay, doubled up to the max */
   reconnectMs?: { min: number; max: number };
+  /** how long a new connection may take before the query that asked for it fails (a database that does not answer) */
+  connectTimeoutMs?: number;
+  /** told when the embedded server ended by itself and is started again */
+  log?: Pick<Logger, 'error' | 'warn' | 'info'>;
+  /** the embedded server ended by itself and could not be started again: the service cannot go on */
+  onFatal?: (err: Error) => void;
 }
 
 /**
@@ -141,8 +149,11 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     embedded = await startEmbedded(opts.dataDir, { attach: opts.attach });
     url = embedded.url;
   }
-  const pool = new pg.Pool({ connectionString: url, max: opts.poolSize ?? 10, idleTimeoutMillis: 30_000 });
+  const pool = new pg.Pool({ connectionString: url, max: opts.poolSize ?? 10, idleTimeoutMillis: 30_000, connectionTimeoutMillis: opts.connectTimeoutMs ?? 10_000 });
   pool.on('error', () => undefined); // an idle client lost (server restart) is replaced on next use
+  // a checked-out client whose backend ends between two queries (a transaction's, a session's) emits 'error' with no
+  // listener of the pool's: noted here, its next query fails, and the pool drops it when it is released
+  pool.on('connect', (client) => client.on('error', () => undefined));
   try {
     await pool.query('SELECT 1');
   } catch (err) {
@@ -151,6 +162,36 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     throw err;
   }
   const backoff = opts.reconnectMs ?? { min: 100, max: 5000 };
+  let closing = false;
+  if (embedded) superviseEmbedded(embedded);
+
+  /** an embedded server that ends by itself is started again (with backoff); one that cannot be is fatal */
+  function superviseEmbedded(server: Embedded): void {
+    void server.ended.then(async () => {
+      if (closing) return;
+      opts.log?.error({ log: `${opts.dataDir}/postgres.log` }, 'the embedded database server ended unexpectedly: starting it again');
+      let delay = backoff.min;
+      for (let attempt = 1; ; attempt++) {
+        if (closing) return;
+        try {
+          embedded = await startEmbedded(opts.dataDir, { staleWaitMs: 2000 });
+          if (closing) { await embedded.stop(); return; }
+          opts.log?.info({ attempt }, 'the embedded database server runs again');
+          superviseEmbedded(embedded);
+          return;
+        } catch (err) {
+          // after a crash its old backends may hold the shared memory a moment longer: a few tries, then give up
+          if (attempt >= 6) {
+            opts.onFatal?.(new Error(`the embedded database server ended and could not be started again: ${(err as Error).message}`));
+            return;
+          }
+          opts.log?.warn({ attempt, err: (err as Error).message }, 'the embedded database server did not start again; retrying');
+          await new Promise((r) => setTimeout(r, delay));
+          delay = Math.min(delay * 2, backoff.max);
+        }
+      }
+    });
+  }
   const subscriptions = new Set<() => Promise<void>>();
   const lockSessions = new Set<pg.Client>();
 
@@ -247,6 +288,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
       };
     },
     async close() {
+      closing = true;
       await Promise.all([...subscriptions].map((u) => u()));
       await Promise.all([...lockSessions].map((c) => c.end().catch(() => undefined)));
       await pool.end();

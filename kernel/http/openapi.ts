@@ -18,7 +18,7 @@ const errorText: Record<number, string> = {
   422: 'refused by the platform rules (one errors[] element per broken rule)',
   428: 'the write did not name its base revision',
   429: 'a rate limit (per token, per address after failed authentications, per webhook address or resource) or a webhook window is exceeded; Retry-After says when to retry',
-  503: 'a backing service (such as the Docker engine) is unreachable',
+  503: 'a backing service is unreachable: the database (a restart or failover; Retry-After says when to retry) or the Docker engine',
 };
 
 function plain(schema: TSchema): Record<string, unknown> {
@@ -56,6 +56,8 @@ function errorStatuses(entry: CompiledRoute): number[] {
   if (route.revision) [409, 412].forEach((s) => statuses.add(s));
   if (route.revision === 'required') statuses.add(428);
   if (route.path.includes(':')) statuses.add(404);
+  // every operation meets the database (its token, its resource, its activity entry), which may be restarting
+  statuses.add(503);
   return [...statuses].sort();
 }
 
@@ -76,7 +78,7 @@ function operation(entry: CompiledRoute): Record<string, unknown> {
   for (const s of errorStatuses(entry)) {
     responses[s] = {
       description: errorText[s] ?? 'error',
-      ...(s === 429 ? { headers: { ...retryAfter, ...rateHeaders } } : {}),
+      ...(s === 429 ? { headers: { ...retryAfter, ...rateHeaders } } : s === 503 ? { headers: retryAfter } : {}),
       content: { 'application/problem+json': { schema: problemRef } },
     };
   }

@@ -9,6 +9,7 @@ import type { RateDecision, RateLimiter } from '../rate-limit.ts';
 import { hashToken, tokenPrefix, wellFormed } from '../auth/tokens.ts';
 import { sessionBudgetKey } from '../auth/sessions.ts';
 import { actionTokenPrefix } from '../action-tokens.ts';
+import { isDatabaseUnavailable } from '../db/errors.ts';
 import { readBody } from './body.ts';
 import type { ClientResolver } from './client.ts';
 import { assertStorable, storable } from './storable.ts';
@@ -355,7 +356,8 @@ export function createHttpServer(deps: HttpDeps): Server {
       const p = isProblem(err) ? err : toProblem(err, requestId);
       // a token (or webhook signature) that failed verification counts against the caller's address
       if (p.status === 401 && (bearer !== undefined || entry.mount === 'webhook')) deps.failures.hit(`f:${ip}`);
-      if (!isProblem(err)) log.error({ err, requestId, route: `${route.method} ${entry.fullPath}` }, 'request failed');
+      if (p.code === 'database-unavailable') log.warn({ requestId, err: (err as Error).message }, 'request failed: the database is unreachable');
+      else if (!isProblem(err)) log.error({ err, requestId, route: `${route.method} ${entry.fullPath}` }, 'request failed');
       // refused webhook calls are activity too; the REST API's 401 and 429 are noise an attacker could flood it with
       if (route.method !== 'GET' && (route.actionToken || (p.status !== 401 && p.status !== 429))) await recordActivity(entry, principal, req.params, p.status === 403 ? 'refused' : 'failed', p.status);
       sendProblem(res, p, req.path, answerHead(requestId, rate));
@@ -408,7 +410,15 @@ function parsedJsonOf(req: IncomingMessage, raw: Buffer): unknown {
   try { return JSON.parse(raw.toString('utf8')); } catch { return undefined; }
 }
 
+/** how long a client is asked to wait when the database is out of reach (a restart takes a second or two) */
+const databaseRetryAfter = '2';
+
 function toProblem(err: unknown, requestId: string): Problem {
+  if (isDatabaseUnavailable(err)) {
+    return problem(503, `the database is unreachable (${(err as Error).message}); retry in a moment`, {
+      code: 'database-unavailable', title: 'Database unavailable', headers: { 'Retry-After': databaseRetryAfter },
+    });
+  }
   const status = (err as { status?: unknown })?.status;
   if (typeof status === 'number' && status >= 400 && status < 600 && (err as { expose?: boolean }).expose) return problem(status, (err as Error).message);
   return problem(500, `internal error; the log has the details under request id ${requestId}`);

@@ -105,6 +105,8 @@ export class JobRunner implements JobsApi {
   private readonly settled = new Map<string, Job>();
   private readonly canceled = new Set<string>();
   private readonly finishing: Finish[] = [];
+  /** jobs that ran here and whose finish is not written yet: their leases are renewed until it is */
+  private readonly unwritten = new Set<string>();
   /** inserts of jobs: while one batch is written the next gathers */
   private readonly inserts = new Batcher<unknown[], JobRow>(async (values) => {
     const rows = await this.insertMany(values);
@@ -128,6 +130,8 @@ export class JobRunner implements JobsApi {
   private flushing = false;
   private stopping = false;
   private tick?: NodeJS.Timeout;
+  /** a claim again soon after one failed (the database was out of reach), not at the next poll */
+  private claimRetry?: NodeJS.Timeout;
   private renewTimer?: NodeJS.Timeout;
   private alive?: HeldLock | null;
   /** taking the liveness lock again after its connection dropped: the renewals go on meanwhile */
@@ -314,6 +318,7 @@ export class JobRunner implements JobsApi {
    * within a few seconds rather than a whole lease. With one instance this is the recovery at start.
    */
   private async takeOver(): Promise<void> {
+    await this.requeueLostClaims();
     const { rows } = await this.db.query<JobRow>(
       `WITH gone AS (
          SELECT j.id FROM jobs j
@@ -346,6 +351,20 @@ export class JobRunner implements JobsApi {
     this.pumpSoon();
   }
 
+  /**
+   * Queues again the jobs this instance claimed without knowing it: a claim committed whose answer was lost with its
+   * connection (a database restart). They never ran here; their leases, renewed by no one, tell them apart.
+   */
+  private async requeueLostClaims(): Promise<void> {
+    const { rows } = await this.db.query<{ id: string }>(
+      `UPDATE jobs SET status = 'queued', instance = NULL, started_at = NULL, lease_until = NULL
+        WHERE status = 'running' AND instance = $1 AND lease_until < now() AND NOT (id = ANY($2::uuid[])) RETURNING id`,
+      [this.instance, [...this.running.keys(), ...this.unwritten]]);
+    if (!rows.length) return;
+    this.log.warn({ jobs: rows.map((r) => r.id) }, 'jobs claimed here with the answer lost are queued again');
+    this.pumpSoon();
+  }
+
   /** renews the leases of the jobs running here; a job whose lease was taken over meanwhile is stopped here */
   private async renew(): Promise<void> {
     if (this.renewing) return;
@@ -357,7 +376,7 @@ export class JobRunner implements JobsApi {
         this.relocking = true;
         void this.holdLiveness().catch(() => undefined).finally(() => { this.relocking = false; });
       }
-      const ids = [...this.running.keys()];
+      const ids = [...this.running.keys(), ...this.unwritten];
       if (ids.length) {
         const { rows } = await this.db.query<{ id: string }>(
           `UPDATE jobs SET lease_until = now() + make_interval(secs => $3) WHERE id = ANY($1::uuid[]) AND status = 'running' AND instance = $2 RETURNING id`,
@@ -416,6 +435,7 @@ export class JobRunner implements JobsApi {
     this.stopping = true;
     clearInterval(this.tick);
     clearInterval(this.renewTimer);
+    clearTimeout(this.claimRetry);
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([this.idle(), new Promise((r) => { timer = setTimeout(r, drainMs); })]);
     clearTimeout(timer);
@@ -451,6 +471,7 @@ export class JobRunner implements JobsApi {
         this.claimLane?.release(true);
         this.claimLane = undefined;
         this.log.error({ err }, 'claiming jobs failed');
+        if (!this.stopping) this.claimRetry ??= setTimeout(() => { this.claimRetry = undefined; void this.pump(); }, 500).unref();
         return;
       }
       for (const row of claimed) {
@@ -520,12 +541,16 @@ export class JobRunner implements JobsApi {
     return this.session ? this.session() : Object.assign(Object.create(this.db) as Db, { release: () => undefined });
   }
 
-  /** a passing database fault must not lose a finish: two more tries, then the job waits for the next start */
+  /**
+   * A database out of reach must not lose a finish: it is tried again, waiting longer each time (up to 5 s), for as long
+   * as this instance runs, its lease renewed meanwhile. Only a stop gives up (after two tries): the next start marks the job
+   * failed.
+   */
   private retryFinishes(done: Finish[], err: unknown): void {
     for (const d of done) {
-      if (d.tries >= 2) { d.reject(err); continue; }
+      if (this.stopping && d.tries >= 2) { d.reject(err); continue; }
       d.tries++;
-      setTimeout(() => { this.finishing.push(d); void this.flushFinishes(); }, d.tries === 1 ? 500 : 2000);
+      setTimeout(() => { this.finishing.push(d); void this.flushFinishes(); }, Math.min(250 * 2 ** (d.tries - 1), 5000));
     }
   }
 
@@ -593,6 +618,7 @@ export class JobRunner implements JobsApi {
     }
     const safeResult = redactValue(result ?? null, redactor);
     // the slot is free now; the job counts as done once its finish is committed, with the next batch
+    this.unwritten.add(row.id);
     this.running.delete(row.id);
     this.pumpSoon();
     await new Promise<void>((resolve, reject) => {
@@ -601,6 +627,6 @@ export class JobRunner implements JobsApi {
         detail: JSON.stringify({ jobId: row.id, ...(error ? { error } : {}) }),
       });
       void this.flushFinishes();
-    });
+    }).finally(() => this.unwritten.delete(row.id));
   }
 }

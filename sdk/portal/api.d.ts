@@ -532,6 +532,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     put?: never;
@@ -652,6 +658,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     put?: never;
@@ -756,6 +768,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     options?: never;
@@ -812,6 +830,12 @@ export interface paths {
           };
         };
         429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        503: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -970,6 +994,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     post?: never;
@@ -1066,6 +1096,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     delete?: never;
@@ -1125,6 +1161,12 @@ export interface paths {
           };
         };
         429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        503: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -1235,6 +1277,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     post?: never;
@@ -1298,6 +1346,12 @@ export interface paths {
           };
         };
         429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        503: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -1408,6 +1462,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     post?: never;
@@ -1484,6 +1544,12 @@ export interface paths {
           };
         };
         429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        503: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -1569,6 +1635,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     delete?: never;
@@ -1644,6 +1716,12 @@ export interface paths {
           };
         };
         429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        503: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -1729,6 +1807,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     post?: never;
@@ -1797,6 +1881,12 @@ export interface paths {
           };
         };
         429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        503: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -1878,6 +1968,12 @@ export interface paths {
           };
         };
         429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        503: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -2027,6 +2123,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     delete?: never;
@@ -2082,6 +2184,12 @@ export interface paths {
           };
         };
         429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        503: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -2164,6 +2272,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     delete?: never;
@@ -2226,6 +2340,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     delete: {
@@ -2273,6 +2393,12 @@ export interface paths {
           };
         };
         429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        503: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -2328,6 +2454,12 @@ export interface paths {
           };
         };
         429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        503: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -2444,6 +2576,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     delete?: never;
@@ -2510,6 +2648,12 @@ export interface paths {
           };
         };
         429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        503: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -2606,6 +2750,12 @@ export interface paths {
           };
         };
         429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        503: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -2737,6 +2887,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     post?: never;
@@ -2785,6 +2941,12 @@ export interface paths {
           };
         };
         429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        503: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -2874,6 +3036,12 @@ export interface paths {
           };
         };
         502: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        503: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -3034,6 +3202,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     delete?: never;
@@ -3154,6 +3328,12 @@ export interface paths {
           };
         };
         429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        503: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -3301,6 +3481,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     post?: never;
@@ -3366,6 +3552,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     delete: {
@@ -3413,6 +3605,12 @@ export interface paths {
           };
         };
         429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        503: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -3483,6 +3681,12 @@ export interface paths {
           };
         };
         429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        503: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -3619,6 +3823,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     delete?: never;
@@ -3675,6 +3885,12 @@ export interface paths {
           };
         };
         429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        503: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -3836,6 +4052,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     options?: never;
@@ -3939,6 +4161,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     put?: never;
@@ -4029,6 +4257,12 @@ export interface paths {
           };
         };
         429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        503: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -4129,6 +4363,12 @@ export interface paths {
           };
         };
         429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        503: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -4317,6 +4557,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     post?: never;
@@ -4364,6 +4610,12 @@ export interface paths {
           };
         };
         429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        503: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -4448,6 +4700,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     delete?: never;
@@ -4515,6 +4773,12 @@ export interface paths {
           };
         };
         502: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        503: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -4593,6 +4857,12 @@ export interface paths {
           };
         };
         502: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        503: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -4719,6 +4989,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     delete?: never;
@@ -4791,6 +5067,12 @@ export interface paths {
           };
         };
         429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        503: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -4877,6 +5159,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     delete?: never;
@@ -4941,6 +5229,12 @@ export interface paths {
           };
         };
         429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        503: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -5046,6 +5340,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     delete?: never;
@@ -5103,6 +5403,12 @@ export interface paths {
           };
         };
         429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        503: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -5183,6 +5489,12 @@ export interface paths {
           };
         };
         429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        503: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -5271,6 +5583,12 @@ export interface paths {
           };
         };
         429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        503: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -5366,6 +5684,12 @@ export interface paths {
           };
         };
         429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        503: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -5550,6 +5874,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     post?: never;
@@ -5597,6 +5927,12 @@ export interface paths {
           };
         };
         429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        503: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -5695,6 +6031,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     post?: never;
@@ -5768,6 +6110,12 @@ export interface paths {
           };
         };
         429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        503: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -5856,6 +6204,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     delete?: never;
@@ -5916,6 +6270,12 @@ export interface paths {
           };
         };
         429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        503: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -5983,6 +6343,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     put?: never;
@@ -6045,6 +6411,12 @@ export interface paths {
           };
         };
         429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        503: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -6143,6 +6515,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     post?: never;
@@ -6213,6 +6591,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     delete?: never;
@@ -6276,6 +6660,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     options?: never;
@@ -6333,6 +6723,12 @@ export interface paths {
           };
         };
         429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        503: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -6408,6 +6804,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     delete?: never;
@@ -6471,6 +6873,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     delete: {
@@ -6518,6 +6926,12 @@ export interface paths {
           };
         };
         429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        503: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -6586,6 +7000,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     delete?: never;
@@ -6641,6 +7061,12 @@ export interface paths {
           };
         };
         429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        503: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -6712,6 +7138,12 @@ export interface paths {
           };
         };
         429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        503: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -6795,6 +7227,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     put?: never;
@@ -6839,6 +7277,12 @@ export interface paths {
           };
         };
         429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        503: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -6927,6 +7371,12 @@ export interface paths {
           };
         };
         429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        503: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -7054,6 +7504,12 @@ export interface paths {
           };
         };
         429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        503: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -7263,6 +7719,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     put?: never;
@@ -7328,6 +7790,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     put?: never;
@@ -7386,6 +7854,12 @@ export interface paths {
           };
         };
         429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        503: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -7462,6 +7936,12 @@ export interface paths {
           };
         };
         429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        503: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -7545,6 +8025,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     put?: never;
@@ -7620,6 +8106,12 @@ export interface paths {
           };
         };
         429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        503: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -7736,6 +8228,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     delete?: never;
@@ -7800,6 +8298,12 @@ export interface paths {
           };
         };
         429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        503: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -7879,6 +8383,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     delete: {
@@ -7913,6 +8423,12 @@ export interface paths {
           };
         };
         429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        503: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -7966,6 +8482,12 @@ export interface paths {
           };
         };
         429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        503: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -8037,6 +8559,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     post?: never;
@@ -8091,6 +8619,12 @@ export interface paths {
           };
         };
         429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        503: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -8164,6 +8698,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     delete?: never;
@@ -8217,6 +8757,12 @@ export interface paths {
           };
         };
         429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        503: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];

@@ -158,13 +158,30 @@ export async function eventually<T>(check: () => Promise<T | undefined | null | 
   }
 }
 
+export interface Child {
+  url: string;
+  kill(signal?: NodeJS.Signals): Promise<void>;
+  /** a signal that does not end it (SIGSTOP freezes it: its connections stay open, it renews nothing) */
+  signal(signal: NodeJS.Signals): void;
+  /** resolves with its exit code (null after a signal) when it ends */
+  exited: Promise<number | null>;
+  /** what it wrote on stderr so far (also passed on to this process's stderr) */
+  stderr(): string;
+}
+
 /** starts a kernel in a child process on an existing database (`env`: variables Node reads at process start); kill() with SIGKILL simulates a crash. */
-export async function startChild(config: Record<string, unknown>, env: NodeJS.ProcessEnv = {}): Promise<{ url: string; kill(signal?: NodeJS.Signals): Promise<void>; signal(signal: NodeJS.Signals): void }> {
+export async function startChild(config: Record<string, unknown>, env: NodeJS.ProcessEnv = {}): Promise<Child> {
   const { spawn } = await import('node:child_process');
   const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'tests/helpers/child-server.ts')], {
     cwd: root, env: { ...process.env, ...env, DW_TEST_CONFIG: JSON.stringify({ host: '127.0.0.1', port: 0, log: { level: 'silent' }, ...config, plugins: onlyPlugins((config.plugins ?? {}) as Record<string, unknown>) }) },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => {
+    process.stderr.write(chunk);
+    stderr = (stderr + chunk.toString()).slice(-65_536);
+  });
+  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
   const url = await new Promise<string>((resolveUrl, reject) => {
     let out = '';
     child.stdout!.on('data', (chunk) => {
@@ -182,7 +199,8 @@ export async function startChild(config: Record<string, unknown>, env: NodeJS.Pr
       child.kill('SIGCONT');
       child.kill(signal);
     }),
-    /** a signal that does not end it (SIGSTOP freezes it: its connections stay open, it renews nothing) */
     signal: (signal) => { child.kill(signal); },
+    exited,
+    stderr: () => stderr,
   };
 }
