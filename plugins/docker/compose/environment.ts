@@ -1,4 +1,4 @@
-// A service's environment: env_file entries from the source tree (in order), then `environment`, which wins.
+// A service's environment: env_file entries from the source tree (in order), then `environment`, which wins; and the project's `.env`, which compose reads for interpolation.
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { atMost } from './limits.ts';
 import { type Issues, inside, isObj, mapOrList, scalar } from './shape.ts';
@@ -71,6 +71,24 @@ function envFiles(v: unknown, path: string, workdir: string | undefined, variabl
     issues.budget.take('envFileBytes', read.truncated ? Infinity : Buffer.byteLength(read.text), at, 'bytes read from env_file files');
     return parseEnvFile(read.text, variables, at, issues);
   });
+}
+
+/**
+ * The project's `.env` at the top of the source tree, as compose reads it for interpolation (and for COMPOSE_PROFILES);
+ * none without a source tree or without the file. Its names lose to the stack's variables, as compose's lose to the shell's.
+ */
+export function projectEnv(workdir: string | undefined, issues: Issues): Record<string, string> {
+  if (!workdir) return {};
+  const full = inside(workdir, '.env', '.env', issues, 'the project\'s .env file');
+  if (!full) return {};
+  let read: { text: string; truncated: boolean };
+  try {
+    read = readHead(full, issues.budget.left('envFileBytes'));
+  } catch {
+    return {};
+  }
+  issues.budget.take('envFileBytes', read.truncated ? Infinity : Buffer.byteLength(read.text), '.env', 'bytes read from env_file files');
+  return Object.fromEntries(parseEnvFile(read.text, {}, '.env', issues));
 }
 
 export function environment(service: Record<string, unknown>, path: string, workdir: string | undefined, variables: Record<string, string>, issues: Issues): Record<string, string> {

@@ -1,6 +1,7 @@
-// Loading a compose file: YAML, interpolation, top-level networks and volumes, every service normalized, the dependency graph checked, all within the limits.
+// Loading a compose file: YAML, interpolation (the stack's variables over the project's .env), top-level networks and volumes, the active profiles' services normalized, the dependency graph checked, all within the limits.
 import { CORE_SCHEMA, loadAll, mergeTag, YAMLException } from 'js-yaml';
 import type { ComposeProject, LoadedCompose, NormalizedNetwork, NormalizedService, NormalizedVolume } from '../types.ts';
+import { projectEnv } from './environment.ts';
 import { interpolateTree } from './interpolate.ts';
 import { atMost, type ComposeLimit, composeLimits, LimitExceeded } from './limits.ts';
 import { normalizeService } from './service.ts';
@@ -116,6 +117,21 @@ function checkGraph(services: NormalizedService[], issues: Issues): void {
   }
 }
 
+/** the profiles COMPOSE_PROFILES names (comma-separated, from the stack's variables or the project's .env); `*` activates all */
+function activeProfiles(variables: Record<string, string>): Set<string> {
+  return new Set((variables.COMPOSE_PROFILES ?? '').split(',').map((p) => p.trim()).filter(Boolean));
+}
+
+function serviceProfiles(spec: unknown, path: string, issues: Issues): string[] {
+  if (!isObj(spec) || spec.profiles === undefined) return [];
+  const list = Array.isArray(spec.profiles) ? spec.profiles : null;
+  if (!list || list.some((p) => typeof p !== 'string' || !/^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/.test(p))) {
+    issues.error(path, 'must be a list of profile names (letters, digits, "_", "." and "-")');
+    return [];
+  }
+  return list as string[];
+}
+
 function checkNames(services: NormalizedService[], project: string, issues: Issues): void {
   const names = new Map<string, string>();
   for (const s of services) {
@@ -179,7 +195,9 @@ function load(project: ComposeProject, issues: Issues): LoadedCompose {
     const section = parsed[key];
     if (isObj(section)) atMost(key, Object.keys(section).length, key, key);
   }
-  const raw = interpolateTree(parsed, '', { variables: project.variables, issues, warned: new Set() }) as Obj;
+  // compose reads the project's .env for interpolation; what the stack sets wins, as the shell's environment does in compose
+  const variables = { ...projectEnv(project.workdir, issues), ...project.variables };
+  const raw = interpolateTree(parsed, '', { variables, issues, warned: new Set() }) as Obj;
   for (const key of Object.keys(raw)) {
     if (key.startsWith('x-') || topLevel.has(key)) continue;
     issues.error(key, `"${key}" is not a top-level compose key (services, networks, volumes, x-…)`);
@@ -193,16 +211,29 @@ function load(project: ComposeProject, issues: Issues): LoadedCompose {
     return { ...empty(), raw };
   }
   const ctx = {
-    project: project.name, workdir: project.workdir, variables: project.variables, issues,
+    project: project.name, workdir: project.workdir, variables, issues,
     networks: networks(raw, project.name, issues), volumes: volumes(raw, project.name, issues),
     usedNetworks: new Set<string>(), usedVolumes: new Set<string>(),
   };
+  const active = activeProfiles(variables);
   const services: NormalizedService[] = [];
+  const inactive = new Map<string, string[]>();
   for (const [name, spec] of Object.entries(raw.services)) {
-    const s = normalizeService(name, spec, ctx);
-    if (s) services.push(s);
+    const profiles = serviceProfiles(spec, `services.${name}.profiles`, issues);
+    const runs = !profiles.length || active.has('*') || profiles.some((p) => active.has(p));
+    // a service of no active profile is still checked, but neither runs nor claims networks and volumes
+    const s = normalizeService(name, spec, runs ? ctx : { ...ctx, usedNetworks: new Set(), usedVolumes: new Set() });
+    if (!runs) inactive.set(name, profiles);
+    else if (s) services.push(s);
   }
-  checkGraph(services, issues);
+  if (!services.length && inactive.size) issues.error('services', `no service runs: every service belongs to a profile, and COMPOSE_PROFILES (${[...active].join(',') || 'unset'}) activates none of them`);
+  for (const s of services) {
+    for (const d of s.dependsOn) {
+      const profiles = inactive.get(d.service);
+      if (profiles) issues.error(`services.${s.name}.depends_on`, `depends on "${d.service}", whose profiles (${profiles.join(', ')}) are not active: add one to COMPOSE_PROFILES`);
+    }
+  }
+  checkGraph(services.map((s) => ({ ...s, dependsOn: s.dependsOn.filter((d) => !inactive.has(d.service)) })), issues);
   checkNames(services, project.name, issues);
   return {
     raw,

@@ -27,6 +27,8 @@ const supported = new Set([
   'deploy', 'mem_limit', 'mem_reservation', 'cpus', 'cpu_shares', 'pids_limit', 'shm_size', 'logging', 'extra_hosts', 'dns',
   'dns_search', 'cap_add', 'cap_drop', 'privileged', 'read_only', 'init', 'tty', 'stdin_open', 'stop_signal', 'stop_grace_period',
   'security_opt', 'sysctls', 'ulimits', 'devices', 'pid', 'ipc', 'group_add', 'container_name',
+  // chosen by the loader (COMPOSE_PROFILES) before a service is normalized
+  'profiles',
 ]);
 /** accepted and ignored, with a warning: they do not change what runs on one engine */
 const ignored = new Set(['links', 'platform', 'scale']);

@@ -268,6 +268,52 @@ services:
   assert.deepEqual(service(build, 'app').build, { context: join(tree, 'app'), dockerfile: 'Dockerfile', args: {} });
 });
 
+test("the project's .env interpolates (the stack's variables win) and COMPOSE_PROFILES chooses the services that run", async () => {
+  const project = mkdtempSync(join(tmpdir(), 'dw-compose-env-'));
+  try {
+    writeFileSync(join(project, '.env'), 'TAG=1\nGREETING="from .env"\nCOMPOSE_PROFILES=debug\n');
+    const compose = `
+services:
+  web:
+    image: "dockwright-test/busybox:\${TAG}"
+    command: echo \${GREETING}
+  tools:
+    image: dockwright-test/busybox:1
+    profiles: [debug]
+  admin:
+    image: dockwright-test/busybox:1
+    profiles: [ops, admin]
+    networks: [backoffice]
+networks:
+  backoffice: {}
+`;
+    const l = await load(compose, {}, { workdir: project });
+    assert.deepEqual(l.errors, []);
+    assert.equal(service(l, 'web').image, 'dockwright-test/busybox:1', '.env interpolates');
+    assert.deepEqual(service(l, 'web').command, ['echo', 'from', '.env']);
+    assert.deepEqual(l.services.map((x) => x.name).sort(), ['tools', 'web'], 'the debug profile runs; admin (ops, admin) does not');
+    assert.ok(!l.networks.some((n) => n.key === 'backoffice'), 'a network only an inactive service uses is not created');
+
+    const over = await load(compose, { GREETING: 'from the stack', COMPOSE_PROFILES: 'admin' }, { workdir: project });
+    assert.deepEqual(service(over, 'web').command, ['echo', 'from', 'the', 'stack'], "the stack's variables win over .env");
+    assert.deepEqual(over.services.map((x) => x.name).sort(), ['admin', 'web']);
+    const all = await load(compose, { COMPOSE_PROFILES: '*' }, { workdir: project });
+    assert.deepEqual(all.services.map((x) => x.name).sort(), ['admin', 'tools', 'web']);
+    // without a tree (no .env) no profile is active: only the services without one run
+    const bare = await load(compose.replace('${TAG}', '1'));
+    assert.deepEqual(bare.services.map((x) => x.name), ['web']);
+
+    const needs = await load('services:\n  web:\n    image: x\n    depends_on: [db]\n  db:\n    image: x\n    profiles: [data]\n');
+    assert.deepEqual(messages(needs.errors), ['services.web.depends_on: depends on "db", whose profiles (data) are not active: add one to COMPOSE_PROFILES']);
+    const none = await load('services:\n  db:\n    image: x\n    profiles: [data]\n');
+    assert.match(messages(none.errors)[0], /^services: no service runs: every service belongs to a profile/);
+    const bad = await load('services:\n  db:\n    image: x\n    profiles: data\n');
+    assert.match(messages(bad.errors)[0], /^services\.db\.profiles: must be a list of profile names/);
+  } finally {
+    rmSync(project, { recursive: true, force: true });
+  }
+});
+
 test('a project name must be a stack name', async () => {
   const l = await load('services:\n  web:\n    image: x\n', {}, { name: 'Bad Name' });
   assert.match(messages(l.errors)[0], /^name: the project name "Bad Name" must match/);

@@ -5,7 +5,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { type TestServer } from '../../helpers/harness.ts';
 import { tar, tgz, zip, type TestEntry } from './archives.ts';
-import { act, appEnv, busybox, cleanupProjects, createStack, envCompose, repoRoot, setSource, startGitServer, TestRepo, uniqueName, waitJob } from './helpers.ts';
+import { act, appEnv, busybox, cleanupProjects, createStack, docker, envCompose, repoRoot, setSource, startGitServer, TestRepo, uniqueName, waitJob } from './helpers.ts';
 
 let s: TestServer;
 const repos = repoRoot();
@@ -117,4 +117,27 @@ test('archives that escape the tree, hold devices or break the limits are refuse
   assert.deepEqual((await s.api('GET', `/api/v1/stacks/${name}/source`)).body, current, 'the previous source is intact');
   assert.equal((await act(s, 'deploy', name)).status, 'succeeded');
   assert.equal((await appEnv(name)).MESSAGE, 'zipped');
+});
+
+test("an uploaded project's .env is read as compose reads it: interpolation and COMPOSE_PROFILES", async () => {
+  const compose = `services:
+  app:
+    image: "dockwright-test/busybox:\${TAG}"
+    command: ["sleep", "3600"]
+    environment: { MESSAGE: "\${MESSAGE}" }
+  debug:
+    image: dockwright-test/busybox:1
+    command: ["sleep", "3600"]
+    profiles: [debug]
+  never:
+    image: dockwright-test/busybox:1
+    command: ["sleep", "3600"]
+    profiles: [ops]
+`;
+  const res = await upload(tgz([{ name: 'compose.yaml', content: compose }, { name: '.env', content: 'TAG=1\nMESSAGE=from-dotenv\nCOMPOSE_PROFILES=debug\n' }]));
+  assert.equal(res.status, 200, res.text);
+  const job = await act(s, 'deploy', name);
+  assert.equal((await appEnv(name)).MESSAGE, 'from-dotenv');
+  const running = await docker.listContainers({ filters: { label: [`dockwright.project=${name}`] } });
+  assert.deepEqual(running.map((c) => c.Labels['dockwright.service']).sort(), ['app', 'debug'], job.output);
 });
