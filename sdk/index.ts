@@ -121,6 +121,12 @@ export interface RouteDef<P extends TSchema, Q extends TSchema, B extends TSchem
   scopes?: readonly string[];
   /** any valid personal token, whatever its scopes (GET /me, /overview). */
   authenticated?: boolean;
+  /**
+   * with `authenticated`: scopes the handler asks `principal.can` about, which widen what it does (GET /tokens lists
+   * every token of the owner with `tokens:read`, the calling token only without). The OpenAPI document lists them as
+   * `x-optional-scopes`; like `scopes`, each must be declared.
+   */
+  optionalScopes?: readonly string[];
   /** no token at all (the OpenAPI document, signed receivers that check their own signature). */
   public?: boolean;
   /** webhook routes: the bearer must be the action token of this kind for the resource named by the param. */

@@ -1,4 +1,4 @@
-// Portal sessions through the real API: sign-in, cookie flags, CSRF, role scopes, activity under the user, sign-out (one and everywhere), expiry, rate limits, own tokens, CLI passwd.
+// Portal sessions through the real API: sign-in, cookie flags, CSRF, role scopes, activity under the user, sign-out (one and everywhere), expiry, rate limits, own tokens and their scopes, CLI passwd.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -137,7 +137,7 @@ test('a session has a request budget of its own, not the address\'s', async () =
 });
 
 test('own tokens: created once with at most the creator\'s scopes, listed without secret, revoked', async () => {
-  const token = await server.token('operator', ['jobs:read', 'activity:read'], { name: 'tom' });
+  const token = await server.token('operator', ['jobs:read', 'activity:read', 'tokens:read', 'tokens:write'], { name: 'tom' });
   const as = (method: string, path: string, body?: unknown) => call(server.url, method, path, { token, body });
   const beyond = await as('POST', '/api/v1/tokens', { name: 'more', scopes: ['jobs:cancel'] });
   assert.equal(beyond.status, 403, 'a token cannot mint a stronger one');
@@ -152,6 +152,47 @@ test('own tokens: created once with at most the creator\'s scopes, listed withou
   assert.equal((await server.api('DELETE', `/api/v1/tokens/${made.body.id}`)).status, 404, 'another user\'s token is not yours to revoke');
   assert.equal((await as('DELETE', `/api/v1/tokens/${made.body.id}`)).status, 204);
   assert.equal((await call(server.url, 'GET', '/api/v1/me', { token: made.body.token })).status, 401);
+});
+
+test('a token without tokens:read and tokens:write sees and revokes only itself; a portal session manages them all', async () => {
+  await user('nora', 'operator');
+  const full = await server.app.tokens.create({ user: 'nora', name: 'full', scopes: ['*'] });
+  const narrow = await server.app.tokens.create({ user: 'nora', name: 'narrow', scopes: ['jobs:read'] });
+  const reader = await server.app.tokens.create({ user: 'nora', name: 'reader', scopes: ['tokens:read'] });
+  const as = (token: string, method: string, path: string, body?: unknown) => call(server.url, method, path, { token, body });
+
+  const seen = await as(narrow.token, 'GET', '/api/v1/tokens');
+  assert.equal(seen.status, 200, seen.text);
+  assert.deepEqual(seen.body.map((t: { id: string }) => t.id), [narrow.id], 'a narrow token lists only itself');
+  const all = await as(reader.token, 'GET', '/api/v1/tokens');
+  assert.deepEqual(all.body.map((t: { id: string }) => t.id).sort(), [full.id, narrow.id, reader.id].sort(), 'tokens:read lists every token of the owner');
+
+  const revokeFull = await as(narrow.token, 'DELETE', `/api/v1/tokens/${full.id}`);
+  assert.equal(revokeFull.status, 403, revokeFull.text);
+  assert.equal(revokeFull.body.type, 'https://dockwright.dev/problems/missing-scope');
+  assert.match(revokeFull.body.detail, /tokens:write/);
+  assert.equal((await as(full.token, 'GET', '/api/v1/me')).status, 200, 'the * token still works');
+  const unknown = await as(narrow.token, 'DELETE', '/api/v1/tokens/00000000-0000-4000-8000-000000000000');
+  assert.equal(unknown.status, 403, 'a narrow token learns nothing about other ids');
+  const mint = await as(narrow.token, 'POST', '/api/v1/tokens', { name: 'copy', scopes: ['jobs:read'] });
+  assert.equal(mint.status, 403, mint.text);
+  assert.match(mint.body.detail, /tokens:write/);
+
+  // a portal session holds the role's scopes, tokens:read and tokens:write among them
+  const session = await signIn('nora');
+  assert.ok(session.res.body.scopes.includes('tokens:read') && session.res.body.scopes.includes('tokens:write'));
+  assert.equal((await session.as('GET', '/api/v1/tokens')).body.length, 3);
+  assert.equal((await session.as('DELETE', `/api/v1/tokens/${reader.id}`)).status, 204);
+  assert.equal((await as(reader.token, 'GET', '/api/v1/me')).status, 401);
+
+  const self = await as(narrow.token, 'DELETE', `/api/v1/tokens/${narrow.id}`);
+  assert.equal(self.status, 204, 'a token may always revoke itself');
+  assert.equal((await as(narrow.token, 'GET', '/api/v1/me')).status, 401);
+
+  const doc = (await call(server.url, 'GET', '/api/v1/openapi.json')).body;
+  assert.deepEqual(doc.paths['/api/v1/tokens'].get['x-optional-scopes'], ['tokens:read']);
+  assert.deepEqual(doc.paths['/api/v1/tokens'].post['x-required-scopes'], ['tokens:write']);
+  assert.deepEqual(doc.paths['/api/v1/tokens/{id}'].delete['x-optional-scopes'], ['tokens:write']);
 });
 
 test('changing the own password needs the current one', async () => {

@@ -180,7 +180,7 @@ export const kernelPages: PortalPage[] = [
   { path: '/jobs', title: 'Jobs', nav: 80, scope: 'jobs:read', component: Jobs },
   { path: '/jobs/:id', title: 'Job', scope: 'jobs:read', component: Job },
   { path: '/activity', title: 'Activity', nav: 90, scope: 'activity:read', component: Activity },
-  { path: '/tokens', title: 'Tokens', nav: 95, component: Tokens },
+  { path: '/tokens', title: 'Tokens', nav: 95, scope: 'tokens:read', component: Tokens },
   { path: '/account', title: 'Account', component: Account },
 ];
 
