@@ -61,13 +61,15 @@ export function accountRoutes(deps: AccountDeps): AnyRoute[] {
       handler: async ({ principal, baseUrl }) => reply(200, { ended: await sessions.signOutEverywhere(userOf(principal).id) }, principal.session ? clear(baseUrl) : {}),
     }),
     defineRoute({
-      method: 'PUT', path: '/me/password', authenticated: true, status: 204, activity: 'kernel.password.set', resource: 'password', errors: [400, 403],
-      summary: "Change the caller's own password (the current one is required)",
+      method: 'PUT', path: '/me/password', authenticated: true, status: 204, activity: 'kernel.password.set', resource: 'password', errors: [400, 403, 429],
+      summary: "Change the caller's own password (the current one is required); the user's other portal sessions end",
+      description: 'Every portal session of the user ends but the one making the change (made with a token: every one). A wrong current password '
+        + 'counts as a failed sign-in: past the sign-in limit for the account or the address (sessions.failedSignInsPerMinute), 429 with Retry-After.',
       body: Type.Object({ current: Type.String({ maxLength: 256 }), password: Type.String({ maxLength: 256 }) }),
-      handler: async ({ principal, body }) => {
+      handler: async ({ principal, body, ip }) => {
         const user = userOf(principal);
-        if (!(await sessions.checkPassword(user.name, body.current))) throw problem(403, 'the current password is wrong', { code: 'wrong-password' });
-        await sessions.setPassword(user.name, body.password);
+        await sessions.confirmPassword(user.name, body.current, ip);
+        await sessions.setPassword(user.name, body.password, principal.session?.id);
       },
     }),
     defineRoute({

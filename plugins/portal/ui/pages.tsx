@@ -149,7 +149,7 @@ function Account() {
   const action = useAction();
   const change = async (e: Event) => {
     e.preventDefault();
-    if (await action.run(() => ok(api.PUT('/api/v1/me/password', { body: { current, password: next } })).then(() => true))) { setDone('Password changed.'); setCurrent(''); setNext(''); }
+    if (await action.run(() => ok(api.PUT('/api/v1/me/password', { body: { current, password: next } })).then(() => true))) { setDone('Password changed; your other sessions are signed out.'); setCurrent(''); setNext(''); }
   };
   const everywhere = async () => {
     if (await action.run(() => ok(api.DELETE('/api/v1/sessions')))) setSession(null);
