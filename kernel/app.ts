@@ -85,6 +85,8 @@ export function kernelScopes(scopes: ScopeCatalogue): void {
     'jobs:read': { description: 'list jobs, read their output, wait for them', role: 'viewer' },
     'jobs:cancel': { description: 'cancel queued or running jobs', role: 'operator' },
     'activity:read': { description: 'read the activity log', role: 'viewer' },
+    'tokens:read': { description: "list every personal token of the owner (without it, a token sees only itself)", role: 'viewer' },
+    'tokens:write': { description: "create personal tokens, and revoke any of the owner's (without it, a token revokes only itself)", role: 'viewer' },
     admin: { description: 'administer the installation', role: 'admin' },
   });
 }
@@ -92,9 +94,9 @@ export function kernelScopes(scopes: ScopeCatalogue): void {
 /** A route needing a scope nobody declared could never be called, not even by an admin's `*` token: refuse to boot. */
 function refuseUndeclaredScopes(table: RouteTable, scopes: ScopeCatalogue): void {
   for (const { owner, route } of table.routes) {
-    const [unknown] = scopes.unknown(route.scopes ?? []);
+    const [unknown] = scopes.unknown([...route.scopes ?? [], ...route.optionalScopes ?? []]);
     if (unknown === undefined) continue;
-    throw new Error(`plugin "${owner}": route ${route.method} ${route.path} requires the scope "${unknown}", which no plugin declares; `
+    throw new Error(`plugin "${owner}": route ${route.method} ${route.path} ${route.scopes?.includes(unknown) ? 'requires' : 'asks for'} the scope "${unknown}", which no plugin declares; `
       + `declare it in setup with ctx.scopes.define({ '${unknown}': { description, role } }), or require the plugin that declares it`);
   }
 }

@@ -9,6 +9,7 @@ import { OutboundRefused, type OutboundAddress, type OutboundApi } from './outbo
 export { Type, type Static, type TSchema, isProblem, Problem, problem, type ProblemOptions, keyedLock, type KeyedLock, isWithin, realExisting };
 export { OutboundRefused, type OutboundAddress, type OutboundApi };
 export { sdkVersion } from './version.ts';
+export { parseCron } from './cron.ts';
 export { Nullable, ActorSchema, JobStatusSchema, JobSchema, JobAcceptedSchema } from './schemas.ts';
 
 /** code-point order, for sorting names and timestamps: the same on every machine, and (unlike localeCompare) it loads no locale data, about 2.5 MB */
@@ -121,6 +122,12 @@ export interface RouteDef<P extends TSchema, Q extends TSchema, B extends TSchem
   scopes?: readonly string[];
   /** any valid personal token, whatever its scopes (GET /me, /overview). */
   authenticated?: boolean;
+  /**
+   * with `authenticated`: scopes the handler asks `principal.can` about, which widen what it does (GET /tokens lists
+   * every token of the owner with `tokens:read`, the calling token only without). The OpenAPI document lists them as
+   * `x-optional-scopes`; like `scopes`, each must be declared.
+   */
+  optionalScopes?: readonly string[];
   /** no token at all (the OpenAPI document, signed receivers that check their own signature). */
   public?: boolean;
   /** webhook routes: the bearer must be the action token of this kind for the resource named by the param. */
@@ -397,6 +404,7 @@ export interface PluginContext<O = unknown, D = Readonly<Record<string, unknown>
   readonly jobs: JobsApi;
   readonly schedule: {
     every(name: string, intervalMs: number, run: () => Promise<void>): void;
+    /** five fields or a nickname, server time (parseCron): six fields (seconds) stop the boot, schedules are minute-grained */
     cron(name: string, expression: string, run: () => Promise<void>): void;
   };
   readonly migrations: { from(dir: string | URL): void };

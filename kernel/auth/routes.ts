@@ -61,22 +61,28 @@ export function accountRoutes(deps: AccountDeps): AnyRoute[] {
       handler: async ({ principal, baseUrl }) => reply(200, { ended: await sessions.signOutEverywhere(userOf(principal).id) }, principal.session ? clear(baseUrl) : {}),
     }),
     defineRoute({
-      method: 'PUT', path: '/me/password', authenticated: true, status: 204, activity: 'kernel.password.set', resource: 'password', errors: [400, 403],
-      summary: "Change the caller's own password (the current one is required)",
+      method: 'PUT', path: '/me/password', authenticated: true, status: 204, activity: 'kernel.password.set', resource: 'password', errors: [400, 403, 429],
+      summary: "Change the caller's own password (the current one is required); the user's other portal sessions end",
+      description: 'Every portal session of the user ends but the one making the change (made with a token: every one). A wrong current password '
+        + 'counts as a failed sign-in: past the sign-in limit for the account or the address (sessions.failedSignInsPerMinute), 429 with Retry-After.',
       body: Type.Object({ current: Type.String({ maxLength: 256 }), password: Type.String({ maxLength: 256 }) }),
-      handler: async ({ principal, body }) => {
+      handler: async ({ principal, body, ip }) => {
         const user = userOf(principal);
-        if (!(await sessions.checkPassword(user.name, body.current))) throw problem(403, 'the current password is wrong', { code: 'wrong-password' });
-        await sessions.setPassword(user.name, body.password);
+        await sessions.confirmPassword(user.name, body.current, ip);
+        await sessions.setPassword(user.name, body.password, principal.session?.id);
       },
     }),
     defineRoute({
-      method: 'GET', path: '/tokens', authenticated: true, summary: "The caller's own personal tokens (never their secret)",
+      method: 'GET', path: '/tokens', authenticated: true, optionalScopes: ['tokens:read'], summary: "The caller's own personal tokens (never their secret)",
+      description: 'With tokens:read (a portal session has it), every token of the owner; without it, only the calling token.',
       response: Type.Array(TokenView),
-      handler: async ({ principal }) => (await tokens.list(userOf(principal).name)).map(({ user: _, ...t }) => t) as never,
+      handler: async ({ principal }) => {
+        const own = await tokens.list(userOf(principal).name);
+        return own.filter((t) => principal.can('tokens:read') || t.id === principal.token?.id).map(({ user: _, ...t }) => t) as never;
+      },
     }),
     defineRoute({
-      method: 'POST', path: '/tokens', authenticated: true, status: 201, activity: 'kernel.token.create', resource: 'tokens', errors: [400, 403],
+      method: 'POST', path: '/tokens', scopes: ['tokens:write'], status: 201, activity: 'kernel.token.create', resource: 'tokens', errors: [400],
       summary: 'Create a personal token; the answer holds it this once, only its hash is kept',
       description: 'scopes may only name scopes the caller holds itself ("*": every scope of the caller\'s role, only when the caller holds them all).',
       body: Type.Object({
@@ -99,9 +105,13 @@ export function accountRoutes(deps: AccountDeps): AnyRoute[] {
       },
     }),
     defineRoute({
-      method: 'DELETE', path: '/tokens/:id', authenticated: true, status: 204, activity: 'kernel.token.revoke', resource: 'tokens',
+      method: 'DELETE', path: '/tokens/:id', authenticated: true, optionalScopes: ['tokens:write'], status: 204, activity: 'kernel.token.revoke', resource: 'tokens',
       params: Type.Object({ id: Type.String({ format: 'uuid' }) }), summary: 'Revoke one of the caller\'s own tokens',
+      description: 'With tokens:write (a portal session has it), any token of the owner; without it, only the calling token (403 for any other).',
       handler: async ({ principal, params }) => {
+        if (!principal.can('tokens:write') && params.id !== principal.token?.id) {
+          throw problem(403, 'this token lacks the scope tokens:write: without it, a token can revoke only itself', { code: 'missing-scope', extra: { requiredScopes: ['tokens:write'] } });
+        }
         const own = (await tokens.list(userOf(principal).name)).find((t) => t.id === params.id && !t.revokedAt);
         if (!own) throw problem(404, `you have no active token ${params.id}`);
         await tokens.revoke(params.id);

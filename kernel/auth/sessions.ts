@@ -68,11 +68,21 @@ export class Sessions {
   constructor(private readonly db: Db, private readonly scopes: ScopeCatalogue, readonly options: SessionOptions,
     private readonly failures: { account: RateLimiter; address: RateLimiter }) {}
 
-  async setPassword(user: string, password: string): Promise<void> {
+  /**
+   * Sets the user's password and, in the same statement, ends its portal sessions: all of them, or all but `keep` (the
+   * session that made the change). Sessions are read from the database on every request, so every instance sees the
+   * end at once. Answers how many sessions ended.
+   */
+  async setPassword(user: string, password: string, keep?: string): Promise<number> {
     const bad = passwordProblem(password);
     if (bad) throw problem(400, bad, { code: 'weak-password' });
-    const { rowCount } = await this.db.query('UPDATE users SET password_hash = $2 WHERE name = $1', [user, await hashPassword(password)]);
-    if (!rowCount) throw problem(404, `no user "${user}"`);
+    const { rows } = await this.db.query<{ users: number; ended: number }>(
+      `WITH u AS (UPDATE users SET password_hash = $2 WHERE name = $1 RETURNING id),
+            s AS (DELETE FROM sessions WHERE user_id IN (SELECT id FROM u) AND id IS DISTINCT FROM $3::uuid RETURNING 1)
+       SELECT (SELECT count(*) FROM u)::int AS users, (SELECT count(*) FROM s)::int AS ended`,
+      [user, await hashPassword(password), keep ?? null]);
+    if (!rows[0].users) throw problem(404, `no user "${user}"`);
+    return rows[0].ended;
   }
 
   async checkPassword(user: string, password: string): Promise<boolean> {
@@ -80,19 +90,38 @@ export class Sessions {
     return verifyPassword(password, rows[0]?.password_hash ?? null);
   }
 
+  /**
+   * A signed-in user's current password, checked under the sign-in limits (a stolen session or token cannot guess it
+   * faster than a sign-in could): a 429 past them, a 403 when wrong, which counts as a failed sign-in.
+   */
+  async confirmPassword(user: string, password: string, address: string): Promise<void> {
+    this.refuseWhileLimited(user, address, 'wrong passwords');
+    if (await this.checkPassword(user, password)) return;
+    this.countFailure(user, address);
+    throw problem(403, 'the current password is wrong', { code: 'wrong-password' });
+  }
+
+  /** a 429 while the account or the address has no failed attempt left in its window */
+  private refuseWhileLimited(username: string, address: string, what: string): void {
+    for (const [limiter, key, who] of [[this.failures.account, `u:${username.toLowerCase()}`, 'this account'], [this.failures.address, `a:${address}`, 'this address']] as const) {
+      const state = limiter.peek(key);
+      if (!state.allowed) throw problem(429, `too many ${what} for ${who}; retry after ${state.reset} s`, { code: 'sign-in-rate-limited', headers: { 'Retry-After': String(state.reset) } });
+    }
+  }
+
+  private countFailure(username: string, address: string): void {
+    this.failures.account.hit(`u:${username.toLowerCase()}`);
+    this.failures.address.hit(`a:${address}`);
+  }
+
   /** a new session, or a 401 (wrong name or password, same answer for both) / 429 (too many failures for the account or the address) */
   async signIn(username: string, password: string, address: string): Promise<SignedIn> {
-    const account = `u:${username.toLowerCase()}`;
-    for (const [limiter, key, who] of [[this.failures.account, account, 'this account'], [this.failures.address, `a:${address}`, 'this address']] as const) {
-      const state = limiter.peek(key);
-      if (!state.allowed) throw problem(429, `too many failed sign-ins for ${who}; retry after ${state.reset} s`, { code: 'sign-in-rate-limited', headers: { 'Retry-After': String(state.reset) } });
-    }
+    this.refuseWhileLimited(username, address, 'failed sign-ins');
     const { rows } = await this.db.query<{ id: number; name: string; role: Role; password_hash: string | null }>(
       'SELECT id, name, role, password_hash FROM users WHERE name = $1', [username]);
     const user = rows[0];
     if (!(await verifyPassword(password, user?.password_hash ?? null)) || !user) {
-      this.failures.account.hit(account);
-      this.failures.address.hit(`a:${address}`);
+      this.countFailure(username, address);
       throw problem(401, 'wrong user name or password', { code: 'sign-in-failed' });
     }
     const cookie = newSecretToken(sessionPrefix);

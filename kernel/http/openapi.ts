@@ -105,6 +105,7 @@ function operation(entry: CompiledRoute): Record<string, unknown> {
     responses,
     security: route.public ? [] : route.actionToken ? [{ webhookToken: [] }] : [{ bearer: route.scopes ?? [] }, { session: [] }],
     ...(route.scopes ? { 'x-required-scopes': route.scopes } : {}),
+    ...(route.optionalScopes ? { 'x-optional-scopes': route.optionalScopes } : {}),
     ...(route.upload ? { 'x-rate-limit-exempt': true } : {}),
   };
 }

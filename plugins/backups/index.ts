@@ -21,7 +21,7 @@ const Options = Type.Object({
   restic: Type.String({ default: 'restic', description: 'the restic binary' }),
   pgDump: Type.String({ default: 'pg_dump', description: 'the pg_dump binary (of the database server\'s major version or newer)' }),
   repositoryRoots: Type.Array(Type.String({ pattern: '^/' }), { default: [], description: 'folders below which a definition may keep a local repository of its own; the default folder in DATA_DIR needs none' }),
-  scheduleTickMs: Type.Integer({ minimum: 1000, default: 60_000, description: 'how often schedules are looked at' }),
+  scheduleTickMs: Type.Integer({ minimum: 1000, maximum: 60_000, default: 60_000, description: 'how often schedules are looked at: at most a minute, so every slot of a (minute-grained) schedule is run' }),
   missedWindowMs: Type.Integer({ minimum: 0, default: 3_600_000, description: 'a scheduled run not started within this time after its slot is missed' }),
   progressIntervalMs: Type.Integer({ minimum: 0, default: 2000, description: 'at most one progress line per interval in the job output' }),
   stopTimeoutSeconds: Type.Integer({ minimum: 0, default: 10, description: 'grace time of containers stopped for a snapshot or a restore' }),

@@ -1,11 +1,11 @@
 // The backup endpoints of /api/v1: definitions, runs, snapshots, files and restores.
 import { randomBytes } from 'node:crypto';
 import { Value } from '@sinclair/typebox/value';
-import { defineRoute, isWithin, JobAcceptedSchema, Nullable, problem, reply, Type, type Actor, type AnyRoute, type Job, type Principal } from '../../sdk/index.ts';
+import { defineRoute, isWithin, JobAcceptedSchema, Nullable, parseCron, problem, reply, Type, type Actor, type AnyRoute, type Job, type Principal } from '../../sdk/index.ts';
 import { planRestore, type RestoreDeps } from './restore.ts';
 import type { Repository } from './restic.ts';
 import { cleanPath, listFiles, resolveSnapshot, snapshotView } from './snapshots.ts';
-import { cronOf, nextSlot } from './schedule.ts';
+import { nextSlot } from './schedule.ts';
 import type { BackupRow, BackupStore, Definition } from './store.ts';
 import type { BackupTarget } from './targets.ts';
 import { snapshotsOf } from './run.ts';
@@ -84,7 +84,7 @@ const Body = Type.Object({
     env: Type.Optional(Type.Record(Type.String({ pattern: '^[A-Z][A-Z0-9_]{0,63}$' }), Type.String({ maxLength: 8192 }), { maxProperties: 20, description: 'backend credentials (AWS_ACCESS_KEY_ID, B2_ACCOUNT_KEY, …); sealed at rest, never answered' })),
   }, { additionalProperties: false })),
   password: Type.Optional(Type.String({ minLength: 8, maxLength: 1024, description: 'the repository password; sealed at rest, never answered; generated when not given' })),
-  schedule: Type.Optional(Type.Union([Type.String({ maxLength: 200, description: 'cron (server time); 6 fields add seconds' }), Type.Null()])),
+  schedule: Type.Optional(Type.Union([Type.String({ maxLength: 200, description: 'cron of 5 fields or a nickname (@daily), server time; schedules are minute-grained, 6 fields (seconds) are refused' }), Type.Null()])),
   retention: Type.Optional(Type.Union([Type.Object({ last: Count, hourly: Count, daily: Count, weekly: Count, monthly: Count, yearly: Count }, { additionalProperties: false, minProperties: 1 }), Type.Null()])),
   consistency: Type.Optional(Type.Union([Type.Literal('live'), Type.Literal('stop')], { description: "stop: the stacks' containers are stopped while the snapshot is taken and started again afterwards" })),
 }, { additionalProperties: false });
@@ -120,9 +120,9 @@ export function backupRoutes(deps: RouteDeps): AnyRoute[] {
     if (body.schedule) {
       let comes: boolean;
       try {
-        comes = cronOf(body.schedule).nextRun() !== null;
+        comes = parseCron(body.schedule).nextRun() !== null;
       } catch (err) {
-        throw problem(400, `schedule is not a cron expression: ${(err as Error).message}`, { errors: [{ path: '/body/schedule', message: 'is not a cron expression' }] });
+        throw problem(400, `schedule is not a cron expression of 5 fields: ${(err as Error).message}`, { errors: [{ path: '/body/schedule', message: (err as Error).message }] });
       }
       if (!comes) throw problem(400, `schedule "${body.schedule}" never comes`, { errors: [{ path: '/body/schedule', message: 'never comes' }] });
     }

@@ -1,15 +1,12 @@
 // Backup schedules: each definition's cron checked on the kernel's tick; a slot not run within the window is a missed backup.
-import { Cron } from 'croner';
+import { parseCron } from '../../sdk/index.ts';
 import type { BackupStore } from './store.ts';
 
-/** a schedule: 5 fields, or 6 with seconds first, in server time; throws on a bad expression */
-export const cronOf = (expression: string): Cron => new Cron(expression, { mode: '5-or-6-parts' });
-
 /** the first slot after `after`; null when the expression never comes again */
-export const nextSlot = (expression: string, after: Date): Date | null => cronOf(expression).nextRun(after);
+export const nextSlot = (expression: string, after: Date): Date | null => parseCron(expression).nextRun(after);
 
 /** the latest slot at or before `now` (slots fall on whole seconds, and croner looks back from before a whole second) */
-const lastSlot = (expression: string, now: Date): Date | null => cronOf(expression).previousRuns(1, new Date(Math.floor(now.getTime() / 1000) * 1000 + 1000))[0] ?? null;
+const lastSlot = (expression: string, now: Date): Date | null => parseCron(expression).previousRuns(1, new Date(Math.floor(now.getTime() / 1000) * 1000 + 1000))[0] ?? null;
 
 export interface TickDeps {
   store: BackupStore;

@@ -24,7 +24,7 @@ const Options = Type.Object({
   allowedNetworkOptions: Type.Array(Type.String(), { default: safeNetworkOptions, description: 'network driver_opts names (allowed-network-options)' }),
   allowedVolumeDrivers: Type.Array(Type.String(), { default: ['local'], description: 'allowed-volume-drivers' }),
   allowedLoggingDrivers: Type.Array(Type.String(), { default: ['json-file', 'local', 'none'], description: 'allowed-logging-drivers' }),
-  autoupdateCron: Type.String({ default: '0 3 * * *', description: 'when autoupdate runs (cron, server time)' }),
+  autoupdateCron: Type.String({ default: '0 3 * * *', description: 'when autoupdate runs (cron of 5 fields or a nickname, server time; minute-grained)' }),
   webhookWindowSeconds: Type.Integer({ minimum: 1, default: 30 }),
   webhookWaitSeconds: Type.Integer({ minimum: 1, default: 600 }),
   templates: Type.Record(Type.String(), Type.Object({ description: Type.String({ default: '' }), compose: Type.String(), inputs: Type.Record(Type.String(), Type.Unknown(), { default: {} }) }), { default: {} }),

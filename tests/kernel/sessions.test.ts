@@ -1,4 +1,4 @@
-// Portal sessions through the real API: sign-in, cookie flags, CSRF, role scopes, activity under the user, sign-out (one and everywhere), expiry, rate limits, own tokens, CLI passwd.
+// Portal sessions through the real API: sign-in, cookie flags, CSRF, role scopes, activity under the user, sign-out (one and everywhere), expiry, rate limits, own tokens and their scopes, CLI passwd.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -137,7 +137,7 @@ test('a session has a request budget of its own, not the address\'s', async () =
 });
 
 test('own tokens: created once with at most the creator\'s scopes, listed without secret, revoked', async () => {
-  const token = await server.token('operator', ['jobs:read', 'activity:read'], { name: 'tom' });
+  const token = await server.token('operator', ['jobs:read', 'activity:read', 'tokens:read', 'tokens:write'], { name: 'tom' });
   const as = (method: string, path: string, body?: unknown) => call(server.url, method, path, { token, body });
   const beyond = await as('POST', '/api/v1/tokens', { name: 'more', scopes: ['jobs:cancel'] });
   assert.equal(beyond.status, 403, 'a token cannot mint a stronger one');
@@ -154,13 +154,104 @@ test('own tokens: created once with at most the creator\'s scopes, listed withou
   assert.equal((await call(server.url, 'GET', '/api/v1/me', { token: made.body.token })).status, 401);
 });
 
-test('changing the own password needs the current one', async () => {
-  await user('carl', 'viewer');
-  const s = await signIn('carl');
-  assert.equal((await s.as('PUT', '/api/v1/me/password', { current: 'not it at all', password: 'another long one' })).status, 403);
-  assert.equal((await s.as('PUT', '/api/v1/me/password', { current: password, password: 'short' })).status, 400);
-  assert.equal((await s.as('PUT', '/api/v1/me/password', { current: password, password: 'another long one' })).status, 204);
-  assert.equal(await server.app.sessions.checkPassword('carl', 'another long one'), true);
+test('a token without tokens:read and tokens:write sees and revokes only itself; a portal session manages them all', async () => {
+  await user('nora', 'operator');
+  const full = await server.app.tokens.create({ user: 'nora', name: 'full', scopes: ['*'] });
+  const narrow = await server.app.tokens.create({ user: 'nora', name: 'narrow', scopes: ['jobs:read'] });
+  const reader = await server.app.tokens.create({ user: 'nora', name: 'reader', scopes: ['tokens:read'] });
+  const as = (token: string, method: string, path: string, body?: unknown) => call(server.url, method, path, { token, body });
+
+  const seen = await as(narrow.token, 'GET', '/api/v1/tokens');
+  assert.equal(seen.status, 200, seen.text);
+  assert.deepEqual(seen.body.map((t: { id: string }) => t.id), [narrow.id], 'a narrow token lists only itself');
+  const all = await as(reader.token, 'GET', '/api/v1/tokens');
+  assert.deepEqual(all.body.map((t: { id: string }) => t.id).sort(), [full.id, narrow.id, reader.id].sort(), 'tokens:read lists every token of the owner');
+
+  const revokeFull = await as(narrow.token, 'DELETE', `/api/v1/tokens/${full.id}`);
+  assert.equal(revokeFull.status, 403, revokeFull.text);
+  assert.equal(revokeFull.body.type, 'https://dockwright.dev/problems/missing-scope');
+  assert.match(revokeFull.body.detail, /tokens:write/);
+  assert.equal((await as(full.token, 'GET', '/api/v1/me')).status, 200, 'the * token still works');
+  const unknown = await as(narrow.token, 'DELETE', '/api/v1/tokens/00000000-0000-4000-8000-000000000000');
+  assert.equal(unknown.status, 403, 'a narrow token learns nothing about other ids');
+  const mint = await as(narrow.token, 'POST', '/api/v1/tokens', { name: 'copy', scopes: ['jobs:read'] });
+  assert.equal(mint.status, 403, mint.text);
+  assert.match(mint.body.detail, /tokens:write/);
+
+  // a portal session holds the role's scopes, tokens:read and tokens:write among them
+  const session = await signIn('nora');
+  assert.ok(session.res.body.scopes.includes('tokens:read') && session.res.body.scopes.includes('tokens:write'));
+  assert.equal((await session.as('GET', '/api/v1/tokens')).body.length, 3);
+  assert.equal((await session.as('DELETE', `/api/v1/tokens/${reader.id}`)).status, 204);
+  assert.equal((await as(reader.token, 'GET', '/api/v1/me')).status, 401);
+
+  const self = await as(narrow.token, 'DELETE', `/api/v1/tokens/${narrow.id}`);
+  assert.equal(self.status, 204, 'a token may always revoke itself');
+  assert.equal((await as(narrow.token, 'GET', '/api/v1/me')).status, 401);
+
+  const doc = (await call(server.url, 'GET', '/api/v1/openapi.json')).body;
+  assert.deepEqual(doc.paths['/api/v1/tokens'].get['x-optional-scopes'], ['tokens:read']);
+  assert.deepEqual(doc.paths['/api/v1/tokens'].post['x-required-scopes'], ['tokens:write']);
+  assert.deepEqual(doc.paths['/api/v1/tokens/{id}'].delete['x-optional-scopes'], ['tokens:write']);
+});
+
+test('changing the password needs the current one and ends every other session of the user, on every instance; made with a token, all of them', async () => {
+  // a server of its own: wrong passwords count against the address's sign-in budget, which the other tests share
+  const one = await startServer({ plugins: {}, config: { sessions: { ttlMs: 60_000, failedSignInsPerMinute: 5 } } });
+  const two = await startServer({ plugins: {}, config: { sessions: { ttlMs: 60_000, failedSignInsPerMinute: 5 } }, reuse: { databaseUrl: one.databaseUrl, dataDir: one.dataDir } });
+  try {
+    await one.app.tokens.addUser('carl', 'viewer');
+    await one.app.sessions.setPassword('carl', password);
+    const session = async (on: TestServer, pw: string) => {
+      const res = await call(on.url, 'POST', '/api/v1/session', { body: { username: 'carl', password: pw } });
+      assert.equal(res.status, 201, res.text);
+      const headers = { cookie: (res.headers.get('set-cookie') ?? '').split(';')[0], 'x-dockwright-csrf': res.body.csrf };
+      return (method: string, path: string, body?: unknown) => call(on.url, method, path, { headers, body });
+    };
+    const [here, other, elsewhere] = [await session(one, password), await session(one, password), await session(two, password)];
+    assert.equal((await here('PUT', '/api/v1/me/password', { current: 'not it at all', password: 'another long one' })).status, 403);
+    assert.equal((await here('PUT', '/api/v1/me/password', { current: password, password: 'short' })).status, 400);
+    assert.equal((await other('GET', '/api/v1/me')).status, 200, 'a refused change ends nothing');
+    assert.equal((await here('PUT', '/api/v1/me/password', { current: password, password: 'another long one' })).status, 204);
+    assert.equal(await one.app.sessions.checkPassword('carl', 'another long one'), true);
+    assert.equal((await here('GET', '/api/v1/me')).status, 200, 'the session that made the change stays');
+    assert.equal((await other('GET', '/api/v1/me')).status, 401, 'another session of the user ends');
+    assert.equal((await elsewhere('GET', '/api/v1/me')).status, 401, 'a session on another instance ends at once');
+
+    const token = (await one.app.tokens.create({ user: 'carl', name: 'ci', scopes: ['jobs:read'] })).token;
+    const later = await session(two, 'another long one');
+    const byToken = await call(one.url, 'PUT', '/api/v1/me/password', { token, body: { current: 'another long one', password: 'a third long one' } });
+    assert.equal(byToken.status, 204, byToken.text);
+    assert.equal((await here('GET', '/api/v1/me')).status, 401, 'a change made with a token ends every session');
+    assert.equal((await later('GET', '/api/v1/me')).status, 401);
+    assert.equal((await call(one.url, 'GET', '/api/v1/me', { token })).status, 200, 'tokens stay valid');
+  } finally {
+    await two.close();
+    await one.close();
+  }
+});
+
+test('wrong current passwords count as failed sign-ins: past the limit, 429 with Retry-After, and sign-ins wait too', async () => {
+  const pw = await startServer({ plugins: {}, config: { sessions: { ttlMs: 60_000, failedSignInsPerMinute: 5 } } });
+  try {
+    await pw.app.tokens.addUser('wanda', 'viewer');
+    await pw.app.sessions.setPassword('wanda', password);
+    const res = await call(pw.url, 'POST', '/api/v1/session', { body: { username: 'wanda', password } });
+    const headers = { cookie: (res.headers.get('set-cookie') ?? '').split(';')[0], 'x-dockwright-csrf': res.body.csrf };
+    const change = (current: string) => call(pw.url, 'PUT', '/api/v1/me/password', { headers, body: { current, password: 'another long one' } });
+    const answers = [];
+    for (let i = 0; i < 12; i++) answers.push(await change(`guess number ${i}`));
+    assert.deepEqual(answers.map((a) => a.status), [403, 403, 403, 403, 403, 429, 429, 429, 429, 429, 429, 429]);
+    const limited = answers.at(-1)!;
+    assert.ok(Number(limited.headers.get('retry-after')) > 0, 'Retry-After says when to try again');
+    assert.equal(limited.body.type, 'https://dockwright.dev/problems/sign-in-rate-limited');
+    assert.equal((await change(password)).status, 429, 'the right password waits too');
+    assert.equal(await pw.app.sessions.checkPassword('wanda', password), true, 'nothing was changed');
+    const signIn = await call(pw.url, 'POST', '/api/v1/session', { body: { username: 'wanda', password } });
+    assert.equal(signIn.status, 429, 'the account\'s sign-in budget is the same one');
+  } finally {
+    await pw.close();
+  }
 });
 
 test('failed sign-ins are limited per account (any address) and per address (any account)', async () => {
@@ -179,13 +270,19 @@ test('failed sign-ins are limited per account (any address) and per address (any
   assert.equal(unknown.status, 400, 'bad input is a 400, not a sign-in attempt');
 });
 
-test('CLI user passwd sets a password shown once, and the first start gives admin a password file', async () => {
+test('CLI user passwd sets a password shown once and ends the user\'s sessions, and the first start gives admin a password file', async () => {
   const run = promisify(execFile);
   const env = { ...process.env, NODE_ENV: 'test', DATABASE_URL: server.databaseUrl, DATA_DIR: server.dataDir };
   await server.app.tokens.addUser('dora', 'viewer');
+  await server.app.sessions.setPassword('dora', password);
+  // signed in from another address: the failed sign-ins of the tests above have spent 127.0.0.1's budget
+  const signed = await server.app.sessions.signIn('dora', password, '192.0.2.10');
+  const headers = { cookie: `dw_session=${signed.cookie}`, 'x-dockwright-csrf': signed.csrf };
+  assert.equal((await call(server.url, 'GET', '/api/v1/me', { headers })).status, 200);
   const { stdout } = await run(process.execPath, ['--import', 'tsx', join(root, 'kernel/main.ts'), 'user', 'passwd', 'dora'], { cwd: root, env });
   const shown = stdout.trim().split('\n').at(-1)!;
   assert.equal(await server.app.sessions.checkPassword('dora', shown), true);
+  assert.equal((await call(server.url, 'GET', '/api/v1/me', { headers })).status, 401, 'the CLI ends the user\'s portal sessions');
   const missing = await run(process.execPath, ['--import', 'tsx', join(root, 'kernel/main.ts'), 'user', 'passwd', 'ghost'], { cwd: root, env }).catch((e) => e);
   assert.match(missing.stderr, /no user "ghost"/);
   const first = readFileSync(join(server.dataDir, 'initial-admin-password'), 'utf8').trim();

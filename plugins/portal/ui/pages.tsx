@@ -149,7 +149,7 @@ function Account() {
   const action = useAction();
   const change = async (e: Event) => {
     e.preventDefault();
-    if (await action.run(() => ok(api.PUT('/api/v1/me/password', { body: { current, password: next } })).then(() => true))) { setDone('Password changed.'); setCurrent(''); setNext(''); }
+    if (await action.run(() => ok(api.PUT('/api/v1/me/password', { body: { current, password: next } })).then(() => true))) { setDone('Password changed; your other sessions are signed out.'); setCurrent(''); setNext(''); }
   };
   const everywhere = async () => {
     if (await action.run(() => ok(api.DELETE('/api/v1/sessions')))) setSession(null);
@@ -180,7 +180,7 @@ export const kernelPages: PortalPage[] = [
   { path: '/jobs', title: 'Jobs', nav: 80, scope: 'jobs:read', component: Jobs },
   { path: '/jobs/:id', title: 'Job', scope: 'jobs:read', component: Job },
   { path: '/activity', title: 'Activity', nav: 90, scope: 'activity:read', component: Activity },
-  { path: '/tokens', title: 'Tokens', nav: 95, component: Tokens },
+  { path: '/tokens', title: 'Tokens', nav: 95, scope: 'tokens:read', component: Tokens },
   { path: '/account', title: 'Account', component: Account },
 ];
 

@@ -1,4 +1,4 @@
-// Backups of Dockwright's own database (pg_dump → restic → pg_restore into a fresh database that boots the service with the same stacks), and schedules: a due slot runs, a passed one is missed.
+// Backups of Dockwright's own database (pg_dump → restic → pg_restore into a fresh database that boots the service with the same stacks), and schedules: minute-grained, a due slot runs, a passed one is missed.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -64,10 +64,19 @@ test("the database: a consistent dump, restored into a fresh database that boots
   }
 });
 
-test('a schedule runs the backup at its slots; a slot that passed unrun is reported as missed', async () => {
-  const put = await s.api('PUT', '/api/v1/backups/ticking', { body: { targets: { database: true }, schedule: '* * * * * *', retention: { last: 1 } } });
+test('a schedule runs the backup at its slots, which are whole minutes (six fields are refused); a slot that passed unrun is reported as missed', async () => {
+  const seconds = await s.api('PUT', '/api/v1/backups/ticking', { body: { targets: { database: true }, schedule: '*/5 * * * * *' } });
+  assert.equal(seconds.status, 400, 'a schedule every 5 s would be announced but run once a minute');
+  assert.match(seconds.body.detail, /schedules are minute-grained: use 5 fields/);
+  assert.equal((await s.api('GET', '/api/v1/backups/ticking')).status, 404, 'nothing was saved');
+
+  const put = await s.api('PUT', '/api/v1/backups/ticking', { body: { targets: { database: true }, schedule: '* * * * *', retention: { last: 1 } } });
   assert.equal(put.status, 201, put.text);
-  assert.ok(Date.parse(put.body.nextRun) > Date.now() - 1000);
+  const nextRun = Date.parse(put.body.nextRun);
+  assert.equal(nextRun % 60_000, 0, 'the next slot is a whole minute');
+  assert.ok(nextRun > Date.now() - 1000 && nextRun <= Date.now() + 60_000, put.body.nextRun);
+  // as if the last slot handled came just before this minute's: the tick runs this minute's slot now, not at the next
+  await rows(s.databaseUrl, "UPDATE backups SET schedule_slot = date_trunc('minute', now()) - interval '1 second' WHERE name = 'ticking'");
   const ran = await eventually(async () => {
     const b = (await s.api('GET', '/api/v1/backups/ticking')).body;
     return b.lastRun?.scheduled && b.lastRun.status === 'succeeded' ? b : null;

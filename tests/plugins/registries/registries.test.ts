@@ -67,7 +67,7 @@ before(async () => {
     plugins: {
       docker: { options: { healthTimeoutMs: 60_000, stopTimeoutSeconds: 1, reconcile: false } },
       containers: {},
-      stacks: { options: { autoupdateCron: '*/2 * * * * *' } },
+      stacks: {},
       git: {},
       registries: {},
     },
@@ -226,6 +226,8 @@ test('nightly autoupdate checks the registry with the login and sees a new diges
   const first = (await containerOf(autoName, 'app'))!.Id;
   assert.equal((await s.api('PUT', `/api/v1/stacks/${autoName}/autoupdate`, { body: { enabled: true } })).status, 200);
   const runs = async () => (await s.api('GET', `/api/v1/jobs?resource=stack:${autoName}&type=stacks.autoupdate`)).body as any[];
+  // the nightly slot, now: schedules are minute-grained, and a test does not wait for 3 a.m.
+  await s.app.services.scheduler.trigger('stacks.autoupdate');
 
   const quiet = await eventually(async () => (await runs()).find((j) => j.done), 30_000, 'a first autoupdate run');
   assert.equal(quiet.status, 'succeeded', quiet.error ?? '');
@@ -233,11 +235,12 @@ test('nightly autoupdate checks the registry with the login and sees a new diges
   assert.match(quiet.output, new RegExp(`\\(as ${username} on `));
 
   await pushAs('dockwright-test/busybox:2', autoRef);
+  await s.app.services.scheduler.trigger('stacks.autoupdate');
   const updated = await eventually(async () => (await runs()).find((j) => j.result?.redeployed), 60_000, 'an autoupdate that redeploys');
   assert.deepEqual(updated.result.changed, [autoRef]);
   assert.notEqual((await containerOf(autoName, 'app'))!.Id, first, 'the service runs the new image');
   await s.api('PUT', `/api/v1/stacks/${autoName}/autoupdate`, { body: { enabled: false } });
-  // a run the schedule queued just now must not outlive the test
+  // a run queued just now must not outlive the test
   for (const j of await runs()) if (!j.done) await waitJob(s, j.id);
 });
 

@@ -27,7 +27,7 @@ async function publish(local: string, ref: string): Promise<void> {
 before(async () => {
   await publish('dockwright-test/busybox:1', app);
   await publish('dockwright-test/busybox:1', other);
-  s = await startStacksServer({ stacks: { autoupdateCron: '*/2 * * * * *' }, config: { rateLimit: { perMinute: 100_000 } } });
+  s = await startStacksServer({ config: { rateLimit: { perMinute: 100_000 } } });
 });
 after(async () => {
   await cleanupProjects(name, manual);
@@ -56,8 +56,10 @@ test('nightly autoupdate pulls, redeploys only a changed image, and leaves stack
   const before = { app: (await containerOf(name, 'app'))!.Id, other: (await containerOf(name, 'other'))!.Id, manual: (await containerOf(manual, 'app'))!.Id };
 
   const on = await s.api('PUT', `/api/v1/stacks/${name}/autoupdate`, { body: { enabled: true } });
-  assert.deepEqual(on.body, { name, autoupdate: true, schedule: '*/2 * * * * *' });
+  assert.deepEqual(on.body, { name, autoupdate: true, schedule: '0 3 * * *' });
   assert.equal((await s.api('GET', `/api/v1/stacks/${name}`)).body.autoupdate, true);
+  // the nightly slot, now: schedules are minute-grained, and a test does not wait for 3 a.m.
+  await s.app.services.scheduler.trigger('stacks.autoupdate');
 
   const quiet = await eventually(async () => (await autoupdateJobs(name))[0], 20_000, 'a first autoupdate run');
   assert.equal(quiet.result.redeployed, false);
@@ -66,6 +68,7 @@ test('nightly autoupdate pulls, redeploys only a changed image, and leaves stack
   assert.equal((await containerOf(name, 'app'))!.Id, before.app);
 
   await publish('dockwright-test/busybox:2', app);
+  await s.app.services.scheduler.trigger('stacks.autoupdate');
   const updated = await eventually(async () => (await autoupdateJobs(name)).find((j) => j.result?.redeployed), 30_000, 'an autoupdate that redeploys');
   assert.deepEqual(updated.result.changed, [app]);
   const after = { app: (await containerOf(name, 'app'))!, other: (await containerOf(name, 'other'))! };
