@@ -1,5 +1,6 @@
 // A stack's source as a service: set, check, pin, upload, the tree a deploy runs from, the view in answers, and polling.
 import { createHash, randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Problem, problem, type Actor, type KeyedLock, type Logger, type SecretsApi } from '../../sdk/index.ts';
@@ -87,6 +88,12 @@ export function createSources(deps: {
   const source: StackSource = {
     async hasSource(stack) {
       return (await store.get(stack)) !== null;
+    },
+    async current(stack) {
+      const row = await store.get(stack);
+      if (!row) return null;
+      const tree = row.kind === 'upload' ? join(workspace.uploadsDir(stack), row.upload!.id) : workspace.repoDir(stack);
+      return existsSync(tree) ? { workdir: tree } : null;
     },
     async prepare(stack, io: PrepareIo) {
       return lock(stack, async () => {

@@ -14,6 +14,8 @@ export interface StackSource {
    * (checked out at the commit to deploy), the compose text found there, and the commit; null when the stack has no source.
    */
   prepare(stack: string, io: DeployIo & { redact(secret: string): void }): Promise<{ workdir: string; compose?: string; commit?: string } | null>;
+  /** the tree as it is now, fetching nothing (an upload; a repository's last checkout), for validate; null when there is none yet */
+  current(stack: string): Promise<{ workdir: string } | null>;
 }
 
 /**
@@ -50,6 +52,7 @@ export function createCore(ctx: PluginContext, deps: { runtime: DockerRuntime; s
   const others = async <R>(fn: (r: StackRuntime) => Promise<R>) => Promise.all(runtimes.map(fn));
 
   const hasSource = async (stack: string) => (await Promise.all(sources.map((s) => s.hasSource(stack)))).some(Boolean);
+  const currentTree = async (stack: string) => (await Promise.all(sources.map((s) => s.current(stack)))).find(Boolean)?.workdir;
   const variablesOf = (env: Record<string, string>, t?: { template: string | null; settings: Record<string, unknown> }) =>
     t?.template ? templateVariables(t.settings, env) : env;
 
@@ -72,12 +75,12 @@ export function createCore(ctx: PluginContext, deps: { runtime: DockerRuntime; s
       ? await checkRules(deps.rules, deps.switches, { stack, loaded, hasSource: true, workdir: project.workdir })
       : loaded.errors.map((e) => ({ rule: 'compose-valid', ...e }));
     if (errors.length) throw new Error(`the compose file of ${stack} is refused: ${errors.map((e) => `${e.path}: ${e.message} (${e.rule})`).join('; ')}`);
-    return { row, project, commit, loaded };
+    return { row, project, commit, loaded, fromSource };
   }
 
   const Input = Type.Object({ stack: Type.String() });
   const deploy = async (job: { input: { stack: string }; log(l: string): void; redact(s: string): void; signal: AbortSignal; id: string }) => {
-    const { row, project, commit, loaded } = await load(job.input.stack, job);
+    const { row, project, commit, loaded, fromSource } = await load(job.input.stack, job);
     const other = runtimes.find((r) => r.claims(loaded));
     job.log(`deploying ${row.name} at revision ${row.revision}${commit ? `, commit ${commit}` : ''}${other ? ` on the ${other.name} runtime` : ''}`);
     try {
@@ -85,7 +88,8 @@ export function createCore(ctx: PluginContext, deps: { runtime: DockerRuntime; s
       // a stack moved back to the compose runtime leaves nothing running on the others
       if (!other) await others((r) => r.remove(row.name, io));
       const result = other ? await other.deploy(project, loaded, io) : await runtime.deploy(project, io);
-      await store.set(row.name, { desired: 'running', deployed_revision: row.revision });
+      // a stack deployed from a source tree shows the services of the file that deployed, not of its stored placeholder
+      await store.set(row.name, { desired: 'running', deployed_revision: row.revision, ...(fromSource ? { services: loaded.services.map((s) => s.name) } : {}) });
       ctx.events.emit('stack.deployed', { stack: row.name, revision: row.revision, commit, jobId: job.id });
       return { revision: row.revision, commit, ...result };
     } catch (err) {
@@ -152,9 +156,10 @@ export function createCore(ctx: PluginContext, deps: { runtime: DockerRuntime; s
     sources,
     runtimes,
     async validate(stack, content, env, t) {
-      const source = await hasSource(stack);
-      const loaded = runtime.load({ name: stack, compose: content, variables: variablesOf(env, t) });
-      const errors = await checkRules(deps.rules, deps.switches, { stack, loaded, hasSource: source });
+      const [source, workdir] = await Promise.all([hasSource(stack), currentTree(stack)]);
+      // with a source tree, the file is checked as a deploy would load it there: .env, env_file, build contexts, bind mounts
+      const loaded = runtime.load({ name: stack, compose: content, variables: variablesOf(env, t), workdir });
+      const errors = await checkRules(deps.rules, deps.switches, { stack, loaded, hasSource: source, workdir });
       return { loaded, errors };
     },
     async live(rows) {

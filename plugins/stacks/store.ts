@@ -109,7 +109,7 @@ export function createStore(db: Db, secrets: SecretsApi) {
       };
     },
 
-    async set(name: string, fields: Partial<Record<'autoupdate' | 'desired' | 'last_deploy_job' | 'last_job' | 'deployed_revision', unknown>> & { access?: AccessEntry[] }): Promise<void> {
+    async set(name: string, fields: Partial<Record<'autoupdate' | 'desired' | 'last_deploy_job' | 'last_job' | 'deployed_revision' | 'services', unknown>> & { access?: AccessEntry[] }): Promise<void> {
       const entries = Object.entries(fields).map(([k, v]) => [k, k === 'access' ? JSON.stringify(v) : v] as const);
       const sets = entries.map(([k], i) => `${k} = $${i + 2}`);
       if ('deployed_revision' in fields) sets.push('deployed_at = now()');

@@ -134,10 +134,25 @@ test("an uploaded project's .env is read as compose reads it: interpolation and 
     command: ["sleep", "3600"]
     profiles: [ops]
 `;
-  const res = await upload(tgz([{ name: 'compose.yaml', content: compose }, { name: '.env', content: 'TAG=1\nMESSAGE=from-dotenv\nCOMPOSE_PROFILES=debug\n' }]));
+  const stack = uniqueName('gitenv');
+  await createStack(s, stack, busybox());
+  const res = await s.api('PUT', `/api/v1/stacks/${stack}/source/upload`, { raw: new Uint8Array(tgz([{ name: 'compose.yaml', content: compose }, { name: '.env', content: 'TAG=1\nMESSAGE=from-dotenv\nCOMPOSE_PROFILES=debug\n' }])), headers: { 'content-type': 'application/octet-stream' } });
   assert.equal(res.status, 200, res.text);
-  const job = await act(s, 'deploy', name);
-  assert.equal((await appEnv(name)).MESSAGE, 'from-dotenv');
-  const running = await docker.listContainers({ filters: { label: [`dockwright.project=${name}`] } });
-  assert.deepEqual(running.map((c) => c.Labels['dockwright.service']).sort(), ['app', 'debug'], job.output);
+  try {
+    const job = await act(s, 'deploy', stack);
+    assert.equal((await appEnv(stack)).MESSAGE, 'from-dotenv');
+    const running = await docker.listContainers({ filters: { label: [`dockwright.project=${stack}`] } });
+    assert.deepEqual(running.map((c) => c.Labels['dockwright.service']).sort(), ['app', 'debug'], job.output);
+    // the stack's view lists the services of the file that deployed, not of its stored placeholder
+    const view = (await s.api('GET', `/api/v1/stacks/${stack}`)).body;
+    assert.deepEqual(view.services.filter((x: any) => x.declared).map((x: any) => x.name).sort(), ['app', 'debug']);
+    // validate checks a file against the uploaded tree, as a deploy would load it there (.env, env_file)
+    const checked = await s.api('POST', `/api/v1/stacks/${stack}/validate`, { body: { content: compose.replace('profiles: [ops]', 'profiles: [ops]\n    env_file: .env') } });
+    assert.equal(checked.status, 200, checked.text);
+    assert.deepEqual(checked.body.errors, []);
+    assert.deepEqual(checked.body.warnings, [], 'TAG and MESSAGE come from .env');
+    assert.deepEqual(checked.body.services.sort(), ['app', 'debug']);
+  } finally {
+    await cleanupProjects(stack);
+  }
 });
