@@ -19,6 +19,7 @@ const errorText: Record<number, string> = {
   428: 'the write did not name its base revision',
   429: 'a rate limit (per token, per address after failed authentications, per webhook address or resource) or a webhook window is exceeded; Retry-After says when to retry',
   503: 'a backing service (such as the Docker engine) is unreachable',
+  507: 'the disk (or quota) this write needed is full, the database\'s included: the write was not completed (type …/disk-full)',
 };
 
 function plain(schema: TSchema): Record<string, unknown> {
@@ -56,6 +57,8 @@ function errorStatuses(entry: CompiledRoute): number[] {
   if (route.revision) [409, 412].forEach((s) => statuses.add(s));
   if (route.revision === 'required') statuses.add(428);
   if (route.path.includes(':')) statuses.add(404);
+  // whatever writes (a file, a row, a job) can meet a full disk
+  if (route.method !== 'GET') statuses.add(507);
   return [...statuses].sort();
 }
 

@@ -165,6 +165,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        507: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     delete?: never;
@@ -261,6 +267,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        507: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     delete?: never;
@@ -352,6 +364,12 @@ export interface paths {
           };
         };
         503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        507: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -756,6 +774,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        507: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     options?: never;
@@ -970,6 +994,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        507: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     post?: never;
@@ -1061,6 +1091,12 @@ export interface paths {
           };
         };
         429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        507: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -1230,6 +1266,12 @@ export interface paths {
           };
         };
         429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        507: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -1408,6 +1450,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        507: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     post?: never;
@@ -1484,6 +1532,12 @@ export interface paths {
           };
         };
         429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        507: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -1569,6 +1623,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        507: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     delete?: never;
@@ -1649,6 +1709,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        507: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     delete?: never;
@@ -1724,6 +1790,12 @@ export interface paths {
           };
         };
         429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        507: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -2027,6 +2099,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        507: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     delete?: never;
@@ -2164,6 +2242,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        507: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     delete?: never;
@@ -2226,6 +2310,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        507: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     delete: {
@@ -2273,6 +2363,12 @@ export interface paths {
           };
         };
         429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        507: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -2439,6 +2535,12 @@ export interface paths {
           };
         };
         502: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        507: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -2737,6 +2839,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        507: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     post?: never;
@@ -2785,6 +2893,12 @@ export interface paths {
           };
         };
         429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        507: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -2874,6 +2988,12 @@ export interface paths {
           };
         };
         502: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        507: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -3034,6 +3154,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        507: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     delete?: never;
@@ -3154,6 +3280,12 @@ export interface paths {
           };
         };
         429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        507: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -3301,6 +3433,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        507: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     post?: never;
@@ -3366,6 +3504,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        507: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     delete: {
@@ -3413,6 +3557,12 @@ export interface paths {
           };
         };
         429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        507: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -3619,6 +3769,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        507: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     delete?: never;
@@ -3778,6 +3934,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        507: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     delete?: never;
@@ -3831,6 +3993,12 @@ export interface paths {
           };
         };
         429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        507: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -4317,6 +4485,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        507: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     post?: never;
@@ -4364,6 +4538,12 @@ export interface paths {
           };
         };
         429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        507: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -4443,6 +4623,12 @@ export interface paths {
           };
         };
         429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        507: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -4719,6 +4905,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        507: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     delete?: never;
@@ -4872,6 +5064,12 @@ export interface paths {
           };
         };
         429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        507: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -5046,6 +5244,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        507: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     delete?: never;
@@ -5103,6 +5307,12 @@ export interface paths {
           };
         };
         429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        507: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -5183,6 +5393,12 @@ export interface paths {
           };
         };
         429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        507: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -5550,6 +5766,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        507: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     post?: never;
@@ -5597,6 +5819,12 @@ export interface paths {
           };
         };
         429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        507: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -5690,6 +5918,12 @@ export interface paths {
           };
         };
         429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        507: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -5851,6 +6085,12 @@ export interface paths {
           };
         };
         429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        507: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -6143,6 +6383,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        507: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     post?: never;
@@ -6213,6 +6459,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        507: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     delete?: never;
@@ -6276,6 +6528,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        507: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     options?: never;
@@ -6333,6 +6591,12 @@ export interface paths {
           };
         };
         429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        507: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -6408,6 +6672,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        507: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     delete?: never;
@@ -6471,6 +6741,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        507: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     delete: {
@@ -6518,6 +6794,12 @@ export interface paths {
           };
         };
         429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        507: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -6581,6 +6863,12 @@ export interface paths {
           };
         };
         429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        507: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -6844,6 +7132,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        507: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     options?: never;
@@ -6927,6 +7221,12 @@ export interface paths {
           };
         };
         429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        507: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -7054,6 +7354,12 @@ export interface paths {
           };
         };
         429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        507: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -7736,6 +8042,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        507: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     delete?: never;
@@ -7879,6 +8191,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        507: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     delete: {
@@ -7913,6 +8231,12 @@ export interface paths {
           };
         };
         429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        507: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -7966,6 +8290,12 @@ export interface paths {
           };
         };
         429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        507: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -8032,6 +8362,12 @@ export interface paths {
           };
         };
         429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        507: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -8164,6 +8500,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        507: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     delete?: never;
@@ -8217,6 +8559,12 @@ export interface paths {
           };
         };
         429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        507: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
