@@ -1,12 +1,13 @@
 // The plugin SDK: the only module plugins import — how a plugin declares routes, jobs and scopes, and the context it is given.
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type { Readable } from 'node:stream';
-import { isProblem, Problem, problem, type ProblemOptions } from './problem.ts';
+import { diskFull, isProblem, locate, Problem, problem, type ProblemOptions } from './problem.ts';
 import { keyedLock, type KeyedLock } from './keyed-lock.ts';
-import { isWithin, realExisting } from './paths.ts';
+import { isWithin, maxNameBytes, maxPathBytes, realExisting, tooLong } from './paths.ts';
 import { OutboundRefused, type OutboundAddress, type OutboundApi } from './outbound.ts';
 
-export { Type, type Static, type TSchema, isProblem, Problem, problem, type ProblemOptions, keyedLock, type KeyedLock, isWithin, realExisting };
+export { Type, type Static, type TSchema, diskFull, isProblem, locate, Problem, problem, type ProblemOptions, keyedLock, type KeyedLock, isWithin, realExisting };
+export { maxNameBytes, maxPathBytes, tooLong };
 export { OutboundRefused, type OutboundAddress, type OutboundApi };
 export { sdkVersion } from './version.ts';
 export { parseCron } from './cron.ts';

@@ -20,3 +20,22 @@ export function isWithin(root: string, path: string): boolean {
   const r = relative(realExisting(root), realExisting(path));
   return !r.startsWith('..') && !isAbsolute(r);
 }
+
+/** the longest name (one part of a path) file systems store: 255 bytes */
+export const maxNameBytes = 255;
+/**
+ * The longest relative path written below a plugin's folder, in bytes: the system's limit (4096) holds it with the folder
+ * in front and room to spare.
+ */
+export const maxPathBytes = 1024;
+
+/** why this relative `/`-separated path cannot be written (a name over 255 bytes, the whole over 1024), or null */
+export function tooLong(path: string): string | null {
+  const total = Buffer.byteLength(path);
+  if (total > maxPathBytes) return `the path has ${total} bytes; a path may have at most ${maxPathBytes}`;
+  for (const name of path.split('/')) {
+    const bytes = Buffer.byteLength(name);
+    if (bytes > maxNameBytes) return `the name ${JSON.stringify(name.length > 40 ? `${name.slice(0, 40)}…` : name)} has ${bytes} bytes; a name (each part of a path) may have at most ${maxNameBytes}`;
+  }
+  return null;
+}

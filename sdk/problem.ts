@@ -1,5 +1,6 @@
 // RFC 9457 problem details: the one error type every route, job and plugin throws.
 import { STATUS_CODES } from 'node:http';
+import { dirname } from 'node:path';
 
 export interface ProblemOptions {
   /** stable problem code; becomes the `type` URI. Defaults from the status. */
@@ -16,7 +17,7 @@ const defaultCodes: Record<number, string> = {
   400: 'bad-request', 401: 'unauthorized', 403: 'forbidden', 404: 'not-found', 405: 'method-not-allowed',
   409: 'conflict', 412: 'precondition-failed', 413: 'payload-too-large', 415: 'unsupported-media-type',
   422: 'unprocessable', 428: 'precondition-required', 429: 'too-many-requests', 500: 'internal',
-  502: 'bad-gateway', 503: 'unavailable', 504: 'timeout',
+  502: 'bad-gateway', 503: 'unavailable', 504: 'timeout', 507: 'disk-full',
 };
 
 export const problemTypeBase = 'https://dockwright.dev/problems/';
@@ -71,4 +72,27 @@ export function isProblem(value: unknown): value is Problem {
 
 export function problem(status: number, detail: string, options?: ProblemOptions): Problem {
   return new Problem(status, detail, options);
+}
+
+/**
+ * The 507 a full disk is: an error of Node (ENOSPC, EDQUOT), in `err` or its causes, or PostgreSQL's disk_full (53100).
+ * It names the folder of the file being written when the error knows it; null for any other error.
+ */
+export function diskFull(err: unknown): Problem | null {
+  let at = err;
+  for (let depth = 0; depth < 5 && at && typeof at === 'object'; depth++, at = (at as { cause?: unknown }).cause) {
+    const { code, path } = at as { code?: unknown; path?: unknown };
+    const where = typeof path === 'string' && path.startsWith('/') ? ` holding ${dirname(path)}` : '';
+    const full = (detail: string) => problem(507, `the disk is full: ${detail}`, { code: 'disk-full', title: 'The disk is full' });
+    if (code === 'ENOSPC') return full(`no space is left on the device${where} (ENOSPC)`);
+    if (code === 'EDQUOT') return full(`the disk quota of the device${where} is used up (EDQUOT)`);
+    if (code === '53100') return full('the database server has no space left to write (53100 disk_full)');
+  }
+  return null;
+}
+
+/** `err` with the file it was writing when it names none (Node's write errors do not): diskFull() then names its folder */
+export function locate(err: unknown, path: string): unknown {
+  if (err && typeof err === 'object' && typeof (err as { path?: unknown }).path !== 'string') (err as { path?: string }).path = path;
+  return err;
 }

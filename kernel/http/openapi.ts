@@ -19,6 +19,7 @@ const errorText: Record<number, string> = {
   428: 'the write did not name its base revision',
   429: 'a rate limit (per token, per address after failed authentications, per webhook address or resource) or a webhook window is exceeded; Retry-After says when to retry',
   503: 'a backing service is unreachable: the database (a restart or failover; Retry-After says when to retry) or the Docker engine',
+  507: 'the disk (or quota) this write needed is full, the database\'s included: the write was not completed (type …/disk-full)',
 };
 
 function plain(schema: TSchema): Record<string, unknown> {
@@ -58,6 +59,8 @@ function errorStatuses(entry: CompiledRoute): number[] {
   if (route.path.includes(':')) statuses.add(404);
   // every operation meets the database (its token, its resource, its activity entry), which may be restarting
   statuses.add(503);
+  // whatever writes (a file, a row, a job) can meet a full disk
+  if (route.method !== 'GET') statuses.add(507);
   return [...statuses].sort();
 }
 

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { pipeline } from 'node:stream/promises';
 import { parse as parseQuery } from 'node:querystring';
 import type { Actor, ActivityApi, Logger, Page, Principal } from '../../sdk/index.ts';
-import { isProblem, isReply, Problem, problem } from '../../sdk/index.ts';
+import { diskFull, isProblem, isReply, Problem, problem } from '../../sdk/index.ts';
 import type { RateDecision, RateLimiter } from '../rate-limit.ts';
 import { hashToken, tokenPrefix, wellFormed } from '../auth/tokens.ts';
 import { sessionBudgetKey } from '../auth/sessions.ts';
@@ -419,6 +419,9 @@ function toProblem(err: unknown, requestId: string): Problem {
       code: 'database-unavailable', title: 'Database unavailable', headers: { 'Retry-After': databaseRetryAfter },
     });
   }
+  // a full disk (or quota, or the database's disk) on any write path says so, instead of an internal error
+  const full = diskFull(err);
+  if (full) return full;
   const status = (err as { status?: unknown })?.status;
   if (typeof status === 'number' && status >= 400 && status < 600 && (err as { expose?: boolean }).expose) return problem(status, (err as Error).message);
   return problem(500, `internal error; the log has the details under request id ${requestId}`);

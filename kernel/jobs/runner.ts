@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { EventEmitter } from 'node:events';
-import { compareText, type Actor, type ActivityApi, type Db, type EnqueueOptions, type HeldLock, type Job, type JobDef, type JobHandle, type JobsApi, type Logger } from '../../sdk/index.ts';
+import { compareText, diskFull, type Actor, type ActivityApi, type Db, type EnqueueOptions, type HeldLock, type Job, type JobDef, type JobHandle, type JobsApi, type Logger } from '../../sdk/index.ts';
 import { compileStrict, type Check } from '../http/validate.ts';
 import { Batcher } from './batch.ts';
 import { OutputBuffer, Redactor } from './output.ts';
@@ -610,7 +610,7 @@ export class JobRunner implements JobsApi {
       });
     } catch (err) {
       status = this.canceled.has(row.id) ? 'canceled' : 'failed';
-      error = redactor.apply(err instanceof Error ? err.message : String(err));
+      error = redactor.apply(diskFull(err)?.detail ?? (err instanceof Error ? err.message : String(err)));
       if (status === 'failed') this.log.warn({ job: row.id, type: row.type, error }, 'job failed');
     } finally {
       clearInterval(flush);

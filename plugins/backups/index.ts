@@ -5,7 +5,7 @@ import { dockerPlugin } from '../docker/api.ts';
 import { stacksPlugin } from '../stacks/api.ts';
 import { backupTargets, type BackupsApi } from './api.ts';
 import { databaseTarget } from './database-target.ts';
-import { runRestore, type RestoreDeps } from './restore.ts';
+import { runRestore, sweepStaging, type RestoreDeps } from './restore.ts';
 import { backupRoutes, resourceOf } from './routes.ts';
 import { runBackup, type RunDeps } from './run.ts';
 import { tick } from './schedule.ts';
@@ -73,6 +73,16 @@ export default definePlugin({
       input: Type.Object({ backup: Type.String(), snapshot: Type.String(), paths: Type.Array(Type.String()), target: Type.String(), overwrite: Type.Boolean() }),
       run: (job) => runRestore(restoreDeps, job, (repo) => resolveSnapshot(read, repo, job.input.backup, job.input.snapshot)),
     }));
+
+    // a restore whose process was killed leaves its staging folder: swept at start (jobs no longer running) and when
+    // such a job is marked failed later (taken over from an instance that is gone)
+    const sweep = (leftover: (jobId: string) => Promise<boolean>, when: string) => void sweepStaging(restoreDeps, leftover)
+      .then((removed) => { if (removed.length) ctx.log.warn({ removed }, `removed the staging folders of interrupted restores (${when})`); })
+      .catch((err) => ctx.log.error({ err }, `sweeping the staging folders of interrupted restores failed (${when})`));
+    ctx.onStart(() => sweep(async (id) => (await ctx.jobs.get(id))?.done === true, 'start'));
+    ctx.events.on('job.failed', (p) => {
+      if (p.type === restoreJob.type) sweep(async (id) => id === p.jobId, 'job failed');
+    });
 
     // one run per backup: a run asked for while one is queued or running is that run
     const serial = keyedLock();

@@ -28,6 +28,7 @@ interface Group { staging: string; placements: Placement[] }
 interface Plan { groups: Group[]; stacks: string[]; createVolume?: string; folder?: string }
 
 const stagingPrefix = '.dockwright-restore-';
+const stagingName = /^\.dockwright-restore-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
 export const restoredFromLabel = 'dockwright.restored-from';
 
 async function isEmpty(dir: string): Promise<boolean> {
@@ -128,6 +129,30 @@ async function place(src: string, p: Placement): Promise<void> {
   await rm(p.dest, { recursive: true, force: true });
   await mkdir(dirname(p.dest), { recursive: true });
   await rename(src, p.dest);
+}
+
+/**
+ * Removes the staging folders that restores left behind where they write: the restores folder, this installation's
+ * stack volumes and the volumes restores made. A restore removes its own when it ends, failed or not; a killed process
+ * leaves it (restic's partial tree beside the volume's data). `leftover` says whether the job that named a folder is
+ * over; a folder of an unknown job (another installation's on this engine) is kept.
+ */
+export async function sweepStaging(deps: Pick<RestoreDeps, 'runtime' | 'restoresDir'>, leftover: (jobId: string) => Promise<boolean>): Promise<string[]> {
+  const places = [deps.restoresDir];
+  const { Volumes } = await deps.runtime.docker.listVolumes();
+  for (const v of Volumes ?? []) {
+    if (v.Driver === 'local' && (v.Labels?.[restoredFromLabel] || deps.runtime.ownership(v.Labels).owner === 'this')) places.push(v.Mountpoint);
+  }
+  const removed: string[] = [];
+  for (const place of places) {
+    for (const name of await readdir(place).catch(() => [] as string[])) {
+      const job = stagingName.exec(name)?.[1];
+      if (!job || !(await leftover(job))) continue;
+      await rm(join(place, name), { recursive: true, force: true });
+      removed.push(join(place, name));
+    }
+  }
+  return removed;
 }
 
 export async function runRestore(deps: RestoreDeps, job: JobRun<RestoreInput>, resolve: (repo: Repository) => Promise<ResticSnapshot>): Promise<unknown> {

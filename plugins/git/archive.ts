@@ -6,6 +6,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadEntry } from 'tar';
 import type yauzl from 'yauzl';
+import { locate, tooLong } from '../../sdk/index.ts';
 
 export interface ArchiveLimits { maxEntries: number; maxBytes: number }
 export type ArchiveFormat = 'tar' | 'tar.gz' | 'zip';
@@ -41,8 +42,11 @@ function normalise(raw: string, strip: number): string | null {
   if (raw.startsWith('/') || /^[A-Za-z]:/.test(raw)) throw new ArchiveRefused(`entry ${shown(raw)} has an absolute path`);
   const parts = raw.split('/').filter((p) => p !== '' && p !== '.');
   if (parts.includes('..')) throw new ArchiveRefused(`entry ${shown(raw)} leads out of the tree (..)`);
-  const kept = parts.slice(strip);
-  return kept.length ? kept.join('/') : null;
+  const kept = parts.slice(strip).join('/');
+  // refused here, with every other rule, rather than failing halfway through the writes (ENAMETOOLONG)
+  const long = tooLong(kept);
+  if (long) throw new ArchiveRefused(`entry ${shown(raw)}: ${long}`);
+  return kept || null;
 }
 
 /**
@@ -74,6 +78,8 @@ function check(entries: Entry[], limits: ArchiveLimits): void {
     if (e.type === 'symlink') {
       const target = e.target ?? '';
       if (!target || target.startsWith('/') || /[\x00-\x1f\x7f\\]/.test(target)) throw new ArchiveRefused(`symbolic link ${shown(e.raw)} points to ${shown(target)}, outside the tree`);
+      const long = tooLong(target);
+      if (long) throw new ArchiveRefused(`symbolic link ${shown(e.raw)} points to ${shown(target)}: ${long}`);
       const at = parts.slice(0, -1);
       const steps = target.split('/').filter((p) => p !== '' && p !== '.');
       steps.forEach((step, i) => {
@@ -229,14 +235,16 @@ export async function extractArchive(buf: Buffer, dest: string, opts: ArchiveLim
     if (zip) {
       for (const e of entries) {
         if (e.path === null || e.type !== 'file') continue;
-        await pipeline(await zip.openReadStreamPromise(e.zip!), createWriteStream(join(dest, e.path), { flags: 'wx', mode: fileMode(e.mode) }));
+        const to = join(dest, e.path);
+        await pipeline(await zip.openReadStreamPromise(e.zip!), createWriteStream(to, { flags: 'wx', mode: fileMode(e.mode) })).catch((err) => { throw locate(err, to); });
       }
     } else {
       let i = 0;
       await readTar(buf, async (entry) => {
         const e = entries[i++];
         if (!e || e.path === null || e.type !== 'file') { entry.resume(); return; }
-        await pipeline(entry as unknown as AsyncIterable<Buffer>, createWriteStream(join(dest, e.path), { flags: 'wx', mode: fileMode(e.mode) }));
+        const to = join(dest, e.path);
+        await pipeline(entry as unknown as AsyncIterable<Buffer>, createWriteStream(to, { flags: 'wx', mode: fileMode(e.mode) })).catch((err) => { throw locate(err, to); });
       });
     }
     for (const e of entries) {

@@ -3,7 +3,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, linkSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { mkdir, readdir, readlink, realpath, rename, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
-import { isWithin, keyedLock } from '../../sdk/index.ts';
+import { isWithin, keyedLock, locate } from '../../sdk/index.ts';
 
 export interface FileEntry { sha256: string; size: number }
 /** path (relative, `/`-separated) → content */
@@ -36,7 +36,7 @@ export function createFiles(root: string) {
   }
 
   /** one file into the store; synchronous on purpose: callers run it in chunks (a thousand small files cost a few ms, not a thread-pool round trip each) */
-  function storeSync(file: string, move: boolean): FileEntry {
+  function storeSync(file: string, move: boolean, created?: string[]): FileEntry {
     const content = readFileSync(file);
     const sha256 = createHash('sha256').update(content).digest('hex');
     const target = objectPath(sha256);
@@ -44,9 +44,16 @@ export function createFiles(root: string) {
       mkdirSync(dirname(target), { recursive: true });
       // under a temporary name first: a half-written object must never carry the name of its content
       const temporary = `${target}.${randomBytes(6).toString('hex')}`;
-      if (move) renameSync(file, temporary); else writeFileSync(temporary, content);
-      chmodSync(temporary, 0o644);
-      renameSync(temporary, target);
+      try {
+        if (move) renameSync(file, temporary); else writeFileSync(temporary, content);
+        chmodSync(temporary, 0o644);
+        renameSync(temporary, target);
+      } catch (err) {
+        // a full disk leaves the part written: it goes, so nothing half-written stays behind
+        rmSync(temporary, { force: true });
+        throw locate(err, temporary);
+      }
+      created?.push(sha256);
     } else if (move) {
       unlinkSync(file);
     }
@@ -70,7 +77,16 @@ export function createFiles(root: string) {
       }
     }
     await walk(top);
-    await exclusive(() => chunked(regular, (path) => { manifest[path] = storeSync(join(top, path), opts.move); }));
+    const created: string[] = [];
+    await exclusive(async () => {
+      try {
+        await chunked(regular, (path) => { manifest[path] = storeSync(join(top, path), opts.move, created); });
+      } catch (err) {
+        // what this call stored before it failed (the disk filled up, say) is nobody's: it goes, unless a tree links it meanwhile
+        for (const sha of created) if (!held.has(sha) && (lstatSync(objectPath(sha), { throwIfNoEntry: false })?.nlink ?? 0) <= 1) rmSync(objectPath(sha), { force: true });
+        throw err;
+      }
+    });
     for (const sha of new Set(Object.values(manifest).map((e) => e.sha256))) hold(sha);
     for (const l of links) {
       const real = await realpath(l.full).catch(() => null);
@@ -89,8 +105,13 @@ export function createFiles(root: string) {
     if (!(await stat(target).then(() => true, () => false))) {
       await mkdir(dirname(target), { recursive: true });
       const temporary = `${target}.${randomBytes(6).toString('hex')}`;
-      await writeFile(temporary, content, { mode: 0o644 });
-      await rename(temporary, target);
+      try {
+        await writeFile(temporary, content, { mode: 0o644 });
+        await rename(temporary, target);
+      } catch (err) {
+        await rm(temporary, { force: true });
+        throw locate(err, temporary);
+      }
     }
     hold(sha256);
     return { sha256, size: content.length };
@@ -99,16 +120,22 @@ export function createFiles(root: string) {
   /** a new tree of hard links at `dest` (which must not exist): built beside, renamed into place */
   async function build(manifest: Manifest, dest: string): Promise<void> {
     const building = `${dest}.building-${randomBytes(4).toString('hex')}`;
-    await mkdir(building, { recursive: true });
-    const dirs = new Set<string>();
-    const paths = Object.keys(manifest);
-    for (const p of paths) {
-      const at = p.lastIndexOf('/');
-      if (at > 0) dirs.add(p.slice(0, at));
+    try {
+      await mkdir(building, { recursive: true });
+      const dirs = new Set<string>();
+      const paths = Object.keys(manifest);
+      for (const p of paths) {
+        const at = p.lastIndexOf('/');
+        if (at > 0) dirs.add(p.slice(0, at));
+      }
+      for (const d of [...dirs].sort()) await mkdir(join(building, d), { recursive: true });
+      await exclusive(() => chunked(paths, (p) => linkSync(objectPath(manifest[p].sha256), join(building, p))));
+      await rename(building, dest);
+    } catch (err) {
+      // a tree half built (a full disk, say) goes at once rather than at the next start
+      await rm(building, { recursive: true, force: true });
+      throw err;
     }
-    for (const d of [...dirs].sort()) await mkdir(join(building, d), { recursive: true });
-    await exclusive(() => chunked(paths, (p) => linkSync(objectPath(manifest[p].sha256), join(building, p))));
-    await rename(building, dest);
   }
 
   /** points `linkPath` at `target` in one step: a new link renamed over the old one (rename is atomic, ln -sfn is not) */

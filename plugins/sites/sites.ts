@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { keyedLock, problem, realExisting, isWithin, type Actor, type PluginContext } from '../../sdk/index.ts';
+import { keyedLock, problem, realExisting, isWithin, tooLong, type Actor, type PluginContext } from '../../sdk/index.ts';
 import type { EdgeApi, StaticRoute } from '../edge/index.ts';
 import type { Credentials, GitApi } from '../git/index.ts';
 import type { Files, Manifest } from './files.ts';
@@ -17,7 +17,7 @@ export interface SourceInput {
   build?: { image: string; command: string[]; output?: string };
 }
 
-/** a relative path inside a site (normalised), or the reason it is none */
+/** a relative path inside a site (normalised), or null when it is none; whether it can be written is tooLong()'s to say */
 export function sitePath(value: string): string | null {
   if (typeof value !== 'string' || !value || value.length > 1024 || value.startsWith('/') || /[\x00-\x1f\x7f\\]/.test(value)) return null;
   const parts = value.split('/').filter((p) => p !== '' && p !== '.');
@@ -249,9 +249,12 @@ export function createSites(deps: { ctx: PluginContext; store: SiteStore; files:
   async function writeDraftFiles(name: string, body: { files?: Record<string, { content: string; encoding?: 'utf8' | 'base64' }>; delete?: string[]; base?: Record<string, string | null> }) {
     const writes: [string, Buffer][] = [];
     const errors: { path: string; message: string }[] = [];
+    const unwritable: { path: string; message: string }[] = [];
     for (const [raw, f] of Object.entries(body.files ?? {})) {
       const path = sitePath(raw);
       if (!path) { errors.push({ path: `/body/files/${raw}`, message: 'a file path is relative, without .., control characters or backslashes' }); continue; }
+      const long = tooLong(path);
+      if (long) unwritable.push({ path: `/body/files/${raw}`, message: long });
       if (f.encoding === 'base64' && !/^[A-Za-z0-9+/]*={0,2}$/.test(f.content.replace(/\s/g, ''))) { errors.push({ path: `/body/files/${raw}/content`, message: 'not base64' }); continue; }
       writes.push([path, Buffer.from(f.content, f.encoding === 'base64' ? 'base64' : 'utf8')]);
     }
@@ -263,6 +266,8 @@ export function createSites(deps: { ctx: PluginContext; store: SiteStore; files:
     });
     for (const raw of Object.keys(body.base ?? {})) if (!sitePath(raw)) errors.push({ path: `/body/base/${raw}`, message: 'a file path is relative, without .., control characters or backslashes' });
     if (errors.length) throw problem(400, `invalid draft files: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, { errors });
+    // refused before any content is stored: the file system would refuse the name halfway (ENAMETOOLONG)
+    if (unwritable.length) throw problem(422, `file names too long: ${unwritable.map((e) => `${e.path}: ${e.message}`).join('; ')}`, { code: 'name-too-long', errors: unwritable });
     if (!writes.length && !deletes.length) throw problem(400, 'nothing to write: give files or delete');
     const stored = await Promise.all(writes.map(async ([path, content]) => [path, await files.put(content)] as const));
     try {

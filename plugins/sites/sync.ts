@@ -1,7 +1,7 @@
 // The sync of a site from its source, as a job: fetch the branch head, build it in a container when asked, publish a new commit, record the outcome.
 import { cp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Problem, Type, type Actor, type JobHandle, type JobRun, type PluginContext } from '../../sdk/index.ts';
+import { diskFull, Problem, Type, type Actor, type JobHandle, type JobRun, type PluginContext } from '../../sdk/index.ts';
 import type { DockerRuntime } from '../docker/types.ts';
 import type { Credentials, GitApi } from '../git/index.ts';
 import type { Files } from './files.ts';
@@ -107,7 +107,7 @@ export function syncJob(deps: { ctx: PluginContext; store: SiteStore; files: Fil
         ctx.events.emit('site.synced', { site: name, version: published.version, commit, jobId: job.id });
         return { ...published, commit, changed: true };
       } catch (err) {
-        const error = err instanceof Problem ? err.detail : (err as Error).message;
+        const error = diskFull(err)?.detail ?? (err instanceof Problem ? err.detail : (err as Error).message);
         await store.recordSync(name, { lastError: error }).catch(() => undefined);
         ctx.events.emit('site.sync.failed', { site: name, jobId: job.id, error });
         throw err;

@@ -165,6 +165,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        507: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     delete?: never;
@@ -261,6 +267,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        507: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     delete?: never;
@@ -352,6 +364,12 @@ export interface paths {
           };
         };
         503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        507: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -774,6 +792,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        507: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     options?: never;
@@ -1000,6 +1024,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        507: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     post?: never;
@@ -1097,6 +1127,12 @@ export interface paths {
           };
         };
         503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        507: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -1278,6 +1314,12 @@ export interface paths {
           };
         };
         503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        507: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -1468,6 +1510,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        507: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     post?: never;
@@ -1550,6 +1598,12 @@ export interface paths {
           };
         };
         503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        507: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -1641,6 +1695,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        507: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     delete?: never;
@@ -1727,6 +1787,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        507: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     delete?: never;
@@ -1808,6 +1874,12 @@ export interface paths {
           };
         };
         503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        507: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -2129,6 +2201,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        507: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     delete?: never;
@@ -2278,6 +2356,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        507: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     delete?: never;
@@ -2346,6 +2430,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        507: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     delete: {
@@ -2399,6 +2489,12 @@ export interface paths {
           };
         };
         503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        507: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -2577,6 +2673,12 @@ export interface paths {
           };
         };
         503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        507: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -2893,6 +2995,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        507: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     post?: never;
@@ -2947,6 +3055,12 @@ export interface paths {
           };
         };
         503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        507: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -3042,6 +3156,12 @@ export interface paths {
           };
         };
         503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        507: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -3208,6 +3328,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        507: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     delete?: never;
@@ -3334,6 +3460,12 @@ export interface paths {
           };
         };
         503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        507: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -3487,6 +3619,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        507: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     post?: never;
@@ -3558,6 +3696,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        507: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     delete: {
@@ -3611,6 +3755,12 @@ export interface paths {
           };
         };
         503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        507: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -3829,6 +3979,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        507: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     delete?: never;
@@ -3994,6 +4150,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        507: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     delete?: never;
@@ -4053,6 +4215,12 @@ export interface paths {
           };
         };
         503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        507: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -4563,6 +4731,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        507: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     post?: never;
@@ -4616,6 +4790,12 @@ export interface paths {
           };
         };
         503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        507: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -4701,6 +4881,12 @@ export interface paths {
           };
         };
         503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        507: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -4995,6 +5181,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        507: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     delete?: never;
@@ -5160,6 +5352,12 @@ export interface paths {
           };
         };
         503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        507: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -5346,6 +5544,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        507: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     delete?: never;
@@ -5409,6 +5613,12 @@ export interface paths {
           };
         };
         503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        507: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -5495,6 +5705,12 @@ export interface paths {
           };
         };
         503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        507: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -5880,6 +6096,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        507: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     post?: never;
@@ -5933,6 +6155,12 @@ export interface paths {
           };
         };
         503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        507: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -6032,6 +6260,12 @@ export interface paths {
           };
         };
         503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        507: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -6205,6 +6439,12 @@ export interface paths {
           };
         };
         503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        507: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -6521,6 +6761,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        507: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     post?: never;
@@ -6597,6 +6843,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        507: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     delete?: never;
@@ -6666,6 +6918,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        507: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     options?: never;
@@ -6729,6 +6987,12 @@ export interface paths {
           };
         };
         503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        507: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -6810,6 +7074,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        507: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     delete?: never;
@@ -6879,6 +7149,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        507: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     delete: {
@@ -6932,6 +7208,12 @@ export interface paths {
           };
         };
         503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        507: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -7001,6 +7283,12 @@ export interface paths {
           };
         };
         503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        507: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -7288,6 +7576,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        507: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     options?: never;
@@ -7377,6 +7671,12 @@ export interface paths {
           };
         };
         503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        507: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -7510,6 +7810,12 @@ export interface paths {
           };
         };
         503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        507: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -8234,6 +8540,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        507: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     delete?: never;
@@ -8389,6 +8701,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        507: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     delete: {
@@ -8429,6 +8747,12 @@ export interface paths {
           };
         };
         503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        507: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -8488,6 +8812,12 @@ export interface paths {
           };
         };
         503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        507: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -8560,6 +8890,12 @@ export interface paths {
           };
         };
         503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        507: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -8704,6 +9040,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        507: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
       };
     };
     delete?: never;
@@ -8763,6 +9105,12 @@ export interface paths {
           };
         };
         503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        507: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];

@@ -17,27 +17,47 @@ function field(block: Buffer, at: number, length: number, value: string): void {
 }
 const octal = (n: number, width: number) => `${n.toString(8).padStart(width - 1, '0')}\0`;
 
+function header(name: string, type: string, size: number, mode: number, target: string): Buffer {
+  const block = Buffer.alloc(512);
+  field(block, 0, 100, name);
+  field(block, 100, 8, octal(mode, 8));
+  field(block, 108, 8, octal(0, 8));
+  field(block, 116, 8, octal(0, 8));
+  field(block, 124, 12, octal(size, 12));
+  field(block, 136, 12, octal(Math.floor(Date.now() / 1000), 12));
+  field(block, 148, 8, '        ');
+  field(block, 156, 1, type);
+  field(block, 157, 100, target);
+  field(block, 257, 6, 'ustar\0');
+  field(block, 263, 2, '00');
+  let sum = 0;
+  for (const byte of block) sum += byte;
+  field(block, 148, 8, `${sum.toString(8).padStart(6, '0')}\0 `);
+  return block;
+}
+
+/** a pax record `<length> <key>=<value>\n`, its length counting its own digits */
+function paxRecord(key: string, value: string): string {
+  const rest = ` ${key}=${value}\n`;
+  let length = Buffer.byteLength(rest) + 1;
+  while (String(length).length + Buffer.byteLength(rest) !== length) length++;
+  return `${length}${rest}`;
+}
+
+const padded = (data: Buffer) => [data, Buffer.alloc((512 - (data.length % 512)) % 512)];
+
+/** names and link targets over 100 bytes go in a pax extended header before the entry, as tar tools write them */
 export function tar(entries: TestEntry[]): Buffer {
   const blocks: Buffer[] = [];
   for (const e of entries) {
     const type = e.type ?? 'file';
     const data = Buffer.from(type === 'file' ? e.content ?? '' : '');
-    const header = Buffer.alloc(512);
-    field(header, 0, 100, e.name);
-    field(header, 100, 8, octal(e.mode ?? (type === 'dir' ? 0o755 : 0o644), 8));
-    field(header, 108, 8, octal(0, 8));
-    field(header, 116, 8, octal(0, 8));
-    field(header, 124, 12, octal(data.length, 12));
-    field(header, 136, 12, octal(Math.floor(Date.now() / 1000), 12));
-    field(header, 148, 8, '        ');
-    field(header, 156, 1, flags[type]);
-    field(header, 157, 100, e.target ?? '');
-    field(header, 257, 6, 'ustar\0');
-    field(header, 263, 2, '00');
-    let sum = 0;
-    for (const byte of header) sum += byte;
-    field(header, 148, 8, `${sum.toString(8).padStart(6, '0')}\0 `);
-    blocks.push(header, data, Buffer.alloc((512 - (data.length % 512)) % 512));
+    const pax = (Buffer.byteLength(e.name) > 100 ? paxRecord('path', e.name) : '') + (Buffer.byteLength(e.target ?? '') > 100 ? paxRecord('linkpath', e.target!) : '');
+    if (pax) {
+      const records = Buffer.from(pax);
+      blocks.push(header('PaxHeader', 'x', records.length, 0o644, ''), ...padded(records));
+    }
+    blocks.push(header(e.name, flags[type], data.length, e.mode ?? (type === 'dir' ? 0o755 : 0o644), e.target ?? ''), ...padded(data));
   }
   blocks.push(Buffer.alloc(1024));
   return Buffer.concat(blocks);

@@ -1,4 +1,4 @@
-// Archive uploads over the real API: tar.gz and zip replace the source and deploy; escaping, device and oversized archives are refused with nothing written.
+// Archive uploads over the real API: tar.gz and zip replace the source and deploy; escaping, device, over-long names and oversized archives are refused with nothing written.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync } from 'node:fs';
@@ -82,7 +82,7 @@ test('a zip upload with one top folder (strip=1), deployed at once with deploy=t
   assert.equal((await upload(archive, '?strip=1&deploy=true', viewer)).status, 403, 'deploy=true needs stacks:deploy');
 });
 
-test('archives that escape the tree, hold devices or break the limits are refused; nothing is written', async () => {
+test('archives that escape the tree, hold devices, names too long or break the limits are refused; nothing is written', async () => {
   const current = (await s.api('GET', `/api/v1/stacks/${name}/source`)).body;
   const files = tree();
   const outside = `/tmp/dw-evil-${name}`;
@@ -100,6 +100,9 @@ test('archives that escape the tree, hold devices or break the limits are refuse
     ['tar with a device', tar([...ok, { name: 'dev', type: 'chardev' }]), 422, /CharacterDevice/],
     ['zip with ../evil', zip([...ok, { name: '../evil', content: 'x' }]), 422, /relative path|leads out/],
     ['zip with a link out', zip([...ok, { name: 'l', type: 'symlink', target: '../../x' }]), 422, /outside the tree/],
+    // the file system refuses these halfway through (ENAMETOOLONG): refused with the rest, before anything is written
+    ['tar with a 300-byte name', tar([...ok, { name: `sub/${'n'.repeat(300)}`, content: 'x' }]), 422, /entry "sub\/n+.*the name "n+…" has 300 bytes; a name \(each part of a path\) may have at most 255/],
+    ['zip with a 1,029-byte path', zip([...ok, { name: Array.from({ length: 5 }, () => 'p'.repeat(205)).join('/'), content: 'x' }]), 422, /the path has 1029 bytes; a path may have at most 1024/],
     ['too many entries', tgz([...ok, ...Array.from({ length: maxEntries }, (_, i) => ({ name: `f${i}`, content: 'x' }))]), 413, /more than 50 entries/],
     ['not an archive', Buffer.from('just some text, not an archive'), 415, /not a tar, tar\.gz or zip/],
     ['no compose file', tgz([{ name: 'README', content: 'hi' }]), 422, /none of compose\.yaml/],
