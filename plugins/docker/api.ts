@@ -2,8 +2,8 @@
 import { extensionPoint, pluginRef, type PluginRef } from '../../sdk/index.ts';
 import type { AccessGuard, DockerRuntime, RegistryAuthProvider } from './types.ts';
 
-export { registryHost } from './images.ts';
-export type { AccessGuard, ContainerStatus, DeployIo, DeployResult, DockerRuntime, LoadedCompose, NormalizedService, RegistryAuthProvider, ServiceStatus } from './types.ts';
+export { policyHost, registryHost } from './images.ts';
+export type { AccessGuard, ImageIssue, ContainerStatus, DeployIo, DeployResult, DockerRuntime, LoadedCompose, NormalizedService, RegistryAuthProvider, ServiceStatus } from './types.ts';
 
 /** which compose projects a caller may see or act on (the stacks plugin's access lists); the first one decides */
 export const accessGuards = extensionPoint<AccessGuard>('docker', 'access-guard');

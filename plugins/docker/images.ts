@@ -1,20 +1,46 @@
-// Images of a project: find them locally, pull them (with registry credentials from the auth hook), build them from the source tree, push them.
+// Images of a project: find them locally, pull them (with registry credentials from the auth hook), build them from the source tree, push them; never from a registry the outbound policy refuses.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type Dockerode from 'dockerode';
-import type { DeployIo, NormalizedBuild, NormalizedService, RegistryAuthProvider } from './types.ts';
+import { OutboundRefused, type OutboundApi } from '../../sdk/index.ts';
+import type { DeployIo, ImageIssue, NormalizedBuild, NormalizedService, RegistryAuthProvider } from './types.ts';
 import { reasonOf, statusOf } from './client.ts';
+import { limiter } from './util.ts';
 
 export interface ImageDeps {
   docker: Dockerode;
   auth: () => RegistryAuthProvider | null;
   pullTimeoutMs: number;
+  /** the install's outbound policy: the engine is never asked to contact a registry it refuses */
+  outbound: OutboundApi;
 }
 
 /** the registry an image reference lives in, as `docker login` names it. */
 export function registryHost(ref: string): string {
   const first = ref.split('/')[0];
   return ref.includes('/') && (first.includes('.') || first.includes(':') || first === 'localhost') ? first : 'docker.io';
+}
+
+const dockerHubNames = new Set(['docker.io', 'index.docker.io', 'registry-1.docker.io']);
+
+/** a registry `host[:port]` as the outbound policy takes it: without port and brackets; Docker Hub's names as docker.io */
+export function policyHost(registry: string): string {
+  const bare = registry.startsWith('[') ? registry.slice(1, registry.indexOf(']')) : registry.replace(/:\d+$/, '');
+  return dockerHubNames.has(bare.toLowerCase()) ? 'docker.io' : bare;
+}
+
+/**
+ * Why the outbound policy refuses a registry (`host[:port]`; null when the engine may contact it). Asked before the engine
+ * is asked to pull, build from or push to it: afterwards the engine connects by itself.
+ */
+export async function registryRefusal(outbound: OutboundApi, registry: string): Promise<string | null> {
+  try {
+    await outbound.check(policyHost(registry));
+    return null;
+  } catch (err) {
+    if (err instanceof OutboundRefused) return `the outbound policy refuses its registry ${registry} (${err.message})`;
+    throw err;
+  }
 }
 
 /** the local image id, or null when the engine has no such image. */
@@ -48,6 +74,8 @@ function boundedSignal(io: DeployIo, ms: number): AbortSignal {
 }
 
 export async function pullImage(deps: ImageDeps, ref: string, io: DeployIo): Promise<void> {
+  const refusal = await registryRefusal(deps.outbound, registryHost(ref));
+  if (refusal) throw new Error(refusal);
   const provider = deps.auth();
   const host = registryHost(ref);
   const authconfig = provider ? await provider(host) : null;
@@ -100,11 +128,16 @@ export function baseImages(dockerfileText: string, args: Record<string, string>)
   return [...refs];
 }
 
-/** the saved logins of the registries a build pulls its base images from, keyed as the engine's X-Registry-Config wants */
-async function buildLogins(deps: ImageDeps, b: NormalizedBuild): Promise<{ hosts: string[]; registryconfig: Record<string, { username: string; password: string; serveraddress: string }> }> {
+/** the images a build's Dockerfile pulls (none when it cannot be read: the engine then fails the build itself) */
+function baseImagesOf(b: NormalizedBuild): string[] {
   let text: string;
-  try { text = readFileSync(join(b.context, b.dockerfile), 'utf8'); } catch { return { hosts: [], registryconfig: {} }; }
-  const hosts = [...new Set(baseImages(text, b.args).map(registryHost))];
+  try { text = readFileSync(join(b.context, b.dockerfile), 'utf8'); } catch { return []; }
+  return baseImages(text, b.args);
+}
+
+/** the saved logins of the registries a build pulls its base images from, keyed as the engine's X-Registry-Config wants */
+async function buildLogins(deps: ImageDeps, bases: readonly string[]): Promise<{ hosts: string[]; registryconfig: Record<string, { username: string; password: string; serveraddress: string }> }> {
+  const hosts = [...new Set(bases.map(registryHost))];
   const provider = deps.auth();
   const logins = provider ? await Promise.all(hosts.map((h) => provider(h))) : [];
   return { hosts, registryconfig: Object.fromEntries(logins.filter((l) => l !== null).map((l) => [l.serveraddress, l])) };
@@ -113,7 +146,15 @@ async function buildLogins(deps: ImageDeps, b: NormalizedBuild): Promise<{ hosts
 /** builds the image of a service from its context in the source tree, tagged with the service's image name. */
 export async function buildImage(deps: ImageDeps, s: NormalizedService, io: DeployIo): Promise<void> {
   const b = s.build!;
-  const { hosts, registryconfig } = await buildLogins(deps, b);
+  const bases = baseImagesOf(b);
+  // the builder pulls a base image only when it is missing here: those must come from a registry the policy allows
+  for (const base of bases) {
+    const refusal = await registryRefusal(deps.outbound, registryHost(base));
+    if (refusal && !(await imageId(deps.docker, base))) {
+      throw new Error(`building the image of "${s.name}" failed: its base image ${base} is not present locally and is not pulled: ${refusal}`);
+    }
+  }
+  const { hosts, registryconfig } = await buildLogins(deps, bases);
   const logins = Object.values(registryconfig).map((l) => `${l.username} on ${l.serveraddress}`);
   io.log(`${s.name}: building ${s.image}${logins.length ? ` (base images as ${logins.join(', ')})` : ''}`);
   const signal = boundedSignal(io, deps.pullTimeoutMs);
@@ -149,6 +190,8 @@ export async function builtImageId(deps: ImageDeps, s: NormalizedService, io: De
 export async function pushImage(deps: ImageDeps, image: string, target: { repository: string; tag: string }, io: DeployIo): Promise<{ reference: string; digest: string }> {
   const reference = `${target.repository}:${target.tag}`;
   const host = registryHost(reference);
+  const refusal = await registryRefusal(deps.outbound, host);
+  if (refusal) throw new Error(`${reference} is not pushed: ${refusal}`);
   const provider = deps.auth();
   const authconfig = provider ? await provider(host) : null;
   await deps.docker.getImage(image).tag({ repo: target.repository, tag: target.tag });
@@ -209,4 +252,36 @@ export async function ensureImages(deps: ImageDeps, services: readonly Normalize
     ...builds.map(async (s) => { ids.set(s.image, await builtImageId(deps, s, io)); }),
   ]);
   return ids;
+}
+
+/**
+ * The images the outbound policy keeps the engine from fetching for these services: an image that is pulled (pull_policy
+ * missing or always) and the base images of a build (FROM, COPY --from), each missing locally, whose registry the policy
+ * refuses. An image present locally is used as it is (a refused pull of pull_policy always falls back to it), so it passes.
+ * Paths are the compose file's. null when the engine cannot say which images it has.
+ */
+export async function refusedImages(deps: ImageDeps, services: readonly NormalizedService[]): Promise<ImageIssue[] | null> {
+  const wanted: { service: string; path: string; ref: string; base: boolean }[] = [];
+  for (const s of services) {
+    if (s.pullPolicy === 'build') {
+      if (s.build) for (const ref of baseImagesOf(s.build)) wanted.push({ service: s.name, path: `services.${s.name}.build`, ref, base: true });
+    } else if (s.pullPolicy !== 'never') {
+      wanted.push({ service: s.name, path: `services.${s.name}.image`, ref: s.image, base: false });
+    }
+  }
+  // the policy is asked once per registry, the engine once per refused image (a few at a time)
+  const registries = [...new Set(wanted.map((w) => registryHost(w.ref)))];
+  const byRegistry = new Map(await Promise.all(registries.map(async (r) => [r, await registryRefusal(deps.outbound, r)] as const)));
+  const refusals = new Map(wanted.map((w) => [w.ref, byRegistry.get(registryHost(w.ref)) ?? null]));
+  const limit = limiter(8);
+  const present = new Map<string, boolean>();
+  try {
+    await Promise.all([...refusals].filter(([, refusal]) => refusal).map(([ref]) => limit(async () => { present.set(ref, (await imageId(deps.docker, ref)) !== null); })));
+  } catch {
+    return null;
+  }
+  return wanted.filter((w) => refusals.get(w.ref) && !present.get(w.ref)).map((w) => ({
+    service: w.service, path: w.path, image: w.ref,
+    message: `${w.base ? `the base image ${w.ref} of service ${w.service}'s build` : `the image ${w.ref} of service ${w.service}`} is not present locally and cannot be pulled: ${refusals.get(w.ref)}`,
+  }));
 }

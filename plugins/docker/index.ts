@@ -45,7 +45,7 @@ export default definePlugin({
       restartLoopCount: o.restartLoopCount, restartLoopWindowMs: o.restartLoopWindowMs, steadyAfterMs: o.steadyAfterMs,
     });
     const runtime = createRuntime({
-      endpoint, docker, watch, installation: ctx.installationId,
+      endpoint, docker, watch, installation: ctx.installationId, outbound: ctx.outbound,
       timeoutMs: o.timeoutMs, pullTimeoutMs: o.pullTimeoutMs, healthTimeoutMs: o.healthTimeoutMs, stopTimeoutSeconds: o.stopTimeoutSeconds, parallel: o.parallel,
     });
     // without the live table, the overview asks the engine: quickly even when it hangs, and at most every 2 s

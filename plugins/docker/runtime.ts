@@ -1,12 +1,12 @@
 // The DockerRuntime: one client, the compose engine and the read views (from the live table when it is followed) behind the API other plugins call.
-import { compareText } from '../../sdk/index.ts';
+import { compareText, type OutboundApi } from '../../sdk/index.ts';
 import type Dockerode from 'dockerode';
 import type { ContainerInfo } from 'dockerode';
 import type { AccessGuard, ComposeProject, DeployIo, DockerRuntime, LoadedCompose, RegistryAuthProvider, ServiceStatus } from './types.ts';
 import { createClient, reasonOf, statusOf } from './client.ts';
 import { loadCompose } from './compose/load.ts';
 import { deployProject } from './deploy.ts';
-import { builtImageId, imageId, pullImage, pushImage, type ImageDeps } from './images.ts';
+import { builtImageId, imageId, pullImage, pushImage, refusedImages, registryHost, registryRefusal, type ImageDeps } from './images.ts';
 import { filterFor, ownershipOf } from './labels.ts';
 import { removeVolumes, takeDown } from './resources.ts';
 import { engineState, projectStatus, publishedPorts, servicesOfProjects } from './status.ts';
@@ -21,6 +21,8 @@ export interface RuntimeOptions {
   docker?: Dockerode;
   /** the live container table; without it every read asks the engine */
   watch?: ContainerWatch;
+  /** the install's outbound policy, which every registry the engine is asked to contact must pass */
+  outbound: OutboundApi;
   timeoutMs: number;
   pullTimeoutMs: number;
   healthTimeoutMs: number;
@@ -48,7 +50,7 @@ export function createRuntime(opts: RuntimeOptions): DockerRuntime {
   const { installation } = opts;
   let auth: RegistryAuthProvider | null = null;
   let guard: AccessGuard | null = null;
-  const images: ImageDeps = { docker, auth: () => auth, pullTimeoutMs: opts.pullTimeoutMs };
+  const images: ImageDeps = { docker, auth: () => auth, pullTimeoutMs: opts.pullTimeoutMs, outbound: opts.outbound };
   const resources = { docker, installation, stopSeconds: opts.stopTimeoutSeconds };
   const visible = (c: ContainerInfo) => ownershipOf(c.Labels, installation).owner !== 'other';
   const ours = (c: ContainerInfo) => ownershipOf(c.Labels, installation).owner === 'this';
@@ -107,6 +109,8 @@ export function createRuntime(opts: RuntimeOptions): DockerRuntime {
       return builtImageId(images, service, io);
     },
     push: (image, target, io) => pushImage(images, image, target, io),
+    refusedImages: (services) => refusedImages(images, services),
+    registryRefusal: (ref) => registryRefusal(opts.outbound, registryHost(ref)),
     async volumes(name) {
       checkName(name);
       const { Volumes } = await docker.listVolumes({ filters: filterFor.project(name) });

@@ -169,6 +169,9 @@ export type AccessGuard = (principal: Principal, projects: readonly string[], ne
 
 export type RegistryAuthProvider = (registryHost: string) => Promise<{ username: string; password: string; serveraddress: string } | null>;
 
+/** an image of a service the engine may not fetch, at its path in the compose file (`services.web.image`, `services.web.build`) */
+export interface ImageIssue { service: string; path: string; image: string; message: string }
+
 export interface DeployResult {
   services: { service: string; action: 'created' | 'recreated' | 'unchanged' }[];
   removed: string[];
@@ -185,6 +188,14 @@ export interface DockerRuntime {
   pull(project: ComposeProject, io: DeployIo): Promise<{ images: { image: string; before: string | null; after: string; changed: boolean }[] }>;
   /** builds a service's image from its build context as a deploy does (base images pulled with the saved logins), tagged with the service's image name; answers the image id */
   build(service: NormalizedService, io: DeployIo): Promise<string>;
+  /**
+   * The images of these services the engine would have to fetch from a registry the outbound policy refuses: pulled
+   * images and build base images missing locally (present ones are used as they are). null when the engine cannot say
+   * what it has. Pulls, builds and pushes check the policy again before the engine is asked.
+   */
+  refusedImages(services: readonly NormalizedService[]): Promise<ImageIssue[] | null>;
+  /** why the outbound policy refuses the registry of this image reference, or null when the engine may contact it */
+  registryRefusal(ref: string): Promise<string | null>;
   /** tags a local image as `repository:tag` and pushes it with the saved login of its registry (registryAuths); answers the pushed reference and the registry's digest */
   push(image: string, target: { repository: string; tag: string }, io: DeployIo): Promise<{ reference: string; digest: string }>;
   /** the named volumes the project created (one list call), with where the engine keeps their data on this host */

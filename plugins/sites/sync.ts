@@ -20,6 +20,8 @@ async function runBuild(runtime: DockerRuntime, files: Files, site: string, tree
     await cp(tree, work, { recursive: true, verbatimSymlinks: true });
     const present = await docker.getImage(build.image).inspect().then(() => true, () => false);
     if (!present) {
+      const refusal = await runtime.registryRefusal(build.image);
+      if (refusal) throw new Error(`the build image ${build.image} is not present locally and cannot be pulled: ${refusal}`);
       job.log(`pulling ${build.image}`);
       const stream = await docker.pull(build.image);
       await new Promise<void>((resolve, reject) => docker.modem.followProgress(stream, (err: Error | null) => (err ? reject(err) : resolve())));

@@ -51,6 +51,7 @@ export default definePlugin({
     const rules = builtInRules({
       ...options,
       portsInUse: (stack) => runtime.publishedPorts(stack).catch(() => null),
+      refusedImages: async (loaded) => (await runtime.refusedImages(loaded.services))?.map(({ path, message }) => ({ path, message })) ?? null,
     });
     const core = createCore(ctx, { runtime, store, rules, switches: options.rules });
     const describers: ((stack: string) => Promise<Record<string, unknown>>)[] = [];

@@ -33,6 +33,8 @@ export interface RuleOptions {
   allowedSysctls: readonly string[];
   /** host ports published by other stacks' containers (null when the engine cannot say) */
   portsInUse(stack: string): Promise<{ project: string | null; hostPort: number; protocol: string }[] | null>;
+  /** images the engine would fetch from a registry the outbound policy refuses (null when the engine cannot say what it has) */
+  refusedImages(loaded: LoadedCompose): Promise<RuleIssue[] | null>;
 }
 
 /** Linux capabilities Docker grants every container unless dropped */
@@ -209,6 +211,11 @@ export function builtInRules(opts: RuleOptions): PlatformRule[] {
     {
       id: 'no-container-name', description: 'no container_name (names are the platform\'s, so stacks cannot collide)',
       check: ({ loaded }) => perService(loaded, 'container_name', () => true, (n) => `service ${n} sets container_name`),
+    },
+    {
+      id: 'outbound-registry', description: 'images missing locally (pulled ones, and the base images of builds) come from registries the outbound policy allows (outbound.allow)',
+      // when the engine cannot say which images it has, the deploy's own check before any pull decides
+      check: async ({ loaded }) => (await opts.refusedImages(loaded)) ?? [],
     },
     {
       id: 'ports-available', description: 'published host ports are not used by another stack or twice in this one',

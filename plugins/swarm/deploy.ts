@@ -63,7 +63,7 @@ export interface SwarmDeps {
   docker: Dockerode; installation: string; pollMs: number; convergeTimeoutMs: number;
   /** where images built on the manager are pushed (a registry host and path prefix); null: builds are refused */
   registry: string | null;
-  images: Pick<DockerRuntime, 'build' | 'push'>;
+  images: Pick<DockerRuntime, 'build' | 'push' | 'refusedImages'>;
   /** the saved login of a registry (the registries plugin, through the docker plugin's registry-auth point), handed to the swarm so every node pulls with it */
   login(registryHost: string): Promise<Dockerode.AuthConfig | null>;
 }
@@ -219,6 +219,9 @@ export async function projectServices(deps: SwarmDeps, project: string): Promise
 export async function deploySwarm(deps: SwarmDeps, project: ComposeProject, loaded: LoadedCompose, io: DeployIo): Promise<{ services: string[]; updated: string[]; removed: string[] }> {
   const refused = swarmIssues(loaded, deps.registry);
   if (refused.length) throw new Error(`the stack cannot run on the swarm: ${refused.map((i) => `${i.path}: ${i.message}`).join('; ')}`);
+  // the nodes pull what they lack: an image missing here whose registry the outbound policy refuses stops the deploy before anything changes
+  const blocked = (await deps.images.refusedImages(loaded.services)) ?? [];
+  if (blocked.length) throw new Error(`the stack cannot run on the swarm: ${blocked.map((i) => `${i.path}: ${i.message}`).join('; ')}`);
   const built = await buildAndPush(deps, project.name, loaded, io);
   await removeComposeLeftovers(deps, project.name, io);
   await ensureNetworks(deps, project.name, loaded, io);

@@ -1,5 +1,5 @@
 // Benchmark (not a test): loading and judging the costliest compose files (tests/fixtures/compose-worst.ts), parse and platform rules timed apart.
-// Run with `npm run bench:compose-parse`; no database or engine needed (the port rule is given an empty engine).
+// Run with `npm run bench:compose-parse`; no database or engine needed (the port and registry rules are given an empty engine).
 import { loadCompose } from '../../plugins/docker/compose/load.ts';
 import { builtInRules, checkRules, dockerDefaultCapabilities, safeNetworkOptions, safeSecurityOptions, safeSysctls } from '../../plugins/stacks/rules.ts';
 import { worstInputs } from '../../tests/fixtures/compose-worst.ts';
@@ -9,6 +9,7 @@ const rules = builtInRules({
   allowedBindRoots: [], allowedCapabilities: dockerDefaultCapabilities, allowedSecurityOptions: safeSecurityOptions, allowedSysctls: safeSysctls,
   allowedNetworkDrivers: ['bridge', 'overlay'], allowedNetworkOptions: safeNetworkOptions, allowedVolumeDrivers: ['local'], allowedLoggingDrivers: ['json-file', 'local', 'none'],
   portsInUse: async () => [],
+  refusedImages: async () => [],
 });
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createRuntime, runtimeDefaults } from '../../plugins/docker/runtime.ts';
 import { endpointOf } from '../../plugins/docker/client.ts';
+import { createOutbound } from '../../kernel/outbound.ts';
 
 const run = promisify(execFile);
 const args = process.argv.slice(2);
@@ -18,7 +19,9 @@ const image = 'dockwright-test/busybox:1';
 
 // the runtime exactly as the plugin builds it; a zero grace time only speeds up the (untimed) teardown of `sleep` as PID 1
 const endpoint = endpointOf({}, process.env);
-const runtime = createRuntime({ endpoint, installation: randomUUID(), ...runtimeDefaults, stopTimeoutSeconds: 0 });
+// its image is present locally: nothing is pulled, and the policy of the tests refuses every registry but local ones
+const outbound = createOutbound({ allow: ['127.0.0.0/8', '::1'], allowHostnames: false });
+const runtime = createRuntime({ endpoint, installation: randomUUID(), outbound, ...runtimeDefaults, stopTimeoutSeconds: 0 });
 const quiet = { log: () => undefined };
 
 function composeFile(n: number): string {

@@ -1,7 +1,7 @@
-// Helpers of the docker and containers tests: a server with the docker plugins, jobs run to their end, free ports, and cleanup of what a project left on the engine.
+// Helpers of the docker and containers tests: a server with the docker plugins, jobs run to their end, free ports, a recording stand-in server, and cleanup of what a project left on the engine.
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
-import { request } from 'node:http';
+import { createServer as createHttpServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
 import Dockerode from 'dockerode';
 import { startServer, type StartOptions, type TestServer } from '../../helpers/harness.ts';
 
@@ -111,4 +111,33 @@ export async function logsOf(s: TestServer, container: string, query = ''): Prom
   const res = await s.api('GET', `/api/v1/containers/${container}/logs${query ? `?${query}` : ''}`);
   if (res.status !== 200) throw new Error(`logs of ${container}: ${res.status} ${res.text}`);
   return res.text;
+}
+
+export interface RecordingServer {
+  port: number;
+  /** every connection made to it (a TLS attempt on this plain HTTP port counts too) */
+  connections: number;
+  /** `METHOD /path?query` of every request it read */
+  requests: string[];
+  close(): Promise<void>;
+}
+
+/** a plain HTTP server on a loopback address that records who came, answering with `answer` (404 by default) */
+export function recordingServer(answer?: (req: IncomingMessage, res: ServerResponse) => void, host = '127.0.0.1'): Promise<RecordingServer> {
+  const recorded = { connections: 0, requests: [] as string[] };
+  const server = createHttpServer((req, res) => {
+    recorded.requests.push(`${req.method} ${req.url}`);
+    if (answer) answer(req, res);
+    else res.writeHead(404).end();
+  });
+  server.on('connection', () => { recorded.connections++; });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, host, () => resolve({
+      port: (server.address() as { port: number }).port,
+      get connections() { return recorded.connections; },
+      requests: recorded.requests,
+      close: () => new Promise<void>((done) => { server.closeAllConnections(); server.close(() => done()); }),
+    }));
+  });
 }

@@ -1,8 +1,9 @@
-// Registry host normalisation (Docker Hub's aliases, case, ports, IPv6) and the base images a Dockerfile pulls: pure functions, no engine.
+// Registry host normalisation (Docker Hub's aliases, case, ports, IPv6), the host the outbound policy judges, a Bearer challenge's token service and the base images a Dockerfile pulls: pure functions, no engine.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { normaliseHost, serverAddressOf } from '../../../plugins/registries/hosts.ts';
-import { baseImages, registryHost } from '../../../plugins/docker/images.ts';
+import { baseImages, policyHost, registryHost } from '../../../plugins/docker/images.ts';
+import { bearerRealm } from '../../../plugins/registries/login-check.ts';
 
 test('hosts are normalised: Docker Hub aliases are one, lowercase, ports kept (leading zeros dropped), IPv6 in brackets', () => {
   const cases: [string, string][] = [
@@ -56,4 +57,20 @@ test('the base images of a Dockerfile: FROM and COPY --from, build args and glob
   assert.deepEqual(baseImages(dockerfile, {}), ['ghcr.io/owner/build:1.2', 'quay.io/other/tool:3', 'docker.io/library/alpine:3']);
   assert.deepEqual(baseImages(dockerfile, { REGISTRY: '127.0.0.1:5001', MIRROR: 'mirror.local:5000' }),
     ['127.0.0.1:5001/owner/build:1.2', 'quay.io/other/tool:3', 'mirror.local:5000/library/alpine:3']);
+});
+
+test('the outbound policy judges a registry without port or brackets, and Docker Hub by the name docker.io', () => {
+  const cases: [string, string][] = [
+    ['busybox:1', 'docker.io'], ['library/busybox', 'docker.io'], ['index.docker.io/library/busybox', 'docker.io'], ['Registry-1.Docker.io/x/y', 'docker.io'],
+    ['127.0.0.1:5000/x:1', '127.0.0.1'], ['[::1]:5000/x', '::1'], ['localhost/x', 'localhost'], ['ghcr.io/owner/app@sha256:' + 'a'.repeat(64), 'ghcr.io'],
+  ];
+  for (const [ref, host] of cases) assert.equal(policyHost(registryHost(ref)), host, ref);
+});
+
+test('the token service of a Bearer challenge, among other challenges, quoted or not; none for Basic', () => {
+  assert.equal(bearerRealm('Bearer realm="https://auth.docker.io/token",service="registry.docker.io"'), 'https://auth.docker.io/token');
+  assert.equal(bearerRealm('Basic realm="Registry", Bearer service="s",realm=http://10.0.0.1/token'), 'http://10.0.0.1/token');
+  assert.equal(bearerRealm('bearer  realm = "http://[::1]:9/t" , scope="x"'), 'http://[::1]:9/t');
+  assert.equal(bearerRealm('Basic realm="Registry Realm"'), null);
+  assert.equal(bearerRealm(''), null);
 });

@@ -1,4 +1,4 @@
-// Registry logins over the real API against the test environment's htpasswd registry (127.0.0.1:5001): checked on save, sealed, used by deploys, builds and autoupdate, never shown.
+// Registry logins over the real API against the test environment's htpasswd registry (127.0.0.1:5001): checked on save (its token service against the outbound policy too), sealed, used by deploys, builds and autoupdate, never shown.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -8,6 +8,7 @@ import { createSecrets, loadSecretKey } from '../../../kernel/secrets.ts';
 import { eventually, startServer, type TestServer } from '../../helpers/harness.ts';
 import { tgz } from '../git/archives.ts';
 import { act, cleanupProjects, containerOf, createStack, docker, freePort, uniqueName, waitJob } from '../stacks/helpers.ts';
+import { recordingServer, type RecordingServer } from '../docker/helpers.ts';
 
 const registry = process.env.REGISTRY_AUTH ?? '';
 const username = process.env.REGISTRY_AUTH_USER ?? '';
@@ -301,5 +302,45 @@ test('without a Docker engine a login cannot be checked: 503 naming the engine, 
     assert.deepEqual(activity.map((a: any) => [a.action, a.result, a.detail.status]), [['registry.save', 'failed', 503]]);
   } finally {
     await down.close();
+  }
+});
+
+/** a registry on 127.0.0.1 that asks for a token from `realm` and takes the token that service gives */
+async function tokenRegistry(realm: () => string): Promise<RecordingServer> {
+  return recordingServer((req, res) => {
+    if (req.url?.startsWith('/v2/') && req.headers.authorization === 'Bearer good-token') {
+      res.writeHead(200, { 'content-type': 'application/json', 'docker-distribution-api-version': 'registry/2.0' }).end('{}');
+    } else {
+      res.writeHead(401, { 'content-type': 'application/json', 'docker-distribution-api-version': 'registry/2.0', 'www-authenticate': `Bearer realm="${realm()}",service="stand-in"` }).end('{"errors":[{"code":"UNAUTHORIZED"}]}');
+    }
+  });
+}
+const tokenService = (host: string) => recordingServer((_req, res) => {
+  res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ token: 'good-token', access_token: 'good-token', expires_in: 300 }));
+}, host);
+
+test('a token service (Bearer realm) the outbound policy refuses is never sent the login: 422 naming it, the engine not asked, nothing saved', async () => {
+  // 127.0.0.1 is allowed, the rest of loopback is not: 127.0.0.2 stands for a private address behind a public registry
+  const strict = await startServer({ config: { outbound: { allow: ['127.0.0.1'], allowHostnames: false } }, plugins: { docker: { options: { reconcile: false } }, registries: {} } });
+  const refusedTokens = await tokenService('127.0.0.2');
+  const allowedTokens = await tokenService('127.0.0.1');
+  const refusing = await tokenRegistry(() => `http://127.0.0.2:${refusedTokens.port}/token`);
+  const allowing = await tokenRegistry(() => `http://127.0.0.1:${allowedTokens.port}/token`);
+  try {
+    const refused = await strict.api('POST', '/api/v1/registries', { body: { host: `127.0.0.1:${refusing.port}`, username: 'me', password: 'token-secret' } });
+    assert.equal(refused.status, 422, refused.text);
+    assert.equal(refused.body.type, 'https://dockwright.dev/problems/outbound-refused');
+    assert.match(refused.body.detail, new RegExp(`^connections to 127\\.0\\.0\\.2:${refusedTokens.port} are refused: it is a loopback address .*outbound\\.allow.*The registry 127\\.0\\.0\\.1:${refusing.port} sends logins there \\(its token service, the realm http://127\\.0\\.0\\.2:${refusedTokens.port}/token\\)`));
+    assert.equal(refusedTokens.connections, 0, `the token service was reached: ${refusedTokens.requests.join(', ')}`);
+    assert.deepEqual(refusing.requests, ['GET /v2/'], 'only Dockwright\'s probe, without credentials: the engine was not asked to log in');
+    assert.deepEqual((await strict.api('GET', '/api/v1/registries')).body, []);
+
+    // a token service the policy allows: the engine follows the realm and logs in, which the refusal above prevented
+    const saved = await strict.api('POST', '/api/v1/registries', { body: { host: `127.0.0.1:${allowing.port}`, username: 'me', password: 'token-secret' } });
+    assert.equal(saved.status, 201, saved.text);
+    assert.ok(allowedTokens.requests.some((r) => r.startsWith('GET /token')), `the engine asked the token service: ${allowedTokens.requests.join(', ')}`);
+  } finally {
+    await strict.close();
+    for (const server of [refusedTokens, allowedTokens, refusing, allowing]) await server.close();
   }
 });

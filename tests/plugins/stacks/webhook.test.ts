@@ -55,7 +55,8 @@ test('a synchronous call waits for the deploy and answers the job; it is recorde
 });
 
 test('a failed deploy answers 502 naming the job', async () => {
-  await createStack(s, broken, 'services:\n  app:\n    image: dockwright-test/missing:404\n');
+  // never pulled (a pull from Docker Hub is refused by the tests' outbound policy, and at save already): the deploy fails
+  await createStack(s, broken, 'services:\n  app:\n    image: dockwright-test/missing:404\n    pull_policy: never\n');
   const token = (await s.api('POST', `/api/v1/stacks/${broken}/webhooks/deploy`)).body.token;
   const res = await hook(broken, token);
   assert.equal(res.status, 502, res.text);
