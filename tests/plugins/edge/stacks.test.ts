@@ -86,6 +86,11 @@ test('bad route labels are refused with their own rule and the label path', asyn
     [webCompose(`${'a'.repeat(64)}.test`), /label/],
     [webCompose('ok.test').replace('"8080"', '"http"'), /port/],
     [webCompose('ok.test', 'one', '      dockwright.http.path: "/a/../b"\n'), /path prefix/],
+    // localhost in every spelling names the asking machine, never a host of the edge
+    [webCompose('localhost'), /localhost/],
+    [webCompose('LocalHost.'), /localhost/],
+    [webCompose('api.localhost'), /localhost/],
+    [webCompose('API.LOCALHOST.'), /localhost/],
   ];
   for (const [content, message] of cases) {
     const res = await s.api('POST', `/api/v1/stacks/${name}/validate`, { body: { content } });
@@ -95,6 +100,10 @@ test('bad route labels are refused with their own rule and the label path', asyn
     assert.match(errors[0].path, /^services\.web\.labels/);
     assert.match(errors[0].message, message);
   }
+  const put = await s.api('PUT', `/api/v1/stacks/${name}/compose`, { body: { content: webCompose('api.localhost') }, headers: { 'if-none-match': '*' } });
+  assert.equal(put.status, 422, put.text);
+  assert.deepEqual(put.body.errors.map((e: any) => e.rule), ['edge-route-labels']);
+  assert.equal((await s.api('GET', `/api/v1/stacks/${name}`)).status, 404, 'nothing was saved');
   // IDNA: a Unicode hostname is stored in its ASCII form
   const idn = await s.api('POST', `/api/v1/stacks/${name}/validate`, { body: { content: webCompose('bücher.test') } });
   assert.deepEqual(idn.body.errors ?? [], []);
