@@ -144,6 +144,9 @@ export function stackRoutes({ ctx, core, store, templates, autoupdateCron, descr
       handler: async ({ params, body, revision, principal }) => {
         const name = params.name;
         if (revision === 0) {
+          // a stack hidden from the caller does not exist for them: 404, as every other call answers, never "already exists"
+          const access = (await store.accessOf([name])).get(name);
+          if (access && !canSee(principal, access)) throw problem(404, `no stack "${name}"`);
           const template = body.template ? templates.get(body.template) : undefined;
           if (body.template && !template) throw problem(400, `no template "${body.template}"; GET /api/v1/templates lists them`);
           const settings = { ...body.settings };
