@@ -1,4 +1,4 @@
-// The edge in front of stacks (real Caddy, real containers, real HTTP): labels route a hostname, redeploys keep it, stop removes it, one owner per hostname, Caddy restarted after SIGKILL.
+// The edge in front of stacks (real Caddy, real containers, real HTTP): labels route a hostname, redeploys keep it, stop removes the route, one owner per hostname, Caddy restarted after SIGKILL.
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { act, cleanupProjects, createStack, edgeAnswers, edgeRunning, startEdgeServer, uniqueName, viaEdge, webCompose, type EdgeServer } from './helpers.ts';
@@ -72,9 +72,13 @@ test('a hostname has one owner: another stack is refused with 422 edge-hostname-
   // the owner itself may redeploy with the same hostname
   const again = await s.api('POST', `/api/v1/stacks/${a}/validate`, { body: { content: webCompose(host) } });
   assert.deepEqual(again.body.errors ?? [], []);
-  // the hostname is free again once the stack stops
+  // a stopped stack keeps the hostname its compose file names; it is free once the file names another
   await act(s, 'stop', a);
   await edgeAnswers(s.httpPort, host, '/', (r) => r.status === 404);
+  assert.deepEqual(((await s.api('POST', `/api/v1/stacks/${b}/validate`, { body: { content: webCompose(host) } })).body.errors ?? []).map((e: any) => e.rule), ['edge-hostname-taken']);
+  assert.equal((await s.api('PUT', '/api/v1/edge-client/routes/site:docs', { body: { routes: [{ kind: 'static', hostname: host, root: '/tmp' }] } })).status, 409);
+  const moved = await s.api('PUT', `/api/v1/stacks/${a}/compose`, { body: { content: webCompose(`moved-${host}`) }, headers: { 'if-match': '"1"' } });
+  assert.equal(moved.status, 200, moved.text);
   assert.deepEqual((await s.api('POST', `/api/v1/stacks/${b}/validate`, { body: { content: webCompose(host) } })).body.errors ?? [], []);
 });
 
