@@ -7,7 +7,7 @@ import { AdminError, currentAdmin, load, parseAdminAddress, type AdminEndpoint }
 import { buildConfig } from './caddy-config.ts';
 import { normalizeHostname, normalizePath } from './hostnames.ts';
 import type { EdgeNetwork } from './network.ts';
-import type { Owners } from './owners.ts';
+import { phrase, type Owners } from './owners.ts';
 import { validHash } from './passwords.ts';
 import { CaddyProcess } from './process.ts';
 import { ensureRequestMigration, type ReloadSafety } from './reloads.ts';
@@ -171,7 +171,8 @@ export function createEdge(ctx: PluginContext, o: EdgeOptions, store: EdgeStore,
     await change(async (tx) => {
       const taken = await owners.conflicts(owner, rows.map((r) => r.hostname), tx);
       if (taken.length) {
-        throw problem(409, taken.map((c) => `the hostname ${c.hostname} belongs to ${c.owner}`).join('; '), { code: 'edge-hostname-taken', extra: { owners: Object.fromEntries(taken.map((c) => [c.hostname, c.owner])) } });
+        // the plugins calling here tell their callers in their own words (EdgeApi.conflicts): this names every owner
+        throw problem(409, taken.map((c) => phrase(c, true)).join('; '), { code: 'edge-hostname-taken', extra: { owners: Object.fromEntries(taken.map((c) => [c.hostname, c.owner])) } });
       }
       await store.replace(tx, owner, rows);
     });

@@ -134,6 +134,7 @@ export default definePlugin({
         const normalized = hostnames.map((h) => normalizeHostname(h)).flatMap((n) => (n.ok ? [n.hostname] : []));
         return owners.told(await owners.conflicts(owner, normalized), viewer);
       },
+      reserveNamespace: owners.reserveNamespace,
       normalizeHostname,
       hostnames: () => store.routedHostnames(),
       covers,

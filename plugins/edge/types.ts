@@ -39,6 +39,16 @@ export interface HostnameConflict {
   message: string;
 }
 
+/** every hostname `<prefix><label>.<domain>` (exactly one label below the domain) belongs to `owner(label)`, routed or not */
+export interface HostnameNamespace {
+  prefix: string;
+  /** normalized (EdgeApi.normalizeHostname) */
+  domain: string;
+  owner(label: string): string;
+  /** what the names are for, as in "reserved for the draft preview of site:docs" */
+  purpose: string;
+}
+
 export interface EdgeApi {
   /**
    * Replaces every route of `owner` (`stack:<name>`, `site:<name>`, …); `[]` removes them and frees the hostnames.
@@ -46,6 +56,8 @@ export interface EdgeApi {
    * PostgreSQL and pushed to Caddy at once; when Caddy refuses the configuration, nothing changes (502).
    */
   setRoutes(owner: string, routes: readonly EdgeRoute[]): Promise<void>;
+  /** reserves a namespace of hostnames (the sites' preview hosts) for the owners it names: no other owner gets one (during setup) */
+  reserveNamespace(namespace: HostnameNamespace): void;
   /** a password hashed the way Caddy checks basic auth (random salt): what a StaticRoute's basicAuth carries */
   hashPassword(password: string): PasswordHash;
   /**

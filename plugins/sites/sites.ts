@@ -10,6 +10,8 @@ import type { Build, DraftRow, Origin, SiteRow, SiteStore, SourceSpec } from './
 
 export interface SiteSettings { previewDomain: string | null; keepVersions: number }
 export const siteOwner = (name: string) => `site:${name}`;
+/** a site's preview hostname is `draft--<site>.<previewDomain>` */
+export const previewPrefix = 'draft--';
 export const checkKind = 'site.check';
 
 export interface SourceInput {
@@ -41,7 +43,10 @@ export function createSites(deps: { ctx: PluginContext; store: SiteStore; files:
     void lock(name, work).catch((err) => ctx.log.warn({ err, site: name }, 'removing replaced site files failed; the next start cleans up'));
   };
 
-  const previewHost = (name: string) => (settings.previewDomain ? `draft--${name}.${settings.previewDomain}` : null);
+  const previewHost = (name: string) => (settings.previewDomain ? `${previewPrefix}${name}.${settings.previewDomain}` : null);
+  /** any site's preview hostname, the site's own included: they are served only as previews */
+  const isPreviewHost = (hostname: string) => settings.previewDomain !== null && hostname.endsWith(`.${settings.previewDomain}`)
+    && hostname.startsWith(previewPrefix) && !hostname.slice(0, -(settings.previewDomain.length + 1)).includes('.');
   const previewUrl = (name: string) => { const h = previewHost(name); return h ? `http://${h}/` : null; };
 
   function routesOf(row: Pick<SiteRow, 'name' | 'hostnames' | 'previewHash'>): StaticRoute[] {
@@ -104,13 +109,16 @@ export function createSites(deps: { ctx: PluginContext; store: SiteStore; files:
   /** creates or replaces the definition; a hostname another owner holds (a stack's, running or not) is a 409, naming the owner if the caller may see it */
   async function put(name: string, body: { hostnames: string[]; source?: SourceInput | null }, principal: Principal): Promise<{ created: boolean; previewToken: string | null }> {
     const hostnames: string[] = [];
+    const preview = previewHost(name);
     body.hostnames.forEach((h, i) => {
       const n = edge.normalizeHostname(h);
       if (!n.ok) throw problem(400, n.reason, { errors: [{ path: `/body/hostnames/${i}`, message: n.reason }] });
+      if (isPreviewHost(n.hostname)) {
+        const whose = n.hostname === preview ? "this site's preview hostname" : `reserved for the draft preview of the site it names (${previewPrefix}<site>.${settings.previewDomain})`;
+        throw problem(400, `${n.hostname} is ${whose}`, { errors: [{ path: `/body/hostnames/${i}`, message: 'preview hostnames are reserved' }] });
+      }
       if (!hostnames.includes(n.hostname)) hostnames.push(n.hostname);
     });
-    const preview = previewHost(name);
-    if (preview && hostnames.includes(preview)) throw problem(400, `${preview} is this site's preview hostname`, { errors: [{ path: '/body/hostnames', message: 'the preview hostname is reserved' }] });
     let source: SourceSpec | null = null;
     let credentials: Credentials | null | undefined;
     if (body.source) {

@@ -1,4 +1,4 @@
-// Hostnames of stacks against sites (real PostgreSQL, Docker and Caddy): a saved stack holds its hostnames running or not, across instances; owners hidden from the caller stay unnamed; a deploy the edge would not route fails.
+// Hostnames of stacks against sites (real PostgreSQL, Docker and Caddy): a saved stack holds its hostnames running or not, across instances; owners hidden from the caller stay unnamed; a deploy the edge would not route fails; preview hostnames stay the sites'.
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -130,4 +130,28 @@ test('a deploy whose hostname another owner holds fails with the reason before t
   assert.equal((await s.api('GET', `/api/v1/stacks/${late}`)).body.status, 'failed');
   assert.deepEqual(await projectContainers(late), [], 'no container was made');
   await edgeAnswers(s.httpPort, host, '/', (a) => a.body === 'the site');
+});
+
+test('a stack cannot name a site\'s preview hostname, whether that site exists yet or not; the site then gets its preview', async () => {
+  const stack = fresh('pv');
+  const site = uniqueName('pv');
+  const preview = `draft--${site}.preview.test`;
+  for (const label of [preview, preview.toUpperCase() + '.']) {
+    const validate = await s.api('POST', `/api/v1/stacks/${stack}/validate`, { body: { content: webCompose(label) } });
+    assert.deepEqual(validate.body.errors.map((e: any) => [e.rule, e.message]), [['edge-hostname-taken', `the hostname ${preview} is reserved for the draft preview of site:${site}`]]);
+  }
+  const put = await s.api('PUT', `/api/v1/stacks/${stack}/compose`, { body: { content: webCompose(preview) }, headers: { 'if-none-match': '*' } });
+  assert.equal(put.status, 422, put.text);
+  assert.equal(put.body.errors[0].rule, 'edge-hostname-taken');
+  assert.equal((await s.api('GET', `/api/v1/stacks/${stack}`)).status, 404, 'nothing was saved');
+
+  const created = await s.api('PUT', `/api/v1/sites/${site}`, { body: { hostnames: [`${site}.sites.test`] } });
+  assert.equal(created.status, 201, created.text);
+  assert.equal(created.body.previewUrl, `http://${preview}/`);
+  const hostnames = (await s.api('GET', '/api/v1/edge')).body.hostnames;
+  assert.equal(hostnames.find((h: any) => h.hostname === preview)?.owner, `site:${site}`);
+  const again = await s.api('POST', `/api/v1/stacks/${stack}/validate`, { body: { content: webCompose(preview) } });
+  assert.equal(again.body.errors[0].message, `the hostname ${preview} belongs to site:${site}`);
+  // a name beside the namespace stays free
+  assert.deepEqual((await s.api('POST', `/api/v1/stacks/${stack}/validate`, { body: { content: webCompose(`x.${preview}`) } })).body.errors, []);
 });
