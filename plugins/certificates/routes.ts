@@ -119,6 +119,11 @@ export function certificateRoutes(deps: RouteDeps): AnyRoute[] {
       handler: async ({ body, principal }) => lock(body.name, () => audit(principal.actor, 'certificate.upload', body.name, async () => {
         const { problems, facts } = checkUpload(body.certificate, body.key);
         if (!facts) throw problem(422, `the certificate cannot be used: ${problems.map((p) => p.message).join('; ')}`, { code: 'certificate-refused', errors: problems });
+        // checked before it is stored: the edge serves no name it refuses (localhost, say), so such a certificate would serve nothing
+        if (!facts.domains.some((d) => edge.normalizeHostname(d, { wildcard: true }).ok)) {
+          const message = `the certificate names no hostname the edge can serve (${facts.domains.join(', ')})`;
+          throw problem(422, `the certificate cannot be used: ${message}`, { code: 'certificate-refused', errors: [{ rule: 'no-hostname', path: 'certificate[0]', message }] });
+        }
         const existing = await store.get(body.name);
         if (existing && existing.source !== 'upload') throw problem(409, `the certificate ${body.name} is an ACME certificate: delete it first, or upload under another name`, { code: 'certificate-is-acme' });
         // only the certificate blocks: text around them (openssl's "Bag Attributes", comments) is not Caddy's business

@@ -7,6 +7,7 @@ import { AdminError, currentAdmin, load, parseAdminAddress, type AdminEndpoint }
 import { buildConfig } from './caddy-config.ts';
 import { normalizeHostname, normalizePath } from './hostnames.ts';
 import type { EdgeNetwork } from './network.ts';
+import { phrase, type Owners } from './owners.ts';
 import { validHash } from './passwords.ts';
 import { CaddyProcess } from './process.ts';
 import { ensureRequestMigration, type ReloadSafety } from './reloads.ts';
@@ -32,7 +33,7 @@ export interface EdgeOptions {
 
 export type EdgeState = 'running' | 'starting' | 'down' | 'unavailable' | 'standby' | 'stopped';
 
-export function createEdge(ctx: PluginContext, o: EdgeOptions, store: EdgeStore, network: EdgeNetwork) {
+export function createEdge(ctx: PluginContext, o: EdgeOptions, store: EdgeStore, owners: Owners, network: EdgeNetwork) {
   const dir = ctx.dataDir;
   const challengeDir = join(dir, 'acme-challenge');
   const caddyDir = join(dir, 'caddy');
@@ -168,10 +169,10 @@ export function createEdge(ctx: PluginContext, o: EdgeOptions, store: EdgeStore,
     if (!/^[a-z][a-z0-9-]*:\S+$/.test(owner)) throw new Error(`"${owner}" is not an owner (kind:name)`);
     const rows = validRoutes(routes);
     await change(async (tx) => {
-      const owners = await store.owners([...new Set(rows.map((r) => r.hostname))], tx);
-      const taken = [...owners].filter(([, o]) => o !== owner);
+      const taken = await owners.conflicts(owner, rows.map((r) => r.hostname), tx);
       if (taken.length) {
-        throw problem(409, taken.map(([h, o]) => `the hostname ${h} belongs to ${o}`).join('; '), { code: 'edge-hostname-taken', extra: { owners: Object.fromEntries(taken) } });
+        // the plugins calling here tell their callers in their own words (EdgeApi.conflicts): this names every owner
+        throw problem(409, taken.map((c) => phrase(c, true)).join('; '), { code: 'edge-hostname-taken', extra: { owners: Object.fromEntries(taken.map((c) => [c.hostname, c.owner])) } });
       }
       await store.replace(tx, owner, rows);
     });

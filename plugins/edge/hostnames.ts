@@ -25,6 +25,8 @@ export function normalizeHostname(input: string, opts: { wildcard?: boolean } = 
   const bad = labels.find((l) => !label.test(l));
   if (bad !== undefined) return { ok: false, reason: `"${input}" has the label "${bad}": labels are 1 to 63 letters, digits or hyphens, not starting or ending with a hyphen` };
   if (/^\d+$/.test(labels[labels.length - 1])) return { ok: false, reason: `"${input}" ends in a numeric label` };
+  // RFC 6761: localhost and every name below it resolve to the loopback address of whoever asks, never to the edge
+  if (labels[labels.length - 1] === 'localhost') return { ok: false, reason: `"${input}" is localhost or a name under it: it names the asking machine itself, not a host the edge serves` };
   if (prefix && labels.length < 2) return { ok: false, reason: `"${input}" is a wildcard over a top-level domain` };
   return { ok: true, hostname: prefix + ascii };
 }

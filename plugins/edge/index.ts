@@ -1,12 +1,13 @@
 // The edge plugin: one Caddy, run and configured by Dockwright through its admin API, serving sites and routing hostnames to stack services.
 import { definePlugin, Type, type AttentionItem } from '../../sdk/index.ts';
 import { dockerPlugin } from '../docker/api.ts';
-import { platformRules, stacksPlugin } from '../stacks/api.ts';
+import { platformRules, stackHooks, stacksPlugin } from '../stacks/api.ts';
 import { createEdge } from './edge.ts';
 import { covers, normalizeHostname } from './hostnames.ts';
 import { edgeNetwork } from './network.ts';
+import { createOwners } from './owners.ts';
 import { hashPassword } from './passwords.ts';
-import { edgeRules, followStacks } from './stacks.ts';
+import { edgeRules, followStacks, stackHostnames } from './stacks.ts';
 import { createStore, type RouteRow } from './store.ts';
 import type { EdgeApi } from './types.ts';
 
@@ -83,8 +84,10 @@ export default definePlugin({
     ctx.migrations.from(new URL('./migrations', import.meta.url));
     const store = createStore(ctx.db, ctx.secrets);
     const network = edgeNetwork(runtime.docker, edgeNetworkName, ctx.log, ctx.options.eventsRetryMs);
-    const edge = createEdge(ctx, ctx.options, store, network);
-    for (const rule of edgeRules(store)) ctx.extensions.add(platformRules, rule);
+    const owners = createOwners(ctx, store);
+    const edge = createEdge(ctx, ctx.options, store, owners, network);
+    for (const rule of edgeRules(owners)) ctx.extensions.add(platformRules, rule);
+    ctx.extensions.add(stackHooks, stackHostnames(store, owners));
     followStacks(ctx, runtime.docker, store, edge.setRoutes);
 
     ctx.routes.add({
@@ -127,12 +130,13 @@ export default definePlugin({
       setRoutes: edge.setRoutes,
       setCertificate: edge.setCertificate,
       hashPassword,
-      ownerOf: async (hostname) => {
-        const n = normalizeHostname(hostname);
-        return n.ok ? (await store.owners([n.hostname])).get(n.hostname) ?? null : null;
+      conflicts: async (owner, hostnames, viewer) => {
+        const normalized = hostnames.map((h) => normalizeHostname(h)).flatMap((n) => (n.ok ? [n.hostname] : []));
+        return owners.told(await owners.conflicts(owner, normalized), viewer);
       },
+      reserveNamespace: owners.reserveNamespace,
       normalizeHostname,
-      hostnames: async () => (await store.hostnames()).map((h) => h.hostname),
+      hostnames: () => store.routedHostnames(),
       covers,
       challengeDir: edge.challengeDir,
       network: edgeNetworkName,

@@ -1,10 +1,11 @@
-// Stacks behind the edge: the compose labels that declare a hostname, their platform rules, and the routes deploy, stop and delete set.
+// Stacks behind the edge: the compose labels that declare a hostname, their platform rules, the hostnames a saved stack holds, and the routes deploy, stop and delete set.
 import type Dockerode from 'dockerode';
-import { keyedLock, Problem, type Actor, type PluginContext } from '../../sdk/index.ts';
+import { keyedLock, Problem, problem, type Actor, type PluginContext } from '../../sdk/index.ts';
 import type { LoadedCompose } from '../docker/types.ts';
-import type { PlatformRule } from '../stacks/index.ts';
+import type { PlatformRule, StackHook } from '../stacks/index.ts';
 import { normalizeHostname, normalizePath } from './hostnames.ts';
 import { hostLabel, pathLabel, portLabel } from './network.ts';
+import type { Owners } from './owners.ts';
 import type { EdgeStore } from './store.ts';
 import type { ProxyRoute } from './types.ts';
 
@@ -38,25 +39,55 @@ export function declaredRoutes(project: string, services: readonly { name: strin
   return { routes, issues };
 }
 
-export function edgeRules(store: EdgeStore): PlatformRule[] {
-  const labelled = (loaded: LoadedCompose) => loaded.services.map((s) => ({ name: s.name, labels: s.labels }));
+const labelled = (loaded: LoadedCompose) => loaded.services.map((s) => ({ name: s.name, labels: s.labels }));
+const labelPath = (r: ProxyRoute) => `services.${r.upstream.service}.labels.${hostLabel}`;
+
+export function edgeRules(owners: Owners): PlatformRule[] {
   return [
     {
       id: 'edge-route-labels', description: `${hostLabel} is a valid hostname, with ${portLabel} (and optionally ${pathLabel}); no hostname and path twice`,
       check: ({ loaded, stack }) => declaredRoutes(stack, labelled(loaded)).issues,
     },
     {
-      id: 'edge-hostname-taken', description: `the hostname in ${hostLabel} belongs to no other stack or site`,
-      async check({ loaded, stack }) {
+      id: 'edge-hostname-taken', description: `the hostname in ${hostLabel} belongs to no other stack (running or not) or site`,
+      async check({ loaded, stack, principal }) {
         const { routes } = declaredRoutes(stack, labelled(loaded));
-        const owners = await store.owners(routes.map((r) => r.hostname));
-        return routes.filter((r) => owners.has(r.hostname) && owners.get(r.hostname) !== stackOwner(stack)).map((r) => ({
-          path: `services.${r.upstream.service}.labels.${hostLabel}`,
-          message: `the hostname ${r.hostname} belongs to ${owners.get(r.hostname)}`,
-        }));
+        const taken = await owners.told(await owners.conflicts(stackOwner(stack), routes.map((r) => r.hostname)), principal);
+        return routes.flatMap((r) => taken.filter((c) => c.hostname === r.hostname).map((c) => ({ path: labelPath(r), message: c.message })));
       },
     },
   ];
+}
+
+/**
+ * A stack holds the hostnames its saved compose file names from the moment it is saved, running or not, until a save
+ * names others or the stack is removed: no site or other stack takes them meanwhile. A deploy checks them again (a
+ * compose file from a source tree is saved nowhere), and fails with the reason rather than run unrouted.
+ */
+export function stackHostnames(store: EdgeStore, owners: Owners): StackHook {
+  const routesOf = (stack: string, loaded: LoadedCompose) => declaredRoutes(stack, labelled(loaded)).routes;
+  return {
+    async saved(tx, stack, loaded) {
+      const routes = routesOf(stack, loaded);
+      await store.lock(tx);
+      // the platform rule told the caller; this is the check under the lock, for a hostname taken since
+      const taken = await owners.told(await owners.conflicts(stackOwner(stack), routes.map((r) => r.hostname), tx));
+      if (taken.length) {
+        const errors = routes.flatMap((r) => taken.filter((c) => c.hostname === r.hostname).map((c) => ({ rule: 'edge-hostname-taken', path: labelPath(r), message: c.message })));
+        throw problem(422, `the compose file breaks ${errors.length} platform rule${errors.length > 1 ? 's' : ''}; nothing was saved`, { code: 'compose-refused', errors });
+      }
+      await store.reserve(tx, stackOwner(stack), [...new Set(routes.map((r) => r.hostname))]);
+    },
+    async deploying(stack, loaded) {
+      const taken = await owners.told(await owners.conflicts(stackOwner(stack), routesOf(stack, loaded).map((r) => r.hostname)));
+      if (taken.length) throw new Error(`the edge would not route this stack: ${taken.map((c) => c.message).join('; ')} (GET /api/v1/edge shows the owners to admins); nothing was deployed`);
+    },
+    async removed(tx, stack) {
+      // its containers are gone already: its routes go with the stack, and the running edge follows the new generation
+      await store.bump(tx);
+      await store.release(tx, stackOwner(stack));
+    },
+  };
 }
 
 /** deploy routes what the deployed containers declare; stop and delete remove the stack's routes */

@@ -1,4 +1,4 @@
-// The edge's data in PostgreSQL: hostnames and their owner, routes, certificates (keys sealed), refusals and the change counter.
+// The edge's data in PostgreSQL: hostnames and their owner (routed or reserved), routes, certificates (keys sealed), refusals and the change counter.
 import type { Db, SecretsApi } from '../../sdk/index.ts';
 import type { PasswordHash } from './types.ts';
 
@@ -26,22 +26,43 @@ export function createStore(db: Db, secrets: SecretsApi) {
         'SELECT hostname, owner, claimed_at AS "claimedAt" FROM edge_hostnames ORDER BY hostname');
       return rows;
     },
+    /** the hostnames some route serves */
+    async routedHostnames(q: Db = db): Promise<string[]> {
+      return (await q.query<{ hostname: string }>('SELECT DISTINCT hostname FROM edge_routes ORDER BY hostname')).rows.map((r) => r.hostname);
+    },
     async owners(hostnames: readonly string[], q: Db = db): Promise<Map<string, string>> {
       if (!hostnames.length) return new Map();
       const { rows } = await q.query<{ hostname: string; owner: string }>('SELECT hostname, owner FROM edge_hostnames WHERE hostname = ANY($1)', [hostnames]);
       return new Map(rows.map((r) => [r.hostname, r.owner]));
     },
-    /** replaces the owner's hostnames and routes (the caller checked ownership inside the same transaction) */
+    /** replaces the owner's routes, and its hostnames but those it reserves (the caller checked ownership inside the same transaction, under lock) */
     async replace(tx: Db, owner: string, routes: readonly Omit<RouteRow, 'owner'>[]): Promise<void> {
       const hostnames = [...new Set(routes.map((r) => r.hostname))];
-      await tx.query('DELETE FROM edge_hostnames WHERE owner = $1 AND NOT (hostname = ANY($2))', [owner, hostnames]);
-      await tx.query('DELETE FROM edge_routes WHERE hostname = ANY($1)', [hostnames]);
+      await tx.query('DELETE FROM edge_routes r USING edge_hostnames h WHERE r.hostname = h.hostname AND h.owner = $1', [owner]);
+      await tx.query('DELETE FROM edge_hostnames WHERE owner = $1 AND NOT reserved AND NOT (hostname = ANY($2))', [owner, hostnames]);
       if (!hostnames.length) return;
       await tx.query('INSERT INTO edge_hostnames (hostname, owner) SELECT unnest($1::text[]), $2 ON CONFLICT (hostname) DO NOTHING', [hostnames, owner]);
       await tx.query(
         `INSERT INTO edge_routes (hostname, path, kind, target)
          SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[])`,
         [routes.map((r) => r.hostname), routes.map((r) => r.path), routes.map((r) => r.kind), routes.map((r) => JSON.stringify(r.target))]);
+    },
+    /**
+     * makes `hostnames` the ones the owner reserves (its saved definition names them); a hostname it no longer names is
+     * kept while a route of it still serves it. The caller holds the change lock and checked that no other owner has them.
+     */
+    async reserve(tx: Db, owner: string, hostnames: readonly string[]): Promise<void> {
+      await tx.query('UPDATE edge_hostnames SET reserved = (hostname = ANY($2)) WHERE owner = $1', [owner, hostnames]);
+      await tx.query('INSERT INTO edge_hostnames (hostname, owner, reserved) SELECT unnest($1::text[]), $2, true ON CONFLICT (hostname) DO NOTHING', [hostnames, owner]);
+      await tx.query('DELETE FROM edge_hostnames h WHERE owner = $1 AND NOT reserved AND NOT EXISTS (SELECT 1 FROM edge_routes r WHERE r.hostname = h.hostname)', [owner]);
+    },
+    /** every hostname of the owner, with their routes */
+    async release(tx: Db, owner: string): Promise<void> {
+      await tx.query('DELETE FROM edge_hostnames WHERE owner = $1', [owner]);
+    },
+    /** the change lock without a change of the configuration: a hostname reservation waits for route changes, and they for it */
+    async lock(tx: Db): Promise<void> {
+      await tx.query('SELECT 1 FROM edge_state WHERE id = 1 FOR UPDATE');
     },
     /** takes the change lock (one change at a time across instances) and returns the next generation */
     async bump(tx: Db): Promise<number> {

@@ -1,4 +1,5 @@
 // The edge plugin's public API: the routes, certificates and challenge directory other plugins (stacks, sites, certificates) hand to the edge.
+import type { Principal } from '../../sdk/index.ts';
 
 /** a hostname and optional path prefix proxied to the containers of a compose service, on the edge network */
 export interface ProxyRoute {
@@ -29,6 +30,25 @@ export interface EdgeCertificate {
   notAfter: string;
 }
 
+/** a hostname another owner holds, as a caller may learn it */
+export interface HostnameConflict {
+  hostname: string;
+  /** null when the caller may not see the owner (a stack hidden from them by its access list) */
+  owner: string | null;
+  /** "the hostname … belongs to <owner>", or "… is taken by another owner" */
+  message: string;
+}
+
+/** every hostname `<prefix><label>.<domain>` (exactly one label below the domain) belongs to `owner(label)`, routed or not */
+export interface HostnameNamespace {
+  prefix: string;
+  /** normalized (EdgeApi.normalizeHostname) */
+  domain: string;
+  owner(label: string): string;
+  /** what the names are for, as in "reserved for the draft preview of site:docs" */
+  purpose: string;
+}
+
 export interface EdgeApi {
   /**
    * Replaces every route of `owner` (`stack:<name>`, `site:<name>`, …); `[]` removes them and frees the hostnames.
@@ -36,10 +56,15 @@ export interface EdgeApi {
    * PostgreSQL and pushed to Caddy at once; when Caddy refuses the configuration, nothing changes (502).
    */
   setRoutes(owner: string, routes: readonly EdgeRoute[]): Promise<void>;
+  /** reserves a namespace of hostnames (the sites' preview hosts) for the owners it names: no other owner gets one (during setup) */
+  reserveNamespace(namespace: HostnameNamespace): void;
   /** a password hashed the way Caddy checks basic auth (random salt): what a StaticRoute's basicAuth carries */
   hashPassword(password: string): PasswordHash;
-  /** the owner of a hostname (after normalization), or null */
-  ownerOf(hostname: string): Promise<string | null>;
+  /**
+   * The hostnames (normalized) that an owner other than `owner` holds: by a route, or because a saved stack names them,
+   * running or not. `viewer`: who asks, so that an owner hidden from them is not named (no viewer: none is named).
+   */
+  conflicts(owner: string, hostnames: readonly string[], viewer?: Principal): Promise<HostnameConflict[]>;
   /** the hostname in the form the edge stores (IDNA ASCII, lowercase, no trailing dot), or a reason it is not one */
   normalizeHostname(hostname: string, opts?: { wildcard?: boolean }): { ok: true; hostname: string } | { ok: false; reason: string };
   /**
@@ -47,7 +72,7 @@ export interface EdgeApi {
    * HTTPS with it, and their plain HTTP redirects there (except the ACME challenge path). 400 when the PEM is unusable.
    */
   setCertificate(name: string, pem: { certificate: string; key: string } | null): Promise<EdgeCertificate | null>;
-  /** every hostname routed by the edge (normalized), for certificates to show which hostnames they serve */
+  /** every hostname a route of the edge serves (normalized), for certificates to show which hostnames they serve */
   hostnames(): Promise<string[]>;
   /** whether a certificate domain (possibly `*.x`, covering one label) covers a hostname */
   covers(domain: string, hostname: string): boolean;

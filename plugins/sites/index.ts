@@ -5,7 +5,7 @@ import { edgePlugin } from '../edge/api.ts';
 import { gitPlugin } from '../git/api.ts';
 import { createFiles } from './files.ts';
 import { checkWebhook, siteRoutes } from './routes.ts';
-import { createSites } from './sites.ts';
+import { createSites, previewPrefix, siteOwner } from './sites.ts';
 import { createStore } from './store.ts';
 import { syncJob } from './sync.ts';
 
@@ -38,6 +38,8 @@ export default definePlugin({
     ctx.migrations.from(new URL('./migrations', import.meta.url));
     const previewDomain = options.previewDomain === null ? null : edge.normalizeHostname(options.previewDomain);
     if (previewDomain && !previewDomain.ok) throw new Error(`plugins.sites.options.previewDomain: ${previewDomain.reason}`);
+    // draft--<site>.<previewDomain> is that site's, whether it exists yet or not: no other site or stack takes it
+    if (previewDomain?.ok) edge.reserveNamespace({ prefix: previewPrefix, domain: previewDomain.hostname, owner: siteOwner, purpose: 'the draft preview' });
 
     const store = createStore(ctx.db);
     const files = createFiles(ctx.dataDir);

@@ -67,7 +67,8 @@ export function siteRoutes({ ctx, sites, store, files, sync, git }: { ctx: Plugi
     defineRoute({
       method: 'PUT', path: '/sites/:name', scopes: ['sites:write'], params: Params, errors: [409, 422], successes: [201],
       summary: 'Create or replace a site: its hostnames and either a git source (optionally built in a container) or none (upload-only)',
-      description: 'A hostname another stack or site holds answers 409 naming its owner. Creating answers 201 with `previewToken`, the password of the draft '
+      description: 'A hostname another site or stack holds (a stack holds the hostnames its saved compose file names, running or not) answers 409, naming the owner '
+        + 'when the caller may see it. Creating answers 201 with `previewToken`, the password of the draft '
         + 'preview (user "preview"), shown this once; POST /sites/{name}/draft/token makes a new one. A site with a source is synced right away (jobId).',
       body: Type.Object({
         hostnames: Type.Array(Type.String({ minLength: 1, maxLength: 253 }), { maxItems: 100 }),
@@ -82,7 +83,7 @@ export function siteRoutes({ ctx, sites, store, files, sync, git }: { ctx: Plugi
       response: Type.Intersect([SiteView, Type.Object({ previewToken: Type.Optional(Type.String()), jobId: Type.Optional(Type.String()) })]),
       activity: 'site.write', resource: 'site:{name}',
       handler: async ({ params, body, principal }) => {
-        const { created, previewToken } = await sites.put(params.name, body);
+        const { created, previewToken } = await sites.put(params.name, body, principal);
         const job = body.source && (created || principal.can('sites:publish')) ? await sync.start(params.name, principal.actor) : null;
         const answer = { ...(await sites.viewOf(params.name)), ...(previewToken ? { previewToken } : {}), ...(job ? { jobId: job.id } : {}) };
         return created ? reply(201, answer) : answer;

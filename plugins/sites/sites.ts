@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { keyedLock, problem, realExisting, isWithin, tooLong, type Actor, type PluginContext } from '../../sdk/index.ts';
+import { keyedLock, Problem, problem, realExisting, isWithin, tooLong, type Actor, type PluginContext, type Principal } from '../../sdk/index.ts';
 import type { EdgeApi, StaticRoute } from '../edge/index.ts';
 import type { Credentials, GitApi } from '../git/index.ts';
 import type { Files, Manifest } from './files.ts';
@@ -10,6 +10,8 @@ import type { Build, DraftRow, Origin, SiteRow, SiteStore, SourceSpec } from './
 
 export interface SiteSettings { previewDomain: string | null; keepVersions: number }
 export const siteOwner = (name: string) => `site:${name}`;
+/** a site's preview hostname is `draft--<site>.<previewDomain>` */
+export const previewPrefix = 'draft--';
 export const checkKind = 'site.check';
 
 export interface SourceInput {
@@ -41,7 +43,10 @@ export function createSites(deps: { ctx: PluginContext; store: SiteStore; files:
     void lock(name, work).catch((err) => ctx.log.warn({ err, site: name }, 'removing replaced site files failed; the next start cleans up'));
   };
 
-  const previewHost = (name: string) => (settings.previewDomain ? `draft--${name}.${settings.previewDomain}` : null);
+  const previewHost = (name: string) => (settings.previewDomain ? `${previewPrefix}${name}.${settings.previewDomain}` : null);
+  /** any site's preview hostname, the site's own included: they are served only as previews */
+  const isPreviewHost = (hostname: string) => settings.previewDomain !== null && hostname.endsWith(`.${settings.previewDomain}`)
+    && hostname.startsWith(previewPrefix) && !hostname.slice(0, -(settings.previewDomain.length + 1)).includes('.');
   const previewUrl = (name: string) => { const h = previewHost(name); return h ? `http://${h}/` : null; };
 
   function routesOf(row: Pick<SiteRow, 'name' | 'hostnames' | 'previewHash'>): StaticRoute[] {
@@ -98,16 +103,22 @@ export function createSites(deps: { ctx: PluginContext; store: SiteStore; files:
     return { image: b.image, command: b.command, output };
   }
 
-  /** creates or replaces the definition; a hostname another owner holds is a 409 naming it */
-  async function put(name: string, body: { hostnames: string[]; source?: SourceInput | null }): Promise<{ created: boolean; previewToken: string | null }> {
+  /** a 409 for hostnames others hold; an owner hidden from the caller is not named */
+  const taken = (conflicts: readonly { message: string }[]) => problem(409, conflicts.map((c) => c.message).join('; '), { code: 'edge-hostname-taken' });
+
+  /** creates or replaces the definition; a hostname another owner holds (a stack's, running or not) is a 409, naming the owner if the caller may see it */
+  async function put(name: string, body: { hostnames: string[]; source?: SourceInput | null }, principal: Principal): Promise<{ created: boolean; previewToken: string | null }> {
     const hostnames: string[] = [];
+    const preview = previewHost(name);
     body.hostnames.forEach((h, i) => {
       const n = edge.normalizeHostname(h);
       if (!n.ok) throw problem(400, n.reason, { errors: [{ path: `/body/hostnames/${i}`, message: n.reason }] });
+      if (isPreviewHost(n.hostname)) {
+        const whose = n.hostname === preview ? "this site's preview hostname" : `reserved for the draft preview of the site it names (${previewPrefix}<site>.${settings.previewDomain})`;
+        throw problem(400, `${n.hostname} is ${whose}`, { errors: [{ path: `/body/hostnames/${i}`, message: 'preview hostnames are reserved' }] });
+      }
       if (!hostnames.includes(n.hostname)) hostnames.push(n.hostname);
     });
-    const preview = previewHost(name);
-    if (preview && hostnames.includes(preview)) throw problem(400, `${preview} is this site's preview hostname`, { errors: [{ path: '/body/hostnames', message: 'the preview hostname is reserved' }] });
     let source: SourceSpec | null = null;
     let credentials: Credentials | null | undefined;
     if (body.source) {
@@ -118,12 +129,9 @@ export function createSites(deps: { ctx: PluginContext; store: SiteStore; files:
       source = { url: remote.url, display: remote.display, branch: remote.branch, path, ...(build ? { build } : {}) };
       credentials = remote.credentials;
     }
-    const taken: string[] = [];
-    for (const h of [...hostnames, ...(preview ? [preview] : [])]) {
-      const owner = await edge.ownerOf(h);
-      if (owner && owner !== siteOwner(name)) taken.push(`the hostname ${h} belongs to ${owner}`);
-    }
-    if (taken.length) throw problem(409, taken.join('; '), { code: 'edge-hostname-taken' });
+    const claimed = [...hostnames, ...(preview ? [preview] : [])];
+    const conflicts = await edge.conflicts(siteOwner(name), claimed, principal);
+    if (conflicts.length) throw taken(conflicts);
 
     return lock(name, () => ctx.db.tx(async (tx) => {
       const before = await store.get(name, tx, true);
@@ -140,7 +148,11 @@ export function createSites(deps: { ctx: PluginContext; store: SiteStore; files:
         await store.update(tx, name, { hostnames, source, credentialsSealed: sealed });
       }
       // inside the transaction: a refused route (a hostname taken meanwhile, Caddy refusing) leaves the site as it was
-      await edge.setRoutes(siteOwner(name), routesOf({ name, hostnames, previewHash }));
+      await edge.setRoutes(siteOwner(name), routesOf({ name, hostnames, previewHash })).catch(async (err) => {
+        // the edge's own answer names every owner: told again as this caller may learn it
+        if (err instanceof Problem && err.code === 'edge-hostname-taken') throw taken(await edge.conflicts(siteOwner(name), claimed, principal).then((c) => (c.length ? c : [{ message: 'a hostname was taken meanwhile: try again' }])));
+        throw err;
+      });
       return { created: !before, previewToken };
     }));
   }

@@ -1,6 +1,7 @@
 // The stacks plugin's public API: what a plugin that requires it gets as ctx.deps.stacks.
 import type { TString } from '@sinclair/typebox';
-import { extensionPoint, pluginRef, type Actor, type Job, type PluginRef, type Principal } from '../../sdk/index.ts';
+import { extensionPoint, pluginRef, type Actor, type Db, type Job, type PluginRef, type Principal } from '../../sdk/index.ts';
+import type { LoadedCompose } from '../docker/types.ts';
 import type { Need } from './access.ts';
 import type { StackRuntime, StackSource } from './core.ts';
 import type { PlatformRule } from './rules.ts';
@@ -31,6 +32,18 @@ export interface StacksApi {
 export const stackSources = extensionPoint<{ source: StackSource; describe?(stack: string): Promise<Record<string, unknown>> }>('stacks', 'sources');
 /** a further platform rule every compose file must pass (the edge plugin's hostname ownership) */
 export const platformRules = extensionPoint<PlatformRule>('stacks', 'rules');
+/**
+ * What another plugin keeps in step with a stack's saved content (the edge's hostname claims). `saved` and `removed`
+ * run inside the transaction that saves or removes the stack: a problem thrown there refuses the change, and nothing is
+ * saved. `deploying` runs in a deploy job before any container changes: an error thrown fails the deploy with its message.
+ */
+export interface StackHook {
+  saved?(tx: Db, stack: string, loaded: LoadedCompose): Promise<void>;
+  deploying?(stack: string, loaded: LoadedCompose): Promise<void>;
+  removed?(tx: Db, stack: string): Promise<void>;
+}
+/** a hook on a stack's saves, deploys and removal */
+export const stackHooks = extensionPoint<StackHook>('stacks', 'hooks');
 /** a runtime beside the compose runtime: it deploys the stacks it claims (the swarm plugin's) */
 export const stackRuntimes = extensionPoint<StackRuntime>('stacks', 'runtimes');
 /** a further stack template */

@@ -1,5 +1,6 @@
 // The stacks core: validation against the platform rules, the project a deploy runs, live state for many stacks, and the stack jobs.
-import { defineJob, Type, type Actor, type JobHandle, type PluginContext } from '../../sdk/index.ts';
+import { defineJob, Type, type Actor, type JobHandle, type PluginContext, type Principal } from '../../sdk/index.ts';
+import type { StackHook } from './api.ts';
 import type { ComposeProject, DeployIo, DockerRuntime, LoadedCompose, ServiceStatus } from '../docker/types.ts';
 import { checkRules, type PlatformRule, type RuleError } from './rules.ts';
 import type { StackRow, StackStore, StackSummary } from './store.ts';
@@ -36,19 +37,22 @@ export const pushKind = 'stacks.push';
 export const resourceOf = (stack: string) => `stack:${stack}`;
 
 export interface Core {
-  validate(stack: string, content: string, env: Record<string, string>, settings?: { template: string | null; settings: Record<string, unknown> }): Promise<{ loaded: LoadedCompose; errors: RuleError[] }>;
+  /** `principal`: who asks, so that the rules' messages name only what they may see */
+  validate(stack: string, content: string, env: Record<string, string>, settings?: { template: string | null; settings: Record<string, unknown> }, principal?: Principal): Promise<{ loaded: LoadedCompose; errors: RuleError[] }>;
   live(rows: readonly StackSummary[]): Promise<LiveState>;
   jobs: { deploy: JobHandle<{ stack: string }>; stop: JobHandle<{ stack: string }>; pull: JobHandle<{ stack: string }>; remove: JobHandle<{ stack: string; revision: number; volumes: boolean }>; autoupdate: JobHandle<{ stack: string }> };
   /** queues a job on the stack's serial key and remembers it on the stack */
   start(kind: 'deploy' | 'stop' | 'pull' | 'autoupdate', stack: string, actor: Actor, attach?: boolean): Promise<Awaited<ReturnType<JobHandle<unknown>['enqueue']>>>;
   sources: StackSource[];
   runtimes: StackRuntime[];
+  hooks: StackHook[];
 }
 
 export function createCore(ctx: PluginContext, deps: { runtime: DockerRuntime; store: StackStore; rules: PlatformRule[]; switches: Record<string, boolean> }): Core {
   const { runtime, store } = deps;
   const sources: StackSource[] = [];
   const runtimes: StackRuntime[] = [];
+  const hooks: StackHook[] = [];
   const others = async <R>(fn: (r: StackRuntime) => Promise<R>) => Promise.all(runtimes.map(fn));
 
   const hasSource = async (stack: string) => (await Promise.all(sources.map((s) => s.hasSource(stack)))).some(Boolean);
@@ -85,6 +89,8 @@ export function createCore(ctx: PluginContext, deps: { runtime: DockerRuntime; s
     job.log(`deploying ${row.name} at revision ${row.revision}${commit ? `, commit ${commit}` : ''}${other ? ` on the ${other.name} runtime` : ''}`);
     try {
       const io = { log: job.log, signal: job.signal };
+      // before any container changes: a deploy the edge would not route fails with the reason instead of succeeding unrouted
+      for (const hook of hooks) await hook.deploying?.(row.name, loaded);
       // a stack moved back to the compose runtime leaves nothing running on the others
       if (!other) await others((r) => r.remove(row.name, io));
       const result = other ? await other.deploy(project, loaded, io) : await runtime.deploy(project, io);
@@ -142,7 +148,13 @@ export function createCore(ctx: PluginContext, deps: { runtime: DockerRuntime; s
         if ((await ctx.revisions.current('stack', stack)) !== revision) throw new Error(`stack ${stack} changed since revision ${revision}: read it again and retry`);
         await others((r) => r.remove(stack, { log: job.log, signal: job.signal }));
         await runtime.remove(stack, { log: job.log, signal: job.signal }, { volumes });
-        await ctx.revisions.remove({ kind: 'stack', key: stack, expected: revision, apply: (tx) => store.remove(tx, stack) });
+        await ctx.revisions.remove({
+          kind: 'stack', key: stack, expected: revision,
+          apply: async (tx) => {
+            await store.remove(tx, stack);
+            for (const hook of hooks) await hook.removed?.(tx, stack);
+          },
+        });
         await Promise.all([deployKind, pushKind].map((kind) => ctx.actionTokens.revoke(kind, stack)));
         ctx.events.emit('stack.removed', { stack });
         job.log(`stack ${stack} removed${volumes ? ' with its volumes' : '; its volumes are kept'}`);
@@ -155,11 +167,12 @@ export function createCore(ctx: PluginContext, deps: { runtime: DockerRuntime; s
     jobs,
     sources,
     runtimes,
-    async validate(stack, content, env, t) {
+    hooks,
+    async validate(stack, content, env, t, principal) {
       const [source, workdir] = await Promise.all([hasSource(stack), currentTree(stack)]);
       // with a source tree, the file is checked as a deploy would load it there: .env, env_file, build contexts, bind mounts
       const loaded = runtime.load({ name: stack, compose: content, variables: variablesOf(env, t), workdir });
-      const errors = await checkRules(deps.rules, deps.switches, { stack, loaded, hasSource: source, workdir });
+      const errors = await checkRules(deps.rules, deps.switches, { stack, loaded, hasSource: source, workdir, principal });
       return { loaded, errors };
     },
     async live(rows) {

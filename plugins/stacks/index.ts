@@ -2,7 +2,7 @@
 import { definePlugin, problem, Type, type AttentionItem, type Principal } from '../../sdk/index.ts';
 import { accessGuards, dockerPlugin } from '../docker/api.ts';
 import { assertAccess, canSee, stackRole } from './access.ts';
-import { platformRules, stackRuntimes, stackSources, stackTemplates, type StacksApi } from './api.ts';
+import { platformRules, stackHooks, stackRuntimes, stackSources, stackTemplates, type StacksApi } from './api.ts';
 import { createCore, deployKind, pushKind, resourceOf } from './core.ts';
 import { StackName, stackRoutes } from './routes.ts';
 import { builtInRules, dockerDefaultCapabilities, safeNetworkOptions, safeSecurityOptions, safeSysctls } from './rules.ts';
@@ -11,7 +11,7 @@ import { Templates } from './templates.ts';
 import { stackView, statusOf } from './view.ts';
 import { deployWebhook } from './webhook.ts';
 
-export type { Need, PlatformRule, StackSource, StackTemplate, StacksApi } from './api.ts';
+export type { Need, PlatformRule, StackHook, StackSource, StackTemplate, StacksApi } from './api.ts';
 
 const Options = Type.Object({
   rules: Type.Record(Type.String(), Type.Boolean(), { default: {}, description: 'false switches a platform rule off for this install' }),
@@ -76,6 +76,7 @@ export default definePlugin({
       rules.push(...ctx.extensions.of(platformRules));
       for (const template of ctx.extensions.of(stackTemplates)) templates.add(template);
       core.runtimes.push(...ctx.extensions.of(stackRuntimes));
+      core.hooks.push(...ctx.extensions.of(stackHooks));
       for (const { source, describe: describeFn } of ctx.extensions.of(stackSources)) {
         core.sources.push(source);
         if (describeFn) describers.push(describeFn);

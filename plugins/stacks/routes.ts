@@ -1,5 +1,5 @@
 // The stack endpoints of /api/v1: stacks, compose, variables, settings, deploy/stop/pull, revisions, access list, autoupdate, deploy webhook.
-import { ActorSchema, defineRoute, JobAcceptedSchema, Nullable, problem, reply, Type, type Actor, type AnyRoute, type PluginContext, type Principal } from '../../sdk/index.ts';
+import { ActorSchema, defineRoute, JobAcceptedSchema, Nullable, problem, reply, Type, type AnyRoute, type PluginContext, type Principal } from '../../sdk/index.ts';
 import { AccessEntrySchema, assertAccess, canSee, mayWrite, type AccessEntry, type Need } from './access.ts';
 import { deployKind, resourceOf, type Core } from './core.ts';
 import type { StackContent, StackDetail, StackRow, StackStore, StackSummary } from './store.ts';
@@ -54,14 +54,18 @@ export function stackRoutes({ ctx, core, store, templates, autoupdateCron, descr
     return { ...view, ...extra, source, webhooks: { ...view.webhooks, deploy: { ...view.webhooks.deploy, recent: row.recentWebhookCalls } } };
   }
 
-  async function write(name: string, expected: number, actor: Actor, content: StackContent, message?: string) {
-    const { loaded, errors } = await core.validate(name, content.compose, content.env, content);
+  async function write(name: string, expected: number, principal: Principal, content: StackContent, message?: string) {
+    const { loaded, errors } = await core.validate(name, content.compose, content.env, content, principal);
     if (errors.length) {
       throw problem(422, `the compose file breaks ${errors.length} platform rule${errors.length > 1 ? 's' : ''}; nothing was saved`, { code: 'compose-refused', errors });
     }
     await ctx.revisions.write({
-      kind: 'stack', key: name, expected, actor, message,
-      apply: (tx, revision) => store.writeContent(tx, name, revision, { ...content, services: loaded.services.map((s) => s.name) }),
+      kind: 'stack', key: name, expected, actor: principal.actor, message,
+      apply: async (tx, revision) => {
+        const snapshot = await store.writeContent(tx, name, revision, { ...content, services: loaded.services.map((s) => s.name) });
+        for (const hook of core.hooks) await hook.saved?.(tx, name, loaded);
+        return snapshot;
+      },
     });
   }
 
@@ -144,6 +148,9 @@ export function stackRoutes({ ctx, core, store, templates, autoupdateCron, descr
       handler: async ({ params, body, revision, principal }) => {
         const name = params.name;
         if (revision === 0) {
+          // a stack hidden from the caller does not exist for them: 404, as every other call answers, never "already exists"
+          const access = (await store.accessOf([name])).get(name);
+          if (access && !canSee(principal, access)) throw problem(404, `no stack "${name}"`);
           const template = body.template ? templates.get(body.template) : undefined;
           if (body.template && !template) throw problem(400, `no template "${body.template}"; GET /api/v1/templates lists them`);
           const settings = { ...body.settings };
@@ -151,12 +158,12 @@ export function stackRoutes({ ctx, core, store, templates, autoupdateCron, descr
           if (invalid) throw problem(400, `the settings do not fit template ${template.name}`, { code: 'invalid-settings', errors: invalid });
           const compose = body.content ?? template?.compose;
           if (!compose) throw problem(400, 'content (the compose file) or template is required', { errors: [{ path: '/body/content', message: 'is required' }] });
-          await write(name, 0, principal.actor, { compose, env: {}, template: template?.name ?? null, settings, services: [] }, body.message);
+          await write(name, 0, principal, { compose, env: {}, template: template?.name ?? null, settings, services: [] }, body.message);
         } else {
           const row = await stackFor(name, principal, 'write');
           if (body.template !== undefined || body.settings !== undefined) throw problem(400, 'a template is chosen when a stack is created; change settings with PUT /stacks/{name}/settings');
           if (body.content === undefined) throw problem(400, 'content is required', { errors: [{ path: '/body/content', message: 'is required' }] });
-          await write(name, revision!, principal.actor, { ...contentOf(row), compose: body.content }, body.message);
+          await write(name, revision!, principal, { ...contentOf(row), compose: body.content }, body.message);
         }
         return fullView(name);
       },
@@ -178,7 +185,7 @@ export function stackRoutes({ ctx, core, store, templates, autoupdateCron, descr
         // interpolated values can surface in error messages: a reader validates with the secrets they may not see hidden
         const env = row ? visibleVariables(row.env, mayWrite(principal, row.access)).values : {};
         const settings = row && { template: row.template, settings: visibleSettings(row.settings, mayWrite(principal, row.access)) };
-        const { loaded, errors } = await core.validate(params.name, body.content, env, settings ?? undefined);
+        const { loaded, errors } = await core.validate(params.name, body.content, env, settings ?? undefined, principal);
         return { valid: errors.length === 0, errors, warnings: loaded.warnings, services: loaded.services.map((s) => s.name) };
       },
     }),
@@ -199,7 +206,7 @@ export function stackRoutes({ ctx, core, store, templates, autoupdateCron, descr
       activity: 'stack.env.write', resource: 'stack:{name}',
       handler: async ({ params, body, revision, principal }) => {
         const row = await stackFor(params.name, principal, 'write');
-        await write(params.name, revision!, principal.actor, { ...contentOf(row), env: body.values }, body.message);
+        await write(params.name, revision!, principal, { ...contentOf(row), env: body.values }, body.message);
         const after = (await store.get(params.name))!;
         return { name: after.name, revision: after.revision, values: after.env, redacted: [] };
       },
@@ -225,7 +232,7 @@ export function stackRoutes({ ctx, core, store, templates, autoupdateCron, descr
         const settings = { ...body.settings };
         const invalid = templates.check(row.template, settings);
         if (invalid) throw problem(400, `the settings do not fit template ${row.template}`, { code: 'invalid-settings', errors: invalid });
-        await write(params.name, revision!, principal.actor, { ...contentOf(row), settings }, body.message);
+        await write(params.name, revision!, principal, { ...contentOf(row), settings }, body.message);
         const after = (await store.get(params.name))!;
         return { name: after.name, revision: after.revision, template: after.template, settings: after.settings };
       },
@@ -281,7 +288,7 @@ export function stackRoutes({ ctx, core, store, templates, autoupdateCron, descr
         const row = await stackFor(params.name, principal, 'deploy');
         const found = await ctx.revisions.get('stack', params.name, params.id);
         if (!found) throw problem(404, `stack "${params.name}" has no revision ${params.id}`);
-        await write(params.name, revision ?? row.revision, principal.actor, store.contentOf(found.snapshot), `restore of revision ${params.id}`);
+        await write(params.name, revision ?? row.revision, principal, store.contentOf(found.snapshot), `restore of revision ${params.id}`);
         return fullView(params.name);
       },
     }),

@@ -1,5 +1,5 @@
 // Platform rules for compose files: each rule reports its own errors, with the path in the user's file; admins switch rules off per install.
-import { isWithin, problem, realExisting } from '../../sdk/index.ts';
+import { isWithin, problem, realExisting, type Principal } from '../../sdk/index.ts';
 import type { LoadedCompose } from '../docker/types.ts';
 
 export interface RuleIssue { path: string; message: string }
@@ -10,6 +10,8 @@ export interface RuleInput {
   hasSource: boolean;
   /** that tree, when the compose file came from it (relative bind mounts resolve inside it) */
   workdir?: string;
+  /** who asks (absent in jobs): a message names only resources this caller may see */
+  principal?: Principal;
 }
 export interface PlatformRule {
   id: string;

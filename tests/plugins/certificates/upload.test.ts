@@ -101,6 +101,9 @@ test('refused uploads: 422 with one errors[] element per problem, and nothing st
   assert.deepEqual(await rules(good.certificate + root.certificate + intermediate.certificate, good.key), ['chain-order']);
   assert.deepEqual(await rules('not a pem', 'not a key'), ['unparsable', 'unparsable']);
   assert.deepEqual(await rules('-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n', good.key), ['unparsable']);
+  // a certificate of localhost only would serve nothing: the edge serves no name under localhost
+  const local = await leaf(['localhost', 'api.localhost']);
+  assert.deepEqual(await rules(local.certificate, local.key), ['no-hostname']);
   // several problems at once: each is named
   assert.deepEqual(await rules(expired.certificate + strangerCa.certificate, other.key), ['chain-broken', 'expired', 'key-mismatch']);
   const r = await upload('bad', good.certificate, other.key);
@@ -116,6 +119,11 @@ test('bad input, unknown names, scopes and tokens', async () => {
   assert.equal((await s.api('POST', '/api/v1/certificates/upload', { body: { name: 'x', certificate: good.certificate } })).status, 400);
   assert.equal((await s.api('POST', '/api/v1/certificates/upload', { body: { name: 'x', certificate: good.certificate, key: good.key, extra: 1 } })).status, 400);
   assert.equal((await s.api('GET', '/api/v1/certificates/nope')).status, 404);
+  for (const domains of [['localhost'], ['localhost.'], ['API.LocalHost'], ['ok.up.test', '*.localhost']]) {
+    const r = await s.api('POST', '/api/v1/certificates/request', { body: { domains, challenge: 'dns-01' } });
+    assert.equal(r.status, 400, `${domains}: ${r.text}`);
+    assert.match(r.body.detail, /localhost/);
+  }
   assert.equal((await s.api('DELETE', '/api/v1/certificates/nope')).status, 404);
   const reader = await s.token('viewer', ['certificates:read']);
   assert.equal((await upload('scopes', good.certificate, good.key, reader)).status, 403);

@@ -1,4 +1,4 @@
-// The edge in front of stacks (real Caddy, real containers, real HTTP): labels route a hostname, redeploys keep it, stop removes it, one owner per hostname, Caddy restarted after SIGKILL.
+// The edge in front of stacks (real Caddy, real containers, real HTTP): labels route a hostname, redeploys keep it, stop removes the route, one owner per hostname, Caddy restarted after SIGKILL.
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { act, cleanupProjects, createStack, edgeAnswers, edgeRunning, startEdgeServer, uniqueName, viaEdge, webCompose, type EdgeServer } from './helpers.ts';
@@ -72,9 +72,13 @@ test('a hostname has one owner: another stack is refused with 422 edge-hostname-
   // the owner itself may redeploy with the same hostname
   const again = await s.api('POST', `/api/v1/stacks/${a}/validate`, { body: { content: webCompose(host) } });
   assert.deepEqual(again.body.errors ?? [], []);
-  // the hostname is free again once the stack stops
+  // a stopped stack keeps the hostname its compose file names; it is free once the file names another
   await act(s, 'stop', a);
   await edgeAnswers(s.httpPort, host, '/', (r) => r.status === 404);
+  assert.deepEqual(((await s.api('POST', `/api/v1/stacks/${b}/validate`, { body: { content: webCompose(host) } })).body.errors ?? []).map((e: any) => e.rule), ['edge-hostname-taken']);
+  assert.equal((await s.api('PUT', '/api/v1/edge-client/routes/site:docs', { body: { routes: [{ kind: 'static', hostname: host, root: '/tmp' }] } })).status, 409);
+  const moved = await s.api('PUT', `/api/v1/stacks/${a}/compose`, { body: { content: webCompose(`moved-${host}`) }, headers: { 'if-match': '"1"' } });
+  assert.equal(moved.status, 200, moved.text);
   assert.deepEqual((await s.api('POST', `/api/v1/stacks/${b}/validate`, { body: { content: webCompose(host) } })).body.errors ?? [], []);
 });
 
@@ -86,6 +90,11 @@ test('bad route labels are refused with their own rule and the label path', asyn
     [webCompose(`${'a'.repeat(64)}.test`), /label/],
     [webCompose('ok.test').replace('"8080"', '"http"'), /port/],
     [webCompose('ok.test', 'one', '      dockwright.http.path: "/a/../b"\n'), /path prefix/],
+    // localhost in every spelling names the asking machine, never a host of the edge
+    [webCompose('localhost'), /localhost/],
+    [webCompose('LocalHost.'), /localhost/],
+    [webCompose('api.localhost'), /localhost/],
+    [webCompose('API.LOCALHOST.'), /localhost/],
   ];
   for (const [content, message] of cases) {
     const res = await s.api('POST', `/api/v1/stacks/${name}/validate`, { body: { content } });
@@ -95,6 +104,10 @@ test('bad route labels are refused with their own rule and the label path', asyn
     assert.match(errors[0].path, /^services\.web\.labels/);
     assert.match(errors[0].message, message);
   }
+  const put = await s.api('PUT', `/api/v1/stacks/${name}/compose`, { body: { content: webCompose('api.localhost') }, headers: { 'if-none-match': '*' } });
+  assert.equal(put.status, 422, put.text);
+  assert.deepEqual(put.body.errors.map((e: any) => e.rule), ['edge-route-labels']);
+  assert.equal((await s.api('GET', `/api/v1/stacks/${name}`)).status, 404, 'nothing was saved');
   // IDNA: a Unicode hostname is stored in its ASCII form
   const idn = await s.api('POST', `/api/v1/stacks/${name}/validate`, { body: { content: webCompose('bücher.test') } });
   assert.deepEqual(idn.body.errors ?? [], []);

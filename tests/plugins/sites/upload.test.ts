@@ -134,7 +134,10 @@ test('hostname ownership: a taken hostname is a 409 naming its owner; scopes; ba
   assert.deepEqual(edge.body.hostnames.filter((h: any) => h.owner === 'site:first').map((h: any) => h.hostname).sort(), ['draft--first.preview.test', 'shared.sites.test', 'www.shared.sites.test']);
   assert.ok(!JSON.stringify(edge.body).includes('"hash"'), 'the preview password hash stays inside the edge');
 
-  for (const body of [{ hostnames: ['*.x.test'] }, { hostnames: ['a b'] }, { hostnames: 'x' }, {}, { hostnames: [], source: { url: 'http://plain.example/repo.git' } },
+  for (const body of [{ hostnames: ['*.x.test'] }, { hostnames: ['a b'] }, { hostnames: ['localhost'] }, { hostnames: ['localhost.'] }, { hostnames: ['LocalHost'] },
+    { hostnames: ['foo.localhost'] }, { hostnames: ['ok.sites.test', 'a.b.LOCALHOST.'] },
+    // preview hostnames are the previews' alone: another site's, or one of a site still to come
+    { hostnames: ['draft--first.preview.test'] }, { hostnames: ['DRAFT--later.Preview.Test.'] }, { hostnames: ['draft--bad.preview.test'] }, { hostnames: 'x' }, {}, { hostnames: [], source: { url: 'http://plain.example/repo.git' } },
     { hostnames: [], source: { url: 'https://example.test/r.git', path: '../up' } }, { hostnames: [], extra: 1 }]) {
     const res = await s.api('PUT', '/api/v1/sites/bad', { body });
     assert.equal(res.status, 400, `${JSON.stringify(body)}: ${res.text}`);

@@ -33,6 +33,15 @@ test('a user not on a non-empty access list gets 404; list roles gate read, depl
   assert.equal((await get(dave)).status, 404, 'not on the list: the stack does not exist for dave');
   assert.equal((await get(dave, '/compose')).status, 404);
   assert.equal((await call(s.url, 'POST', `/api/v1/stacks/${guarded}/deploy`, { token: dave })).status, 404);
+  // creating it again is no way to learn that it exists: 404 as well, whether by If-None-Match or by revision 0
+  const create = (token: string, how: { headers?: Record<string, string>; revision?: number }) =>
+    call(s.url, 'PUT', `/api/v1/stacks/${guarded}/compose`, { token, headers: how.headers, body: { content: busybox(), ...(how.revision === undefined ? {} : { revision: how.revision }) } });
+  for (const how of [{ headers: { 'if-none-match': '*' } }, { revision: 0 }]) {
+    const hidden = await create(dave, how);
+    assert.equal(hidden.status, 404, hidden.text);
+    assert.doesNotMatch(hidden.text, /exists/);
+    assert.equal((await create(s.admin, how)).status, 409, 'one who sees it learns that it exists');
+  }
   const daveList = await call(s.url, 'GET', '/api/v1/stacks?limit=1000', { token: dave });
   assert.ok(!daveList.body.some((x: any) => x.name === guarded));
   assert.ok(daveList.body.some((x: any) => x.name === open), 'a stack with an empty list is governed by roles alone');
