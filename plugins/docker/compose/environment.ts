@@ -4,7 +4,7 @@ import { atMost } from './limits.ts';
 import { type Issues, inside, isObj, mapOrList, scalar } from './shape.ts';
 
 /** at most `max` bytes of a file and whether there were more: a file in the source tree may be of any size */
-function readHead(file: string, max: number): { text: string; truncated: boolean } {
+export function readHead(file: string, max: number): { text: string; truncated: boolean } {
   const fd = openSync(file, 'r');
   try {
     const buffer = Buffer.alloc(Math.min(fstatSync(fd).size, max) + 1);
@@ -77,18 +77,19 @@ function envFiles(v: unknown, path: string, workdir: string | undefined, variabl
  * The project's `.env` at the top of the source tree, as compose reads it for interpolation (and for COMPOSE_PROFILES);
  * none without a source tree or without the file. Its names lose to the stack's variables, as compose's lose to the shell's.
  */
-export function projectEnv(workdir: string | undefined, issues: Issues): Record<string, string> {
+export function projectEnv(workdir: string | undefined, issues: Issues, file = '.env', path = '.env', required = false): Record<string, string> {
   if (!workdir) return {};
-  const full = inside(workdir, '.env', '.env', issues, 'the project\'s .env file');
+  const full = inside(workdir, file, path, issues, file.endsWith('.env') && !required ? 'the project\'s .env file' : 'env_file');
   if (!full) return {};
   let read: { text: string; truncated: boolean };
   try {
     read = readHead(full, issues.budget.left('envFileBytes'));
   } catch {
+    if (required) issues.error(path, `env_file "${file}" is not in the source tree`);
     return {};
   }
-  issues.budget.take('envFileBytes', read.truncated ? Infinity : Buffer.byteLength(read.text), '.env', 'bytes read from env_file files');
-  return Object.fromEntries(parseEnvFile(read.text, {}, '.env', issues));
+  issues.budget.take('envFileBytes', read.truncated ? Infinity : Buffer.byteLength(read.text), path, 'bytes read from env_file files');
+  return Object.fromEntries(parseEnvFile(read.text, {}, path, issues));
 }
 
 export function environment(service: Record<string, unknown>, path: string, workdir: string | undefined, variables: Record<string, string>, issues: Issues): Record<string, string> {

@@ -35,6 +35,10 @@ export const composeLimits = Object.freeze({
   /** env_file entries of the whole file, and the bytes read from them */
   envFiles: 100,
   envFileBytes: 1024 * 1024,
+  /** other compose files of the source tree read through `extends` and `include` (each held to maxLength) */
+  files: 50,
+  /** services in one chain of `extends` */
+  extendsDepth: 32,
 });
 
 export type ComposeLimit = keyof typeof composeLimits;

@@ -1,9 +1,10 @@
-// Loading a compose file: YAML, interpolation (the stack's variables over the project's .env), top-level networks and volumes, the active profiles' services normalized, the dependency graph checked, all within the limits.
-import { CORE_SCHEMA, loadAll, mergeTag, YAMLException } from 'js-yaml';
+// Loading a compose file: YAML, interpolation (the stack's variables over the project's .env), included files and extended services, top-level networks and volumes, the active profiles' services normalized, the dependency graph checked, all within the limits.
 import type { ComposeProject, LoadedCompose, NormalizedNetwork, NormalizedService, NormalizedVolume } from '../types.ts';
 import { projectEnv } from './environment.ts';
+import { applyExtends, applyInclude, ProjectFiles } from './extends.ts';
 import { interpolateTree } from './interpolate.ts';
-import { atMost, type ComposeLimit, composeLimits, LimitExceeded } from './limits.ts';
+import { atMost, composeLimits, LimitExceeded } from './limits.ts';
+import { parseYaml } from './yaml.ts';
 import { normalizeService } from './service.ts';
 import { bool, isObj, Issues, mapOrList, type Obj, str } from './shape.ts';
 import { labelsFor } from '../labels.ts';
@@ -146,30 +147,6 @@ function checkNames(services: NormalizedService[], project: string, issues: Issu
 
 const topLevel = new Set(['version', 'name', 'services', 'networks', 'volumes', 'configs', 'secrets']);
 
-const yamlSchema = CORE_SCHEMA.withTags(mergeTag);
-/** the parser's own limits, by the names it reports them with */
-const parserLimits: Record<string, ComposeLimit> = { maxDepth: 'maxDepth', maxAliases: 'maxAliases', maxTotalMergeKeys: 'maxMergeKeys' };
-
-/** the YAML document; undefined after a syntax error. Depth, aliases and merges are bounded while parsing, before they cost. */
-function parseYaml(text: string, issues: Issues): unknown {
-  let documents: unknown[];
-  try {
-    documents = loadAll(text, { schema: yamlSchema, maxDepth: composeLimits.maxDepth, maxAliases: composeLimits.maxAliases, maxTotalMergeKeys: composeLimits.maxMergeKeys });
-  } catch (err) {
-    if (!(err instanceof YAMLException)) { issues.error('', `the YAML cannot be read: ${(err as Error).message}`); return undefined; }
-    const at = err.mark ? ` at line ${err.mark.line + 1}, column ${err.mark.column + 1}` : '';
-    const limit = /exceeded (maxDepth|maxAliases|maxTotalMergeKeys)\b/.exec(err.reason)?.[1];
-    if (limit) {
-      const name = parserLimits[limit];
-      throw new LimitExceeded(name, '', `the YAML has more ${name === 'maxDepth' ? 'levels of nesting' : name === 'maxAliases' ? 'aliases' : 'keys merged with <<'} than the ${composeLimits[name].toLocaleString('en-US')} allowed${at}`);
-    }
-    issues.error('', `YAML syntax error${at}: ${err.reason}`);
-    return undefined;
-  }
-  if (documents.length > 1) { issues.error('', 'a compose file is one YAML document; this one has several (---)'); return undefined; }
-  return documents[0] ?? null;
-}
-
 export function loadCompose(project: ComposeProject): LoadedCompose {
   const issues = new Issues();
   try {
@@ -198,9 +175,17 @@ function load(project: ComposeProject, issues: Issues): LoadedCompose {
   // compose reads the project's .env for interpolation; what the stack sets wins, as the shell's environment does in compose
   const variables = { ...projectEnv(project.workdir, issues), ...project.variables };
   const raw = interpolateTree(parsed, '', { variables, issues, warned: new Set() }) as Obj;
+  // other files of the tree: included projects join this one, and services extend others
+  const files = new ProjectFiles(project.workdir, variables, issues);
+  applyInclude(raw, files, project.workdir, variables, issues);
+  let unresolved = new Set<string>();
+  if (isObj(raw.services)) {
+    unresolved = applyExtends(raw.services, files, issues);
+    atMost('services', Object.keys(raw.services).length, 'services', 'services (included ones too)');
+  }
   for (const key of Object.keys(raw)) {
     if (key.startsWith('x-') || topLevel.has(key)) continue;
-    issues.error(key, `"${key}" is not a top-level compose key (services, networks, volumes, x-…)`);
+    issues.error(key, `"${key}" is not a top-level compose key (services, networks, volumes, include, x-…)`);
   }
   for (const key of ['configs', 'secrets']) {
     if (raw[key] !== undefined && raw[key] !== null && !(isObj(raw[key]) && Object.keys(raw[key]).length === 0)) issues.error(key, `top-level ${key} are not supported; use environment variables or bind mounts from the source tree`);
@@ -219,6 +204,7 @@ function load(project: ComposeProject, issues: Issues): LoadedCompose {
   const services: NormalizedService[] = [];
   const inactive = new Map<string, string[]>();
   for (const [name, spec] of Object.entries(raw.services)) {
+    if (unresolved.has(name)) continue;
     const profiles = serviceProfiles(spec, `services.${name}.profiles`, issues);
     const runs = !profiles.length || active.has('*') || profiles.some((p) => active.has(p));
     // a service of no active profile is still checked, but neither runs nor claims networks and volumes

@@ -314,6 +314,122 @@ networks:
   }
 });
 
+test('extends: a service built on another of this file or of another file of the tree, merged by compose\'s rules, its paths relative to that file', async () => {
+  const project = mkdtempSync(join(tmpdir(), 'dw-compose-extends-'));
+  try {
+    mkdirSync(join(project, 'common', 'app'), { recursive: true });
+    writeFileSync(join(project, 'common', 'app', 'Dockerfile'), 'FROM dockwright-test/busybox:1\n');
+    writeFileSync(join(project, 'common', 'base.env'), 'FROM_BASE_FILE=yes\n');
+    writeFileSync(join(project, 'common', 'services.yml', ), `
+services:
+  base:
+    build: ./app
+    command: ["echo", "base"]
+    env_file: base.env
+    environment: { A: base, B: base }
+    ports: ["8080:80"]
+    volumes: ["./data:/data", "cache:/cache"]
+    labels: [tier=base]
+  deeper:
+    extends: base
+    environment: { C: deeper }
+`);
+    const l = await load(`
+services:
+  plain:
+    image: dockwright-test/busybox:1
+    command: ["sleep", "1"]
+    environment: [X=1]
+    cap_add: [NET_BIND_SERVICE]
+  child:
+    extends: plain
+    environment: { Y: "2" }
+    cap_add: [NET_BIND_SERVICE, CHOWN]
+  web:
+    extends: { file: common/services.yml, service: deeper }
+    command: ["echo", "web"]
+    environment: { B: web }
+    ports: ["8080:80", "8443:443"]
+    volumes: ["./other:/data"]
+volumes:
+  cache: {}
+`, {}, { workdir: project, name: 'ext' });
+    assert.deepEqual(messages(l.errors), []);
+    const child = service(l, 'child');
+    assert.deepEqual(child.command, ['sleep', '1'], 'what the child does not set it inherits');
+    assert.deepEqual(child.environment, { X: '1', Y: '2' }, 'environments merge');
+    assert.deepEqual(child.capAdd.sort(), ['CHOWN', 'NET_BIND_SERVICE'], 'lists append, each entry once');
+    const web = service(l, 'web');
+    assert.deepEqual(web.command, ['echo', 'web'], 'a command is replaced, not appended');
+    assert.deepEqual(web.environment, { FROM_BASE_FILE: 'yes', A: 'base', B: 'web', C: 'deeper' }, 'env_file relative to common/, environment merged down the chain');
+    assert.deepEqual(web.ports.map((p) => `${p.published}:${p.target}`), ['8080:80', '8443:443'], 'ports are unique resources');
+    const data = web.mounts.filter((m) => m.target === '/data');
+    assert.equal(data.length, 1, 'one mount per target: the later wins');
+    assert.equal(data[0].source, join(project, 'other'));
+    assert.equal(web.build!.context, join(project, 'common', 'app'), 'the build context is relative to the file that names it');
+    assert.equal(web.labels.tier, 'base');
+
+    const broken = await load(`
+services:
+  a: { extends: b }
+  b: { extends: a }
+  c: { extends: { service: nope } }
+  d: { extends: { file: missing.yml, service: x } }
+  e: { extends: { file: ../outside.yml, service: x } }
+  f: { extends: { file: common/services.yml, service: nope } }
+  g: { image: x }
+`, {}, { workdir: project });
+    const got = messages(broken.errors);
+    assert.ok(got.some((m) => /^services\.(a|b)\.extends: extends comes back to itself/.test(m)), got.join('\n'));
+    assert.ok(got.includes('services.c.extends: extends the service "nope", which this file does not define'), got.join('\n'));
+    assert.ok(got.includes('services.d.extends.file: the compose file "missing.yml" is not in the source tree'), got.join('\n'));
+    assert.ok(got.includes('services.e.extends.file: compose file "../outside.yml" points outside the source tree'), got.join('\n'));
+    assert.ok(got.includes('services.f.extends: extends the service "nope", which common/services.yml does not define'), got.join('\n'));
+    const noTree = await load('services:\n  a:\n    extends: { file: x.yml, service: y }\n');
+    assert.deepEqual(messages(noTree.errors), ['services.a.extends.file: compose file "x.yml" needs a source tree, and this stack has none']);
+  } finally {
+    rmSync(project, { recursive: true, force: true });
+  }
+});
+
+test('include: another project of the tree joins this one, its paths and its .env its own; a resource defined twice is refused', async () => {
+  const project = mkdtempSync(join(tmpdir(), 'dw-compose-include-'));
+  try {
+    mkdirSync(join(project, 'db'));
+    writeFileSync(join(project, 'db', '.env'), 'DB_TAG=1\n');
+    writeFileSync(join(project, 'db', 'db.env'), 'ROLE=db\n');
+    writeFileSync(join(project, 'db', 'compose.yaml'), `
+services:
+  db:
+    image: "dockwright-test/busybox:\${DB_TAG}"
+    env_file: db.env
+    volumes: ["dbdata:/var/lib/db"]
+volumes:
+  dbdata: {}
+`);
+    const l = await load(`
+include:
+  - db/compose.yaml
+services:
+  web:
+    image: dockwright-test/busybox:1
+    depends_on: [db]
+`, {}, { workdir: project, name: 'inc' });
+    assert.deepEqual(messages(l.errors), []);
+    assert.deepEqual(l.services.map((x) => x.name).sort(), ['db', 'web']);
+    assert.equal(service(l, 'db').image, 'dockwright-test/busybox:1', "interpolated with the included project's .env");
+    assert.equal(service(l, 'db').environment.ROLE, 'db', 'its env_file is relative to its folder');
+    assert.ok(l.volumes.some((v) => v.key === 'dbdata' && v.name === 'inc_dbdata'), 'its volumes join the project');
+
+    const twice = await load('include: [db/compose.yaml]\nservices:\n  db:\n    image: x\n', {}, { workdir: project });
+    assert.deepEqual(messages(twice.errors), ['services.db: is defined here and in the included file db/compose.yaml: a project defines it once']);
+    const bad = await load('include: db/compose.yaml\nservices:\n  a:\n    image: x\n', {}, { workdir: project });
+    assert.deepEqual(messages(bad.errors), ['include: must be a list of files']);
+  } finally {
+    rmSync(project, { recursive: true, force: true });
+  }
+});
+
 test('a project name must be a stack name', async () => {
   const l = await load('services:\n  web:\n    image: x\n', {}, { name: 'Bad Name' });
   assert.match(messages(l.errors)[0], /^name: the project name "Bad Name" must match/);

@@ -159,3 +159,27 @@ test("an uploaded project's .env is read as compose reads it: interpolation and 
     await cleanupProjects(stack);
   }
 });
+
+test('an uploaded project with include and extends deploys as compose would: the included service and the extended one run with their merged settings', async () => {
+  const stack = uniqueName('gitext');
+  await createStack(s, stack, busybox());
+  const files = [
+    { name: 'compose.yaml', content: 'include: [extra/compose.yaml]\nservices:\n  app:\n    extends: { file: common.yml, service: base }\n    environment: { MESSAGE: extended }\n' },
+    { name: 'common.yml', content: 'services:\n  base:\n    image: dockwright-test/busybox:1\n    command: ["sleep", "3600"]\n    env_file: base.env\n    environment: { MESSAGE: base }\n' },
+    { name: 'base.env', content: 'FROM_BASE=1\n' },
+    { name: 'extra/', type: 'dir' as const },
+    { name: 'extra/compose.yaml', content: 'services:\n  side:\n    image: dockwright-test/busybox:1\n    command: ["sleep", "3600"]\n' },
+  ];
+  const res = await s.api('PUT', `/api/v1/stacks/${stack}/source/upload`, { raw: new Uint8Array(tgz(files)), headers: { 'content-type': 'application/octet-stream' } });
+  assert.equal(res.status, 200, res.text);
+  try {
+    const job = await act(s, 'deploy', stack);
+    const env = await appEnv(stack);
+    assert.equal(env.MESSAGE, 'extended', job.output);
+    assert.equal(env.FROM_BASE, '1');
+    const running = await docker.listContainers({ filters: { label: [`dockwright.project=${stack}`] } });
+    assert.deepEqual(running.map((c) => c.Labels['dockwright.service']).sort(), ['app', 'side']);
+  } finally {
+    await cleanupProjects(stack);
+  }
+});
