@@ -1,14 +1,15 @@
-// Images of a project: find them locally, pull them (with registry credentials from the auth hook), build them from the source tree, push them.
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+// Images on the engine and in registries: find them locally, pull them and push them (with registry credentials from the auth hook).
 import type Dockerode from 'dockerode';
-import type { DeployIo, NormalizedBuild, NormalizedService, RegistryAuthProvider } from './types.ts';
+import type { BuilderChoice } from './build.ts';
+import type { DeployIo, RegistryAuthProvider } from './types.ts';
 import { reasonOf, statusOf } from './client.ts';
 
 export interface ImageDeps {
   docker: Dockerode;
   auth: () => RegistryAuthProvider | null;
+  /** bounds a pull, a push or a build */
   pullTimeoutMs: number;
+  builder: BuilderChoice;
 }
 
 /** the registry an image reference lives in, as `docker login` names it. */
@@ -28,7 +29,7 @@ export async function imageId(docker: Dockerode, ref: string): Promise<string | 
 }
 
 /** follows a JSON-lines progress stream; rejects on the first `error` line. */
-function follow(docker: Dockerode, stream: NodeJS.ReadableStream, onLine: (event: Record<string, unknown>) => void): Promise<void> {
+export function follow(docker: Dockerode, stream: NodeJS.ReadableStream, onLine: (event: Record<string, unknown>) => void): Promise<void> {
   return new Promise((resolve, reject) => {
     let failed: string | null = null;
     docker.modem.followProgress(stream, (err: unknown) => {
@@ -42,7 +43,7 @@ function follow(docker: Dockerode, stream: NodeJS.ReadableStream, onLine: (event
   });
 }
 
-function boundedSignal(io: DeployIo, ms: number): AbortSignal {
+export function boundedSignal(io: DeployIo, ms: number): AbortSignal {
   const timeout = AbortSignal.timeout(ms);
   return io.signal ? AbortSignal.any([io.signal, timeout]) : timeout;
 }
@@ -70,77 +71,7 @@ export async function pullImage(deps: ImageDeps, ref: string, io: DeployIo): Pro
 }
 
 /** how engines and registries say "who are you?": anonymous, a wrong login, or Docker Hub's "denied / may require docker login" */
-const credentialsRefused = /no basic auth credentials|unauthorized|authentication required|access denied|denied:/i;
-
-/**
- * The images a Dockerfile pulls while building (FROM and COPY --from), with build args and global ARG defaults filled in;
- * references still holding a variable, earlier stages and scratch are left out.
- */
-export function baseImages(dockerfileText: string, args: Record<string, string>): string[] {
-  const lines = dockerfileText.replace(/\\\r?\n/g, ' ').split(/\r?\n/);
-  const vars: Record<string, string> = {};
-  const stages = new Set<string>();
-  const refs = new Set<string>();
-  let seenFrom = false;
-  const fill = (text: string) => text.replace(/\$\{(\w+)(?::?-([^}]*))?\}|\$(\w+)/g, (whole, a, fallback, b) => args[a ?? b] ?? vars[a ?? b] ?? fallback ?? whole);
-  const add = (ref: string) => { if (!ref.includes('$') && ref !== 'scratch' && !stages.has(ref.toLowerCase())) refs.add(ref); };
-  for (const line of lines) {
-    const arg = !seenFrom && /^\s*ARG\s+(\w+)(?:=(\S*))?/i.exec(line);
-    if (arg && arg[2] !== undefined) vars[arg[1]] = arg[2].replace(/^(["'])(.*)\1$/, '$2');
-    const from = /^\s*FROM\s+(?:--\S+\s+)*(\S+)(?:\s+AS\s+(\S+))?/i.exec(line);
-    if (from) {
-      seenFrom = true;
-      add(fill(from[1]));
-      if (from[2]) stages.add(from[2].toLowerCase());
-      continue;
-    }
-    const copy = /^\s*COPY\s.*--from=(\S+)/i.exec(line);
-    if (copy && !/^\d+$/.test(copy[1])) add(fill(copy[1]));
-  }
-  return [...refs];
-}
-
-/** the saved logins of the registries a build pulls its base images from, keyed as the engine's X-Registry-Config wants */
-async function buildLogins(deps: ImageDeps, b: NormalizedBuild): Promise<{ hosts: string[]; registryconfig: Record<string, { username: string; password: string; serveraddress: string }> }> {
-  let text: string;
-  try { text = readFileSync(join(b.context, b.dockerfile), 'utf8'); } catch { return { hosts: [], registryconfig: {} }; }
-  const hosts = [...new Set(baseImages(text, b.args).map(registryHost))];
-  const provider = deps.auth();
-  const logins = provider ? await Promise.all(hosts.map((h) => provider(h))) : [];
-  return { hosts, registryconfig: Object.fromEntries(logins.filter((l) => l !== null).map((l) => [l.serveraddress, l])) };
-}
-
-/** builds the image of a service from its context in the source tree, tagged with the service's image name. */
-export async function buildImage(deps: ImageDeps, s: NormalizedService, io: DeployIo): Promise<void> {
-  const b = s.build!;
-  const { hosts, registryconfig } = await buildLogins(deps, b);
-  const logins = Object.values(registryconfig).map((l) => `${l.username} on ${l.serveraddress}`);
-  io.log(`${s.name}: building ${s.image}${logins.length ? ` (base images as ${logins.join(', ')})` : ''}`);
-  const signal = boundedSignal(io, deps.pullTimeoutMs);
-  const stream = await deps.docker.buildImage({ context: b.context, src: readdirSync(b.context) }, {
-    t: s.image, dockerfile: b.dockerfile, buildargs: b.args, ...(b.target ? { target: b.target } : {}), rm: true, forcerm: true, abortSignal: signal,
-    ...(logins.length ? { registryconfig } : {}),
-  } as Dockerode.ImageBuildOptions);
-  try {
-    await follow(deps.docker, stream, (e) => {
-      if (typeof e.stream === 'string') for (const line of e.stream.split('\n')) if (line.trim()) io.log(`${s.name}: ${line.trimEnd()}`);
-    });
-  } catch (err) {
-    const reason = reasonOf(err);
-    if (credentialsRefused.test(reason) && hosts.length) {
-      throw new Error(`building the image of "${s.name}" failed: a registry refused to give a base image (a login for ${hosts.join(' or ')} is missing or rejected; add or replace it with POST /api/v1/registries): ${reason}`);
-    }
-    throw new Error(`building the image of "${s.name}" failed: ${reason}`);
-  }
-}
-
-/** builds the service's image and answers its id */
-export async function builtImageId(deps: ImageDeps, s: NormalizedService, io: DeployIo): Promise<string> {
-  await buildImage(deps, s, io);
-  const id = await imageId(deps.docker, s.image);
-  if (!id) throw new Error(`the build of "${s.name}" did not produce ${s.image}`);
-  return id;
-}
+export const credentialsRefused = /no basic auth credentials|unauthorized|authentication required|access denied|denied:/i;
 
 /**
  * Tags a local image as `repository:tag` and pushes it with the saved login of its registry (the registry-auth hook);
@@ -174,39 +105,4 @@ export async function pushImage(deps: ImageDeps, image: string, target: { reposi
   if (!/^sha256:[0-9a-f]{64}$/.test(digest)) throw new Error(`the registry ${host} answered the push of ${reference} without a digest`);
   io.log(`${reference}: pushed, digest ${digest}`);
   return { reference, digest };
-}
-
-/**
- * Makes every image of the services present (pulling or building per pull_policy) and answers their ids by reference.
- * Distinct images are fetched in parallel.
- */
-export async function ensureImages(deps: ImageDeps, services: readonly NormalizedService[], io: DeployIo): Promise<Map<string, string>> {
-  const ids = new Map<string, string>();
-  const builds = services.filter((s) => s.build && s.pullPolicy === 'build');
-  const pulled = new Map<string, NormalizedService['pullPolicy']>();
-  for (const s of services) {
-    if (s.build && s.pullPolicy === 'build') continue;
-    if (pulled.get(s.image) !== 'always') pulled.set(s.image, s.pullPolicy);
-  }
-  await Promise.all([
-    ...[...pulled].map(async ([ref, policy]) => {
-      let id = policy === 'always' ? null : await imageId(deps.docker, ref);
-      if (!id && policy === 'never') throw new Error(`image "${ref}" is not present locally, and its pull_policy is never`);
-      if (!id) {
-        try {
-          await pullImage(deps, ref, io);
-        } catch (err) {
-          if (io.signal?.aborted) throw err;
-          const local = policy === 'always' ? await imageId(deps.docker, ref) : null;
-          if (!local) throw new Error(`image "${ref}" not found locally and could not be pulled: ${reasonOf(err)}`);
-          io.log(`${ref}: pulling failed (${reasonOf(err)}); using the local image`);
-        }
-        id = await imageId(deps.docker, ref);
-        if (!id) throw new Error(`image "${ref}" is still missing after pulling it`);
-      }
-      ids.set(ref, id);
-    }),
-    ...builds.map(async (s) => { ids.set(s.image, await builtImageId(deps, s, io)); }),
-  ]);
-  return ids;
 }
