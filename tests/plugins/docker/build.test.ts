@@ -181,6 +181,15 @@ test('build secrets and SSH need a BuildKit session: refused by name, in the com
   assert.match(refused.error!, /services\.app\.build\.additional_contexts: additional build contexts need a BuildKit session/);
 });
 
+test('a build on the host\'s network is refused by the rule no-host-network', async () => {
+  await upload(s, session, [
+    { name: 'compose.yaml', content: 'services:\n  app:\n    build: { context: ., network: host }\n' },
+    { name: 'Dockerfile', content: 'FROM dockwright-test/busybox:1\n' },
+  ]);
+  const refused = await act(s, 'deploy', session, 'failed');
+  assert.match(refused.error!, /services\.app\.build\.network: the build of service app asks for the network of the host \(no-host-network\)/);
+});
+
 test('a base image the engine lacks is pulled first, through the engine (BuildKit cannot pull without a session)', { skip: !registry && 'test-env has no open registry' }, async () => {
   const [repo, tag] = [remoteBase.slice(0, remoteBase.lastIndexOf(':')), '1'];
   await docker.getImage('dockwright-test/busybox:1').tag({ repo, tag });
