@@ -63,7 +63,7 @@ export function stages(text: string): Stage[] {
   const out: Stage[] = [];
   for (const ins of instructions(text)) {
     if (ins.keyword === 'FROM') {
-      const name = /\sAS\s+(\S+)\s*$/i.exec(` ${ins.args}`)?.[1]?.toLowerCase() ?? null;
+      const name = /(?:^|\s)AS\s+(\S+)\s*$/i.exec(ins.args)?.[1]?.toLowerCase() ?? null;
       out.push({ index: out.length, name, instructions: [] });
     }
     out.at(-1)?.instructions.push(ins);
