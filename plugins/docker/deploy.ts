@@ -3,7 +3,8 @@ import type Dockerode from 'dockerode';
 import type { ContainerInfo } from 'dockerode';
 import type { DeployIo, DeployResult, DependsCondition, LoadedCompose, NormalizedService } from './types.ts';
 import { reasonOf, statusOf } from './client.ts';
-import { ensureImages, type ImageDeps } from './images.ts';
+import { builtImageId } from './build.ts';
+import { imageId, pullImage, type ImageDeps } from './images.ts';
 import { bareName, isReplacedName, label, replacedName } from './labels.ts';
 import { ensureNetworks, ensureVolumes, projectContainers, projectNetworks, removeContainer, type Owned } from './resources.ts';
 import { endpointConfig, planContainer, type ContainerPlan } from './spec.ts';
@@ -24,6 +25,41 @@ const rank: Record<Action, number> = { unchanged: 0, created: 1, recreated: 2 };
 /** a service not started because `dependency` failed or never got healthy */
 class DependencyFailed extends Error {
   constructor(message: string, readonly dependency: string) { super(message); }
+}
+
+/**
+ * Makes every image of the services present (pulling or building per pull_policy) and answers their ids by reference.
+ * Distinct images are fetched in parallel.
+ */
+export async function ensureImages(deps: ImageDeps, services: readonly NormalizedService[], io: DeployIo): Promise<Map<string, string>> {
+  const ids = new Map<string, string>();
+  const builds = services.filter((s) => s.build && s.pullPolicy === 'build');
+  const pulled = new Map<string, NormalizedService['pullPolicy']>();
+  for (const s of services) {
+    if (s.build && s.pullPolicy === 'build') continue;
+    if (pulled.get(s.image) !== 'always') pulled.set(s.image, s.pullPolicy);
+  }
+  await Promise.all([
+    ...[...pulled].map(async ([ref, policy]) => {
+      let id = policy === 'always' ? null : await imageId(deps.docker, ref);
+      if (!id && policy === 'never') throw new Error(`image "${ref}" is not present locally, and its pull_policy is never`);
+      if (!id) {
+        try {
+          await pullImage(deps, ref, io);
+        } catch (err) {
+          if (io.signal?.aborted) throw err;
+          const local = policy === 'always' ? await imageId(deps.docker, ref) : null;
+          if (!local) throw new Error(`image "${ref}" not found locally and could not be pulled: ${reasonOf(err)}`);
+          io.log(`${ref}: pulling failed (${reasonOf(err)}); using the local image`);
+        }
+        id = await imageId(deps.docker, ref);
+        if (!id) throw new Error(`image "${ref}" is still missing after pulling it`);
+      }
+      ids.set(ref, id);
+    }),
+    ...builds.map(async (s) => { ids.set(s.image, await builtImageId(deps, s, io)); }),
+  ]);
+  return ids;
 }
 
 export async function deployProject(deps: DeployDeps, project: string, loaded: LoadedCompose, io: DeployIo): Promise<DeployResult> {

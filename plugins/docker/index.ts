@@ -17,6 +17,7 @@ const Options = Type.Object({
   host: Type.Optional(Type.String({ minLength: 1, description: 'tcp://host:port (or unix:///path) of the engine; wins over socketPath' })),
   timeoutMs: Type.Integer({ minimum: 100, default: runtimeDefaults.timeoutMs, description: 'bound of every Engine API call' }),
   pullTimeoutMs: Type.Integer({ minimum: 1000, default: runtimeDefaults.pullTimeoutMs, description: 'bound of one image pull or build' }),
+  builder: Type.Union([Type.Literal('auto'), Type.Literal('buildkit'), Type.Literal('classic')], { default: runtimeDefaults.builder, description: 'which builder builds images: auto takes BuildKit where the engine has it (Linux, API 1.39 and later), else the classic builder' }),
   healthTimeoutMs: Type.Integer({ minimum: 100, default: runtimeDefaults.healthTimeoutMs, description: 'how long a deploy waits for a service_healthy dependency' }),
   stopTimeoutSeconds: Type.Integer({ minimum: 0, default: runtimeDefaults.stopTimeoutSeconds, description: 'grace time before a stopping container is killed' }),
   parallel: Type.Integer({ minimum: 1, maximum: 64, default: runtimeDefaults.parallel, description: 'containers created and started at the same time' }),
@@ -47,6 +48,7 @@ export default definePlugin({
     const runtime = createRuntime({
       endpoint, docker, watch, installation: ctx.installationId, outbound: ctx.outbound,
       timeoutMs: o.timeoutMs, pullTimeoutMs: o.pullTimeoutMs, healthTimeoutMs: o.healthTimeoutMs, stopTimeoutSeconds: o.stopTimeoutSeconds, parallel: o.parallel,
+      builder: o.builder,
     });
     // without the live table, the overview asks the engine: quickly even when it hangs, and at most every 2 s
     const probe = createClient({ endpoint, timeoutMs: Math.min(o.timeoutMs, 5000) });

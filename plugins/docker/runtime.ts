@@ -6,7 +6,8 @@ import type { AccessGuard, ComposeProject, DeployIo, DockerRuntime, LoadedCompos
 import { createClient, reasonOf, statusOf } from './client.ts';
 import { loadCompose } from './compose/load.ts';
 import { deployProject } from './deploy.ts';
-import { builtImageId, imageId, pullImage, pushImage, refusedImages, registryHost, registryRefusal, type ImageDeps } from './images.ts';
+import { builtImageId, type BuilderChoice } from './build.ts';
+import { imageId, pullImage, pushImage, refusedImages, registryHost, registryRefusal, type ImageDeps } from './images.ts';
 import { filterFor, ownershipOf } from './labels.ts';
 import { removeVolumes, takeDown } from './resources.ts';
 import { engineState, projectStatus, publishedPorts, servicesOfProjects } from './status.ts';
@@ -28,9 +29,11 @@ export interface RuntimeOptions {
   healthTimeoutMs: number;
   stopTimeoutSeconds: number;
   parallel: number;
+  /** which builder builds images (default: BuildKit where the engine has it) */
+  builder?: BuilderChoice;
 }
 
-export const runtimeDefaults = { timeoutMs: 30_000, pullTimeoutMs: 600_000, healthTimeoutMs: 120_000, stopTimeoutSeconds: 10, parallel: 8 };
+export const runtimeDefaults = { timeoutMs: 30_000, pullTimeoutMs: 600_000, healthTimeoutMs: 120_000, stopTimeoutSeconds: 10, parallel: 8, builder: 'auto' as BuilderChoice };
 
 function loadOrThrow(project: ComposeProject): LoadedCompose {
   const loaded = loadCompose(project);
@@ -50,7 +53,7 @@ export function createRuntime(opts: RuntimeOptions): DockerRuntime {
   const { installation } = opts;
   let auth: RegistryAuthProvider | null = null;
   let guard: AccessGuard | null = null;
-  const images: ImageDeps = { docker, auth: () => auth, pullTimeoutMs: opts.pullTimeoutMs, outbound: opts.outbound };
+  const images: ImageDeps = { docker, auth: () => auth, pullTimeoutMs: opts.pullTimeoutMs, builder: opts.builder ?? runtimeDefaults.builder, outbound: opts.outbound };
   const resources = { docker, installation, stopSeconds: opts.stopTimeoutSeconds };
   const visible = (c: ContainerInfo) => ownershipOf(c.Labels, installation).owner !== 'other';
   const ours = (c: ContainerInfo) => ownershipOf(c.Labels, installation).owner === 'this';

@@ -65,9 +65,27 @@ export interface NormalizedHealthcheck {
 export interface NormalizedBuild {
   /** absolute path inside the project's workdir */
   context: string;
+  /** relative to the context; unused with dockerfileInline */
   dockerfile: string;
+  /** `dockerfile_inline`: the Dockerfile's text itself */
+  dockerfileInline?: string;
   args: Record<string, string>;
   target?: string;
+  /** image references whose layers the build may reuse */
+  cacheFrom?: string[];
+  /** labels of the built image */
+  labels?: Record<string, string>;
+  /** the network of RUN steps: default, none, host (or a network, classic builder only) */
+  network?: string;
+  /** bytes of /dev/shm in RUN steps */
+  shmSize?: number;
+  /** `host:ip` entries of /etc/hosts in RUN steps */
+  extraHosts?: string[];
+  /** the one platform built for, e.g. linux/amd64 */
+  platform?: string;
+  noCache?: boolean;
+  /** pull base images even when the engine has them */
+  pull?: boolean;
 }
 
 export interface NormalizedService {

@@ -127,9 +127,12 @@ export function builtInRules(opts: RuleOptions): PlatformRule[] {
       check: ({ loaded }) => normalized(loaded).filter(({ s }) => s.privileged).map(({ s }) => ({ path: `services.${s.name}.privileged`, message: `service ${s.name} asks to run privileged` })),
     },
     {
-      id: 'no-host-network', description: "no network_mode: host (nor another container's network)",
-      check: ({ loaded }) => normalized(loaded).filter(({ s }) => s.networkMode === 'host' || s.networkMode?.startsWith('container:'))
-        .map(({ s }) => ({ path: `services.${s.name}.network_mode`, message: `service ${s.name} asks for the network of ${s.networkMode === 'host' ? 'the host' : s.networkMode}` })),
+      id: 'no-host-network', description: "no network_mode: host (nor another container's network), nor a build on the host's network",
+      check: ({ loaded }) => normalized(loaded).flatMap(({ s }) => [
+        ...(s.networkMode === 'host' || s.networkMode?.startsWith('container:')
+          ? [{ path: `services.${s.name}.network_mode`, message: `service ${s.name} asks for the network of ${s.networkMode === 'host' ? 'the host' : s.networkMode}` }] : []),
+        ...(s.build?.network === 'host' ? [{ path: `services.${s.name}.build.network`, message: `the build of service ${s.name} asks for the network of the host` }] : []),
+      ]),
     },
     {
       id: 'no-host-pid', description: 'pid and ipc namespaces of the container\'s own (ipc none, private or shareable): never the host\'s or another container\'s',

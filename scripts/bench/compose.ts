@@ -1,8 +1,9 @@
-// Benchmark (not a test): deploying N independent services through the docker plugin's runtime and through docker-compose 1.29, same engine, same images.
-// Run with `npx tsx scripts/bench/compose.ts [--runs 3] [--sizes 1,10,30]` after scripts/test-env.sh has prepared the engine and images.
+// Benchmark (not a test): deploying N independent services through the docker plugin's runtime and through docker-compose 1.29, same engine, same images; and a BuildKit build through the runtime against `DOCKER_BUILDKIT=1 docker build`.
+// Run with `npx tsx scripts/bench/compose.ts [--runs 3] [--sizes 1,10,30] [--docker-cli docker]` after scripts/test-env.sh has prepared the engine and images.
+// --docker-cli names a docker CLI that builds with BuildKit by itself (a 20.10 CLI, or a newer one with buildx).
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -16,6 +17,7 @@ const arg = (name: string, fallback: string) => { const i = args.indexOf(`--${na
 const runs = Number(arg('runs', '3'));
 const sizes = arg('sizes', '1,10,30').split(',').map(Number);
 const image = 'dockwright-test/busybox:1';
+const dockerCli = arg('docker-cli', 'docker');
 
 // the runtime exactly as the plugin builds it; a zero grace time only speeds up the (untimed) teardown of `sleep` as PID 1
 const endpoint = endpointOf({}, process.env);
@@ -42,12 +44,55 @@ async function timed(fn: () => Promise<unknown>): Promise<number> {
 
 const median = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2; };
 
+/**
+ * One build context (200 small files, a 4 MiB one, a cache mount, a heavier RUN), built by the runtime (as a deploy
+ * builds) and by the docker CLI. A first build starts from a nonce file of its own, so neither reuses the other's cache;
+ * the rebuild builds the same context again. Answers the medians in ms.
+ */
+async function buildBench(dir: string): Promise<{ dw: number; cli: number; dwAgain: number; cliAgain: number }> {
+  const context = join(dir, 'build');
+  mkdirSync(join(context, 'files'), { recursive: true });
+  for (let i = 0; i < 200; i++) writeFileSync(join(context, 'files', `f${i}.txt`), `file ${i}\n`.repeat(50));
+  writeFileSync(join(context, 'blob.bin'), Buffer.alloc(4 * 1024 * 1024, 7));
+  writeFileSync(join(context, 'Dockerfile'), [
+    `FROM ${image}`,
+    'COPY nonce.txt /nonce.txt',
+    'RUN --mount=type=cache,target=/cache cat /nonce.txt >> /cache/seen && wc -l < /cache/seen > /seen',
+    'COPY files/ /app/files/',
+    'COPY blob.bin /app/blob.bin',
+    'RUN find /app -type f | wc -l > /count && md5sum /app/blob.bin > /sum',
+  ].join('\n') + '\n');
+  const tag = `benchbuild${process.pid}`;
+  const service = () => {
+    const loaded = runtime.load({ name: tag, compose: 'services:\n  app:\n    build: .\n', variables: {}, workdir: context });
+    if (loaded.errors.length) throw new Error(JSON.stringify(loaded.errors));
+    return loaded.services[0];
+  };
+  const cli = () => run(dockerCli, ['build', '--progress=plain', '-t', `${tag}-cli`, context], { env: { ...process.env, DOCKER_HOST: endpoint, DOCKER_BUILDKIT: '1' }, maxBuffer: 16 * 1024 * 1024 });
+  const dw: number[] = [], cliFirst: number[] = [], dwAgain: number[] = [], cliAgain: number[] = [];
+  try {
+    for (let r = 0; r < runs; r++) {
+      writeFileSync(join(context, 'nonce.txt'), randomUUID());
+      dw.push(await timed(() => runtime.build(service(), quiet)));
+      dwAgain.push(await timed(() => runtime.build(service(), quiet)));
+      writeFileSync(join(context, 'nonce.txt'), randomUUID());
+      cliFirst.push(await timed(cli));
+      cliAgain.push(await timed(cli));
+    }
+  } finally {
+    for (const t of [`${tag}-app`, `${tag}-cli`]) await run('docker', ['rmi', '-f', t], { env: { ...process.env, DOCKER_HOST: endpoint } }).catch(() => undefined);
+  }
+  console.log(`build: dockwright ${dw.map((x) => x.toFixed(0)).join('/')} then ${dwAgain.map((x) => x.toFixed(0)).join('/')} ms, docker build ${cliFirst.map((x) => x.toFixed(0)).join('/')} then ${cliAgain.map((x) => x.toFixed(0)).join('/')} ms`);
+  return { dw: median(dw), cli: median(cliFirst), dwAgain: median(dwAgain), cliAgain: median(cliAgain) };
+}
+
 async function main(): Promise<void> {
   const engine = await runtime.engine();
   if (!engine.ok) throw new Error(engine.reason);
   const { stdout: dcVersion } = await run('docker-compose', ['version', '--short']);
   const dir = mkdtempSync(join(tmpdir(), 'dw-bench-compose-'));
   const rows: { n: number; dw: number; dc: number; dwAgain: number; dcAgain: number }[] = [];
+  let build: Awaited<ReturnType<typeof buildBench>> | undefined;
   console.log(`engine ${engine.version} at ${endpoint}; docker-compose ${dcVersion.trim()}; ${runs} run(s) per size, median shown; runtime parallel=${runtimeDefaults.parallel}`);
   try {
     // warm-up: the first container of a process pays for connections and caches
@@ -77,6 +122,7 @@ async function main(): Promise<void> {
       rows.push({ n, dw: median(dw), dc: median(dc), dwAgain: median(dwAgain), dcAgain: median(dcAgain) });
       console.log(`N=${n}: dockwright ${dw.map((x) => x.toFixed(0)).join('/')} ms, docker-compose ${dc.map((x) => x.toFixed(0)).join('/')} ms`);
     }
+    build = await buildBench(dir);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -87,6 +133,11 @@ async function main(): Promise<void> {
   console.log('\nredeploy of the same file, nothing changed (median ms)');
   console.log(`${pad('N', 4)} ${pad('dockwright', 12)} ${pad('docker-compose', 15)} ${pad('ratio dc/dw', 12)}`);
   for (const r of rows) console.log(`${pad(String(r.n), 4)} ${pad(r.dwAgain.toFixed(0), 12)} ${pad(r.dcAgain.toFixed(0), 15)} ${pad((r.dcAgain / r.dwAgain).toFixed(2) + 'x', 12)}`);
+  console.log(`\nBuildKit build of one context (median ms; target: dockwright <= 1.15x ${dockerCli} build)`);
+  console.log(`${pad('', 8)} ${pad('dockwright', 12)} ${pad('docker build', 15)} ${pad('ratio dw/cli', 12)}`);
+  for (const [what, dw, cli] of [['first', build!.dw, build!.cli], ['cached', build!.dwAgain, build!.cliAgain]] as const) {
+    console.log(`${pad(what, 8)} ${pad(dw.toFixed(0), 12)} ${pad(cli.toFixed(0), 15)} ${pad((dw / cli).toFixed(2) + 'x', 12)}`);
+  }
 }
 
 await main();

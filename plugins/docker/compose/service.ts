@@ -147,28 +147,76 @@ function serviceNetworks(s: Obj, name: string, path: string, ctx: ServiceContext
   return { mode: null, networks };
 }
 
+/** build options honoured: what `POST /build` takes without a BuildKit session */
+const buildKeys = new Set(['context', 'dockerfile', 'dockerfile_inline', 'args', 'target', 'cache_from', 'labels', 'network', 'shm_size', 'extra_hosts', 'platforms', 'no_cache', 'pull']);
+/** build options that need a BuildKit session (or Dockerfile syntax the engine's API build lacks), refused by name */
+const sessionKeys: Record<string, string> = {
+  secrets: 'build secrets need a BuildKit session, which Dockwright\'s builds through the Engine API do not open (not supported)',
+  ssh: 'SSH forwarding in a build needs a BuildKit session, which Dockwright\'s builds through the Engine API do not open (not supported)',
+  additional_contexts: 'additional build contexts need a BuildKit session and named contexts of Dockerfile syntax 1.4, which Dockwright\'s builds through the Engine API do not have (not supported); copy them into the build context or use a stage',
+};
+
+/** a cache_from entry: an image reference, or `type=registry,ref=<image>`; other cache types need buildx */
+function cacheSource(entry: string, path: string, issues: Issues): string | null {
+  if (!entry.includes('=')) return entry;
+  const attrs = Object.fromEntries(entry.split(',').map((kv) => [kv.slice(0, kv.indexOf('=')).trim(), kv.slice(kv.indexOf('=') + 1).trim()]));
+  if ((attrs.type ?? 'registry') === 'registry' && attrs.ref) return attrs.ref;
+  issues.error(path, `cache source "${entry}" is not supported: the Engine API build takes image references (or type=registry,ref=<image>) only`);
+  return null;
+}
+
 function build(v: unknown, path: string, ctx: ServiceContext): NormalizedService['build'] {
   if (v === undefined || v === null) return null;
   const spec = typeof v === 'string' ? { context: v } : isObj(v) ? v : null;
   if (!spec) { ctx.issues.error(path, 'must be a context path or a map with context'); return null; }
+  const { issues } = ctx;
+  for (const key of Object.keys(spec)) {
+    if (buildKeys.has(key) || key.startsWith('x-')) continue;
+    issues.error(`${path}.${key}`, sessionKeys[key] ?? `build option "${key}" is not supported`);
+  }
   const contextText = scalar(spec.context) ?? '.';
-  if (/^[a-z]+:\/\/|^git@/.test(contextText)) { ctx.issues.error(`${path}.context`, 'remote build contexts are not supported; build from the source tree'); return null; }
-  const context = inside(ctx.workdir, contextText, `${path}.context`, ctx.issues, 'build context');
+  if (/^[a-z]+:\/\/|^git@/.test(contextText)) { issues.error(`${path}.context`, 'remote build contexts are not supported; build from the source tree'); return null; }
+  const context = inside(ctx.workdir, contextText, `${path}.context`, issues, 'build context');
   if (!context) return null;
+  const inline = str(spec.dockerfile_inline, `${path}.dockerfile_inline`, issues);
+  if (inline !== null && spec.dockerfile !== undefined) issues.error(`${path}.dockerfile`, 'dockerfile and dockerfile_inline exclude each other');
   const dockerfile = scalar(spec.dockerfile) ?? 'Dockerfile';
-  const file = inside(context, dockerfile, `${path}.dockerfile`, ctx.issues, 'Dockerfile');
-  if (!file) return null;
-  if (!existsSync(file)) { ctx.issues.error(`${path}.dockerfile`, `there is no ${join(relative(ctx.workdir!, context) || '.', dockerfile)} in the source tree`); return null; }
+  const file = inline === null ? inside(context, dockerfile, `${path}.dockerfile`, issues, 'Dockerfile') : null;
+  if (inline === null) {
+    if (!file) return null;
+    if (!existsSync(file)) { issues.error(`${path}.dockerfile`, `there is no ${join(relative(ctx.workdir!, context) || '.', dockerfile)} in the source tree`); return null; }
+  }
   const args: Record<string, string> = {};
-  for (const [k, val] of mapOrList(spec.args, `${path}.args`, ctx.issues)) {
+  for (const [k, val] of mapOrList(spec.args, `${path}.args`, issues)) {
     const value = val ?? ctx.variables[k];
     if (value !== undefined) args[k] = value;
   }
-  for (const key of Object.keys(spec)) {
-    if (!['context', 'dockerfile', 'args', 'target'].includes(key) && !key.startsWith('x-')) ctx.issues.error(`${path}.${key}`, `build option "${key}" is not supported`);
-  }
-  const target = str(spec.target, `${path}.target`, ctx.issues);
-  return { context, dockerfile: relative(context, file), args, ...(target ? { target } : {}) };
+  const target = str(spec.target, `${path}.target`, issues);
+  const cacheFrom = strList(spec.cache_from, `${path}.cache_from`, issues).flatMap((e, i) => cacheSource(e, `${path}.cache_from[${i}]`, issues) ?? []);
+  const buildLabels = Object.fromEntries(mapOrList(spec.labels, `${path}.labels`, issues).map(([k, val]) => [k, val ?? '']));
+  const network = str(spec.network, `${path}.network`, issues);
+  const shmSize = spec.shm_size === undefined ? null : bytes(spec.shm_size);
+  if (spec.shm_size !== undefined && shmSize === null) issues.error(`${path}.shm_size`, `"${String(spec.shm_size)}" is not a size like 64m`);
+  const extraHosts = mapOrList(spec.extra_hosts, `${path}.extra_hosts`, issues, '=:').map(([h, ip]) => `${h}:${ip ?? ''}`);
+  const platforms = strList(spec.platforms, `${path}.platforms`, issues);
+  if (platforms.length > 1) issues.error(`${path}.platforms`, `builds for several platforms (${platforms.join(', ')}) need buildx; the engine builds one platform at a time`);
+  const noCache = bool(spec.no_cache, `${path}.no_cache`, issues);
+  const pull = bool(spec.pull, `${path}.pull`, issues);
+  return {
+    context,
+    dockerfile: file ? relative(context, file) : '',
+    ...(inline !== null ? { dockerfileInline: inline } : {}),
+    args,
+    ...(target ? { target } : {}),
+    ...(cacheFrom.length ? { cacheFrom } : {}),
+    ...(Object.keys(buildLabels).length ? { labels: buildLabels } : {}),
+    ...(network ? { network } : {}),
+    ...(shmSize ? { shmSize } : {}),
+    ...(extraHosts.length ? { extraHosts } : {}),
+    ...(platforms.length === 1 ? { platform: platforms[0] } : {}),
+    ...(noCache ? { noCache } : {}),
+    ...(pull ? { pull } : {}),
+  };
 }
 
 function pullPolicy(v: unknown, hasBuild: boolean, path: string, issues: Issues): NormalizedService['pullPolicy'] {

@@ -1,0 +1,225 @@
+// Image builds from a service's build section: BuildKit through the Engine API (no client session), the classic builder where the engine has none; the context as a tar, the progress as job lines, a failure naming its step.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PassThrough, type Readable } from 'node:stream';
+import dockerignore from '@balena/dockerignore';
+import type Dockerode from 'dockerode';
+import { create as tarCreate, Header } from 'tar';
+import { BuildProgress, decodeStatus } from './buildkit-status.ts';
+import { reasonOf } from './client.ts';
+import { baseImages, dockerfileText, sessionFeatures, stepLine, syntaxImage } from './dockerfile.ts';
+import { boundedSignal, credentialsRefused, follow, imageId, pullImage, registryHost, registryRefusal, type ImageDeps } from './images.ts';
+import type { DeployIo, NormalizedBuild, NormalizedService } from './types.ts';
+
+/** which builder builds: `auto` asks the engine (BuildKit where it has it) */
+export type BuilderChoice = 'auto' | 'buildkit' | 'classic';
+export interface Builder { kind: 'buildkit' | 'classic'; why: string; /** the engine's version, when asked */ engine?: string }
+
+/** the Engine API version that brought BuildKit builds (`version=2`, Docker Engine 18.09) */
+const buildkitApi = [1, 39];
+
+/** the builder an engine offers, from its `GET /version` answer: BuildKit on Linux engines of API 1.39 and later */
+export function builderOf(version: { Os?: string; ApiVersion?: string; Version?: string }): Builder {
+  const [major = 0, minor = 0] = (version.ApiVersion ?? '').split('.').map(Number);
+  if ((version.Os ?? 'linux') !== 'linux') return { kind: 'classic', why: `the engine runs on ${version.Os}, where it has no BuildKit` };
+  if (major < buildkitApi[0] || (major === buildkitApi[0] && minor < buildkitApi[1])) {
+    return { kind: 'classic', why: `the engine's API ${version.ApiVersion} predates BuildKit (1.39, Docker Engine 18.09)` };
+  }
+  return { kind: 'buildkit', why: '', ...(version.Version ? { engine: version.Version } : {}) };
+}
+
+const detected = new WeakMap<Dockerode, Promise<Builder>>();
+async function builderFor(docker: Dockerode, choice: BuilderChoice): Promise<Builder> {
+  if (choice !== 'auto') return { kind: choice, why: 'the docker plugin\'s option builder says so' };
+  let found = detected.get(docker);
+  if (!found) {
+    found = docker.version().then((v) => builderOf(v));
+    detected.set(docker, found);
+    found.catch(() => detected.delete(docker));
+  }
+  return found;
+}
+
+/** where an inline Dockerfile (`dockerfile_inline`) goes in the context sent to the engine */
+export const inlineDockerfileName = '.dockwright-inline.Dockerfile';
+
+/**
+ * The build context as the engine wants it: a tar of the context directory without what `.dockerignore` excludes (the
+ * Dockerfile and `.dockerignore` itself always go), and the inline Dockerfile as a file of its own.
+ */
+export function contextTar(b: NormalizedBuild): Readable {
+  let ignore: ((path: string) => boolean) | null = null;
+  let negations = false;
+  try {
+    const text = readFileSync(join(b.context, '.dockerignore'), 'utf8');
+    // the package is CommonJS typed as an ES module: its function is also its own `default`
+    const rules = dockerignore.default({ ignorecase: false }).add(text);
+    ignore = (path) => rules.ignores(path);
+    negations = /^\s*!/m.test(text);
+  } catch { /* no .dockerignore: everything goes */ }
+  const keep = (path: string, entry: { isDirectory?: () => boolean }) => {
+    const rel = path.replace(/^\.\//, '');
+    if (!ignore || rel === b.dockerfile || rel === '.dockerignore' || !ignore(rel)) return true;
+    // an excluded directory is walked when a `!` rule may take something inside it back
+    return negations && !!entry.isDirectory?.();
+  };
+  const pack = tarCreate({ cwd: b.context, filter: keep as (path: string) => boolean }, readdirSync(b.context));
+  const out = new PassThrough();
+  if (b.dockerfileInline !== undefined) {
+    const body = Buffer.from(b.dockerfileInline);
+    const header = new Header({ path: inlineDockerfileName, mode: 0o644, size: body.length, mtime: new Date(0), type: 'File', uid: 0, gid: 0 });
+    header.encode();
+    out.write(header.block);
+    out.write(Buffer.concat([body, Buffer.alloc((512 - (body.length % 512)) % 512)]));
+  }
+  (pack as unknown as Readable).on('error', (err) => out.destroy(err));
+  (pack as unknown as Readable).pipe(out);
+  return out;
+}
+
+/** the engine's query for a build (POST /build) */
+function buildQuery(s: NormalizedService, b: NormalizedBuild, builder: Builder, cacheFrom: string[]): Record<string, unknown> {
+  return {
+    t: s.image,
+    dockerfile: b.dockerfileInline !== undefined ? inlineDockerfileName : b.dockerfile,
+    buildargs: JSON.stringify(b.args),
+    ...(b.target ? { target: b.target } : {}),
+    ...(b.labels && Object.keys(b.labels).length ? { labels: JSON.stringify(b.labels) } : {}),
+    ...(b.network ? { networkmode: b.network } : {}),
+    ...(b.shmSize ? { shmsize: b.shmSize } : {}),
+    ...(b.extraHosts?.length ? { extrahosts: b.extraHosts.join(',') } : {}),
+    ...(b.platform ? { platform: b.platform } : {}),
+    ...(b.noCache ? { nocache: '1' } : {}),
+    ...(cacheFrom.length ? { cachefrom: JSON.stringify(cacheFrom) } : {}),
+    // BuildKit gets its base images from the engine's store, where they were pulled before; the classic builder pulls itself
+    ...(builder.kind === 'buildkit' ? { version: '2' } : { rm: '1', forcerm: '1', ...(b.pull ? { pull: '1' } : {}) }),
+  };
+}
+
+type RegistryConfig = Record<string, { username: string; password: string; serveraddress: string }>;
+
+/** POST /build with the context as the body (no session: BuildKit's secrets and SSH need one); answers the progress stream */
+function postBuild(docker: Dockerode, body: Readable, query: Record<string, unknown>, registryconfig: RegistryConfig, signal: AbortSignal): Promise<NodeJS.ReadableStream> {
+  return new Promise((resolve, reject) => {
+    (docker.modem as unknown as { dial(o: object, cb: (err: unknown, data?: unknown) => void): void }).dial({
+      path: '/build?', method: 'POST', file: body, options: query, isStream: true, abortSignal: signal,
+      ...(Object.keys(registryconfig).length ? { registryconfig } : {}),
+      statusCodes: { 200: true, 400: 'bad parameter', 500: 'server error' },
+    }, (err, data) => (err ? reject(err) : resolve(data as NodeJS.ReadableStream)));
+  });
+}
+
+/** the saved logins of the registries the build pulls from, keyed as the engine's X-Registry-Config wants */
+async function logins(deps: ImageDeps, refs: string[]): Promise<RegistryConfig> {
+  const provider = deps.auth();
+  if (!provider) return {};
+  const found = await Promise.all([...new Set(refs.map(registryHost))].map((h) => provider(h)));
+  return Object.fromEntries(found.filter((l) => l !== null).map((l) => [l.serveraddress, l]));
+}
+
+/**
+ * BuildKit over the Engine API cannot pull (that takes a client session): it finds its base images in the engine's store.
+ * So those the Dockerfile names are pulled first, through the engine, with their saved logins: missing ones, or all
+ * with `pull`. Cache sources are pulled when missing and left out when that fails.
+ */
+async function pullForBuildKit(deps: ImageDeps, s: NormalizedService, bases: string[], io: DeployIo): Promise<string[]> {
+  const b = s.build!;
+  await Promise.all(bases.map(async (ref) => {
+    if (!b.pull && await imageId(deps.docker, ref)) return;
+    try {
+      await pullImage(deps, ref, io);
+    } catch (err) {
+      if (io.signal?.aborted) throw err;
+      const reason = reasonOf(err);
+      if (credentialsRefused.test(reason)) {
+        throw new Error(`building the image of "${s.name}" failed: a registry refused to give the base image ${ref} (a login for ${registryHost(ref)} is missing or rejected; add or replace it with POST /api/v1/registries): ${reason}`);
+      }
+      throw new Error(`building the image of "${s.name}" failed: its base image ${ref} could not be pulled: ${reason}`);
+    }
+  }));
+  const cacheFrom: string[] = [];
+  for (const ref of b.cacheFrom ?? []) {
+    if (!(await imageId(deps.docker, ref))) {
+      try { await pullImage(deps, ref, io); } catch (err) {
+        if (io.signal?.aborted) throw err;
+        io.log(`${s.name}: cache_from ${ref} is not present and could not be pulled (${reasonOf(err)}); building without it`);
+        continue;
+      }
+    }
+    cacheFrom.push(ref);
+  }
+  return cacheFrom;
+}
+
+/** the job's error for a failed BuildKit build: the step that failed and its Dockerfile line, or the feature that is missing */
+function buildKitFailure(s: NormalizedService, text: string | null, progress: BuildProgress, reason: string): string {
+  const what = `building the image of "${s.name}" failed`;
+  if (/no active sessions/.test(reason)) {
+    const features = text ? sessionFeatures(text) : [];
+    if (features.length) return `${what}: ${features.join(' and ')} need a BuildKit session, which Dockwright's builds through the Engine API do not open (not supported)`;
+    const metadata = /^\[internal\] load metadata for (\S+)/.exec(progress.failed?.name ?? '');
+    if (metadata) return `${what}: the base image ${metadata[1]} is not on the engine, and BuildKit through the Engine API cannot pull it itself; name it without build args Dockwright cannot fill in, so that it is pulled first, or pull it onto the engine`;
+    return `${what}: the build needs a BuildKit session, which Dockwright's builds through the Engine API do not open: ${reason}`;
+  }
+  if (progress.failed && /^\[/.test(progress.failed.name) && !progress.failed.name.startsWith('[internal]')) {
+    const line = text ? stepLine(text, progress.failed.name) : null;
+    return `${what} at step ${progress.failed.name}${line ? ` (Dockerfile line ${line})` : ''}: ${progress.failed.error}`;
+  }
+  if (/dockerfile parse error/i.test(reason) && text && !syntaxImage(text)) {
+    return `${what}: ${reason} (the engine's built-in Dockerfile frontend read it; newer syntax such as heredocs, COPY --link or RUN --network needs Docker Engine 23 or later, or a "# syntax=docker/dockerfile:1" line with that image pullable)`;
+  }
+  return `${what}: ${reason}`;
+}
+
+/** builds the image of a service from its context in the source tree, tagged with the service's image name */
+export async function buildImage(deps: ImageDeps, s: NormalizedService, io: DeployIo): Promise<void> {
+  const b = s.build!;
+  const builder = await builderFor(deps.docker, deps.builder);
+  const text = dockerfileText(b);
+  const bases = text ? baseImages(text, b.args) : [];
+  // a base image missing here is pulled (by Dockwright for BuildKit, by the engine for the classic builder): only from a registry the policy allows
+  for (const base of bases) {
+    const refusal = await registryRefusal(deps.outbound, registryHost(base));
+    if (refusal && !(await imageId(deps.docker, base))) {
+      throw new Error(`building the image of "${s.name}" failed: its base image ${base} is not present locally and is not pulled: ${refusal}`);
+    }
+  }
+  const registryconfig = await logins(deps, [...bases, ...(b.cacheFrom ?? [])]);
+  const users = Object.values(registryconfig).map((l) => `${l.username} on ${l.serveraddress}`);
+  io.log(`${s.name}: building ${s.image}${users.length ? ` (base images as ${users.join(', ')})` : ''} ${builder.kind === 'buildkit' ? 'with BuildKit' : `with the classic builder (${builder.why})`}`);
+  if (builder.kind === 'buildkit') {
+    // measured on 20.10: its BuildKit leaves /dev/shm of RUN steps at 64 MB whatever the build asks
+    if (b.shmSize && /^(1\d|20)\./.test(builder.engine ?? '')) io.log(`${s.name}: warning: build.shm_size is not applied by the BuildKit of Docker Engine ${builder.engine} (RUN steps get 64 MB)`);
+    const features = text ? sessionFeatures(text) : [];
+    if (features.length) throw new Error(`building the image of "${s.name}" failed: ${features.join(' and ')} need a BuildKit session, which Dockwright's builds through the Engine API do not open (not supported)`);
+  }
+  const signal = boundedSignal(io, deps.pullTimeoutMs);
+  const cacheFrom = builder.kind === 'buildkit' ? await pullForBuildKit(deps, s, bases, io) : b.cacheFrom ?? [];
+  const progress = new BuildProgress((line) => io.log(`${s.name}: ${line}`));
+  try {
+    const stream = await postBuild(deps.docker, contextTar(b), buildQuery(s, b, builder, cacheFrom), builder.kind === 'classic' ? registryconfig : {}, signal);
+    await follow(deps.docker, stream, (e) => {
+      if (e.id === 'moby.buildkit.trace' && typeof e.aux === 'string') progress.add(decodeStatus(e.aux));
+      else if (typeof e.stream === 'string') for (const line of e.stream.split('\n')) if (line.trim()) io.log(`${s.name}: ${line.trimEnd()}`);
+    });
+  } catch (err) {
+    progress.end();
+    if (signal.aborted && !io.signal?.aborted) throw new Error(`building the image of "${s.name}" took longer than ${Math.round(deps.pullTimeoutMs / 1000)} s`);
+    const reason = reasonOf(err);
+    if (builder.kind === 'buildkit') throw new Error(buildKitFailure(s, text, progress, reason));
+    if (credentialsRefused.test(reason) && bases.length) {
+      throw new Error(`building the image of "${s.name}" failed: a registry refused to give a base image (a login for ${[...new Set(bases.map(registryHost))].join(' or ')} is missing or rejected; add or replace it with POST /api/v1/registries): ${reason}`);
+    }
+    throw new Error(`building the image of "${s.name}" failed: ${reason}`);
+  } finally {
+    progress.end();
+  }
+}
+
+/** builds the service's image and answers its id */
+export async function builtImageId(deps: ImageDeps, s: NormalizedService, io: DeployIo): Promise<string> {
+  await buildImage(deps, s, io);
+  const id = await imageId(deps.docker, s.image);
+  if (!id) throw new Error(`the build of "${s.name}" did not produce ${s.image}`);
+  return id;
+}
