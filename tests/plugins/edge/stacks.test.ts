@@ -2,6 +2,7 @@
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { act, cleanupProjects, createStack, edgeAnswers, edgeRunning, startEdgeServer, uniqueName, viaEdge, webCompose, type EdgeServer } from './helpers.ts';
+import { eventually } from '../../helpers/harness.ts';
 
 let s: EdgeServer;
 const projects: string[] = [];
@@ -27,7 +28,11 @@ test('a labelled service answers through the edge; a recreating redeploy keeps a
   await act(s, 'deploy', name);
   const first = await edgeAnswers(s.httpPort, host, '/cgi-bin/env', (a) => a.status === 200 && a.body.includes('message=one'));
   assert.match(first.body, /hostname=/);
-  const edge = (await s.api('GET', '/api/v1/edge')).body;
+  // Caddy takes a change inside the transaction that stores it: its answer can come a moment before the commit
+  const edge = await eventually(async () => {
+    const view = (await s.api('GET', '/api/v1/edge')).body;
+    return view.routes.some((r: any) => r.hostname === host) ? view : null;
+  }, 10_000, 'the route in GET /edge');
   assert.deepEqual(edge.routes.filter((r: any) => r.hostname === host).map((r: any) => ({ owner: r.owner, path: r.path, kind: r.kind, target: r.target, https: r.https })),
     [{ owner: `stack:${name}`, path: '/', kind: 'proxy', target: { project: name, service: 'web', port: 8080 }, https: false }]);
   assert.equal(edge.hostnames.find((h: any) => h.hostname === host)?.certificate, null);
