@@ -9,6 +9,7 @@ import { deployProject } from './deploy.ts';
 import { builtImageId, imageId, pullImage, pushImage, refusedImages, registryHost, registryRefusal, type ImageDeps } from './images.ts';
 import { filterFor, ownershipOf } from './labels.ts';
 import { removeVolumes, takeDown } from './resources.ts';
+import { removeServiceFiles, type SecretsDir } from './secrets.ts';
 import { engineState, projectStatus, publishedPorts, servicesOfProjects } from './status.ts';
 import { projectNamePattern } from './compose/load.ts';
 import type { ContainerWatch } from './watch.ts';
@@ -28,6 +29,8 @@ export interface RuntimeOptions {
   healthTimeoutMs: number;
   stopTimeoutSeconds: number;
   parallel: number;
+  /** where the services' secret and config files are kept (DATA_DIR/plugins/docker/secrets) */
+  secretsDir: SecretsDir;
 }
 
 export const runtimeDefaults = { timeoutMs: 30_000, pullTimeoutMs: 600_000, healthTimeoutMs: 120_000, stopTimeoutSeconds: 10, parallel: 8 };
@@ -73,15 +76,18 @@ export function createRuntime(opts: RuntimeOptions): DockerRuntime {
     load: loadCompose,
     async deploy(project, io) {
       const loaded = loadOrThrow(project);
-      return settling(project.name, () => deployProject({ docker, installation, images, stopSeconds: opts.stopTimeoutSeconds, healthTimeoutMs: opts.healthTimeoutMs, parallel: opts.parallel }, project.name, loaded, io));
+      return settling(project.name, () => deployProject({ docker, installation, images, stopSeconds: opts.stopTimeoutSeconds, healthTimeoutMs: opts.healthTimeoutMs, parallel: opts.parallel, secretsDir: opts.secretsDir }, project.name, loaded, io));
     },
     async stop(name, io) {
       checkName(name);
-      return { removed: await settling(name, () => takeDown(resources, name, io, { volumes: false })) };
+      const removed = await settling(name, () => takeDown(resources, name, io, { volumes: false }));
+      removeServiceFiles(opts.secretsDir, name);
+      return { removed };
     },
     async remove(name, io: DeployIo, { volumes }) {
       checkName(name);
       await settling(name, () => takeDown(resources, name, io, { volumes }));
+      removeServiceFiles(opts.secretsDir, name);
       if (volumes) await removeVolumes(resources, name, io);
     },
     async pull(project, io) {

@@ -84,7 +84,8 @@ export function createCore(ctx: PluginContext, deps: { runtime: DockerRuntime; s
     const other = runtimes.find((r) => r.claims(loaded));
     job.log(`deploying ${row.name} at revision ${row.revision}${commit ? `, commit ${commit}` : ''}${other ? ` on the ${other.name} runtime` : ''}`);
     try {
-      const io = { log: job.log, signal: job.signal };
+      // a secret's content is read by the runtime: it hands it to the job's redaction
+      const io = { log: job.log, signal: job.signal, redact: job.redact };
       // a stack moved back to the compose runtime leaves nothing running on the others
       if (!other) await others((r) => r.remove(row.name, io));
       const result = other ? await other.deploy(project, loaded, io) : await runtime.deploy(project, io);
