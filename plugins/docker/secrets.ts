@@ -39,6 +39,9 @@ function nameKey(base: string): Buffer {
 
 const projectDir = (base: string, project: string) => join(base, project);
 
+/** why a secret or config from `environment` has no content */
+export const unsetVariable = (o: NormalizedFileObject) => `the ${o.kind} "${o.key}" takes the variable ${o.from}, which is not set: set it among the stack's variables (or in the project's .env)`;
+
 /** the objects the services refer to: an external one stops the deploy here, before anything is written or changed */
 function resolveReferences(loaded: LoadedCompose): Map<string, { object: NormalizedFileObject; ref: FileReference }[]> {
   const objects = { secret: new Map(loaded.secrets.map((o) => [o.key, o])), config: new Map(loaded.configs.map((o) => [o.key, o])) };
@@ -47,9 +50,10 @@ function resolveReferences(loaded: LoadedCompose): Map<string, { object: Normali
     const list = [...s.secrets.map((ref) => ({ kind: 'secret' as const, ref })), ...s.configs.map((ref) => ({ kind: 'config' as const, ref }))].map(({ kind, ref }) => {
       const object = objects[kind].get(ref.source);
       if (!object) throw new Error(`service ${s.name}: the ${kind} "${ref.source}" is not declared`);
-      if (object.external || !object.content) {
+      if (object.external) {
         throw new Error(`service ${s.name}: the ${kind} "${ref.source}" is external, and external ${kind}s exist only on a swarm: run the stack on the swarm runtime (x-dockwright: { runtime: swarm }), or give the ${kind} a file, environment${kind === 'config' ? ' or content' : ''}`);
       }
+      if (!object.content) throw new Error(unsetVariable(object));
       return { object, ref };
     });
     out.set(s.name, list);

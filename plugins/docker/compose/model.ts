@@ -12,7 +12,7 @@ export interface NormalizedFileObject {
   source: 'file' | 'environment' | 'content' | 'external';
   /** file: the path as written in the compose file; environment: the variable's name; else null */
   from: string | null;
-  /** the bytes, read when asked: a function, so a model that is serialized (an answer, a log line) never carries them; null when external */
+  /** the bytes, read when asked: a function, so a model that is serialized (an answer, a log line) never carries them; null when external, or when `environment` names a variable that is not set */
   content: (() => Buffer) | null;
   labels: Record<string, string>;
 }

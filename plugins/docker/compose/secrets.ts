@@ -101,8 +101,12 @@ export function fileObjects(doc: Obj, kind: Kind, ctx: FileObjectContext): Map<s
       const variable = str(value.environment, `${path}.environment`, issues);
       if (variable === null) continue;
       const text = ctx.variables[variable];
-      // the message names the variable, never a value
-      if (text === undefined) { issues.error(`${path}.environment`, `the variable ${variable} is not set (neither among the stack's variables nor in the project's .env)`); continue; }
+      // a stack is created before its variables are set: an unset one fails the deploy, not the save. The message names the variable, never a value
+      if (text === undefined) {
+        issues.warn(`${path}.environment`, `the variable ${variable} is not set (neither among the stack's variables nor in the project's .env): a deploy fails until it is`);
+        out.set(key, object('environment', variable, null));
+        continue;
+      }
       const bytes = Buffer.from(text);
       if (bytes.length > maxBytes[kind]) { issues.error(`${path}.environment`, `the variable ${variable} holds ${bytes.length.toLocaleString('en-US')} bytes: a ${kind} holds at most ${maxBytes[kind].toLocaleString('en-US')}`); continue; }
       out.set(key, object('environment', variable, bytes));

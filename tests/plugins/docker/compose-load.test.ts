@@ -419,7 +419,6 @@ secrets:
     'secrets.escaping.file: secret file "../../etc/passwd" points outside the source tree',
     'secrets.linked.file: secret file "./outside/passwd" leads outside the source tree through a symbolic link',
     'secrets.folder.file: secret file "./app" is a folder: a secret is one file',
-    "secrets.unset.environment: the variable NOT_SET is not set (neither among the stack's variables nor in the project's .env)",
     'secrets.both: sets file and environment: a secret has exactly one source',
     'secrets.none: needs file, environment or external',
     'secrets.inline.content: a secret cannot be inline content (compose allows content for configs only): use file or environment',
@@ -427,6 +426,7 @@ secrets:
   ];
   for (const e of expect) assert.ok(got.includes(e), `missing error ${e}\ngot:\n${got.join('\n')}`);
   assert.equal(got.length, expect.length, got.join('\n'));
+  assert.deepEqual(messages(l.warnings), ["secrets.unset.environment: the variable NOT_SET is not set (neither among the stack's variables nor in the project's .env): a deploy fails until it is"]);
 
   const noTree = await load('services:\n  web:\n    image: dockwright-test/busybox:1\n    secrets: [s]\nsecrets:\n  s: { file: ./s.txt }\n');
   assert.deepEqual(messages(noTree.errors), ['secrets.s.file: secret file "./s.txt" needs a source tree, and this stack has none']);

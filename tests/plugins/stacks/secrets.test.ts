@@ -74,8 +74,6 @@ function assertNoSecret(text: string, where: string): void {
 
 test('a file secret, an environment secret and a content config are read-only files at their targets, and appear nowhere else', async () => {
   await createStack(s, name, busybox());
-  const env = await s.api('PUT', `/api/v1/stacks/${name}/env`, { body: { values: { UPSTREAM: first }, revision: 1 } });
-  assert.equal(env.status, 200, env.text);
   const archive = tgz([
     { name: 'compose.yaml', content: compose },
     { name: 'secrets/', type: 'dir' },
@@ -83,6 +81,15 @@ test('a file secret, an environment secret and a content config are read-only fi
   ]);
   const up = await s.api('PUT', `/api/v1/stacks/${name}/source/upload`, { raw: new Uint8Array(archive), headers: { 'content-type': 'application/octet-stream' } });
   assert.equal(up.status, 200, up.text);
+  // the variable is not set yet: the deploy fails naming it, before anything runs or is written
+  const unset = await act(s, 'deploy', name, 'failed');
+  assert.match(unset.error ?? '', /the secret "upstream" takes the variable UPSTREAM, which is not set/);
+  assert.deepEqual(await docker.listContainers({ all: true, filters: { label: [`dockwright.project=${name}`] } }), []);
+  assert.ok(!existsSync(filesDir()));
+
+  const revision = (await s.api('GET', `/api/v1/stacks/${name}`)).body.revision;
+  const env = await s.api('PUT', `/api/v1/stacks/${name}/env`, { body: { values: { UPSTREAM: first }, revision } });
+  assert.equal(env.status, 200, env.text);
   const job = await act(s, 'deploy', name);
   assert.match(job.output, /2 secrets and 1 config mounted read-only/);
 
