@@ -143,6 +143,16 @@ test('an unchanged redeploy leaves the container alone; a changed variable recre
   assert.equal(readdirSync(filesDir()).length, 3, 'the file of the old value was removed');
 });
 
+test('validate: an external secret is refused by no-external-resources; a secret file outside the tree by compose-valid', async () => {
+  const check = async (top: string) => (await s.api('POST', `/api/v1/stacks/${name}/validate`, {
+    body: { content: `services:\n  app:\n    image: dockwright-test/busybox:1\n    secrets: [x]\n${top}` },
+  })).body;
+  const external = await check('secrets:\n  x: { external: true, name: other_stack_password }\n');
+  assert.deepEqual(external.errors, [{ rule: 'no-external-resources', path: 'secrets.x', message: 'secret x is external (other_stack_password)' }]);
+  const escaping = await check('secrets:\n  x: { file: ../../../etc/shadow }\n');
+  assert.deepEqual(escaping.errors, [{ rule: 'compose-valid', path: 'secrets.x.file', message: 'secret file "../../../etc/shadow" points outside the source tree' }]);
+});
+
 test('removing the stack removes its files; the log never held a secret', async () => {
   const current = (await s.api('GET', `/api/v1/stacks/${name}`)).body.revision;
   const removed = await s.api('DELETE', `/api/v1/stacks/${name}`, { headers: { 'if-match': `"${current}"` } });
