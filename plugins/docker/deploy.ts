@@ -7,6 +7,7 @@ import { builtImageId } from './build.ts';
 import { imageId, pullImage, type ImageDeps } from './images.ts';
 import { bareName, isReplacedName, label, replacedName } from './labels.ts';
 import { ensureNetworks, ensureVolumes, projectContainers, projectNetworks, removeContainer, type Owned } from './resources.ts';
+import { writeServiceFiles, type SecretsDir } from './secrets.ts';
 import { endpointConfig, planContainer, type ContainerPlan } from './spec.ts';
 import { limiter, plural, sleep } from './util.ts';
 import { realExisting } from '../../sdk/index.ts';
@@ -17,6 +18,8 @@ export interface DeployDeps extends Owned {
   healthTimeoutMs: number;
   /** containers created or started at the same time */
   parallel: number;
+  /** where the services' secret and config files are written */
+  secretsDir: SecretsDir;
 }
 
 type Action = DeployResult['services'][number]['action'];
@@ -67,6 +70,8 @@ export async function deployProject(deps: DeployDeps, project: string, loaded: L
   const signal = io.signal;
   for (const w of loaded.warnings) io.log(`warning: ${w.path ? `${w.path}: ` : ''}${w.message}`);
   io.log(`deploying ${plural(loaded.services.length, 'service')}: ${loaded.services.map((s) => s.name).join(', ')}`);
+  // before images: an external secret (swarm only) stops the deploy before anything changes
+  const files = writeServiceFiles(deps.secretsDir, project, loaded, io);
   // images first: a deploy that cannot get them leaves nothing behind
   const imageIds = await ensureImages(deps.images, loaded.services, io);
   signal?.throwIfAborted();
@@ -99,7 +104,7 @@ export async function deployProject(deps: DeployDeps, project: string, loaded: L
     const ids: string[] = [];
     const env = Object.keys(s.environment).length;
     for (let n = 1; n <= s.replicas; n++) {
-      const plan = planContainer(project, s, n, imageIds.get(s.image)!, deps.installation);
+      const plan = planContainer(project, files.service(s), n, imageIds.get(s.image)!, deps.installation);
       const have = current.find((c) => c.Labels[label.service] === s.name && Number(c.Labels[label.number]) === n);
       signal?.throwIfAborted();
       if (!have) {
@@ -178,6 +183,8 @@ export async function deployProject(deps: DeployDeps, project: string, loaded: L
     throw new Error(`deploy of "${project}" failed: ${text.join('; ')}${more ? ` (${plural(more, 'dependent service')} not started)` : ''}`);
   }
   await removeUnusedNetworks(deps, project, loaded, io);
+  // every container now mounts the files of this deploy: those of the containers it replaced go
+  files.prune();
   io.log(`deployed: ${loaded.services.map((s) => `${s.name} ${actions.get(s.name)}`).join(', ')}${removed.length ? `; removed ${removed.join(', ')}` : ''}`);
   return { services: loaded.services.map((s) => ({ service: s.name, action: actions.get(s.name)! })), removed: removed.sort() };
 }

@@ -1,4 +1,5 @@
 // The docker plugin: the runtime provider (Engine API client, compose engine, live container table) other plugins require, its overview part and its start-up reconcile.
+import { join } from 'node:path';
 import { definePlugin, Type, type AttentionItem } from '../../sdk/index.ts';
 import { accessGuards, registryAuths } from './api.ts';
 import type { ContainerInfo } from 'dockerode';
@@ -49,6 +50,7 @@ export default definePlugin({
       endpoint, docker, watch, installation: ctx.installationId, outbound: ctx.outbound,
       timeoutMs: o.timeoutMs, pullTimeoutMs: o.pullTimeoutMs, healthTimeoutMs: o.healthTimeoutMs, stopTimeoutSeconds: o.stopTimeoutSeconds, parallel: o.parallel,
       builder: o.builder,
+      secretsDir: () => join(ctx.dataDir, 'secrets'),
     });
     // without the live table, the overview asks the engine: quickly even when it hangs, and at most every 2 s
     const probe = createClient({ endpoint, timeoutMs: Math.min(o.timeoutMs, 5000) });

@@ -10,6 +10,7 @@ import { builtImageId, type BuilderChoice } from './build.ts';
 import { imageId, pullImage, pushImage, refusedImages, registryHost, registryRefusal, type ImageDeps } from './images.ts';
 import { filterFor, ownershipOf } from './labels.ts';
 import { removeVolumes, takeDown } from './resources.ts';
+import { removeServiceFiles, type SecretsDir } from './secrets.ts';
 import { engineState, projectStatus, publishedPorts, servicesOfProjects } from './status.ts';
 import { projectNamePattern } from './compose/load.ts';
 import type { ContainerWatch } from './watch.ts';
@@ -31,6 +32,8 @@ export interface RuntimeOptions {
   parallel: number;
   /** which builder builds images (default: BuildKit where the engine has it) */
   builder?: BuilderChoice;
+  /** where the services' secret and config files are kept (DATA_DIR/plugins/docker/secrets) */
+  secretsDir: SecretsDir;
 }
 
 export const runtimeDefaults = { timeoutMs: 30_000, pullTimeoutMs: 600_000, healthTimeoutMs: 120_000, stopTimeoutSeconds: 10, parallel: 8, builder: 'auto' as BuilderChoice };
@@ -76,15 +79,18 @@ export function createRuntime(opts: RuntimeOptions): DockerRuntime {
     load: loadCompose,
     async deploy(project, io) {
       const loaded = loadOrThrow(project);
-      return settling(project.name, () => deployProject({ docker, installation, images, stopSeconds: opts.stopTimeoutSeconds, healthTimeoutMs: opts.healthTimeoutMs, parallel: opts.parallel }, project.name, loaded, io));
+      return settling(project.name, () => deployProject({ docker, installation, images, stopSeconds: opts.stopTimeoutSeconds, healthTimeoutMs: opts.healthTimeoutMs, parallel: opts.parallel, secretsDir: opts.secretsDir }, project.name, loaded, io));
     },
     async stop(name, io) {
       checkName(name);
-      return { removed: await settling(name, () => takeDown(resources, name, io, { volumes: false })) };
+      const removed = await settling(name, () => takeDown(resources, name, io, { volumes: false }));
+      removeServiceFiles(opts.secretsDir, name);
+      return { removed };
     },
     async remove(name, io: DeployIo, { volumes }) {
       checkName(name);
       await settling(name, () => takeDown(resources, name, io, { volumes }));
+      removeServiceFiles(opts.secretsDir, name);
       if (volumes) await removeVolumes(resources, name, io);
     },
     async pull(project, io) {

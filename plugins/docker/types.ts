@@ -2,6 +2,9 @@
 import type Dockerode from 'dockerode';
 import type { ContainerInfo } from 'dockerode';
 import type { Principal } from '../../sdk/index.ts';
+import type { FileReference, NormalizedFileObject } from './compose/model.ts';
+
+export type { FileReference, NormalizedFileObject } from './compose/model.ts';
 
 export interface ComposeProject {
   /** project (stack) name: ^[a-z0-9][a-z0-9_-]{0,62}$ */
@@ -134,6 +137,9 @@ export interface NormalizedService {
   pid: string | null;
   ipc: string | null;
   groupAdd: string[];
+  /** read-only files in the containers, from the top-level secrets and configs */
+  secrets: FileReference[];
+  configs: FileReference[];
 }
 
 export interface NormalizedNetwork {
@@ -167,9 +173,13 @@ export interface LoadedCompose {
   /** the project networks and volumes the services use */
   networks: NormalizedNetwork[];
   volumes: NormalizedVolume[];
+  /** the top-level secrets and configs the file declares (those that could be read) */
+  secrets: NormalizedFileObject[];
+  configs: NormalizedFileObject[];
 }
 
-export interface DeployIo { log(line: string): void; signal?: AbortSignal }
+/** `redact`: what a deploy reads that must never show (a secret's content) is handed to the job's output filter */
+export interface DeployIo { log(line: string): void; signal?: AbortSignal; redact?(secret: string): void }
 
 /** whose a container is: a project of this installation, nobody's (not made by Dockwright), or another installation's on the same engine */
 export type Ownership =

@@ -88,7 +88,8 @@ export function createCore(ctx: PluginContext, deps: { runtime: DockerRuntime; s
     const other = runtimes.find((r) => r.claims(loaded));
     job.log(`deploying ${row.name} at revision ${row.revision}${commit ? `, commit ${commit}` : ''}${other ? ` on the ${other.name} runtime` : ''}`);
     try {
-      const io = { log: job.log, signal: job.signal };
+      // a secret's content is read by the runtime: it hands it to the job's redaction
+      const io = { log: job.log, signal: job.signal, redact: job.redact };
       // before any container changes: a deploy the edge would not route fails with the reason instead of succeeding unrouted
       for (const hook of hooks) await hook.deploying?.(row.name, loaded);
       // a stack moved back to the compose runtime leaves nothing running on the others

@@ -207,10 +207,12 @@ export function builtInRules(opts: RuleOptions): PlatformRule[] {
         .map((o) => ({ path: `networks.${n.key}.driver_opts.${o}`, message: `network ${n.key} sets the driver option ${o}, which an admin has not allowed` }))),
     },
     {
-      id: 'no-external-resources', description: "volumes and networks belong to the stack: no external or explicitly named ones (they could be another stack's)",
+      id: 'no-external-resources', description: "volumes, networks, secrets and configs belong to the stack: no external or explicitly named volumes and networks, no external secrets or configs (they could be another stack's)",
       check: ({ loaded, stack }) => [
         ...loaded.volumes.filter((v) => v.external || v.name !== `${stack}_${v.key}`).map((v) => ({ path: `volumes.${v.key}`, message: `volume ${v.key} is ${v.external ? 'external' : `named ${v.name}`}` })),
         ...loaded.networks.filter((n) => n.external || n.name !== `${stack}_${n.key}`).map((n) => ({ path: `networks.${n.key}`, message: `network ${n.key} is ${n.external ? 'external' : `named ${n.name}`}` })),
+        // a swarm's secrets are the engine's, whoever made them: an external one could be another stack's or installation's
+        ...[...loaded.secrets, ...loaded.configs].filter((o) => o.external).map((o) => ({ path: `${o.kind}s.${o.key}`, message: `${o.kind} ${o.key} is external (${o.name})` })),
       ],
     },
     {

@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import type Dockerode from 'dockerode';
 import { registryHost } from '../docker/api.ts';
-import type { ComposeProject, DeployIo, DockerRuntime, LoadedCompose, NormalizedService, ServiceStatus } from '../docker/types.ts';
+import type { ComposeProject, DeployIo, DockerRuntime, FileReference, LoadedCompose, NormalizedService, ServiceStatus } from '../docker/types.ts';
 
 /** the docker plugin's ownership labels (so its views and port checks know task containers as the stack's), and the spec hash */
 export const labels = { managed: 'dockwright.managed', installation: 'dockwright.installation', project: 'dockwright.project', service: 'dockwright.service', spec: 'dockwright.spec-hash', tasks: 'dockwright.task-hash' } as const;
@@ -92,17 +92,36 @@ const store = (docker: Dockerode, kind: Kind) => ({
 });
 
 /** secrets and configs are immutable on a swarm: one per value (named by its hash), the unused ones removed after the update */
-async function ensureStored(deps: SwarmDeps, kind: Kind, project: string, wanted: Map<string, string>): Promise<Stored> {
+async function ensureStored(deps: SwarmDeps, kind: Kind, project: string, wanted: Map<string, { data: Buffer; labels?: Record<string, string> }>): Promise<Stored> {
   const engine = store(deps.docker, kind);
   const present = new Map((await engine.list(projectFilter(deps, project))).map((s) => [s.Spec?.Name ?? '', s.ID]));
   const out: Stored = new Map();
-  for (const [key, value] of wanted) {
-    const name = `${project}_${key.replace(/[^A-Za-z0-9_.-]/g, '_')}_${createHash('sha256').update(value).digest('hex').slice(0, 12)}`.slice(-64);
-    const id = present.get(name) ?? await engine.create({ Name: name, Labels: ownLabels(deps, project), Data: Buffer.from(value).toString('base64') });
+  for (const [key, { data, labels: extra }] of wanted) {
+    const name = `${project}_${key.replace(/[^A-Za-z0-9_.-]/g, '_')}_${createHash('sha256').update(data).digest('hex').slice(0, 12)}`.slice(-64);
+    const id = present.get(name) ?? await engine.create({ Name: name, Labels: ownLabels(deps, project, extra), Data: data.toString('base64') });
     out.set(key, { id, name });
   }
   return out;
 }
+
+/** the compose file's external secrets and configs the services use, by the names the swarm knows them by */
+async function findExternal(deps: SwarmDeps, kind: Kind, loaded: LoadedCompose): Promise<Stored> {
+  const out: Stored = new Map();
+  const engine = store(deps.docker, kind);
+  const used = new Set(loaded.services.flatMap((s) => s[kind].map((r) => r.source)));
+  for (const o of loaded[kind].filter((x) => x.external && used.has(x.key))) {
+    const found = (await engine.list({ name: [o.name] })).find((x) => x.Spec?.Name === o.name);
+    if (!found) throw new Error(`the external ${kind === 'secrets' ? 'secret' : 'config'} "${o.name}" (${kind}.${o.key}) does not exist on the swarm: create it first (docker ${kind === 'secrets' ? 'secret' : 'config'} create)`);
+    out.set(`compose:${o.key}`, { id: found.ID, name: o.name });
+  }
+  return out;
+}
+
+/** a compose reference as the swarm mounts it: a secret's target under /run/secrets by its name there, others by their absolute path */
+const fileOf = (kind: Kind, r: FileReference) => ({
+  Name: kind === 'secrets' && r.target.startsWith('/run/secrets/') ? r.target.slice('/run/secrets/'.length) : r.target,
+  UID: r.uid ?? '0', GID: r.gid ?? '0', Mode: r.mode,
+});
 
 /** the service's x-dockwright-secrets or -configs: file (or path) → the stack variable that holds its content */
 const mapOf = (raw: Obj, kind: Kind): Record<string, string> => (isObj(raw[`x-dockwright-${kind}`]) ? raw[`x-dockwright-${kind}`] as Record<string, string> : {});
@@ -173,11 +192,17 @@ function specOf(deps: SwarmDeps, project: ComposeProject, loaded: LoadedCompose,
         Secrets: Object.keys(mapOf(raw, 'secrets')).map((file) => {
           const sec = stored.secrets.get(`${s.name}.${file}`)!;
           return { SecretID: sec.id, SecretName: sec.name, File: { Name: file, UID: '0', GID: '0', Mode: 0o400 } };
-        }),
+        }).concat(s.secrets.map((r) => {
+          const sec = stored.secrets.get(`compose:${r.source}`)!;
+          return { SecretID: sec.id, SecretName: sec.name, File: fileOf('secrets', r) };
+        })),
         Configs: Object.keys(mapOf(raw, 'configs')).map((path) => {
           const conf = stored.configs.get(`${s.name}.${path}`)!;
           return { ConfigID: conf.id, ConfigName: conf.name, File: { Name: path, UID: '0', GID: '0', Mode: 0o444 } };
-        }),
+        }).concat(s.configs.map((r) => {
+          const conf = stored.configs.get(`compose:${r.source}`)!;
+          return { ConfigID: conf.id, ConfigName: conf.name, File: fileOf('configs', r) };
+        })),
         ...(s.init !== null ? { Init: s.init } : {}),
         TTY: s.tty,
         ReadOnly: s.readOnly,
@@ -219,13 +244,18 @@ export async function projectServices(deps: SwarmDeps, project: string): Promise
 export async function deploySwarm(deps: SwarmDeps, project: ComposeProject, loaded: LoadedCompose, io: DeployIo): Promise<{ services: string[]; updated: string[]; removed: string[] }> {
   const refused = swarmIssues(loaded, deps.registry);
   if (refused.length) throw new Error(`the stack cannot run on the swarm: ${refused.map((i) => `${i.path}: ${i.message}`).join('; ')}`);
+  // before anything changes: a secret or config whose variable is not set
+  for (const o of [...loaded.secrets, ...loaded.configs]) {
+    const used = loaded.services.some((s) => (o.kind === 'secret' ? s.secrets : s.configs).some((r) => r.source === o.key));
+    if (used && !o.external && !o.content) throw new Error(`the ${o.kind} "${o.key}" takes the variable ${o.from}, which is not set: set it among the stack's variables (or in the project's .env)`);
+  }
   // the nodes pull what they lack: an image missing here whose registry the outbound policy refuses stops the deploy before anything changes
   const blocked = (await deps.images.refusedImages(loaded.services)) ?? [];
   if (blocked.length) throw new Error(`the stack cannot run on the swarm: ${blocked.map((i) => `${i.path}: ${i.message}`).join('; ')}`);
   const built = await buildAndPush(deps, project.name, loaded, io);
   await removeComposeLeftovers(deps, project.name, io);
   await ensureNetworks(deps, project.name, loaded, io);
-  const wanted: Record<Kind, Map<string, string>> = { secrets: new Map(), configs: new Map() };
+  const wanted: Record<Kind, Map<string, { data: Buffer; labels?: Record<string, string> }>> = { secrets: new Map(), configs: new Map() };
   const rawServices = isObj(loaded.raw.services) ? loaded.raw.services : {};
   for (const s of loaded.services) {
     const raw = isObj(rawServices[s.name]) ? rawServices[s.name] as Obj : {};
@@ -233,11 +263,24 @@ export async function deploySwarm(deps: SwarmDeps, project: ComposeProject, load
       for (const [file, variable] of Object.entries(mapOf(raw, kind))) {
         const value = project.variables[variable];
         if (value === undefined) throw new Error(`service ${s.name}: ${kind === 'secrets' ? 'the secret' : 'the config'} ${file} names the variable ${variable}, which the stack does not set`);
-        wanted[kind].set(`${s.name}.${file}`, value);
+        wanted[kind].set(`${s.name}.${file}`, { data: Buffer.from(value) });
       }
     }
   }
-  const stored = { secrets: await ensureStored(deps, 'secrets', project.name, wanted.secrets), configs: await ensureStored(deps, 'configs', project.name, wanted.configs) };
+  // the compose file's own: the swarm keeps the content; the job's output never shows a secret's
+  for (const kind of ['secrets', 'configs'] as const) {
+    const used = new Set(loaded.services.flatMap((s) => s[kind].map((r) => r.source)));
+    for (const o of loaded[kind].filter((x) => !x.external && used.has(x.key))) {
+      const data = o.content!();
+      if (kind === 'secrets') io.redact?.(data.toString('utf8'));
+      wanted[kind].set(`compose:${o.key}`, { data, labels: o.labels });
+    }
+  }
+  const external = { secrets: await findExternal(deps, 'secrets', loaded), configs: await findExternal(deps, 'configs', loaded) };
+  const stored = {
+    secrets: new Map([...await ensureStored(deps, 'secrets', project.name, wanted.secrets), ...external.secrets]),
+    configs: new Map([...await ensureStored(deps, 'configs', project.name, wanted.configs), ...external.configs]),
+  };
   const existing = new Map((await projectServices(deps, project.name)).map((s) => [s.Spec.Labels?.[labels.service] ?? '', s]));
   const updated: string[] = [];
   const rolling = new Set<string>();

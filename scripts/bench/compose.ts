@@ -23,7 +23,8 @@ const dockerCli = arg('docker-cli', 'docker');
 const endpoint = endpointOf({}, process.env);
 // its image is present locally: nothing is pulled, and the policy of the tests refuses every registry but local ones
 const outbound = createOutbound({ allow: ['127.0.0.0/8', '::1'], allowHostnames: false });
-const runtime = createRuntime({ endpoint, installation: randomUUID(), outbound, ...runtimeDefaults, stopTimeoutSeconds: 0 });
+// its compose files have no secrets: the folder is named, never written
+const runtime = createRuntime({ endpoint, installation: randomUUID(), outbound, ...runtimeDefaults, stopTimeoutSeconds: 0, secretsDir: () => join(tmpdir(), 'dw-bench-secrets') });
 const quiet = { log: () => undefined };
 
 function composeFile(n: number): string {

@@ -22,6 +22,9 @@ export const composeLimits = Object.freeze({
   services: 1_000,
   networks: 100,
   volumes: 1_000,
+  /** top-level secrets and configs together, and the bytes read from the source tree's files for them */
+  secretsAndConfigs: 1_000,
+  secretFileBytes: 8 * 1024 * 1024,
   /** containers of the whole file: the replicas of all services */
   containers: 2_000,
   /** port bindings of the whole file once ranges ("8000-8099") are expanded */

@@ -4,6 +4,7 @@ import { projectEnv } from './environment.ts';
 import { applyExtends, applyInclude, ProjectFiles } from './extends.ts';
 import { interpolateTree } from './interpolate.ts';
 import { atMost, composeLimits, LimitExceeded } from './limits.ts';
+import { checkTargets, fileObjects } from './secrets.ts';
 import { parseYaml } from './yaml.ts';
 import { normalizeService } from './service.ts';
 import { bool, isObj, Issues, mapOrList, type Obj, str } from './shape.ts';
@@ -154,12 +155,12 @@ export function loadCompose(project: ComposeProject): LoadedCompose {
   } catch (err) {
     if (!(err instanceof LimitExceeded)) throw err;
     // nothing else is reported: what was found before the limit is incomplete, and the rest was never looked at
-    return { raw: {}, services: [], errors: [{ path: err.path, message: err.message, limit: err.limit }], warnings: [], networks: [], volumes: [] };
+    return { raw: {}, services: [], errors: [{ path: err.path, message: err.message, limit: err.limit }], warnings: [], networks: [], volumes: [], secrets: [], configs: [] };
   }
 }
 
 function load(project: ComposeProject, issues: Issues): LoadedCompose {
-  const empty = (): LoadedCompose => ({ raw: {}, services: [], ...issues.done(), networks: [], volumes: [] });
+  const empty = (): LoadedCompose => ({ raw: {}, services: [], ...issues.done(), networks: [], volumes: [], secrets: [], configs: [] });
   if (!projectNamePattern.test(project.name)) issues.error('name', `the project name "${project.name}" must match ${projectNamePattern.source}`);
   if (project.compose.length > composeLimits.maxLength) {
     throw new LimitExceeded('maxLength', '', `the compose file has ${project.compose.length.toLocaleString('en-US')} characters: at most ${composeLimits.maxLength.toLocaleString('en-US')} are allowed`);
@@ -187,9 +188,6 @@ function load(project: ComposeProject, issues: Issues): LoadedCompose {
     if (key.startsWith('x-') || topLevel.has(key)) continue;
     issues.error(key, `"${key}" is not a top-level compose key (services, networks, volumes, include, x-…)`);
   }
-  for (const key of ['configs', 'secrets']) {
-    if (raw[key] !== undefined && raw[key] !== null && !(isObj(raw[key]) && Object.keys(raw[key]).length === 0)) issues.error(key, `top-level ${key} are not supported; use environment variables or bind mounts from the source tree`);
-  }
   if (typeof raw.name === 'string' && raw.name !== project.name) issues.warn('name', `the file names its project "${raw.name}"; the stack name "${project.name}" is used`);
   if (!isObj(raw.services) || Object.keys(raw.services).length === 0) {
     issues.error('services', 'a compose file needs at least one service');
@@ -199,6 +197,8 @@ function load(project: ComposeProject, issues: Issues): LoadedCompose {
     project: project.name, workdir: project.workdir, variables, issues,
     networks: networks(raw, project.name, issues), volumes: volumes(raw, project.name, issues),
     usedNetworks: new Set<string>(), usedVolumes: new Set<string>(),
+    secrets: fileObjects(raw, 'secret', { project: project.name, workdir: project.workdir, variables, issues }),
+    configs: fileObjects(raw, 'config', { project: project.name, workdir: project.workdir, variables, issues }),
   };
   const active = activeProfiles(variables);
   const services: NormalizedService[] = [];
@@ -221,11 +221,15 @@ function load(project: ComposeProject, issues: Issues): LoadedCompose {
   }
   checkGraph(services.map((s) => ({ ...s, dependsOn: s.dependsOn.filter((d) => !inactive.has(d.service)) })), issues);
   checkNames(services, project.name, issues);
+  for (const s of services) checkTargets(s.name, s.mounts, s.secrets, s.configs, issues);
+  const declared = <T>(m: Map<string, T | null>) => [...m.values()].filter((x): x is T => x !== null);
   return {
     raw,
     services,
     ...issues.done(),
     networks: [...ctx.networks.values()].filter((n) => ctx.usedNetworks.has(n.key)),
     volumes: [...ctx.volumes.values()],
+    secrets: declared(ctx.secrets),
+    configs: declared(ctx.configs),
   };
 }

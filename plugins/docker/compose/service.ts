@@ -6,6 +6,8 @@ import { environment } from './environment.ts';
 import { atMost } from './limits.ts';
 import { mounts } from './mounts.ts';
 import { ports } from './ports.ts';
+import type { NormalizedFileObject } from './model.ts';
+import { fileReferences } from './secrets.ts';
 import { bool, inside, int, isObj, type Issues, mapOrList, type Obj, scalar, str, strList } from './shape.ts';
 import { bytes, durationNs, splitWords } from './units.ts';
 
@@ -17,6 +19,9 @@ export interface ServiceContext {
   volumes: Map<string, NormalizedVolume>;
   usedNetworks: Set<string>;
   usedVolumes: Set<string>;
+  /** the top-level secrets and configs (null: declared, but unusable) */
+  secrets: ReadonlyMap<string, NormalizedFileObject | null>;
+  configs: ReadonlyMap<string, NormalizedFileObject | null>;
   issues: Issues;
 }
 
@@ -26,7 +31,7 @@ const supported = new Set([
   'networks', 'network_mode', 'labels', 'restart', 'healthcheck', 'depends_on', 'user', 'working_dir', 'hostname', 'domainname',
   'deploy', 'mem_limit', 'mem_reservation', 'cpus', 'cpu_shares', 'pids_limit', 'shm_size', 'logging', 'extra_hosts', 'dns',
   'dns_search', 'cap_add', 'cap_drop', 'privileged', 'read_only', 'init', 'tty', 'stdin_open', 'stop_signal', 'stop_grace_period',
-  'security_opt', 'sysctls', 'ulimits', 'devices', 'pid', 'ipc', 'group_add', 'container_name',
+  'security_opt', 'sysctls', 'ulimits', 'devices', 'pid', 'ipc', 'group_add', 'container_name', 'secrets', 'configs',
   // chosen by the loader (COMPOSE_PROFILES) before a service is normalized
   'profiles',
 ]);
@@ -335,5 +340,7 @@ export function normalizeService(name: string, s: unknown, ctx: ServiceContext):
     pid: str(s.pid, `${path}.pid`, issues),
     ipc: str(s.ipc, `${path}.ipc`, issues),
     groupAdd: strList(s.group_add, `${path}.group_add`, issues),
+    secrets: fileReferences(s.secrets, 'secret', `${path}.secrets`, ctx.secrets, issues),
+    configs: fileReferences(s.configs, 'config', `${path}.configs`, ctx.configs, issues),
   };
 }

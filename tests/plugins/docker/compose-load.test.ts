@@ -225,9 +225,9 @@ configs:
     'services.d.networks.nowhere: refers to the network "nowhere", which is not declared under the top-level networks',
     'services.d.ports[0]: host port "99999" is not a port number (1-65535) or range',
     'services.d.ports[1]: "1:2:3:4" is not container, host:container or ip:host:container',
-    'services.d.secrets: "secrets" is not a service option Dockwright supports',
+    'services.d.secrets[0]: refers to the secret "x", which is not declared under the top-level secrets',
     'services.d.restart: "sometimes" is not no, always, unless-stopped or on-failure[:N]',
-    'configs: top-level configs are not supported; use environment variables or bind mounts from the source tree',
+    'configs.c.file: config file "./c" needs a source tree, and this stack has none',
   ];
   for (const e of expect) assert.ok(got.includes(e), `missing error ${e}\ngot:\n${got.join('\n')}`);
   const cycles = got.filter((m) => m.includes('dependency cycle'));
@@ -458,4 +458,111 @@ test('a built image takes the project\'s name, never the name other stacks pull'
   assert.deepEqual(l.errors, []);
   assert.equal(service(l, 'web').image, 'builder-web');
   assert.ok(messages(l.warnings).some((m) => m.startsWith('services.web.image: the built image is tagged builder-web, not postgres:16')), messages(l.warnings).join('\n'));
+});
+
+test('secrets and configs: file, environment and content sources, short and long syntax, default and given targets, uid, gid and mode', async () => {
+  writeFileSync(join(tree, 'db_pass.txt'), 'from-the-file');
+  const l = await load(`
+services:
+  web:
+    image: dockwright-test/busybox:1
+    secrets:
+      - db_pass
+      - { source: api_token, target: token, uid: "1000", gid: 1001, mode: 0400 }
+      - { source: api_token, target: /etc/token, mode: "0440" }
+    configs:
+      - app
+      - { source: app, target: etc/app.conf, mode: 0644 }
+secrets:
+  db_pass: { file: ./db_pass.txt }
+  api_token: { environment: API_TOKEN }
+configs:
+  app: { content: "port=\${PORT:-8080}" }
+`, { API_TOKEN: 'the-token-value' }, { workdir: tree });
+  assert.deepEqual(l.errors, []);
+  const web = service(l, 'web');
+  assert.deepEqual(web.secrets, [
+    { source: 'db_pass', target: '/run/secrets/db_pass', uid: null, gid: null, mode: 0o444 },
+    { source: 'api_token', target: '/run/secrets/token', uid: '1000', gid: '1001', mode: 0o400 },
+    { source: 'api_token', target: '/etc/token', uid: null, gid: null, mode: 0o440 },
+  ]);
+  assert.deepEqual(web.configs, [
+    { source: 'app', target: '/app', uid: null, gid: null, mode: 0o444 },
+    { source: 'app', target: '/etc/app.conf', uid: null, gid: null, mode: 0o644 },
+  ]);
+  assert.deepEqual(l.secrets.map((x) => [x.key, x.source, x.from, x.external]), [['db_pass', 'file', './db_pass.txt', false], ['api_token', 'environment', 'API_TOKEN', false]]);
+  assert.deepEqual(l.configs.map((x) => [x.key, x.source, x.name]), [['app', 'content', 'proj_app']]);
+  // the loaded model, as any answer would carry it, holds no content: it is read when a deploy asks for it
+  const text = JSON.stringify(l);
+  for (const value of ['from-the-file', 'the-token-value']) assert.ok(!text.includes(value), `the model carries ${value}`);
+  assert.equal((l.raw as any).configs.app.content, 'port=8080', 'content is interpolated');
+});
+
+test('secrets and configs: undeclared names, missing and escaping files, unset variables, several or no sources, inline secrets, bad modes, clashing targets', async () => {
+  writeFileSync(join(tree, 'db_pass.txt'), 'from-the-file');
+  const l = await load(`
+services:
+  web:
+    image: dockwright-test/busybox:1
+    volumes: ["./app:/run/secrets/ok"]
+    secrets:
+      - ghost
+      - ok
+      - { source: ok, target: /etc/x, mode: 0999, uid: root }
+      - { target: /etc/y }
+    configs: [nowhere]
+secrets:
+  ok: { file: ./db_pass.txt }
+  missing: { file: ./absent.txt }
+  escaping: { file: ../../etc/passwd }
+  linked: { file: ./outside/passwd }
+  folder: { file: ./app }
+  unset: { environment: NOT_SET }
+  both: { file: ./db_pass.txt, environment: API_TOKEN }
+  none: {}
+  inline: { content: hunter2 }
+  driven: { file: ./db_pass.txt, driver: vault }
+`, {}, { workdir: tree });
+  const got = messages(l.errors);
+  const expect = [
+    'services.web.secrets[0]: refers to the secret "ghost", which is not declared under the top-level secrets',
+    'services.web.secrets[2].mode: must be a file mode in octal, like 0440 (permission bits only)',
+    'services.web.secrets[2].uid: must be a numeric user or group id',
+    'services.web.secrets[3]: names no secret (source)',
+    'services.web.configs[0]: refers to the config "nowhere", which is not declared under the top-level configs',
+    'services.web.secrets: two files or mounts target /run/secrets/ok',
+    'secrets.missing.file: secret file "./absent.txt" is not in the source tree',
+    'secrets.escaping.file: secret file "../../etc/passwd" points outside the source tree',
+    'secrets.linked.file: secret file "./outside/passwd" leads outside the source tree through a symbolic link',
+    'secrets.folder.file: secret file "./app" is a folder: a secret is one file',
+    'secrets.both: sets file and environment: a secret has exactly one source',
+    'secrets.none: needs file, environment or external',
+    'secrets.inline.content: a secret cannot be inline content (compose allows content for configs only): use file or environment',
+    'secrets.driven.driver: "driver" is not supported: secrets are stored by Dockwright',
+  ];
+  for (const e of expect) assert.ok(got.includes(e), `missing error ${e}\ngot:\n${got.join('\n')}`);
+  assert.equal(got.length, expect.length, got.join('\n'));
+  assert.deepEqual(messages(l.warnings), ["secrets.unset.environment: the variable NOT_SET is not set (neither among the stack's variables nor in the project's .env): a deploy fails until it is"]);
+
+  const noTree = await load('services:\n  web:\n    image: dockwright-test/busybox:1\n    secrets: [s]\nsecrets:\n  s: { file: ./s.txt }\n');
+  assert.deepEqual(messages(noTree.errors), ['secrets.s.file: secret file "./s.txt" needs a source tree, and this stack has none']);
+});
+
+test('secrets and configs: external ones are declared by name (the swarm has them), other names are chosen by Dockwright', async () => {
+  const l = await load(`
+services:
+  web:
+    image: dockwright-test/busybox:1
+    secrets: [shared, legacy]
+    configs: [conf]
+secrets:
+  shared: { external: true, name: team_db_password }
+  legacy: { external: { name: old_style } }
+configs:
+  conf: { content: x, name: my_conf }
+  bad: { external: true, content: y }
+`);
+  assert.deepEqual(messages(l.errors), ['configs.bad: an external config has no content: it exists already']);
+  assert.deepEqual(l.secrets.map((x) => [x.key, x.external, x.name, x.source]), [['shared', true, 'team_db_password', 'external'], ['legacy', true, 'old_style', 'external']]);
+  assert.deepEqual(messages(l.warnings), ['configs.conf.name: the name of a config that is not external is chosen by Dockwright; "my_conf" is not used']);
 });
