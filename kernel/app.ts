@@ -3,7 +3,7 @@ import { writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { pino } from 'pino';
 import type { Logger } from '../sdk/index.ts';
 import { loadConfig, type Config } from './config.ts';
@@ -31,6 +31,8 @@ import { newPassword } from './auth/passwords.ts';
 import { ClientResolver } from './http/client.ts';
 import { buildOpenApi } from './http/openapi.ts';
 import { coreRoutes } from './core-routes.ts';
+import { healthRoutes } from './health-routes.ts';
+import { Metrics } from './metrics.ts';
 import { setupPlugin, type KernelServices } from './plugin-context.ts';
 import { Visibility } from './visibility.ts';
 
@@ -88,6 +90,7 @@ export function kernelScopes(scopes: ScopeCatalogue): void {
     'tokens:read': { description: "list every personal token of the owner (without it, a token sees only itself)", role: 'viewer' },
     'tokens:write': { description: "create personal tokens, and revoke any of the owner's (without it, a token revokes only itself)", role: 'viewer' },
     admin: { description: 'administer the installation', role: 'admin' },
+    'metrics:read': { description: 'scrape /metrics (Prometheus)', role: 'operator' },
   });
 }
 
@@ -108,6 +111,7 @@ export function kernelServices(parts: Pick<KernelServices, 'db' | 'databaseUrl' 
     ...parts, table: new RouteTable(), scheduler: new Scheduler(db, log.child({ part: 'scheduler' })),
     revisions: createRevisions(db), actionTokens: createActionTokens(db, secrets, tokensChannel),
     migrations: [], extensions: new Map(), contributors: [], visibility: new Visibility(), starters: [], stoppers: [],
+    metrics: new Metrics(), health: [],
   };
 }
 
@@ -195,6 +199,9 @@ export async function boot(opts: BootOptions): Promise<Running> {
     let openapi: Record<string, unknown> | undefined;
     const openapiDocument = () => (openapi ??= buildOpenApi(services.table.routes, app.scopes, kernelVersion));
     for (const route of coreRoutes({ db: app.db, jobs: app.jobs, contributors: services.contributors, visibility: services.visibility, openapi: openapiDocument })) services.table.add('kernel', 'api', route);
+    let started = false;
+    for (const route of healthRoutes({ db: app.db, metrics: services.metrics, started: () => started, details: services.health })) services.table.add('kernel', 'root', route);
+    measureKernel(app);
     const clients = new ClientResolver(config.trustedProxies, config.publicUrl);
     for (const route of accountRoutes({ sessions: app.sessions, tokens: app.tokens, scopes: app.scopes, activity: services.activity, clients })) services.table.add('kernel', 'api', route);
     await ensureFirstAdmin(app);
@@ -212,6 +219,7 @@ export async function boot(opts: BootOptions): Promise<Running> {
       verifyActionToken: (kind, resource, token) => services.actionTokens.verify(kind, resource, token),
       session: (req) => app.sessions.authenticate(req),
       web: services.web ? webFiles(services.web.dir) : undefined,
+      metrics: services.metrics,
     });
     // cached principals (and which resources have webhooks) are safe only while revocations reach this process: while
     // the channel is down, every request asks the database
@@ -253,6 +261,9 @@ export async function boot(opts: BootOptions): Promise<Running> {
       server.once('error', reject);
       server.listen(config.port, config.host, () => resolve());
     });
+    // a scrape address of its own answers /metrics without a token (bind it where only Prometheus reaches)
+    const scrape = config.metrics.listen ? await listenForScrapes(config.metrics.listen, services.metrics, log) : undefined;
+    started = true;
     const port = (server.address() as AddressInfo).port;
     const url = `http://${config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host}:${port}`;
     log.info({ url, plugins: app.plugins.map((p) => p.name), database: app.db.embedded ? 'embedded PostgreSQL' : 'PostgreSQL' }, 'dockwright is serving');
@@ -260,6 +271,7 @@ export async function boot(opts: BootOptions): Promise<Running> {
     return {
       ...app, server, url, port,
       close: () => (closing ??= (async () => {
+        scrape?.close();
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeIdleConnections();
@@ -280,6 +292,47 @@ export async function boot(opts: BootOptions): Promise<Running> {
     await app.close();
     throw err;
   }
+}
+
+/** the kernel's own families: job queue depth (from the database, at scrape), database pool use, jobs finished here */
+function measureKernel(app: Assembled): void {
+  const { metrics } = app.services;
+  app.jobs.onFinish((job) => {
+    const seconds = job.startedAt && job.finishedAt ? (Date.parse(job.finishedAt) - Date.parse(job.startedAt)) / 1000 : null;
+    metrics.job(job.type, job.status, seconds);
+  });
+  metrics.add({
+    name: 'dockwright_jobs_open', help: 'jobs queued or running in the installation, by type and status', type: 'gauge',
+    collect: async () => (await app.db.query<{ type: string; status: string; n: number }>(
+      `SELECT type, status, count(*)::int AS n FROM jobs WHERE status IN ('queued', 'running') GROUP BY type, status`)).rows
+      .map((r) => ({ labels: { type: r.type, status: r.status }, value: r.n })),
+  });
+  const pool = app.db.pool;
+  metrics.add({
+    name: 'dockwright_db_pool_connections', help: 'connections of the database pool of this instance: in use, idle, and requests waiting for one', type: 'gauge',
+    collect: () => [
+      { labels: { state: 'in-use' }, value: pool.totalCount - pool.idleCount },
+      { labels: { state: 'idle' }, value: pool.idleCount },
+      { labels: { state: 'waiting' }, value: pool.waitingCount },
+    ],
+  });
+}
+
+/** `host:port` serving /metrics alone, without a token */
+async function listenForScrapes(address: string, metrics: Metrics, log: Logger): Promise<Server> {
+  const at = address.lastIndexOf(':');
+  const host = address.slice(0, at).replace(/^\[|\]$/g, '');
+  const port = Number(address.slice(at + 1));
+  const server = createServer((req, res) => {
+    if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') { res.writeHead(404).end(); return; }
+    metrics.render().then(({ text, contentType }) => res.writeHead(200, { 'Content-Type': contentType }).end(text), (err) => {
+      log.error({ err }, 'rendering metrics failed');
+      res.writeHead(500).end();
+    });
+  });
+  await new Promise<void>((resolve, reject) => { server.once('error', reject); server.listen(port, host, () => resolve()); });
+  log.info({ address }, 'serving /metrics for scrapes without a token');
+  return server;
 }
 
 function jobsOverview(app: Assembled) {

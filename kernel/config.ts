@@ -39,6 +39,8 @@ export const ConfigSchema = Type.Object({
       chunkFraction: Type.Number({ exclusiveMinimum: 0, maximum: 1 }),
     }),
   }),
+  /** Prometheus: `listen` (host:port) serves /metrics there without a token; unset, /metrics is on the main port and needs metrics:read */
+  metrics: Type.Object({ listen: Type.Union([Type.String({ pattern: '^(\\[[0-9a-fA-F:.]+\\]|[^:\\s]+):[0-9]{1,5}$' }), Type.Null()]) }),
   /** portal sign-in sessions */
   sessions: Type.Object({
     ttlMs: Type.Integer({ minimum: 1 }),

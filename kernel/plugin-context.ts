@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TSchema } from '@sinclair/typebox';
 import type {
-  ActivityApi, Db, EventsApi, ExtensionPoint, HeldLock, Logger, OutboundApi, OverviewContributor, PluginContext, PluginDef, Principal, RevisionsApi, ScopeDef, SecretsApi, VisibilityRule,
+  ActivityApi, Db, EventsApi, ExtensionPoint, HealthCheck, HeldLock, Logger, MetricFamily, OutboundApi, OverviewContributor, PluginContext, PluginDef, Principal, RevisionsApi, ScopeDef, SecretsApi, VisibilityRule,
 } from '../sdk/index.ts';
 import { requiredNames } from '../sdk/index.ts';
 import type { ScopeCatalogue } from './auth/scopes.ts';
@@ -13,6 +13,7 @@ import { migrationDir } from './db/migrate.ts';
 import { compileCoercing } from './http/validate.ts';
 import type { RouteTable } from './http/routes.ts';
 import type { JobRunner } from './jobs/runner.ts';
+import type { Metrics } from './metrics.ts';
 import type { Scheduler } from './jobs/scheduler.ts';
 import type { Visibility } from './visibility.ts';
 
@@ -37,6 +38,9 @@ export interface KernelServices {
   contributors: { owner: string; contributor: OverviewContributor }[];
   visibility: Visibility;
   locks: { try(name: string): Promise<HeldLock | null> };
+  metrics: Metrics;
+  /** the parts plugins show in /readyz */
+  health: { name: string; check: HealthCheck }[];
   /** contributions to extension points, by `<owner>.<name>` */
   extensions: Map<string, unknown[]>;
   starters: { owner: string; fn: () => Promise<void> | void }[];
@@ -131,6 +135,8 @@ export async function setupPlugin(plugin: PluginDef, rawOptions: Record<string, 
       filter: (principal: Principal, resources: readonly (string | null)[], need: 'read' | 'act') => k.visibility.filter(principal, resources, need),
     }),
     locks: Object.freeze({ try: (name: string) => k.locks.try(`${owner}:${name}`) }),
+    metrics: Object.freeze({ add: registering('metrics.add', (family: MetricFamily) => k.metrics.add(family)) }),
+    health: Object.freeze({ add: registering('health.add', (check: HealthCheck) => k.health.push({ name: owner, check })) }),
     onStart: registering('onStart', (fn: () => Promise<void> | void) => k.starters.push({ owner, fn })),
     onStop: registering('onStop', (fn: () => Promise<void> | void) => k.stoppers.push({ owner, fn })),
   });

@@ -335,6 +335,18 @@ export interface VisibilityRule {
 
 export interface ScopeDef { description: string; /** the least role that may hold it */ role: Role }
 
+/** one value of a metric family; `metricName` names a histogram's `_bucket`, `_sum` and `_count` lines */
+export interface MetricSample { labels?: Record<string, string>; value: number; metricName?: string }
+/** a Prometheus metric family measured when /metrics is scraped: names start with `dockwright_` */
+export interface MetricFamily {
+  name: string;
+  help: string;
+  type: 'gauge' | 'counter' | 'histogram';
+  collect(): MetricSample[] | Promise<MetricSample[]>;
+}
+/** what a plugin reports beside /readyz (the engine, the edge): shown to whoever asks, never a reason to be unready */
+export type HealthCheck = () => Promise<{ ok: boolean; state: string; detail?: string }>;
+
 // ---------------------------------------------------------------- typed dependencies
 
 declare const apiType: unique symbol;
@@ -430,6 +442,10 @@ export interface PluginContext<O = unknown, D = Readonly<Record<string, unknown>
   };
   /** one holder across all instances sharing the database (e.g. the one instance that runs the edge); null while another holds it */
   readonly locks: { try(name: string): Promise<HeldLock | null> };
+  /** metric families this plugin measures, scraped at /metrics */
+  readonly metrics: { add(family: MetricFamily): void };
+  /** a part /readyz shows under this plugin's name (the engine, the edge) */
+  readonly health: { add(check: HealthCheck): void };
   onStart(fn: () => Promise<void> | void): void;
   onStop(fn: () => Promise<void> | void): void;
 }

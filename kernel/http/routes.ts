@@ -3,8 +3,9 @@ import { Type, type TSchema } from '@sinclair/typebox';
 import type { AnyRoute } from '../../sdk/index.ts';
 import { compileCoercing, compileStrict, type Check } from './validate.ts';
 
-export type Mount = 'api' | 'webhook';
-export const mountBase: Record<Mount, string> = { api: '/api/v1', webhook: '/api' };
+/** the REST API, the webhooks beside it, and the root (the kernel's /healthz, /readyz and /metrics) */
+export type Mount = 'api' | 'webhook' | 'root';
+export const mountBase: Record<Mount, string> = { api: '/api/v1', webhook: '/api', root: '' };
 
 export const PageQuery = {
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'page size' })),

@@ -14,6 +14,7 @@ import { readBody } from './body.ts';
 import type { ClientResolver } from './client.ts';
 import { assertStorable, storable } from './storable.ts';
 import type { CompiledRoute, RouteTable } from './routes.ts';
+import type { Metrics, RouteMeter } from '../metrics.ts';
 import { noParams, Router } from './router.ts';
 
 /** the paging a route without `page` sees: the default, one frozen object rather than one per request */
@@ -45,6 +46,8 @@ export interface HttpDeps {
   session?(req: IncomingMessage): Promise<Principal | null | undefined>;
   /** answers requests outside the API (the portal's files); false: not found */
   web?(req: IncomingMessage, res: ServerResponse): boolean;
+  /** counts every answer by route template and status, with its latency */
+  metrics?: Metrics;
 }
 
 type Req = IncomingMessage & { params: Record<string, string>; query: Record<string, unknown>; path: string };
@@ -375,7 +378,11 @@ export function createHttpServer(deps: HttpDeps): Server {
   }
 
   const router = new Router<CompiledRoute>();
-  for (const entry of deps.table.routes) router.add(entry.route.method, entry.fullPath, entry);
+  const meters = new Map<CompiledRoute, RouteMeter>();
+  for (const entry of deps.table.routes) {
+    router.add(entry.route.method, entry.fullPath, entry);
+    if (deps.metrics) meters.set(entry, deps.metrics.route(entry.route.method, entry.fullPath));
+  }
 
   const server = createServer({ keepAliveTimeout: 5000 }, (incoming: IncomingMessage, res: ServerResponse) => {
     const req = incoming as Req;
@@ -384,10 +391,20 @@ export function createHttpServer(deps: HttpDeps): Server {
     req.path = mark < 0 ? url : url.slice(0, mark);
     req.query = mark < 0 ? {} : parseQuery(url.slice(mark + 1));
     const found = router.find(req.method ?? 'GET', req.path);
-    if (!found) return onNoMatch(req, res);
+    const started = performance.now();
+    if (!found) {
+      onNoMatch(req, res);
+      deps.metrics?.unmatched.observe(res.statusCode, (performance.now() - started) / 1000);
+      return;
+    }
     req.params = found.params;
+    const meter = meters.get(found.handler);
     // every rejected handler ends here
-    handle(found.handler, req, res).catch((err) => {
+    handle(found.handler, req, res).then(() => {
+      // the status of an answer is set as soon as its head is written; a stream counts when its head leaves
+      meter?.observe(res.statusCode, (performance.now() - started) / 1000);
+    }, (err) => {
+      meter?.observe(500, (performance.now() - started) / 1000);
       log.error({ err }, 'unhandled request failure');
       if (!res.headersSent) sendProblem(res, problem(500, 'internal error'));
       else res.destroy();

@@ -104,6 +104,8 @@ export class JobRunner implements JobsApi {
    */
   private readonly settled = new Map<string, Job>();
   private readonly canceled = new Set<string>();
+  /** told of every job this instance finished, once its finish is committed (the metrics) */
+  private readonly finishListeners: ((job: Job) => void)[] = [];
   private readonly finishing: Finish[] = [];
   /** jobs that ran here and whose finish is not written yet: their leases are renewed until it is */
   private readonly unwritten = new Set<string>();
@@ -156,6 +158,10 @@ export class JobRunner implements JobsApi {
   ) {
     this.leaseMs = Math.max(1000, opts.leaseMs ?? 30_000);
     this.renewMs = Math.max(50, Math.min(opts.renewMs ?? 2000, Math.floor(this.leaseMs / 4)));
+  }
+
+  onFinish(listener: (job: Job) => void): void {
+    this.finishListeners.push(listener);
   }
 
   define<I extends TSchema>(def: JobDef<I>): JobHandle<never> {
@@ -516,6 +522,7 @@ export class JobRunner implements JobsApi {
           const job = toJob(row);
           this.finished.emit(row.id, job);
           if (job.status === 'failed') this.onFailed?.(job);
+          for (const listener of this.finishListeners) listener(job);
         }
         for (const d of done) d.resolve();
         // a job of a serial key waits until its predecessor's finish is committed: claim again now that it is

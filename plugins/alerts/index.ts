@@ -51,6 +51,12 @@ export default definePlugin({
     ctx.migrations.from(new URL('./migrations', import.meta.url));
 
     const store = createStore(ctx.db);
+    ctx.metrics.add({
+      name: 'dockwright_alerts_open', help: 'alerts not resolved, by severity and whether acknowledged', type: 'gauge',
+      collect: async () => (await ctx.db.query<{ severity: string; acknowledged: boolean; n: number }>(
+        'SELECT severity, acknowledged_at IS NOT NULL AS acknowledged, count(*)::int AS n FROM alerts WHERE resolved_at IS NULL GROUP BY 1, 2')).rows
+        .map((r) => ({ labels: { severity: r.severity, acknowledged: String(r.acknowledged) }, value: r.n })),
+    });
     const sender = createSender(ctx.outbound, o.timeoutMs);
     const kinds = new Map<string, AlertKind>();
     const channelKinds = new Map<string, ChannelKind>();

@@ -94,6 +94,20 @@ export default definePlugin({
       },
     });
 
+    ctx.health.add(async () => {
+      const { engine } = await snapshot();
+      return engine.ok ? { ok: true, state: 'reachable', detail: `Docker ${engine.version} at ${endpoint}` } : { ok: false, state: 'unreachable', detail: engine.reason };
+    });
+    ctx.metrics.add({
+      name: 'dockwright_containers', help: 'containers of this installation on the engine, by state (running, exited, …)', type: 'gauge',
+      async collect() {
+        const { list } = await snapshot();
+        const byState = new Map<string, number>();
+        for (const c of list) if (runtime.ownership(c.Labels).owner === 'this') byState.set(c.State, (byState.get(c.State) ?? 0) + 1);
+        return [...byState].map(([state, value]) => ({ labels: { state }, value }));
+      },
+    });
+
     // taken in setup, before the job runner starts: what queued deploys create from now on is never "left over"
     // what the plugins that require docker plugged in is complete once all are set up (setAccessGuard/setRegistryAuth still work)
     ctx.onStart(() => {

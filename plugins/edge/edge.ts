@@ -46,6 +46,8 @@ export function createEdge(ctx: PluginContext, o: EdgeOptions, store: EdgeStore,
   let reloads: ReloadSafety | null = null;
   let pushed: { generation: number; text: string } | null = null;
   let lastApplied: string | null = null;
+  /** configurations Caddy took from this instance (its reloads) */
+  let pushes = 0;
   let timers: NodeJS.Timeout[] = [];
   let stopped = false;
   let debounce: NodeJS.Timeout | null = null;
@@ -81,6 +83,7 @@ export function createEdge(ctx: PluginContext, o: EdgeOptions, store: EdgeStore,
     await load(endpoint, text, o.adminTimeoutMs);
     pushed = { generation, text };
     lastApplied = new Date().toISOString();
+    pushes++;
   }
 
   /** the stored configuration to Caddy (after a restart, a change elsewhere, moved containers); a refusal is recorded */
@@ -280,6 +283,7 @@ export function createEdge(ctx: PluginContext, o: EdgeOptions, store: EdgeStore,
         restarts: proc?.restarts ?? 0,
         startedAt: proc?.startedAt ?? null,
         lastApplied,
+        pushes,
         ports: { http: o.httpPort, https: o.httpsPort },
         reloads,
       };

@@ -49,6 +49,7 @@ const View = Type.Object({
   restarts: Type.Integer(),
   startedAt: Type.Union([Type.String(), Type.Null()]),
   lastApplied: Type.Union([Type.String(), Type.Null()]),
+  pushes: Type.Integer({ description: 'configurations this instance pushed to Caddy since it started' }),
   ports: Type.Object({ http: Type.Integer(), https: Type.Integer() }),
   reloads: Type.Union([Type.Object({
     state: Type.Union([Type.Literal('on'), Type.Literal('off'), Type.Literal('unsupported')], { description: 'on: a configuration reload hands queued connections to the new listener; off: it can reset a few; unsupported: the kernel has no such setting' }),
@@ -86,6 +87,12 @@ export default definePlugin({
     const network = edgeNetwork(runtime.docker, edgeNetworkName, ctx.log, ctx.options.eventsRetryMs);
     const owners = createOwners(ctx, store);
     const edge = createEdge(ctx, ctx.options, store, owners, network);
+    ctx.health.add(async () => {
+      const s = edge.status();
+      return { ok: s.running || s.state === 'standby', state: s.state, ...(s.reason ? { detail: s.reason } : {}) };
+    });
+    ctx.metrics.add({ name: 'dockwright_edge_up', help: '1 while this instance runs the edge and Caddy answers, else 0', type: 'gauge', collect: () => [{ value: edge.status().running ? 1 : 0 }] });
+    ctx.metrics.add({ name: 'dockwright_edge_reloads_total', help: 'configurations this instance pushed to Caddy (each a graceful reload)', type: 'counter', collect: () => [{ value: edge.status().pushes }] });
     for (const rule of edgeRules(owners)) ctx.extensions.add(platformRules, rule);
     ctx.extensions.add(stackHooks, stackHostnames(store, owners));
     followStacks(ctx, runtime.docker, store, edge.setRoutes);

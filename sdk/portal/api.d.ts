@@ -4258,6 +4258,7 @@ export interface paths {
               restarts: number;
               startedAt: string | null;
               lastApplied: string | null;
+              pushes: number;
               ports: {
                 http: number;
                 https: number;
