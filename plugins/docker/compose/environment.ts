@@ -4,7 +4,7 @@ import { atMost } from './limits.ts';
 import { type Issues, inside, isObj, mapOrList, scalar } from './shape.ts';
 
 /** at most `max` bytes of a file and whether there were more: a file in the source tree may be of any size */
-function readHead(file: string, max: number): { text: string; truncated: boolean } {
+export function readHead(file: string, max: number): { text: string; truncated: boolean } {
   const fd = openSync(file, 'r');
   try {
     const buffer = Buffer.alloc(Math.min(fstatSync(fd).size, max) + 1);

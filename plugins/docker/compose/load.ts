@@ -4,6 +4,7 @@ import type { ComposeProject, LoadedCompose, NormalizedNetwork, NormalizedServic
 import { projectEnv } from './environment.ts';
 import { interpolateTree } from './interpolate.ts';
 import { atMost, type ComposeLimit, composeLimits, LimitExceeded } from './limits.ts';
+import { ignoredTopLevelKeys, networkKeys, resolveVolumesFrom, warnIgnoredTopLevelKeys } from './keys.ts';
 import { normalizeService } from './service.ts';
 import { bool, isObj, Issues, mapOrList, type Obj, str } from './shape.ts';
 import { labelsFor } from '../labels.ts';
@@ -39,7 +40,6 @@ function networks(doc: Obj, project: string, issues: Issues): Map<string, Normal
     const path = `networks.${key}`;
     if (value !== null && !isObj(value)) { issues.error(path, 'must be a map (or empty)'); continue; }
     const spec = value ?? {};
-    if (spec.ipam !== undefined) issues.error(`${path}.ipam`, 'custom IPAM configuration is not supported');
     const { name, external } = engineName(spec, key, project, path, issues);
     out.set(key, {
       key, name, external,
@@ -47,6 +47,7 @@ function networks(doc: Obj, project: string, issues: Issues): Map<string, Normal
       driverOpts: stringMap(spec.driver_opts, `${path}.driver_opts`, issues),
       internal: bool(spec.internal, `${path}.internal`, issues) ?? false,
       attachable: bool(spec.attachable, `${path}.attachable`, issues) ?? false,
+      ...networkKeys(spec, path, issues),
       labels: { ...labelMap(spec.labels, `${path}.labels`, issues), ...labelsFor.project(project) },
     });
   }
@@ -198,8 +199,9 @@ function load(project: ComposeProject, issues: Issues): LoadedCompose {
   // compose reads the project's .env for interpolation; what the stack sets wins, as the shell's environment does in compose
   const variables = { ...projectEnv(project.workdir, issues), ...project.variables };
   const raw = interpolateTree(parsed, '', { variables, issues, warned: new Set() }) as Obj;
+  warnIgnoredTopLevelKeys(raw, issues);
   for (const key of Object.keys(raw)) {
-    if (key.startsWith('x-') || topLevel.has(key)) continue;
+    if (key.startsWith('x-') || topLevel.has(key) || key in ignoredTopLevelKeys) continue;
     issues.error(key, `"${key}" is not a top-level compose key (services, networks, volumes, x-…)`);
   }
   for (const key of ['configs', 'secrets']) {
@@ -233,6 +235,7 @@ function load(project: ComposeProject, issues: Issues): LoadedCompose {
       if (profiles) issues.error(`services.${s.name}.depends_on`, `depends on "${d.service}", whose profiles (${profiles.join(', ')}) are not active: add one to COMPOSE_PROFILES`);
     }
   }
+  resolveVolumesFrom(services, project.name, issues);
   checkGraph(services.map((s) => ({ ...s, dependsOn: s.dependsOn.filter((d) => !inactive.has(d.service)) })), issues);
   checkNames(services, project.name, issues);
   return {
