@@ -173,8 +173,9 @@ function build(v: unknown, path: string, ctx: ServiceContext): NormalizedService
 function pullPolicy(v: unknown, hasBuild: boolean, path: string, issues: Issues): NormalizedService['pullPolicy'] {
   const text = str(v, path, issues);
   if (text === null) return hasBuild ? 'build' : 'missing';
-  const policies: Record<string, NormalizedService['pullPolicy']> = { always: 'always', never: 'never', missing: 'missing', if_not_present: 'missing', build: 'build', daily: 'missing', weekly: 'missing' };
-  const policy = policies[text];
+  const policies: Record<string, NormalizedService['pullPolicy']> = { always: 'always', never: 'never', missing: 'missing', if_not_present: 'missing', build: 'build', daily: 'missing', weekly: 'missing', refresh: 'missing' };
+  // time-based refreshes (daily, every_12h, refresh with pull_refresh_after) are the stack's autoupdate here
+  const policy = policies[text] ?? (/^every_([0-9]+[wdhms])+$/.test(text) ? 'missing' : undefined);
   if (!policy) { issues.error(path, `"${text}" is not always, never, missing or build`); return 'missing'; }
   if (policy === 'build' && !hasBuild) issues.error(path, 'pull_policy build needs a build section');
   return policy;

@@ -98,6 +98,8 @@ test('every compose-spec service key beyond the core is refused by its named rul
     ['pre_stop: [{ command: echo bye, user: root, working_dir: /, environment: { A: b } }]', [], []],
     ['volumes_from: ["db:ro", "service:db", "container:STACK-db-1"]', [], []],
     ['scale: 2', [], []],
+    ['pull_policy: every_12h', [], []],
+    ['pull_policy: refresh\n    pull_refresh_after: 1h', [], ['services.app.pull_refresh_after']],
     // accepted and ignored, each with a warning that says why
     ...['develop: { watch: [{ action: sync, path: ./src, target: /src }] }', 'attach: false', 'annotations: { com.example.a: b }', 'credential_spec: { file: my.json }',
       'isolation: process', 'external_links: ["redis-1:redis"]', 'links: [db]', 'platform: linux/amd64', 'cpu_count: 2', 'cpu_percent: 50',
