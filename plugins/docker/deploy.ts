@@ -4,8 +4,9 @@ import type { ContainerInfo } from 'dockerode';
 import type { DeployIo, DeployResult, DependsCondition, LoadedCompose, NormalizedService } from './types.ts';
 import { reasonOf, statusOf } from './client.ts';
 import { builtImageId } from './build.ts';
+import { beforeStop, runHooks } from './hooks.ts';
 import { imageId, pullImage, type ImageDeps } from './images.ts';
-import { bareName, isReplacedName, label, replacedName } from './labels.ts';
+import { bareName, isReplacedName, label, ownershipOf, replacedName } from './labels.ts';
 import { ensureNetworks, ensureVolumes, projectContainers, projectNetworks, removeContainer, type Owned } from './resources.ts';
 import { writeServiceFiles, type SecretsDir } from './secrets.ts';
 import { endpointConfig, planContainer, type ContainerPlan } from './spec.ts';
@@ -88,6 +89,7 @@ export async function deployProject(deps: DeployDeps, project: string, loaded: L
   });
   await Promise.all(extra.map(async (c) => {
     const name = bareName(c.Names);
+    await beforeStop(docker, c, name, io, deps.healthTimeoutMs);
     await removeContainer({ docker, stopSeconds: deps.stopSeconds }, c.Id, { volumes: true });
     removed.push(name);
     io.log(wanted.has(c.Labels[label.service]) ? `${name} removed (left over)` : `${name} removed (orphan: its service is no longer in the file)`);
@@ -109,7 +111,7 @@ export async function deployProject(deps: DeployDeps, project: string, loaded: L
       signal?.throwIfAborted();
       if (!have) {
         io.log(`${plan.name}: creating (image ${s.image}, environment: ${plural(env, 'variable')})`);
-        ids.push(await limit(() => createAndStart(docker, plan)));
+        ids.push(await limit(() => createAndStart(deps, plan, io)));
         io.log(`${plan.name}: started`);
         action = rank[action] < rank.created ? 'created' : action;
       } else if (have.Labels[label.configHash] === plan.hash && have.State !== 'dead' && have.State !== 'removing') {
@@ -122,7 +124,7 @@ export async function deployProject(deps: DeployDeps, project: string, loaded: L
         ids.push(have.Id);
       } else {
         io.log(`${plan.name}: configuration changed, recreating (environment: ${plural(env, 'variable')})`);
-        ids.push(await limit(() => recreate(deps, have, plan, s.stopGracePeriodSeconds ?? deps.stopSeconds)));
+        ids.push(await limit(() => recreate(deps, have, plan, s.stopGracePeriodSeconds ?? deps.stopSeconds, io)));
         io.log(`${plan.name}: recreated and started`);
         action = 'recreated';
       }
@@ -227,31 +229,65 @@ function assertBindsUnmoved(plan: ContainerPlan): void {
   }
 }
 
-/** creates, joins the further networks, starts; a container that never ran is removed again, so a retry starts clean. */
-async function createAndStart(docker: Dockerode, plan: ContainerPlan): Promise<string> {
+/** who holds a container name (names are global on an engine): another stack, another installation, or a container made outside Dockwright */
+async function nameHolder(deps: DeployDeps, name: string): Promise<string> {
+  try {
+    const info = await deps.docker.getContainer(name).inspect();
+    const owner = ownershipOf(info.Config.Labels, deps.installation);
+    const id = info.Id.slice(0, 12);
+    if (owner.owner === 'this') return `the stack ${owner.project} (container ${id})`;
+    if (owner.owner === 'other') return `another Dockwright installation (${owner.installation}; container ${id})`;
+    return `a container made outside Dockwright (${id}, image ${info.Config.Image})`;
+  } catch {
+    return 'a container this stack does not own';
+  }
+}
+
+/** creates, joins the further networks, starts, runs post_start; a container that never ran is removed again, so a retry starts clean. */
+async function createAndStart(deps: DeployDeps, plan: ContainerPlan, io: DeployIo): Promise<string> {
+  const { docker } = deps;
   assertBindsUnmoved(plan);
   let container: Dockerode.Container;
   try {
     container = await docker.createContainer(plan.create);
   } catch (err) {
-    if (statusOf(err) === 409) throw new Error(`the container name "${plan.name}" is taken by a container this project does not own: ${reasonOf(err)}`);
-    throw new Error(`${plan.name} could not be created: ${reasonOf(err)}`);
+    if (statusOf(err) === 409) throw new Error(`the container name "${plan.name}" is held by ${await nameHolder(deps, plan.name)}; choose another container_name, or remove that container`);
+    throw new Error(`${plan.name} could not be created: ${withHint(plan, reasonOf(err))}`);
   }
   try {
     for (const n of plan.extraNetworks) await docker.getNetwork(n.name).connect({ Container: container.id, EndpointConfig: endpointConfig(n) });
     await container.start();
   } catch (err) {
     await container.remove({ force: true, v: true }).catch(() => undefined);
-    throw new Error(`${plan.name} could not be started: ${reasonOf(err)}`);
+    throw new Error(`${plan.name} could not be started: ${withHint(plan, reasonOf(err))}`);
+  }
+  if (plan.postStart.length) {
+    try {
+      await runHooks(docker, container.id, plan.name, 'post_start', plan.postStart, io, { timeoutMs: deps.healthTimeoutMs, strict: true });
+    } catch (err) {
+      await container.remove({ force: true, v: true }).catch(() => undefined);
+      throw err;
+    }
   }
   return container.id;
+}
+
+/** the engine's reason, and which compose key it is about where the engine says it tersely */
+function withHint(plan: ContainerPlan, reason: string): string {
+  const host = plan.create.HostConfig ?? {};
+  if (/could not select device driver/.test(reason) && host.DeviceRequests?.length) {
+    return `the engine has no driver for the GPUs that gpus asks for (the NVIDIA Container Toolkit, for NVIDIA GPUs): ${reason}`;
+  }
+  if (/quota/i.test(reason) && host.StorageOpt) return `storage_opt needs a storage driver and file system with quotas (e.g. overlay2 on xfs with pquota): ${reason}`;
+  if (/cpu\.rt_/.test(reason)) return `cpu_rt_runtime and cpu_rt_period need a kernel with real-time group scheduling (and a runtime budget left for the container's cgroup): ${reason}`;
+  return reason;
 }
 
 /**
  * set the old container aside (its name says whether it ran), stop it, start its successor, then remove it; if the successor
  * fails, the old one comes back. Set aside before it is stopped, so a crash never leaves a stopped container under the service's name.
  */
-async function recreate(deps: DeployDeps, old: ContainerInfo, plan: ContainerPlan, stopSeconds: number): Promise<string> {
+async function recreate(deps: DeployDeps, old: ContainerInfo, plan: ContainerPlan, stopSeconds: number, io: DeployIo): Promise<string> {
   const { docker } = deps;
   const oldContainer = docker.getContainer(old.Id);
   const wasRunning = old.State === 'running' || old.State === 'restarting';
@@ -259,11 +295,12 @@ async function recreate(deps: DeployDeps, old: ContainerInfo, plan: ContainerPla
   let id: string;
   try {
     try {
+      await beforeStop(docker, old, plan.name, io, deps.healthTimeoutMs);
       await oldContainer.stop({ t: stopSeconds });
     } catch (err) {
       if (statusOf(err) !== 304) throw err;
     }
-    id = await createAndStart(docker, plan);
+    id = await createAndStart(deps, plan, io);
   } catch (err) {
     await oldContainer.rename({ name: plan.name }).catch(() => undefined);
     if (wasRunning) await oldContainer.start().catch(() => undefined);

@@ -8,6 +8,8 @@ export const label = {
   configHash: 'dockwright.config-hash',
   /** the installation (one per database) that made it; absent on what Dockwright made before installations were labelled */
   installation: 'dockwright.installation',
+  /** the service's pre_stop hooks (JSON), run before the container is stopped */
+  preStop: 'dockwright.pre-stop',
 } as const;
 
 /**
@@ -30,6 +32,47 @@ export const labelsFor = {
   container: (project: string, service: string, number: number, hash: string): Record<string, string> => ({
     [label.managed]: 'true', [label.project]: project, [label.service]: service, [label.number]: String(number), [label.configHash]: hash,
   }),
+};
+
+/**
+ * Docker Compose's own labels, set beside Dockwright's so `docker compose -p <stack> ps`, `logs` and the tools built on
+ * them see a stack as the compose project it is. They describe; the `dockwright.*` labels above decide ownership.
+ */
+export const composeLabel = {
+  project: 'com.docker.compose.project',
+  service: 'com.docker.compose.service',
+  number: 'com.docker.compose.container-number',
+  oneoff: 'com.docker.compose.oneoff',
+  configHash: 'com.docker.compose.config-hash',
+  workingDir: 'com.docker.compose.project.working_dir',
+  configFiles: 'com.docker.compose.project.config_files',
+  version: 'com.docker.compose.version',
+  dependsOn: 'com.docker.compose.depends_on',
+  network: 'com.docker.compose.network',
+  volume: 'com.docker.compose.volume',
+} as const;
+
+/**
+ * The Docker Compose release whose label set these follow (v2: `depends_on`, `oneoff` "False"). A version number on
+ * purpose: docker-compose 1.x compares it with 1.21.0 to tell projects named the old way.
+ */
+export const composeVersion = '2.24.0';
+
+export const composeLabelsFor = {
+  /** what compose puts on a service's container; `workdir`: the stack's source tree, when it has one */
+  container: (project: string, s: { name: string; dependsOn: readonly { service: string; condition: string }[] }, number: number, hash: string, workdir: string | undefined): Record<string, string> => ({
+    [composeLabel.project]: project,
+    [composeLabel.service]: s.name,
+    [composeLabel.number]: String(number),
+    [composeLabel.oneoff]: 'False',
+    [composeLabel.configHash]: hash,
+    [composeLabel.version]: composeVersion,
+    // compose's own format: service:condition:restart, comma-separated
+    [composeLabel.dependsOn]: s.dependsOn.map((d) => `${d.service}:${d.condition}:false`).join(','),
+    ...(workdir ? { [composeLabel.workingDir]: workdir } : {}),
+  }),
+  network: (project: string, key: string): Record<string, string> => ({ [composeLabel.project]: project, [composeLabel.network]: key, [composeLabel.version]: composeVersion }),
+  volume: (project: string, key: string): Record<string, string> => ({ [composeLabel.project]: project, [composeLabel.volume]: key, [composeLabel.version]: composeVersion }),
 };
 
 /** label filters for listContainers/listNetworks/listVolumes */

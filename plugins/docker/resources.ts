@@ -2,11 +2,12 @@
 import type Dockerode from 'dockerode';
 import type { DeployIo, NormalizedNetwork, NormalizedVolume } from './types.ts';
 import { reasonOf, statusOf } from './client.ts';
-import { bareName, filterFor, isOurs, label, ownershipOf } from './labels.ts';
+import { beforeStop } from './hooks.ts';
+import { bareName, composeLabelsFor, filterFor, isOurs, label, ownershipOf } from './labels.ts';
 
 /** the engine, and the installation whose containers, networks and volumes are the only ones acted on */
 export interface Owned { docker: Dockerode; installation: string }
-export interface ResourceDeps extends Owned { stopSeconds: number }
+export interface ResourceDeps extends Owned { stopSeconds: number; /** bound of each pre_stop hook (default 2 min) */ hookTimeoutMs?: number }
 
 /** an existing network or volume of this name must be the project's own (or declared external): never another project's or installation's */
 function assertOwned(kind: string, name: string, external: boolean, labels: Record<string, string> | undefined, wanted: Record<string, string>, installation: string): void {
@@ -39,7 +40,14 @@ export async function ensureNetworks({ docker, installation }: Owned, networks: 
     }
     if (n.external) throw new Error(`the external network "${n.name}" does not exist: create it first, or drop external: true`);
     try {
-      await docker.createNetwork({ Name: n.name, Driver: n.driver, Options: n.driverOpts, Internal: n.internal, Attachable: n.attachable, Labels: { ...n.labels, [label.installation]: installation }, CheckDuplicate: true });
+      await docker.createNetwork({
+        Name: n.name, Driver: n.driver, Options: n.driverOpts, Internal: n.internal, Attachable: n.attachable, EnableIPv6: n.enableIpv6 || undefined,
+        IPAM: n.ipam ? {
+          Driver: n.ipam.driver, Options: n.ipam.options,
+          Config: n.ipam.config.map((c) => ({ Subnet: c.subnet, IPRange: c.ipRange, Gateway: c.gateway, AuxiliaryAddresses: c.auxAddresses })),
+        } : undefined,
+        Labels: { ...n.labels, ...composeLabelsFor.network(n.labels[label.project], n.key), [label.installation]: installation }, CheckDuplicate: true,
+      });
       io.log(`network ${n.name} created`);
     } catch (err) {
       if (statusOf(err) !== 409) throw new Error(`the network "${n.name}" could not be created: ${reasonOf(err)}`);
@@ -57,7 +65,7 @@ export async function ensureVolumes({ docker, installation }: Owned, volumes: re
       if (statusOf(err) !== 404) throw err;
     }
     if (v.external) throw new Error(`the external volume "${v.name}" does not exist: create it first, or drop external: true`);
-    await docker.createVolume({ Name: v.name, Driver: v.driver, DriverOpts: v.driverOpts, Labels: { ...v.labels, [label.installation]: installation } });
+    await docker.createVolume({ Name: v.name, Driver: v.driver, DriverOpts: v.driverOpts, Labels: { ...v.labels, ...composeLabelsFor.volume(v.labels[label.project], v.key), [label.installation]: installation } });
     io.log(`volume ${v.name} created`);
   }));
 }
@@ -88,6 +96,7 @@ export async function takeDown(deps: ResourceDeps, project: string, io: DeployIo
   await Promise.all(containers.map(async (c) => {
     const name = bareName(c.Names);
     try {
+      await beforeStop(deps.docker, c, name, io, deps.hookTimeoutMs ?? 120_000);
       await removeContainer(deps, c.Id, { volumes: opts.volumes });
       removed.push(name);
       io.log(`${name} removed`);

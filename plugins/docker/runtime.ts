@@ -11,7 +11,7 @@ import { imageId, pullImage, pushImage, refusedImages, registryHost, registryRef
 import { filterFor, ownershipOf } from './labels.ts';
 import { removeVolumes, takeDown } from './resources.ts';
 import { removeServiceFiles, type SecretsDir } from './secrets.ts';
-import { engineState, projectStatus, publishedPorts, servicesOfProjects } from './status.ts';
+import { containerNameHolders, engineState, projectStatus, publishedPorts, servicesOfProjects } from './status.ts';
 import { projectNamePattern } from './compose/load.ts';
 import type { ContainerWatch } from './watch.ts';
 
@@ -57,7 +57,7 @@ export function createRuntime(opts: RuntimeOptions): DockerRuntime {
   let auth: RegistryAuthProvider | null = null;
   let guard: AccessGuard | null = null;
   const images: ImageDeps = { docker, auth: () => auth, pullTimeoutMs: opts.pullTimeoutMs, builder: opts.builder ?? runtimeDefaults.builder, outbound: opts.outbound };
-  const resources = { docker, installation, stopSeconds: opts.stopTimeoutSeconds };
+  const resources = { docker, installation, stopSeconds: opts.stopTimeoutSeconds, hookTimeoutMs: opts.healthTimeoutMs };
   const visible = (c: ContainerInfo) => ownershipOf(c.Labels, installation).owner !== 'other';
   const ours = (c: ContainerInfo) => ownershipOf(c.Labels, installation).owner === 'this';
   /** the projects of one state of the live table, derived once: a list of stacks reads them on every request */
@@ -158,6 +158,7 @@ export function createRuntime(opts: RuntimeOptions): DockerRuntime {
     },
     ownership: (labels) => ownershipOf(labels, installation),
     publishedPorts: (except) => publishedPorts(docker, installation, except),
+    containerNameHolders: (names) => containerNameHolders(docker, installation, names),
     async engine() {
       const version = opts.watch?.version();
       return version ? { ok: true, version } : engineState(docker, opts.endpoint);

@@ -1,8 +1,11 @@
 // A normalized service → the Engine API create body of one of its containers, and the config hash that detects changes.
 import { createHash } from 'node:crypto';
 import type { ContainerCreateOptions, MountSettings } from 'dockerode';
-import type { NormalizedService, ServiceNetwork } from './types.ts';
-import { containerName, label, labelsFor } from './labels.ts';
+import type { NormalizedService, ServiceHook, ServiceNetwork } from './types.ts';
+import { composeLabelsFor, containerName, label, labelsFor } from './labels.ts';
+
+/** where compose's use_api_socket mounts the engine's socket, in the container and (the engine's own) on the host */
+export const apiSocketPath = '/var/run/docker.sock';
 
 export interface ContainerPlan {
   service: string;
@@ -12,6 +15,8 @@ export interface ContainerPlan {
   create: ContainerCreateOptions & { name: string };
   /** networks joined after create: API 1.41 takes one endpoint at create time */
   extraNetworks: ServiceNetwork[];
+  /** run in the container once it has started */
+  postStart: ServiceHook[];
 }
 
 function stable(value: unknown): unknown {
@@ -31,6 +36,7 @@ function hostConfig(s: NormalizedService): ContainerCreateOptions['HostConfig'] 
     (portBindings[`${p.target}/${p.protocol}`] ??= []).push({ HostIp: p.hostIp, HostPort: p.published === null ? '' : String(p.published) });
   }
   const binds = s.mounts.filter((m) => m.type === 'bind' && m.createHostPath).map((m) => `${m.source}:${m.target}${m.readOnly ? ':ro' : ''}`);
+  if (s.useApiSocket) binds.push(`${apiSocketPath}:${apiSocketPath}`);
   // the typings demand every optional member of the engine's mount settings
   const mounts: MountSettings[] = s.mounts.filter((m) => !(m.type === 'bind' && m.createHostPath)).map((m) => ({
     Type: m.type, Target: m.target, ReadOnly: m.readOnly, Source: m.source ?? '',
@@ -61,6 +67,8 @@ function hostConfig(s: NormalizedService): ContainerCreateOptions['HostConfig'] 
     PidMode: s.pid ?? undefined,
     IpcMode: s.ipc ?? undefined,
     GroupAdd: s.groupAdd.length ? s.groupAdd : undefined,
+    VolumesFrom: s.volumesFrom.length ? s.volumesFrom.flatMap((v) => v.containers.map((c) => `${c}:${v.readOnly ? 'ro' : 'rw'}`)) : undefined,
+    ...s.host,
   };
 }
 
@@ -78,7 +86,11 @@ export function planContainer(project: string, s: NormalizedService, number: num
     Cmd: s.command ?? undefined,
     Entrypoint: s.entrypoint ?? undefined,
     Env: Object.keys(s.environment).sort().map((k) => `${k}=${s.environment[k]}`),
-    Labels: { ...s.labels, ...labelsFor.container(project, s.name, number, '') },
+    Labels: {
+      ...s.labels, ...labelsFor.container(project, s.name, number, ''),
+      // read back when the container is stopped, by then without its compose file
+      ...(s.hooks.preStop.length ? { [label.preStop]: JSON.stringify(s.hooks.preStop) } : {}),
+    } as Record<string, string>,
     ExposedPorts: Object.keys(exposed).length ? exposed : undefined,
     Healthcheck: hc ? { Test: hc.test, Interval: hc.intervalNs, Timeout: hc.timeoutNs, Retries: hc.retries, StartPeriod: hc.startPeriodNs } : undefined,
     User: s.user ?? undefined,
@@ -86,6 +98,7 @@ export function planContainer(project: string, s: NormalizedService, number: num
     Hostname: s.hostname ?? undefined,
     Domainname: s.domainname ?? undefined,
     StopSignal: s.stopSignal ?? undefined,
+    MacAddress: s.macAddress ?? undefined,
     StopTimeout: s.stopGracePeriodSeconds ?? undefined,
     Tty: s.tty || undefined,
     OpenStdin: s.stdinOpen || undefined,
@@ -96,7 +109,10 @@ export function planContainer(project: string, s: NormalizedService, number: num
   body.Labels[label.configHash] = hash;
   // outside the hash: containers made before installations were labelled are not recreated for it
   body.Labels[label.installation] = installation;
-  return { service: s.name, number, name, hash, create: stable(body) as ContainerPlan['create'], extraNetworks };
+  // compose's own labels describe (the dockwright.* ones decide): outside the hash too, and what a user wrote under their names loses
+  for (const k of Object.keys(body.Labels)) if (k.startsWith('com.docker.compose.')) delete body.Labels[k];
+  Object.assign(body.Labels, composeLabelsFor.container(project, s, number, hash, s.projectDir ?? undefined));
+  return { service: s.name, number, name, hash, create: stable(body) as ContainerPlan['create'], extraNetworks, postStart: s.hooks.postStart };
 }
 
 export { endpoint as endpointConfig };

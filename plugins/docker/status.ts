@@ -1,8 +1,8 @@
-// Read-only views of the engine: project status from a container list, published ports from one list call, and the engine's version.
+// Read-only views of the engine: project status from a container list, published ports and container names held from one list call, and the engine's version.
 import { compareText } from '../../sdk/index.ts';
 import type Dockerode from 'dockerode';
 import type { ContainerInfo } from 'dockerode';
-import type { ContainerStatus, ServiceStatus } from './types.ts';
+import type { ContainerStatus, Ownership, ServiceStatus } from './types.ts';
 import { bareName, label, ownershipOf } from './labels.ts';
 import { engineProblem, reasonOf } from './client.ts';
 
@@ -76,6 +76,14 @@ export async function publishedPorts(docker: Dockerode, installation: string, ex
     }
   }
   return out.sort((a, b) => a.hostPort - b.hostPort);
+}
+
+/** the containers (any state) holding these names on the engine, and whose they are; names are global on an engine */
+export async function containerNameHolders(docker: Dockerode, installation: string, names: readonly string[]): Promise<{ name: string; id: string; owner: Ownership }[]> {
+  if (!names.length) return [];
+  const wanted = new Set(names);
+  const list = await docker.listContainers({ all: true, size: false });
+  return list.filter((c) => wanted.has(bareName(c.Names))).map((c) => ({ name: bareName(c.Names), id: c.Id, owner: ownershipOf(c.Labels, installation) }));
 }
 
 export async function engineState(docker: Dockerode, endpoint: string): Promise<{ ok: true; version: string } | { ok: false; reason: string }> {

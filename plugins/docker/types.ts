@@ -91,7 +91,67 @@ export interface NormalizedBuild {
   pull?: boolean;
 }
 
-export interface NormalizedService {
+/** a command run in a service's container through the engine's exec API (post_start, pre_stop) */
+export interface ServiceHook {
+  command: string[];
+  user?: string;
+  privileged: boolean;
+  workingDir?: string;
+  environment: Record<string, string>;
+}
+
+/** another container's volumes mounted into a service's containers (volumes_from) */
+export interface VolumesFrom {
+  /** a service of the stack (all its containers), or a container by name (refused by a rule unless it is the stack's own) */
+  service: string | null;
+  container: string | null;
+  readOnly: boolean;
+  /** the engine names of the containers whose volumes are mounted */
+  containers: string[];
+}
+
+/** HostConfig members a service sets through the keys of compose/keys.ts, named as the Engine API names them */
+export interface HostSettings {
+  CpusetCpus?: string;
+  CpusetMems?: string;
+  CpuQuota?: number;
+  CpuPeriod?: number;
+  CpuRealtimeRuntime?: number;
+  CpuRealtimePeriod?: number;
+  OomKillDisable?: boolean;
+  OomScoreAdj?: number;
+  MemorySwappiness?: number;
+  MemorySwap?: number;
+  DnsOptions?: string[];
+  StorageOpt?: Record<string, string>;
+  UTSMode?: string;
+  CgroupnsMode?: string;
+  CgroupParent?: string;
+  UsernsMode?: string;
+  BlkioWeight?: number;
+  BlkioWeightDevice?: { Path: string; Weight: number }[];
+  BlkioDeviceReadBps?: { Path: string; Rate: number }[];
+  BlkioDeviceWriteBps?: { Path: string; Rate: number }[];
+  BlkioDeviceReadIOps?: { Path: string; Rate: number }[];
+  BlkioDeviceWriteIOps?: { Path: string; Rate: number }[];
+  DeviceCgroupRules?: string[];
+  Runtime?: string;
+  DeviceRequests?: { Driver: string; Count: number; DeviceIDs?: string[]; Capabilities: string[][]; Options: Record<string, string> }[];
+}
+
+/** what the service keys of compose/keys.ts add to a service */
+export interface ServiceKeySettings {
+  host: HostSettings;
+  macAddress: string | null;
+  hooks: { postStart: ServiceHook[]; preStop: ServiceHook[] };
+  volumesFrom: VolumesFrom[];
+  /** use_api_socket: the engine's socket mounted into the container (refused by no-docker-socket unless an admin allows it) */
+  useApiSocket: boolean;
+  /** the stack's source tree, when it has one: compose's working_dir label */
+  projectDir: string | null;
+}
+
+export interface NormalizedService extends ServiceKeySettings {
   name: string;
   /** the image reference; for build-only services `<project>-<service>` */
   image: string;
@@ -142,12 +202,22 @@ export interface NormalizedService {
   configs: FileReference[];
 }
 
+export interface NetworkIpam {
+  /** the IPAM driver; "default" is the engine's own */
+  driver: string;
+  config: { subnet?: string; ipRange?: string; gateway?: string; auxAddresses?: Record<string, string> }[];
+  options: Record<string, string>;
+}
+
 export interface NormalizedNetwork {
   key: string;
   name: string;
   external: boolean;
   driver: string;
   driverOpts: Record<string, string>;
+  /** custom IP address management (null: the engine picks a subnet) */
+  ipam: NetworkIpam | null;
+  enableIpv6: boolean;
   internal: boolean;
   attachable: boolean;
   labels: Record<string, string>;
@@ -248,6 +318,8 @@ export interface DockerRuntime {
   readonly installationId: string;
   /** host ports in use by running containers (project null: not this installation's); asks the engine */
   publishedPorts(exceptProject?: string): Promise<{ project: string | null; hostPort: number; protocol: string }[]>;
+  /** the containers (any state) that hold these names on the engine, and whose they are; asks the engine */
+  containerNameHolders(names: readonly string[]): Promise<{ name: string; id: string; owner: Ownership }[]>;
   engine(): Promise<{ ok: true; version: string } | { ok: false; reason: string }>;
   /** @deprecated contribute to the extension point registryAuths (plugins/docker/api.ts) */
   setRegistryAuth(provider: RegistryAuthProvider): void;

@@ -14,7 +14,7 @@ import { deployWebhook } from './webhook.ts';
 export type { Need, PlatformRule, StackHook, StackSource, StackTemplate, StacksApi } from './api.ts';
 
 const Options = Type.Object({
-  rules: Type.Record(Type.String(), Type.Boolean(), { default: {}, description: 'false switches a platform rule off for this install' }),
+  rules: Type.Record(Type.String(), Type.Boolean(), { default: {}, description: 'false switches a platform rule off for this install, true on one that is off by default (no-container-name)' }),
   allowedBindRoots: Type.Array(Type.String({ pattern: '^/' }), { default: [] }),
   // allow-lists: what is not named is refused (each one's rule can also be switched off under `rules`)
   allowedCapabilities: Type.Array(Type.String(), { default: dockerDefaultCapabilities, description: 'what cap_add may add (no-dangerous-capabilities)' }),
@@ -24,6 +24,8 @@ const Options = Type.Object({
   allowedNetworkOptions: Type.Array(Type.String(), { default: safeNetworkOptions, description: 'network driver_opts names (allowed-network-options)' }),
   allowedVolumeDrivers: Type.Array(Type.String(), { default: ['local'], description: 'allowed-volume-drivers' }),
   allowedLoggingDrivers: Type.Array(Type.String(), { default: ['json-file', 'local', 'none'], description: 'allowed-logging-drivers' }),
+  allowedRuntimes: Type.Array(Type.String(), { default: ['runc'], description: 'container runtimes a service may name in runtime: (allowed-runtimes)' }),
+  allowedIpamDrivers: Type.Array(Type.String(), { default: ['default'], description: 'IPAM drivers of the stack\'s own networks (allowed-ipam-drivers)' }),
   autoupdateCron: Type.String({ default: '0 3 * * *', description: 'when autoupdate runs (cron of 5 fields or a nickname, server time; minute-grained)' }),
   webhookWindowSeconds: Type.Integer({ minimum: 1, default: 30 }),
   webhookWaitSeconds: Type.Integer({ minimum: 1, default: 600 }),
@@ -51,6 +53,12 @@ export default definePlugin({
     const rules = builtInRules({
       ...options,
       portsInUse: (stack) => runtime.publishedPorts(stack).catch(() => null),
+      containerNamesHeld: async (stack, names) => {
+        const held = await runtime.containerNameHolders(names).catch(() => null);
+        type Held = { name: string; holder: 'stack' | 'installation' | 'outside' };
+        return held?.flatMap((h): Held[] => h.owner.owner === 'this' ? (h.owner.project === stack ? [] : [{ name: h.name, holder: 'stack' }])
+          : [{ name: h.name, holder: h.owner.owner === 'other' ? 'installation' : 'outside' }]) ?? null;
+      },
       refusedImages: async (loaded) => (await runtime.refusedImages(loaded.services))?.map(({ path, message }) => ({ path, message })) ?? null,
     });
     const core = createCore(ctx, { runtime, store, rules, switches: options.rules });

@@ -16,6 +16,8 @@ export interface RuleInput {
 export interface PlatformRule {
   id: string;
   description: string;
+  /** false: off unless an admin switches it on (`rules: { "<id>": true }`); on by default */
+  enabled?: boolean;
   check(input: RuleInput): RuleIssue[] | Promise<RuleIssue[]>;
 }
 export interface RuleError extends RuleIssue { rule: string }
@@ -33,6 +35,12 @@ export interface RuleOptions {
   allowedSecurityOptions: readonly string[];
   /** sysctls by name */
   allowedSysctls: readonly string[];
+  /** container runtimes (runtime:) by the engine's name for them */
+  allowedRuntimes: readonly string[];
+  /** IPAM drivers of the stack's own networks */
+  allowedIpamDrivers: readonly string[];
+  /** who holds these container names on the engine: a stack of this installation (never this one), another installation, or nobody Dockwright knows (null when the engine cannot say) */
+  containerNamesHeld(stack: string, names: readonly string[]): Promise<{ name: string; holder: 'stack' | 'installation' | 'outside' }[] | null>;
   /** host ports published by other stacks' containers (null when the engine cannot say) */
   portsInUse(stack: string): Promise<{ project: string | null; hostPort: number; protocol: string }[] | null>;
   /** images the engine would fetch from a registry the outbound policy refuses (null when the engine cannot say what it has) */
@@ -100,6 +108,8 @@ const capability = (name: string) => name.trim().toUpperCase().replace(/^CAP_/, 
 /** pid and ipc modes that keep a container in namespaces of its own */
 const ownPid = new Set(['']);
 const ownIpc = new Set(['', 'none', 'private', 'shareable']);
+/** namespaces beyond pid and ipc whose only mode other than the container's own is the host's */
+const hostNamespaces = [['uts', 'UTSMode', 'UTS namespace'], ['cgroup', 'CgroupnsMode', 'cgroup namespace'], ['userns_mode', 'UsernsMode', 'user namespace (no remapping)']] as const;
 
 export function builtInRules(opts: RuleOptions): PlatformRule[] {
   const capabilities = new Set(opts.allowedCapabilities.map(capability));
@@ -109,6 +119,8 @@ export function builtInRules(opts: RuleOptions): PlatformRule[] {
   const loggingDrivers = new Set(opts.allowedLoggingDrivers);
   const securityOptions = new Set(opts.allowedSecurityOptions);
   const sysctls = new Set(opts.allowedSysctls);
+  const runtimes = new Set(opts.allowedRuntimes);
+  const ipamDrivers = new Set(opts.allowedIpamDrivers);
   const underRoot = (path: string) => opts.allowedBindRoots.some((root) => isWithin(root, path));
   const list = (values: Set<string>) => (values.size ? [...values].join(', ') : 'none');
   return [
@@ -123,8 +135,12 @@ export function builtInRules(opts: RuleOptions): PlatformRule[] {
         .map(([name]) => ({ path: `services.${name}.build`, message: `service ${name} builds an image, but this stack has no source tree: name an image` })),
     },
     {
-      id: 'no-privileged', description: 'no privileged containers',
-      check: ({ loaded }) => normalized(loaded).filter(({ s }) => s.privileged).map(({ s }) => ({ path: `services.${s.name}.privileged`, message: `service ${s.name} asks to run privileged` })),
+      id: 'no-privileged', description: 'no privileged containers, nor privileged post_start or pre_stop commands',
+      check: ({ loaded }) => normalized(loaded).flatMap(({ s }) => [
+        ...(s.privileged ? [{ path: `services.${s.name}.privileged`, message: `service ${s.name} asks to run privileged` }] : []),
+        ...(['postStart', 'preStop'] as const).flatMap((kind) => s.hooks[kind].flatMap((h, i) => h.privileged
+          ? [{ path: `services.${s.name}.${kind === 'postStart' ? 'post_start' : 'pre_stop'}[${i}].privileged`, message: `service ${s.name} asks to run a hook privileged` }] : [])),
+      ]),
     },
     {
       id: 'no-host-network', description: "no network_mode: host (nor another container's network), nor a build on the host's network",
@@ -135,10 +151,11 @@ export function builtInRules(opts: RuleOptions): PlatformRule[] {
       ]),
     },
     {
-      id: 'no-host-pid', description: 'pid and ipc namespaces of the container\'s own (ipc none, private or shareable): never the host\'s or another container\'s',
+      id: 'no-host-pid', description: 'pid, ipc, uts, cgroup and user namespaces of the container\'s own (ipc none, private or shareable): never the host\'s or another container\'s',
       check: ({ loaded }) => normalized(loaded).flatMap(({ s }) => [
         ...(s.pid !== null && !ownPid.has(s.pid) ? [{ path: `services.${s.name}.pid`, message: `service ${s.name} asks for the process namespace of ${s.pid === 'host' ? 'the host' : JSON.stringify(s.pid)}` }] : []),
         ...(s.ipc !== null && !ownIpc.has(s.ipc) ? [{ path: `services.${s.name}.ipc`, message: `service ${s.name} asks for the IPC namespace of ${s.ipc === 'host' ? 'the host' : JSON.stringify(s.ipc)}` }] : []),
+        ...hostNamespaces.filter(([, field]) => s.host[field] === 'host').map(([key, , what]) => ({ path: `services.${s.name}.${key}`, message: `service ${s.name} asks for the ${what} of the host` })),
       ]),
     },
     {
@@ -167,15 +184,26 @@ export function builtInRules(opts: RuleOptions): PlatformRule[] {
         .map(({ s }) => ({ path: `services.${s.name}.logging.driver`, message: `service ${s.name} logs through the ${s.logging!.driver} driver, which an admin has not allowed` })),
     },
     {
-      id: 'no-devices', description: 'no host devices',
-      check: ({ loaded }) => normalized(loaded).filter(({ s }) => s.devices.length > 0).map(({ s }) => ({ path: `services.${s.name}.devices`, message: `service ${s.name} maps host devices` })),
+      id: 'no-devices', description: 'no host devices, nor device cgroup rules (which open devices to a container)',
+      check: ({ loaded }) => normalized(loaded).flatMap(({ s }) => [
+        ...(s.devices.length > 0 ? [{ path: `services.${s.name}.devices`, message: `service ${s.name} maps host devices` }] : []),
+        ...(s.host.DeviceCgroupRules?.length ? [{ path: `services.${s.name}.device_cgroup_rules`, message: `service ${s.name} allows itself host devices by cgroup rules` }] : []),
+      ]),
+    },
+    {
+      id: 'allowed-runtimes', description: `container runtimes only of ${list(runtimes)}`,
+      check: ({ loaded }) => normalized(loaded).filter(({ s }) => s.host.Runtime !== undefined && !runtimes.has(s.host.Runtime))
+        .map(({ s }) => ({ path: `services.${s.name}.runtime`, message: `service ${s.name} runs in the ${s.host.Runtime} runtime, which an admin has not allowed` })),
     },
     {
       id: 'no-docker-socket', description: 'never the Docker socket',
       check: ({ loaded }) => normalized(loaded).flatMap(({ s, raw }) => {
         const exposing = s.mounts.filter((m) => m.type === 'bind' && m.source && dockerSockets.some((sock) => sock === m.source || sock.startsWith(m.source!.endsWith('/') ? m.source! : m.source + '/')));
         const paths = exposing.length ? volumePaths(raw, s.name) : new Map<string, string>();
-        return exposing.map((m) => ({ path: paths.get(m.target) ?? `services.${s.name}.volumes`, message: `service ${s.name} mounts the Docker socket (or a folder holding it): that hands over the host` }));
+        return [
+          ...exposing.map((m) => ({ path: paths.get(m.target) ?? `services.${s.name}.volumes`, message: `service ${s.name} mounts the Docker socket (or a folder holding it): that hands over the host` })),
+          ...(s.useApiSocket ? [{ path: `services.${s.name}.use_api_socket`, message: `service ${s.name} asks for the Docker API socket: that hands over the host` }] : []),
+        ];
       }),
     },
     {
@@ -216,8 +244,35 @@ export function builtInRules(opts: RuleOptions): PlatformRule[] {
       ],
     },
     {
-      id: 'no-container-name', description: 'no container_name (names are the platform\'s, so stacks cannot collide)',
+      id: 'allowed-ipam-drivers', description: `IPAM drivers of the stack's networks only of ${list(ipamDrivers)}`,
+      check: ({ loaded }) => loaded.networks.filter((n) => !n.external && n.ipam && !ipamDrivers.has(n.ipam.driver))
+        .map((n) => ({ path: `networks.${n.key}.ipam.driver`, message: `network ${n.key} uses the ${n.ipam!.driver} IPAM driver, which an admin has not allowed` })),
+    },
+    {
+      id: 'volumes-from-own-stack', description: 'volumes_from only of services (or containers) of the stack itself',
+      check: ({ loaded }) => normalized(loaded).flatMap(({ s, raw }) => {
+        const paths = listed(raw, s.name, 'volumes_from');
+        return s.volumesFrom.filter((v) => v.container !== null).map((v) => ({
+          path: paths.find((p) => p.value.split(':').includes(v.container!))?.path ?? `services.${s.name}.volumes_from`,
+          message: `service ${s.name} mounts the volumes of the container ${v.container}, which is not one of this stack's`,
+        }));
+      }),
+    },
+    {
+      id: 'no-container-name', enabled: false, description: 'no container_name (names are the platform\'s, so stacks cannot collide); off by default',
       check: ({ loaded }) => perService(loaded, 'container_name', () => true, (n) => `service ${n} sets container_name`),
+    },
+    {
+      id: 'container-name-available', description: 'a container_name is not held on the engine by another stack, another installation or a container made outside Dockwright',
+      async check({ loaded, stack }) {
+        const named = loaded.services.filter((s) => s.containerName !== null);
+        if (!named.length) return [];
+        const held = await opts.containerNamesHeld(stack, named.map((s) => s.containerName!));
+        // a stack is not named: the caller may not see it
+        const whose = { stack: 'another stack', installation: 'another Dockwright installation on this engine', outside: 'a container made outside Dockwright' };
+        return (held ?? []).flatMap((h) => named.filter((s) => s.containerName === h.name)
+          .map((s) => ({ path: `services.${s.name}.container_name`, message: `the container name ${h.name} is held by ${whose[h.holder]}` })));
+      },
     },
     {
       id: 'outbound-registry', description: 'images missing locally (pulled ones, and the base images of builds) come from registries the outbound policy allows (outbound.allow)',
@@ -267,7 +322,7 @@ export async function checkRules(rules: readonly PlatformRule[], switches: Reado
       code: 'compose-refused', errors: limits.map((e) => ({ rule: 'compose-limits', path: e.path, message: e.message })),
     });
   }
-  const active = rules.filter((r) => switches[r.id] !== false);
+  const active = rules.filter((r) => switches[r.id] ?? r.enabled !== false);
   const results = await Promise.all(active.map(async (r) => {
     const found = await r.check(input);
     if (found.length <= shownPerRule) return found.map((issue) => ({ rule: r.id, ...issue }));

@@ -8,7 +8,9 @@ const rounds = Number(process.env.ROUNDS ?? 15);
 const rules = builtInRules({
   allowedBindRoots: [], allowedCapabilities: dockerDefaultCapabilities, allowedSecurityOptions: safeSecurityOptions, allowedSysctls: safeSysctls,
   allowedNetworkDrivers: ['bridge', 'overlay'], allowedNetworkOptions: safeNetworkOptions, allowedVolumeDrivers: ['local'], allowedLoggingDrivers: ['json-file', 'local', 'none'],
+  allowedRuntimes: ['runc'], allowedIpamDrivers: ['default'],
   portsInUse: async () => [],
+  containerNamesHeld: async () => [],
   refusedImages: async () => [],
 });
 

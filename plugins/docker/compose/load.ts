@@ -4,6 +4,7 @@ import { projectEnv } from './environment.ts';
 import { applyExtends, applyInclude, ProjectFiles } from './extends.ts';
 import { interpolateTree } from './interpolate.ts';
 import { atMost, composeLimits, LimitExceeded } from './limits.ts';
+import { ignoredTopLevelKeys, networkKeys, resolveVolumesFrom, warnIgnoredTopLevelKeys } from './keys.ts';
 import { checkTargets, fileObjects } from './secrets.ts';
 import { parseYaml } from './yaml.ts';
 import { normalizeService } from './service.ts';
@@ -41,7 +42,6 @@ function networks(doc: Obj, project: string, issues: Issues): Map<string, Normal
     const path = `networks.${key}`;
     if (value !== null && !isObj(value)) { issues.error(path, 'must be a map (or empty)'); continue; }
     const spec = value ?? {};
-    if (spec.ipam !== undefined) issues.error(`${path}.ipam`, 'custom IPAM configuration is not supported');
     const { name, external } = engineName(spec, key, project, path, issues);
     out.set(key, {
       key, name, external,
@@ -49,6 +49,7 @@ function networks(doc: Obj, project: string, issues: Issues): Map<string, Normal
       driverOpts: stringMap(spec.driver_opts, `${path}.driver_opts`, issues),
       internal: bool(spec.internal, `${path}.internal`, issues) ?? false,
       attachable: bool(spec.attachable, `${path}.attachable`, issues) ?? false,
+      ...networkKeys(spec, path, issues),
       labels: { ...labelMap(spec.labels, `${path}.labels`, issues), ...labelsFor.project(project) },
     });
   }
@@ -184,9 +185,10 @@ function load(project: ComposeProject, issues: Issues): LoadedCompose {
     unresolved = applyExtends(raw.services, files, issues);
     atMost('services', Object.keys(raw.services).length, 'services', 'services (included ones too)');
   }
+  warnIgnoredTopLevelKeys(raw, issues);
   for (const key of Object.keys(raw)) {
-    if (key.startsWith('x-') || topLevel.has(key)) continue;
-    issues.error(key, `"${key}" is not a top-level compose key (services, networks, volumes, include, x-…)`);
+    if (key.startsWith('x-') || topLevel.has(key) || key in ignoredTopLevelKeys) continue;
+    issues.error(key, `"${key}" is not a top-level compose key (services, networks, volumes, secrets, configs, include, x-…)`);
   }
   if (typeof raw.name === 'string' && raw.name !== project.name) issues.warn('name', `the file names its project "${raw.name}"; the stack name "${project.name}" is used`);
   if (!isObj(raw.services) || Object.keys(raw.services).length === 0) {
@@ -219,6 +221,7 @@ function load(project: ComposeProject, issues: Issues): LoadedCompose {
       if (profiles) issues.error(`services.${s.name}.depends_on`, `depends on "${d.service}", whose profiles (${profiles.join(', ')}) are not active: add one to COMPOSE_PROFILES`);
     }
   }
+  resolveVolumesFrom(services, project.name, issues);
   checkGraph(services.map((s) => ({ ...s, dependsOn: s.dependsOn.filter((d) => !inactive.has(d.service)) })), issues);
   checkNames(services, project.name, issues);
   for (const s of services) checkTargets(s.name, s.mounts, s.secrets, s.configs, issues);

@@ -4,6 +4,7 @@ import type { NormalizedMount, NormalizedVolume } from '../types.ts';
 import { type Issues, isObj, scalar, strList } from './shape.ts';
 import { inside } from './shape.ts';
 import { realExisting } from '../../../sdk/index.ts';
+import { expandHome } from './keys.ts';
 import { bytes } from './units.ts';
 
 export interface MountContext {
@@ -14,7 +15,12 @@ export interface MountContext {
 }
 
 function bindSource(source: string, path: string, ctx: MountContext): string | null {
-  if (source.startsWith('~')) { ctx.issues.error(path, `bind mount source "${source}": home directory paths are not supported; use an absolute path`); return null; }
+  if (source.startsWith('~')) {
+    // the home of the user Dockwright runs as, then a host path like any other (allowed-bind-mounts judges it)
+    const home = expandHome(source);
+    if (home === null) { ctx.issues.error(path, `bind mount source "${source}": only ~ and ~/… (the home of the user Dockwright runs as) are expanded, not another user's`); return null; }
+    return realExisting(home);
+  }
   // resolved now, so the rules judge (and the engine mounts) where it really leads
   if (isAbsolute(source)) return realExisting(source);
   return inside(ctx.workdir, source, path, ctx.issues, 'bind mount source');

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { DependsCondition, NormalizedHealthcheck, NormalizedNetwork, NormalizedService, NormalizedVolume, ServiceNetwork } from '../types.ts';
 import { environment } from './environment.ts';
+import { honouredKeys, ignoredKeys, withServiceKeys } from './keys.ts';
 import { atMost } from './limits.ts';
 import { mounts } from './mounts.ts';
 import { ports } from './ports.ts';
@@ -31,12 +32,10 @@ const supported = new Set([
   'networks', 'network_mode', 'labels', 'restart', 'healthcheck', 'depends_on', 'user', 'working_dir', 'hostname', 'domainname',
   'deploy', 'mem_limit', 'mem_reservation', 'cpus', 'cpu_shares', 'pids_limit', 'shm_size', 'logging', 'extra_hosts', 'dns',
   'dns_search', 'cap_add', 'cap_drop', 'privileged', 'read_only', 'init', 'tty', 'stdin_open', 'stop_signal', 'stop_grace_period',
-  'security_opt', 'sysctls', 'ulimits', 'devices', 'pid', 'ipc', 'group_add', 'container_name', 'secrets', 'configs',
+  'security_opt', 'sysctls', 'ulimits', 'devices', 'pid', 'ipc', 'group_add', 'container_name', 'secrets', 'configs', 'scale',
   // chosen by the loader (COMPOSE_PROFILES) before a service is normalized
   'profiles',
 ]);
-/** accepted and ignored, with a warning: they do not change what runs on one engine */
-const ignored = new Set(['links', 'platform', 'scale']);
 
 function words(v: unknown, path: string, issues: Issues): string[] | null {
   if (v === undefined || v === null) return null;
@@ -227,8 +226,9 @@ function build(v: unknown, path: string, ctx: ServiceContext): NormalizedService
 function pullPolicy(v: unknown, hasBuild: boolean, path: string, issues: Issues): NormalizedService['pullPolicy'] {
   const text = str(v, path, issues);
   if (text === null) return hasBuild ? 'build' : 'missing';
-  const policies: Record<string, NormalizedService['pullPolicy']> = { always: 'always', never: 'never', missing: 'missing', if_not_present: 'missing', build: 'build', daily: 'missing', weekly: 'missing' };
-  const policy = policies[text];
+  const policies: Record<string, NormalizedService['pullPolicy']> = { always: 'always', never: 'never', missing: 'missing', if_not_present: 'missing', build: 'build', daily: 'missing', weekly: 'missing', refresh: 'missing' };
+  // time-based refreshes (daily, every_12h, refresh with pull_refresh_after) are the stack's autoupdate here
+  const policy = policies[text] ?? (/^every_([0-9]+[wdhms])+$/.test(text) ? 'missing' : undefined);
   if (!policy) { issues.error(path, `"${text}" is not always, never, missing or build`); return 'missing'; }
   if (policy === 'build' && !hasBuild) issues.error(path, 'pull_policy build needs a build section');
   return policy;
@@ -271,9 +271,10 @@ export function normalizeService(name: string, s: unknown, ctx: ServiceContext):
   const { issues } = ctx;
   if (!/^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/.test(name)) issues.error(path, `the service name "${name}" may only hold letters, digits, "_", "." and "-"`);
   if (!isObj(s)) { issues.error(path, 'must be a map'); return null; }
+  if (s.provider !== undefined) { issues.warn(`${path}.provider`, `"provider" ${ignoredKeys.provider}`); return null; }
   for (const key of Object.keys(s)) {
-    if (key.startsWith('x-') || supported.has(key)) continue;
-    if (ignored.has(key)) issues.warn(`${path}.${key}`, `"${key}" is ignored on a single engine`);
+    if (key.startsWith('x-') || supported.has(key) || honouredKeys.has(key)) continue;
+    if (key in ignoredKeys) issues.warn(`${path}.${key}`, `"${key}" ${ignoredKeys[key]}`);
     else issues.error(`${path}.${key}`, `"${key}" is not a service option Dockwright supports`);
   }
   const deploy = isObj(s.deploy) ? s.deploy : {};
@@ -284,7 +285,7 @@ export function normalizeService(name: string, s: unknown, ctx: ServiceContext):
   if (image !== null && !/^[a-z0-9][^\s]*$/i.test(image)) { issues.error(`${path}.image`, `"${image}" is not an image reference`); image = null; }
   if (image === null && s.build === undefined) issues.error(path, `the service "${name}" has no image (and no build)`);
   if (image !== null && s.build !== undefined) issues.warn(`${path}.image`, `the built image is tagged ${`${ctx.project}-${name}`.toLowerCase()}, not ${image}, so it cannot replace an image other stacks use`);
-  const replicas = int(deploy.replicas, `${path}.deploy.replicas`, issues) ?? 1;
+  const replicas = int(deploy.replicas, `${path}.deploy.replicas`, issues) ?? int(s.scale, `${path}.scale`, issues) ?? 1;
   issues.budget.take('containers', replicas, `${path}.deploy.replicas`, 'containers (the replicas of all services)');
   const containerName = str(s.container_name, `${path}.container_name`, issues);
   if (containerName !== null && replicas > 1) issues.error(`${path}.container_name`, 'a service with a container_name cannot have several replicas');
@@ -295,7 +296,7 @@ export function normalizeService(name: string, s: unknown, ctx: ServiceContext):
   } : null;
   const stopGrace = s.stop_grace_period === undefined ? null : durationNs(s.stop_grace_period);
   if (s.stop_grace_period !== undefined && stopGrace === null) issues.error(`${path}.stop_grace_period`, 'is not a duration like 10s');
-  return {
+  return withServiceKeys(s, path, ctx, {
     name,
     // a built image is tagged in the project's own name: under the name it gives it would replace an image other stacks run
     image: b || image === null ? `${ctx.project}-${name}`.toLowerCase() : image,
@@ -342,5 +343,5 @@ export function normalizeService(name: string, s: unknown, ctx: ServiceContext):
     groupAdd: strList(s.group_add, `${path}.group_add`, issues),
     secrets: fileReferences(s.secrets, 'secret', `${path}.secrets`, ctx.secrets, issues),
     configs: fileReferences(s.configs, 'config', `${path}.configs`, ctx.configs, issues),
-  };
+  });
 }

@@ -2,7 +2,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestServer } from '../../helpers/harness.ts';
 import type { LoadedCompose } from '../../../plugins/docker/types.ts';
@@ -243,7 +243,7 @@ services:
   web:
     image: dockwright-test/busybox:1
     env_file: [../etc/passwd, { path: missing.env, required: false }, absent.env]
-    volumes: ["../up:/up", "./outside/x:/x", "~/home:/h"]
+    volumes: ["../up:/up", "./outside/x:/x", "~/home:/h", "~other/x:/o"]
     build: { context: ../elsewhere }
 `, {}, { workdir: tree });
   const got = messages(escapes.errors);
@@ -252,7 +252,10 @@ services:
   assert.ok(!got.some((m) => m.includes('missing.env')), 'an optional env_file may be absent');
   assert.ok(got.includes('services.web.volumes[0]: bind mount source "../up" points outside the source tree'), got.join('\n'));
   assert.ok(got.includes('services.web.volumes[1]: bind mount source "./outside/x" leads outside the source tree through a symbolic link'), got.join('\n'));
-  assert.ok(got.some((m) => m.startsWith('services.web.volumes[2]: bind mount source "~/home": home directory paths are not supported')), got.join('\n'));
+  // ~/… is the home of the user Dockwright runs as: a host path like any other, which allowed-bind-mounts judges (no load error)
+  assert.ok(!got.some((m) => m.startsWith('services.web.volumes[2]')), got.join('\n'));
+  assert.deepEqual(escapes.services[0].mounts.find((m) => m.target === '/h')?.source, join(homedir(), 'home'));
+  assert.ok(got.some((m) => m.startsWith('services.web.volumes[3]: bind mount source "~other/x": only ~ and ~/… (the home of the user Dockwright runs as) are expanded')), got.join('\n'));
   assert.ok(got.includes('services.web.build.context: build context "../elsewhere" points outside the source tree'), got.join('\n'));
 
   const noTree = await load('services:\n  web:\n    build: ./app\n    env_file: web.env\n');

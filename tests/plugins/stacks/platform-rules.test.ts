@@ -1,6 +1,7 @@
-// Platform rules as allow-lists: settings that escape the sandbox (security_opt, sysctls, capabilities, network and volume drivers and options, logging drivers, namespaces) are refused one errors[] element each, and admins can allow them per install.
+// Platform rules as allow-lists: settings that escape the sandbox (security_opt, sysctls, capabilities, network and volume drivers and options, logging drivers, namespaces, runtimes, volumes_from) are refused one errors[] element each, admins can allow them per install; every other compose-spec key is honoured or ignored with a warning.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { homedir } from 'node:os';
 import type { TestServer } from '../../helpers/harness.ts';
 import { cleanupProjects, startStacksServer, uniqueName } from './helpers.ts';
 
@@ -13,11 +14,13 @@ before(async () => {
   // an admin who allows some of it: a rule switched off, allow-lists extended
   relaxed = await startStacksServer({
     stacks: {
-      rules: { 'allowed-security-options': false, 'allowed-sysctls': false },
+      rules: { 'allowed-security-options': false, 'allowed-sysctls': false, 'no-container-name': true },
       allowedCapabilities: ['CHOWN', 'IPC_LOCK'],
       allowedNetworkDrivers: ['bridge', 'macvlan'],
       allowedNetworkOptions: ['parent'],
       allowedLoggingDrivers: ['json-file', 'syslog'],
+      allowedRuntimes: ['runc', 'runsc'],
+      allowedBindRoots: [homedir()],
     },
   });
 });
@@ -64,13 +67,97 @@ test('each setting that took effect on the engine is refused, one errors[] eleme
   }
 });
 
-test('settings the engine would apply and the loader never passes on are refused as unsupported', async () => {
-  const keys = ['userns_mode: host', 'uts: host', 'cgroup: host', 'cgroup_parent: /', 'volumes_from: ["other-stack-db-1"]', 'device_cgroup_rules: ["c 1:3 mr"]',
-    'runtime: runc', 'isolation: process', 'oom_kill_disable: true', 'storage_opt: { size: 1G }', 'gpus: all', 'external_links: ["db"]'];
-  for (const line of keys) {
-    const key = line.split(':')[0];
-    assert.deepEqual(await errorsOf(strict, app(`    ${line}\n`)), [['compose-valid', `services.app.${key}`]], line);
+async function judged(s: TestServer, content: string) {
+  const res = await s.api('POST', `/api/v1/stacks/${uniqueName('rules')}/validate`, { body: { content } });
+  assert.equal(res.status, 200, res.text);
+  return { errors: (res.body.errors as { rule: string; path: string }[]).map((e) => [e.rule, e.path]), warnings: (res.body.warnings as { path: string }[]).map((w) => w.path) };
+}
+
+test('every compose-spec service key beyond the core is refused by its named rule, honoured, or ignored with a warning', async () => {
+  // [the service lines, the refusals (rule, path), the warnings' paths]; honoured keys pass with neither
+  const cases: [string, [string, string][], string[]][] = [
+    // host access: the namespaces, devices, the Docker socket, runtimes, other stacks' volumes
+    ['uts: host', [['no-host-pid', 'services.app.uts']], []],
+    ['cgroup: host', [['no-host-pid', 'services.app.cgroup']], []],
+    ['userns_mode: host', [['no-host-pid', 'services.app.userns_mode']], []],
+    ['device_cgroup_rules: ["c 1:3 mr"]', [['no-devices', 'services.app.device_cgroup_rules']], []],
+    ['use_api_socket: true', [['no-docker-socket', 'services.app.use_api_socket']], []],
+    ['runtime: runsc', [['allowed-runtimes', 'services.app.runtime']], []],
+    ['volumes_from: ["other-stack-db-1", "container:elsewhere:ro"]', [['volumes-from-own-stack', 'services.app.volumes_from[0]'], ['volumes-from-own-stack', 'services.app.volumes_from[1]']], []],
+    ['post_start: [{ command: [id], privileged: true }]', [['no-privileged', 'services.app.post_start[0].privileged']], []],
+    // honoured
+    ['runtime: runc', [], []],
+    ['cgroup: private', [], []],
+    ['container_name: kept-name-' + Date.now(), [], []],
+    ['gpus: all', [], []],
+    ['gpus: [{ driver: nvidia, count: 1, capabilities: [gpu, utility] }]', [], []],
+    ['cpuset: "0"\n    cpu_quota: 50000\n    cpu_period: 100ms\n    cpu_rt_runtime: 0\n    cpu_rt_period: 1000000', [], []],
+    ['oom_kill_disable: false\n    oom_score_adj: 300\n    mem_swappiness: 10\n    mem_limit: 64m\n    memswap_limit: 128m', [], []],
+    ['mac_address: "02:42:ac:11:00:42"\n    dns_opt: [ndots:2]\n    storage_opt: { size: 1G }\n    cgroup_parent: dockwright-test', [], []],
+    ['blkio_config: { weight: 300, weight_device: [{ path: /dev/sda, weight: 400 }], device_read_bps: [{ path: /dev/sda, rate: 1mb }], device_write_iops: [{ path: /dev/sda, rate: 100 }] }', [], []],
+    ['pre_stop: [{ command: echo bye, user: root, working_dir: /, environment: { A: b } }]', [], []],
+    ['volumes_from: ["db:ro", "service:db", "container:STACK-db-1"]', [], []],
+    ['scale: 2', [], []],
+    ['pull_policy: every_12h', [], []],
+    ['pull_policy: refresh\n    pull_refresh_after: 1h', [], ['services.app.pull_refresh_after']],
+    // accepted and ignored, each with a warning that says why
+    ...['develop: { watch: [{ action: sync, path: ./src, target: /src }] }', 'attach: false', 'annotations: { com.example.a: b }', 'credential_spec: { file: my.json }',
+      'isolation: process', 'external_links: ["redis-1:redis"]', 'links: [db]', 'platform: linux/amd64', 'cpu_count: 2', 'cpu_percent: 50',
+      'pull_refresh_after: 1h', 'models: [llm]'].map((line): [string, [string, string][], string[]] => [line, [], [`services.app.${line.split(':')[0]}`]]),
+  ];
+  for (const [lines, errors, warnings] of cases) {
+    const name = uniqueName('keys');
+    const content = `services:\n  db:\n    image: dockwright-test/busybox:1\n    volumes: ["/data"]\n  app:\n    image: dockwright-test/busybox:1\n    ${lines.replace('STACK', name)}\n`;
+    const res = await strict.api('POST', `/api/v1/stacks/${name}/validate`, { body: { content } });
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(res.body.errors.map((e: any) => [e.rule, e.path]), errors, lines);
+    assert.deepEqual(res.body.warnings.map((w: any) => w.path), warnings, lines);
+    for (const w of res.body.warnings) assert.ok(w.message.length > 40, `a warning says why: ${w.message}`);
   }
+  // a provider runs the service instead of a container: it is not deployed, and a warning says so
+  const provided = await judged(strict, 'services:\n  app:\n    image: dockwright-test/busybox:1\n  ai:\n    provider: { type: model, options: { model: x } }\n');
+  assert.deepEqual(provided, { errors: [], warnings: ['services.ai.provider'] });
+  const models = await judged(strict, 'services:\n  app:\n    image: dockwright-test/busybox:1\nmodels:\n  llm: { model: ai/smollm2 }\n');
+  assert.deepEqual(models, { errors: [], warnings: ['models'] });
+});
+
+test('malformed values of those keys are compose-valid errors at their paths', async () => {
+  const cases: [string, string][] = [
+    ['uts: private', 'services.app.uts'],
+    ['cgroup: shared', 'services.app.cgroup'],
+    ['oom_score_adj: 5000', 'services.app.oom_score_adj'],
+    ['mem_swappiness: 101', 'services.app.mem_swappiness'],
+    ['memswap_limit: 1g', 'services.app.memswap_limit'],
+    ['cpu_period: soon', 'services.app.cpu_period'],
+    ['blkio_config: { weight: 5 }', 'services.app.blkio_config.weight'],
+    ['blkio_config: { device_read_bps: [{ path: /etc/passwd, rate: 1 }] }', 'services.app.blkio_config.device_read_bps[0]'],
+    ['volumes_from: ["service:ghost"]', 'services.app.volumes_from'],
+    ['volumes_from: ["app"]', 'services.app.volumes_from'],
+    ['post_start: [{ user: root }]', 'services.app.post_start[0].command'],
+    ['gpus: [{ count: 1, device_ids: ["0"] }]', 'services.app.gpus[0]'],
+    ['label_file: ./labels', 'services.app.label_file'],
+  ];
+  for (const [line, path] of cases) {
+    assert.deepEqual((await judged(strict, app(`    ${line}\n`))).errors, [['compose-valid', path]], line);
+  }
+});
+
+test('container_name: allowed by default; no-container-name is there for admins who switch it on', async () => {
+  const named = app(`    container_name: ${uniqueName('free')}\n`);
+  assert.deepEqual(await errorsOf(strict, named), []);
+  assert.deepEqual(await errorsOf(relaxed, named), [['no-container-name', 'services.app.container_name']]);
+});
+
+test('custom IPAM of the stack\'s own networks passes; another IPAM driver is refused by allowed-ipam-drivers', async () => {
+  const net = (ipam: string) => app('    networks: [back]\n', `networks:\n  back:\n    enable_ipv6: false\n    driver_opts: { com.docker.network.driver.mtu: 1400 }\n    ipam:\n${ipam}`);
+  assert.deepEqual(await errorsOf(strict, net('      config:\n        - subnet: 172.29.8.0/24\n          ip_range: 172.29.8.128/25\n          gateway: 172.29.8.1\n          aux_addresses: { router: 172.29.8.2 }\n')), []);
+  assert.deepEqual(await errorsOf(strict, net('      driver: infoblox\n')), [['allowed-ipam-drivers', 'networks.back.ipam.driver']]);
+  assert.deepEqual(await errorsOf(strict, net('      config: [{ subnet: 172.29.9.0/24, vlan: 3 }]\n')), [['compose-valid', 'networks.back.ipam.config[0].vlan']]);
+});
+
+test('a ~/ bind mount is a host path like any other: allowed-bind-mounts judges it', async () => {
+  assert.deepEqual(await errorsOf(strict, app('    volumes: ["~/data:/data"]\n')), [['allowed-bind-mounts', 'services.app.volumes[0]']]);
+  assert.deepEqual(await errorsOf(relaxed, app('    volumes: ["~/data:/data"]\n')), []);
 });
 
 test('what is known to be safe passes: Docker\'s own capabilities, no-new-privileges, safe sysctls, internal bridges, json-file logs', async () => {
@@ -99,6 +186,7 @@ test('an admin allows them per install: a rule switched off, or the allow-list e
   assert.deepEqual(await errorsOf(relaxed, app('    cap_add: [IPC_LOCK, CHOWN, SETUID]\n')), [['no-dangerous-capabilities', 'services.app.cap_add[2]']], 'the list replaces the defaults');
   assert.deepEqual(await errorsOf(relaxed, app('    networks: [lan]\n    logging: { driver: syslog }\n', 'networks:\n  lan:\n    driver: macvlan\n    driver_opts: { parent: eth0 }\n')), []);
   assert.deepEqual(await errorsOf(relaxed, app('    networks: [v]\n', 'networks:\n  v:\n    driver: ipvlan\n')), [['allowed-network-drivers', 'networks.v.driver']]);
+  assert.deepEqual(await errorsOf(relaxed, app('    runtime: runsc\n')), [], 'allowedRuntimes extends the runtimes');
 });
 
 test('a refused setting is never saved: PUT compose answers 422 with the same errors', async () => {

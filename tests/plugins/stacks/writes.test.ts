@@ -54,13 +54,13 @@ test('a compose file that breaks three rules: 422 with three errors naming rule 
     image: dockwright-test/busybox:1
     privileged: true
     network_mode: host
-    container_name: fixed
+    cap_add: [SYS_ADMIN]
 `;
   const refused = await s.api('PUT', `/api/v1/stacks/${name}/compose`, { body: { content: bad, revision: 1 } });
   assert.equal(refused.status, 422);
   assert.equal(refused.headers.get('content-type'), 'application/problem+json');
   assert.deepEqual(refused.body.errors.map((e: any) => [e.rule, e.path]).sort(), [
-    ['no-container-name', 'services.app.container_name'],
+    ['no-dangerous-capabilities', 'services.app.cap_add[0]'],
     ['no-host-network', 'services.app.network_mode'],
     ['no-privileged', 'services.app.privileged'],
   ]);
