@@ -70,6 +70,21 @@ export interface NormalizedBuild {
   target?: string;
 }
 
+/** deploy.update_config as compose defines it; `order` null: start-first for a service the edge routes, else stop-first */
+export interface NormalizedUpdateConfig {
+  order: 'start-first' | 'stop-first' | null;
+  /** replicas replaced at once; 0: all */
+  parallelism: number;
+  /** between two batches */
+  delayMs: number;
+  /** what a failed replacement does: pause (stop the rollout, the deploy fails), continue, or rollback (the replicas this deploy replaced get their old containers back) */
+  failureAction: 'pause' | 'continue' | 'rollback';
+  /** how long a new container is watched after it takes over before its replacement counts as done */
+  monitorMs: number;
+  /** failures tolerated (as a share of the replicas) before failure_action applies */
+  maxFailureRatio: number;
+}
+
 export interface NormalizedService {
   name: string;
   /** the image reference; for build-only services `<project>-<service>` */
@@ -77,6 +92,8 @@ export interface NormalizedService {
   build: NormalizedBuild | null;
   pullPolicy: 'missing' | 'always' | 'never' | 'build';
   replicas: number;
+  /** how changed containers are replaced (deploy.update_config) */
+  updateConfig: NormalizedUpdateConfig;
   containerName: string | null;
   command: string[] | null;
   entrypoint: string[] | null;

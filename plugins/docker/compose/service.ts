@@ -8,6 +8,7 @@ import { mounts } from './mounts.ts';
 import { ports } from './ports.ts';
 import { bool, inside, int, isObj, type Issues, mapOrList, type Obj, scalar, str, strList } from './shape.ts';
 import { bytes, durationNs, splitWords } from './units.ts';
+import { updateConfig } from './update-config.ts';
 
 export interface ServiceContext {
   project: string;
@@ -249,6 +250,7 @@ export function normalizeService(name: string, s: unknown, ctx: ServiceContext):
     build: b,
     pullPolicy: pullPolicy(s.pull_policy, s.build !== undefined, `${path}.pull_policy`, issues),
     replicas,
+    updateConfig: updateConfig(deploy.update_config, `${path}.deploy.update_config`, issues),
     containerName,
     command: words(s.command, `${path}.command`, issues),
     entrypoint: words(s.entrypoint, `${path}.entrypoint`, issues),
