@@ -189,6 +189,24 @@ export type RegistryAuthProvider = (registryHost: string) => Promise<{ username:
 /** an image of a service the engine may not fetch, at its path in the compose file (`services.web.image`, `services.web.build`) */
 export interface ImageIssue { service: string; path: string; image: string; message: string }
 
+/**
+ * What the edge tells a deploy about the services it routes (the edge plugin contributes it): a routed service is
+ * replaced start-first, and the new container takes over when the edge routes to it.
+ */
+export interface EdgeRouting {
+  /** the port the edge proxies to and how readiness is probed, or null when the edge does not route this service */
+  routed(service: NormalizedService): { port: number; readyPath: string | null; readyTimeoutMs: number } | null;
+  /** the Docker network the edge reaches containers on (readiness is probed there too) */
+  readonly network: string;
+  /** the longest an old container drains after the switch */
+  readonly drainMs: number;
+  /**
+   * Resolves once the edge routes this project by its containers as they are now (servingRole says which serve):
+   * false when this instance does not run the edge, which then follows the engine's events by itself.
+   */
+  apply(project: string): Promise<boolean>;
+}
+
 export interface DeployResult {
   services: { service: string; action: 'created' | 'recreated' | 'unchanged' }[];
   removed: string[];
