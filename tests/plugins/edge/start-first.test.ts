@@ -187,3 +187,42 @@ test('a service with a published host port cannot run twice: the job says so and
   assert.doesNotMatch(job.output, /dwnew/);
   await edgeAnswers(s.httpPort, host, '/cgi-bin/env', (a) => a.status === 200 && a.body.includes('message=two'), 30_000);
 });
+
+test('update_config failure_action rollback: when the second replica\'s new container fails, the first one gets its old container back; no request fails', async () => {
+  const name = stackName('sfroll');
+  const host = `${name}.app.test`;
+  // the new version runs once: its second container finds the mark the first one left on the shared volume and exits
+  const file = (message: string, once: boolean) => `services:
+  web:
+    image: dockwright-test/web:1
+    environment: { MESSAGE: "${message}" }
+    stop_grace_period: 1s
+    command: ["sh", "-c", "${once ? 'if [ -f /shared/mark ]; then echo second start refused; exit 1; fi; touch /shared/mark; ' : ''}exec httpd -f -p 8080 -h /www"]
+    volumes: ["shared:/shared"]
+    healthcheck: { disable: true }
+    labels:
+      dockwright.http.host: "${host}"
+      dockwright.http.port: "8080"
+    deploy:
+      replicas: 2
+      update_config: { parallelism: 1, failure_action: rollback }
+volumes:
+  shared: {}
+`;
+  await createStack(s, name, file('one', false));
+  await act(s, 'deploy', name);
+  await edgeAnswers(s.httpPort, host, '/cgi-bin/env', (a) => a.status === 200 && a.body.includes('message=one'), 30_000);
+  const before = await containersOf(name);
+
+  const { value: job, traffic } = await underTraffic(host, () => redeploy(name, file('two', true)));
+  assert.equal(job.status, 'failed', job.output);
+  assert.deepEqual(traffic.failed, [], `failed requests:\n${job.output}`);
+  assert.match(job.output, new RegExp(`${name}-web-1: removed old|${name}-web-1: stopped the old container, kept until the service is replaced`));
+  assert.match(job.output, new RegExp(`${name}-web-2: the new container did not become ready: it stopped \\(exit code 1\\)`));
+  assert.match(job.output, /second start refused/);
+  assert.match(job.output, /web: rolling back the 1 container this deploy replaced \(update_config.failure_action: rollback\)/);
+  assert.match(job.output, new RegExp(`${name}-web-1: rolled back to the old container`));
+  assert.deepEqual(await containersOf(name), before, 'both old containers serve again, under their names');
+  for (const n of [1, 2]) assert.equal(await messageOf(`${name}-web-${n}`), 'MESSAGE=one');
+  await edgeAnswers(s.httpPort, host, '/cgi-bin/env', (a) => a.status === 200 && a.body.includes('message=one'));
+});
