@@ -153,7 +153,11 @@ async function startFirst(deps: RolloutDeps, project: string, s: NormalizedServi
   const drainMs = deps.routing && route ? Math.min(grace * 1000, deps.routing.drainMs) : 0;
   const watchMs = Math.max(drainMs, s.updateConfig.monitorMs);
   if (watchMs) {
-    const failed = await monitor(docker, id, s.updateConfig.monitorMs, watchMs, io.signal);
+    const failed = await monitor(docker, id, s.updateConfig.monitorMs, watchMs, io.signal).catch(async (err) => {
+      // a canceled deploy cuts the drain short: the new container serves, the old one must not linger beside it
+      await removeContainer({ docker, stopSeconds: grace }, have.Id, { volumes: true }).catch(() => undefined);
+      throw err;
+    });
     if (failed) {
       io.log(`${plan.name}: the new container failed while monitored (${failed}): the old one takes over again`);
       await takeOver(deps, project, plan.name, have.Id, id, io);
