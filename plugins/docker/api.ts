@@ -1,14 +1,18 @@
 // The docker plugin's public API: what a plugin that requires it gets as ctx.deps.docker.
 import { extensionPoint, pluginRef, type PluginRef } from '../../sdk/index.ts';
-import type { AccessGuard, DockerRuntime, RegistryAuthProvider } from './types.ts';
+import type { AccessGuard, DockerRuntime, EdgeRouting, RegistryAuthProvider } from './types.ts';
 
 export { policyHost, registryHost } from './images.ts';
-export type { AccessGuard, ImageIssue, ContainerStatus, DeployIo, DeployResult, DockerRuntime, LoadedCompose, NormalizedService, RegistryAuthProvider, ServiceStatus } from './types.ts';
+export { servingRole } from './labels.ts';
+export type { AccessGuard, ImageIssue, ContainerStatus, DeployIo, DeployResult, DockerRuntime, EdgeRouting, LoadedCompose, NormalizedService, RegistryAuthProvider, ServiceStatus } from './types.ts';
 
 /** which compose projects a caller may see or act on (the stacks plugin's access lists); the first one decides */
 export const accessGuards = extensionPoint<AccessGuard>('docker', 'access-guard');
 /** credentials for pulling from a registry (the registries plugin); the first one answers */
 export const registryAuths = extensionPoint<RegistryAuthProvider>('docker', 'registry-auth');
+
+/** the edge's view of the services it routes: they are replaced start-first, switched over when ready (the edge plugin); the first one answers */
+export const edgeRoutings = extensionPoint<EdgeRouting>('docker', 'edge-routing');
 
 /** `requires: [dockerPlugin]` types ctx.deps.docker */
 export const dockerPlugin: PluginRef<'docker', DockerRuntime> = pluginRef('docker');

@@ -1,13 +1,14 @@
 // Converging a project: orphans out, then every service created, recreated or left alone, in dependency order and in parallel where the graph allows.
 import type Dockerode from 'dockerode';
 import type { ContainerInfo } from 'dockerode';
-import type { DeployIo, DeployResult, DependsCondition, LoadedCompose, NormalizedService } from './types.ts';
+import type { DeployIo, DeployResult, DependsCondition, EdgeRouting, LoadedCompose, NormalizedService } from './types.ts';
 import { reasonOf, statusOf } from './client.ts';
 import { builtImageId } from './build.ts';
 import { beforeStop, runHooks } from './hooks.ts';
 import { imageId, pullImage, type ImageDeps } from './images.ts';
-import { bareName, isReplacedName, label, ownershipOf, replacedName } from './labels.ts';
+import { bareName, isReplacedName, isStartingName, label, ownershipOf, replacedName } from './labels.ts';
 import { ensureNetworks, ensureVolumes, projectContainers, projectNetworks, removeContainer, type Owned } from './resources.ts';
+import { replaceContainers, type Replacement } from './rollout.ts';
 import { writeServiceFiles, type SecretsDir } from './secrets.ts';
 import { endpointConfig, planContainer, type ContainerPlan } from './spec.ts';
 import { limiter, plural, sleep } from './util.ts';
@@ -21,6 +22,8 @@ export interface DeployDeps extends Owned {
   parallel: number;
   /** where the services' secret and config files are written */
   secretsDir: SecretsDir;
+  /** the edge's view of the services it routes (they are replaced start-first); null without an edge */
+  routing: EdgeRouting | null;
 }
 
 type Action = DeployResult['services'][number]['action'];
@@ -82,10 +85,10 @@ export async function deployProject(deps: DeployDeps, project: string, loaded: L
   const existing = await projectContainers(deps, project);
   const wanted = new Map(loaded.services.map((s) => [s.name, s]));
   const removed: string[] = [];
-  // what a crashed deploy set aside, orphans of services no longer in the file, and replicas beyond the count
+  // what a crashed deploy set aside or started beside, orphans of services no longer in the file, and replicas beyond the count
   const extra = existing.filter((c) => {
     const s = wanted.get(c.Labels[label.service]);
-    return isReplacedName(bareName(c.Names)) || !s || Number(c.Labels[label.number]) > s.replicas || !(Number(c.Labels[label.number]) >= 1);
+    return isReplacedName(bareName(c.Names)) || isStartingName(bareName(c.Names)) || !s || Number(c.Labels[label.number]) > s.replicas || !(Number(c.Labels[label.number]) >= 1);
   });
   await Promise.all(extra.map(async (c) => {
     const name = bareName(c.Names);
@@ -104,6 +107,7 @@ export async function deployProject(deps: DeployDeps, project: string, loaded: L
   const converge = async (s: NormalizedService): Promise<string[]> => {
     let action: Action = 'unchanged';
     const ids: string[] = [];
+    const changed: Replacement[] = [];
     const env = Object.keys(s.environment).length;
     for (let n = 1; n <= s.replicas; n++) {
       const plan = planContainer(project, files.service(s), n, imageIds.get(s.image)!, deps.installation);
@@ -123,11 +127,17 @@ export async function deployProject(deps: DeployDeps, project: string, loaded: L
         }
         ids.push(have.Id);
       } else {
-        io.log(`${plan.name}: configuration changed, recreating (environment: ${plural(env, 'variable')})`);
-        ids.push(await limit(() => recreate(deps, have, plan, s.stopGracePeriodSeconds ?? deps.stopSeconds, io)));
-        io.log(`${plan.name}: recreated and started`);
-        action = 'recreated';
+        changed.push({ have, plan });
       }
+    }
+    if (changed.length) {
+      io.log(`${s.name}: configuration changed for ${changed.map((c) => c.plan.name).join(', ')} (environment: ${plural(env, 'variable')})`);
+      ids.push(...await replaceContainers({
+        docker, stopSeconds: deps.stopSeconds, routing: deps.routing,
+        createAndStart: (plan) => limit(() => createAndStart(deps, plan, io)),
+        recreate: (old, plan, stopSeconds, keepOld) => limit(() => recreate(deps, old, plan, stopSeconds, io, keepOld)),
+      }, project, s, changed, io));
+      action = 'recreated';
     }
     actions.set(s.name, action);
     return ids;
@@ -284,10 +294,10 @@ function withHint(plan: ContainerPlan, reason: string): string {
 }
 
 /**
- * set the old container aside (its name says whether it ran), stop it, start its successor, then remove it; if the successor
+ * Stop-first: set the old container aside (its name says whether it ran), stop it, start its successor, then remove it; if the successor
  * fails, the old one comes back. Set aside before it is stopped, so a crash never leaves a stopped container under the service's name.
  */
-async function recreate(deps: DeployDeps, old: ContainerInfo, plan: ContainerPlan, stopSeconds: number, io: DeployIo): Promise<string> {
+async function recreate(deps: DeployDeps, old: ContainerInfo, plan: ContainerPlan, stopSeconds: number, io: DeployIo, keepOld = false): Promise<string> {
   const { docker } = deps;
   const oldContainer = docker.getContainer(old.Id);
   const wasRunning = old.State === 'running' || old.State === 'restarting';
@@ -306,8 +316,9 @@ async function recreate(deps: DeployDeps, old: ContainerInfo, plan: ContainerPla
     if (wasRunning) await oldContainer.start().catch(() => undefined);
     throw err;
   }
-  // the successor runs: the old one must not come back, even if it cannot be removed now (the next deploy or reconcile does)
-  await removeContainer({ docker, stopSeconds }, old.Id, { volumes: true });
+  // the successor runs: the old one must not come back, even if it cannot be removed now (the next deploy or reconcile does);
+  // a rollout that may roll back keeps it, stopped and set aside, until the service is done
+  if (!keepOld) await removeContainer({ docker, stopSeconds }, old.Id, { volumes: true });
   return id;
 }
 

@@ -1,14 +1,14 @@
 // The docker plugin: the runtime provider (Engine API client, compose engine, live container table) other plugins require, its overview part and its start-up reconcile.
 import { join } from 'node:path';
 import { definePlugin, Type, type AttentionItem } from '../../sdk/index.ts';
-import { accessGuards, registryAuths } from './api.ts';
+import { accessGuards, edgeRoutings, registryAuths } from './api.ts';
 import type { ContainerInfo } from 'dockerode';
 import { createClient, endpointOf } from './client.ts';
 import { bareName, label } from './labels.ts';
 import { reconcile } from './reconcile.ts';
 import { createRuntime, runtimeDefaults } from './runtime.ts';
 import { engineState, healthOf } from './status.ts';
-import type { DockerRuntime } from './types.ts';
+import type { DockerRuntime, EdgeRouting } from './types.ts';
 import { createWatch } from './watch.ts';
 
 export type * from './types.ts';
@@ -46,8 +46,9 @@ export default definePlugin({
       emit: (name, payload) => ctx.events.emit(name, payload), installation: ctx.installationId,
       restartLoopCount: o.restartLoopCount, restartLoopWindowMs: o.restartLoopWindowMs, steadyAfterMs: o.steadyAfterMs,
     });
+    let routing: EdgeRouting | null = null;
     const runtime = createRuntime({
-      endpoint, docker, watch, installation: ctx.installationId, outbound: ctx.outbound,
+      endpoint, docker, watch, installation: ctx.installationId, outbound: ctx.outbound, routing: () => routing,
       timeoutMs: o.timeoutMs, pullTimeoutMs: o.pullTimeoutMs, healthTimeoutMs: o.healthTimeoutMs, stopTimeoutSeconds: o.stopTimeoutSeconds, parallel: o.parallel,
       builder: o.builder,
       secretsDir: () => join(ctx.dataDir, 'secrets'),
@@ -115,6 +116,7 @@ export default definePlugin({
       if (guard) runtime.setAccessGuard(guard);
       const [auth] = ctx.extensions.of(registryAuths);
       if (auth) runtime.setRegistryAuth(auth);
+      routing = ctx.extensions.of(edgeRoutings)[0] ?? null;
     });
     const bootedAt = Math.floor(Date.now() / 1000);
     let reconciling: Promise<void> | undefined;

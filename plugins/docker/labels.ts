@@ -93,5 +93,14 @@ export const isReplacedName = (name: string): boolean => replacedMark.test(name)
 export const originalName = (name: string): string => name.replace(replacedMark, '');
 export const ranBeforeReplaced = (name: string): boolean => !name.endsWith('-stopped');
 
+// A start-first replacement starts the new container under this name beside the old one; it takes the usual name when it
+// takes over (the old one is then set aside under replacedName). The edge never routes a starting container.
+const startingMark = /-dwnew-[0-9a-f]{12}$/;
+export const startingName = (name: string, token: string): string => `${name}-dwnew-${token}`;
+export const isStartingName = (name: string): boolean => startingMark.test(name);
+export const nameBeforeStarting = (name: string): string => name.replace(startingMark, '');
+/** what a container's name says about serving: its service's (serving), a successor not ready yet (starting), or set aside by a replacement (replaced) */
+export const servingRole = (name: string): 'serving' | 'starting' | 'replaced' => isStartingName(name) ? 'starting' : isReplacedName(name) ? 'replaced' : 'serving';
+
 /** docker list entries name containers "/name" */
 export const bareName = (names: readonly string[] | undefined): string => (names?.[0] ?? '').replace(/^\//, '');

@@ -1,7 +1,7 @@
-// Reconcile on start: what a crash left half-done (containers created but never started, containers set aside for a recreate) is put back as the last completed deploy left it.
+// Reconcile on start: what a crash left half-done (containers created but never started, containers set aside for a recreate, successors a start-first deploy started beside the old) is put back as the last completed deploy left it.
 import type { Logger } from '../../sdk/index.ts';
 import { reasonOf, statusOf } from './client.ts';
-import { bareName, filterFor, isOurs, isReplacedName, originalName, ranBeforeReplaced } from './labels.ts';
+import { bareName, filterFor, isOurs, isReplacedName, isStartingName, nameBeforeStarting, originalName, ranBeforeReplaced } from './labels.ts';
 import { removeContainer, type ResourceDeps } from './resources.ts';
 
 export interface ReconcileReport { removed: string[]; restored: string[] }
@@ -47,7 +47,26 @@ export async function reconcile(deps: ResourceDeps, log: Logger, bootedAt: numbe
       log.warn({ container: name, error: reasonOf(err) }, 'reconcile: could not put back a container set aside by a recreate');
     }
   }
-  for (const c of leftOver.filter((x) => x.State === 'created' && !isReplacedName(bareName(x.Names)))) {
+  // a start-first deploy stopped before its new container took the service's name: the one that has the name serves;
+  // a new container alone (its old one gone) takes the name
+  for (const c of leftOver.filter((x) => isStartingName(bareName(x.Names)))) {
+    const name = bareName(c.Names);
+    const original = nameBeforeStarting(name);
+    try {
+      if (byName.has(original) || c.State !== 'running') {
+        await remove(c.Id, name, 'a new container a start-first deploy started but never switched to');
+        continue;
+      }
+      await docker.getContainer(c.Id).rename({ name: original });
+      byName.delete(name);
+      byName.set(original, c);
+      report.restored.push(original);
+      log.info({ container: original, was: name }, 'reconcile: a new container a start-first deploy started, whose old one is gone, took its name');
+    } catch (err) {
+      log.warn({ container: name, error: reasonOf(err) }, 'reconcile: could not clean up a container a start-first deploy started');
+    }
+  }
+  for (const c of leftOver.filter((x) => x.State === 'created' && !isReplacedName(bareName(x.Names)) && !isStartingName(bareName(x.Names)))) {
     const name = bareName(c.Names);
     if (byName.get(name) !== c) continue; // already dealt with above
     try {

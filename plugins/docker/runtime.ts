@@ -2,7 +2,7 @@
 import { compareText, type OutboundApi } from '../../sdk/index.ts';
 import type Dockerode from 'dockerode';
 import type { ContainerInfo } from 'dockerode';
-import type { AccessGuard, ComposeProject, DeployIo, DockerRuntime, LoadedCompose, RegistryAuthProvider, ServiceStatus } from './types.ts';
+import type { AccessGuard, ComposeProject, DeployIo, DockerRuntime, EdgeRouting, LoadedCompose, RegistryAuthProvider, ServiceStatus } from './types.ts';
 import { createClient, reasonOf, statusOf } from './client.ts';
 import { loadCompose } from './compose/load.ts';
 import { deployProject } from './deploy.ts';
@@ -34,6 +34,8 @@ export interface RuntimeOptions {
   builder?: BuilderChoice;
   /** where the services' secret and config files are kept (DATA_DIR/plugins/docker/secrets) */
   secretsDir: SecretsDir;
+  /** the edge's view of the services it routes, asked at each deploy (it is contributed once every plugin is set up) */
+  routing?: () => EdgeRouting | null;
 }
 
 export const runtimeDefaults = { timeoutMs: 30_000, pullTimeoutMs: 600_000, healthTimeoutMs: 120_000, stopTimeoutSeconds: 10, parallel: 8, builder: 'auto' as BuilderChoice };
@@ -79,7 +81,7 @@ export function createRuntime(opts: RuntimeOptions): DockerRuntime {
     load: loadCompose,
     async deploy(project, io) {
       const loaded = loadOrThrow(project);
-      return settling(project.name, () => deployProject({ docker, installation, images, stopSeconds: opts.stopTimeoutSeconds, healthTimeoutMs: opts.healthTimeoutMs, parallel: opts.parallel, secretsDir: opts.secretsDir }, project.name, loaded, io));
+      return settling(project.name, () => deployProject({ docker, installation, images, stopSeconds: opts.stopTimeoutSeconds, healthTimeoutMs: opts.healthTimeoutMs, parallel: opts.parallel, secretsDir: opts.secretsDir, routing: opts.routing?.() ?? null }, project.name, loaded, io));
     },
     async stop(name, io) {
       checkName(name);

@@ -151,6 +151,21 @@ export interface ServiceKeySettings {
   projectDir: string | null;
 }
 
+/** deploy.update_config as compose defines it; `order` null: start-first for a service the edge routes, else stop-first */
+export interface NormalizedUpdateConfig {
+  order: 'start-first' | 'stop-first' | null;
+  /** replicas replaced at once; 0: all */
+  parallelism: number;
+  /** between two batches */
+  delayMs: number;
+  /** what a failed replacement does: pause (stop the rollout, the deploy fails), continue, or rollback (the replicas this deploy replaced get their old containers back) */
+  failureAction: 'pause' | 'continue' | 'rollback';
+  /** how long a new container is watched after it takes over before its replacement counts as done */
+  monitorMs: number;
+  /** failures tolerated (as a share of the replicas) before failure_action applies */
+  maxFailureRatio: number;
+}
+
 export interface NormalizedService extends ServiceKeySettings {
   name: string;
   /** the image reference; for build-only services `<project>-<service>` */
@@ -158,6 +173,8 @@ export interface NormalizedService extends ServiceKeySettings {
   build: NormalizedBuild | null;
   pullPolicy: 'missing' | 'always' | 'never' | 'build';
   replicas: number;
+  /** how changed containers are replaced (deploy.update_config) */
+  updateConfig: NormalizedUpdateConfig;
   containerName: string | null;
   command: string[] | null;
   entrypoint: string[] | null;
@@ -269,6 +286,24 @@ export type RegistryAuthProvider = (registryHost: string) => Promise<{ username:
 
 /** an image of a service the engine may not fetch, at its path in the compose file (`services.web.image`, `services.web.build`) */
 export interface ImageIssue { service: string; path: string; image: string; message: string }
+
+/**
+ * What the edge tells a deploy about the services it routes (the edge plugin contributes it): a routed service is
+ * replaced start-first, and the new container takes over when the edge routes to it.
+ */
+export interface EdgeRouting {
+  /** the port the edge proxies to and how readiness is probed, or null when the edge does not route this service */
+  routed(service: NormalizedService): { port: number; readyPath: string | null; readyTimeoutMs: number } | null;
+  /** the Docker network the edge reaches containers on (readiness is probed there too) */
+  readonly network: string;
+  /** the longest an old container drains after the switch */
+  readonly drainMs: number;
+  /**
+   * Resolves once the edge routes this project by its containers as they are now (servingRole says which serve):
+   * false when this instance does not run the edge, which then follows the engine's events by itself.
+   */
+  apply(project: string): Promise<boolean>;
+}
 
 export interface DeployResult {
   services: { service: string; action: 'created' | 'recreated' | 'unchanged' }[];

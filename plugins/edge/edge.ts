@@ -29,6 +29,7 @@ export interface EdgeOptions {
   resyncIntervalMs: number;
   leaderRetryMs: number;
   migrateQueuedConnections: boolean;
+  drainMs: number;
 }
 
 export type EdgeState = 'running' | 'starting' | 'down' | 'unavailable' | 'standby' | 'stopped';
@@ -238,6 +239,12 @@ export function createEdge(ctx: PluginContext, o: EdgeOptions, store: EdgeStore,
     setRoutes,
     setCertificate,
     sync,
+    /** pushes the routes as the containers are now when this instance runs the edge (true), else false */
+    async apply(): Promise<boolean> {
+      if (!ready()) return false;
+      await sync();
+      return true;
+    },
     async start(): Promise<void> {
       for (const d of [challengeDir, join(caddyDir, 'config'), join(caddyDir, 'data'), join(dir, 'logs')]) mkdirSync(d, { recursive: true });
       // the poll carries changes other instances made; the resync repairs what drifted (containers, an external Caddy that restarted)

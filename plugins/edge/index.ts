@@ -1,13 +1,13 @@
 // The edge plugin: one Caddy, run and configured by Dockwright through its admin API, serving sites and routing hostnames to stack services.
 import { definePlugin, Type, type AttentionItem } from '../../sdk/index.ts';
-import { dockerPlugin } from '../docker/api.ts';
+import { dockerPlugin, edgeRoutings } from '../docker/api.ts';
 import { platformRules, stackHooks, stacksPlugin } from '../stacks/api.ts';
 import { createEdge } from './edge.ts';
 import { covers, normalizeHostname } from './hostnames.ts';
 import { edgeNetwork } from './network.ts';
 import { createOwners } from './owners.ts';
 import { hashPassword } from './passwords.ts';
-import { edgeRules, followStacks, stackHostnames } from './stacks.ts';
+import { edgeRules, followStacks, readinessOf, stackHostnames } from './stacks.ts';
 import { createStore, type RouteRow } from './store.ts';
 import type { EdgeApi } from './types.ts';
 
@@ -35,6 +35,7 @@ const Options = Type.Object({
   resyncIntervalMs: Ms(30_000, 'how often the whole configuration is pushed again and containers are checked', 10),
   leaderRetryMs: Ms(5000, 'how often a standby instance asks whether it may run the edge', 10),
   eventsRetryMs: Ms(2000, 'reconnect delay of the engine events stream', 10),
+  drainMs: Type.Integer({ minimum: 0, default: 30_000, description: 'the longest an old container drains (gets no new request, finishes the ones it has) after a start-first deploy switched to its successor; its stop_grace_period when shorter' }),
   migrateQueuedConnections: Type.Boolean({ default: true, description: 'switch on net.ipv4.tcp_migrate_req (Linux 5.14+, needs root) when it is off, so that a reload of Caddy\'s configuration resets no connection waiting to be accepted' }),
 }, { additionalProperties: false });
 
@@ -96,6 +97,12 @@ export default definePlugin({
     for (const rule of edgeRules(owners)) ctx.extensions.add(platformRules, rule);
     ctx.extensions.add(stackHooks, stackHostnames(store, owners));
     followStacks(ctx, runtime.docker, store, edge.setRoutes);
+    ctx.extensions.add(edgeRoutings, {
+      routed: readinessOf,
+      network: edgeNetworkName,
+      drainMs: ctx.options.drainMs,
+      apply: () => edge.apply(),
+    });
 
     ctx.routes.add({
       method: 'GET', path: '/edge', scopes: ['edge:read'], summary: 'The edge: its state, routes, hostnames with their certificate, and any refused configuration',

@@ -1,15 +1,23 @@
 // The edge network on the Docker engine: created once, joined by every container that declares a hostname, and read for upstream addresses.
 import type Dockerode from 'dockerode';
 import type { Logger } from '../../sdk/index.ts';
+import { servingRole } from '../docker/api.ts';
 
 export const hostLabel = 'dockwright.http.host';
 export const portLabel = 'dockwright.http.port';
 export const pathLabel = 'dockwright.http.path';
+/** start-first readiness: an HTTP path that answers 2xx or 3xx when the service is ready, and how long a new container has for it */
+export const readyLabel = 'dockwright.http.ready';
+export const readyTimeoutLabel = 'dockwright.http.readyTimeout';
 const managed = 'dockwright.managed=true';
 
 export interface EdgeNetwork {
   ensure(): Promise<void>;
-  /** `project/service` → addresses of its running containers on the edge network (one list call) */
+  /**
+   * `project/service` → addresses of its running containers on the edge network (one list call) that serve: a container
+   * a start-first deploy started beside the old one is not routed until it takes the service's name; one set aside by a
+   * replacement only while its service has no other (a stop-first recreate, or a crash between the two renames).
+   */
   addresses(): Promise<Map<string, string[]>>;
   /** joins every running or created container that declares a hostname and is not on the network yet */
   attachAll(): Promise<void>;
@@ -47,13 +55,17 @@ export function edgeNetwork(docker: Dockerode, name: string, log: Logger, retryM
     },
     async addresses() {
       const list = await docker.listContainers({ filters: { network: [name], status: ['running'], label: [managed] } });
-      const map = new Map<string, string[]>();
+      const serving = new Map<string, string[]>();
+      const replaced = new Map<string, string[]>();
       for (const c of list) {
         const ip = c.NetworkSettings?.Networks?.[name]?.IPAddress;
         const key = `${c.Labels['dockwright.project']}/${c.Labels['dockwright.service']}`;
-        if (ip) map.set(key, [...(map.get(key) ?? []), ip].sort());
+        const role = servingRole((c.Names?.[0] ?? '').replace(/^\//, ''));
+        const into = role === 'serving' ? serving : role === 'replaced' ? replaced : null;
+        if (ip && into) into.set(key, [...(into.get(key) ?? []), ip].sort());
       }
-      return map;
+      for (const [key, ips] of replaced) if (!serving.has(key)) serving.set(key, ips);
+      return serving;
     },
     async attachAll() {
       const list = await docker.listContainers({ all: true, filters: { label: [managed, hostLabel] } });
@@ -63,7 +75,7 @@ export function edgeNetwork(docker: Dockerode, name: string, log: Logger, retryM
       const open = async () => {
         if (stopped) return;
         try {
-          const s = (await docker.getEvents({ filters: { type: ['container'], event: ['create', 'start', 'die', 'destroy'], label: [hostLabel] } })) as NodeJS.ReadableStream;
+          const s = (await docker.getEvents({ filters: { type: ['container'], event: ['create', 'start', 'die', 'destroy', 'rename'], label: [hostLabel] } })) as NodeJS.ReadableStream;
           stream = s;
           let buffer = '';
           s.on('data', (chunk: Buffer) => {

@@ -4,7 +4,7 @@ import { keyedLock, Problem, problem, type Actor, type PluginContext } from '../
 import type { LoadedCompose } from '../docker/types.ts';
 import type { PlatformRule, StackHook } from '../stacks/index.ts';
 import { normalizeHostname, normalizePath } from './hostnames.ts';
-import { hostLabel, pathLabel, portLabel } from './network.ts';
+import { hostLabel, pathLabel, portLabel, readyLabel, readyTimeoutLabel } from './network.ts';
 import type { Owners } from './owners.ts';
 import type { EdgeStore } from './store.ts';
 import type { ProxyRoute } from './types.ts';
@@ -29,6 +29,8 @@ export function declaredRoutes(project: string, services: readonly { name: strin
     if (!host.ok) issues.push({ path: `${at}.${hostLabel}`, message: `service ${s.name}: ${host.reason}` });
     if (!(port >= 1 && port <= 65535)) issues.push({ path: `${at}.${portLabel}`, message: `service ${s.name} declares a hostname, so ${portLabel} must name the port it listens on (1 to 65535)` });
     if (!path.ok) issues.push({ path: `${at}.${pathLabel}`, message: `service ${s.name}: ${path.reason}` });
+    if (l[readyLabel] !== undefined && !readyPathPattern.test(l[readyLabel])) issues.push({ path: `${at}.${readyLabel}`, message: `service ${s.name}: ${readyLabel} is a path such as /healthz (at most 512 characters, no spaces)` });
+    if (l[readyTimeoutLabel] !== undefined && readyTimeoutOf(l) === null) issues.push({ path: `${at}.${readyTimeoutLabel}`, message: `service ${s.name}: ${readyTimeoutLabel} is a number of seconds from 1 to 3600` });
     if (!host.ok || !path.ok || !(port >= 1 && port <= 65535)) continue;
     const key = `${host.hostname}${path.path === '/' ? '' : path.path}`;
     const first = seen.get(key);
@@ -39,13 +41,30 @@ export function declaredRoutes(project: string, services: readonly { name: strin
   return { routes, issues };
 }
 
+const readyPathPattern = /^\/[\x21-\x7e]{0,511}$/;
+/** seconds a new container has to get ready (dockwright.http.readyTimeout, default 60); null when the label is not such a number */
+function readyTimeoutOf(l: Record<string, string>): number | null {
+  const v = l[readyTimeoutLabel];
+  if (v === undefined) return 60;
+  return /^\d{1,4}$/.test(v.trim()) && Number(v) >= 1 && Number(v) <= 3600 ? Number(v) : null;
+}
+
+/** the port, ready path and ready timeout of a service the edge routes (valid labels), or null */
+export function readinessOf(service: { name: string; labels: Record<string, string> }): { port: number; readyPath: string | null; readyTimeoutMs: number } | null {
+  const { routes, issues } = declaredRoutes('p', [service]);
+  if (!routes.length || issues.length) return null;
+  const ready = service.labels[readyLabel];
+  return { port: routes[0].upstream.port, readyPath: ready ?? null, readyTimeoutMs: readyTimeoutOf(service.labels)! * 1000 };
+}
+
+
 const labelled = (loaded: LoadedCompose) => loaded.services.map((s) => ({ name: s.name, labels: s.labels }));
 const labelPath = (r: ProxyRoute) => `services.${r.upstream.service}.labels.${hostLabel}`;
 
 export function edgeRules(owners: Owners): PlatformRule[] {
   return [
     {
-      id: 'edge-route-labels', description: `${hostLabel} is a valid hostname, with ${portLabel} (and optionally ${pathLabel}); no hostname and path twice`,
+      id: 'edge-route-labels', description: `${hostLabel} is a valid hostname, with ${portLabel} (and optionally ${pathLabel}, ${readyLabel}, ${readyTimeoutLabel}); no hostname and path twice`,
       check: ({ loaded, stack }) => declaredRoutes(stack, labelled(loaded)).issues,
     },
     {

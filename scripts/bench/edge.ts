@@ -1,11 +1,11 @@
-// Benchmark (not a test): requests/s through the edge vs the same Caddy configured by hand (static file, proxied container), and route change → answering.
+// Benchmark (not a test): requests/s through the edge vs the same Caddy configured by hand (static file, proxied container), route change → answering, and a start-first redeploy under traffic.
 // Run with `npm run bench:edge` after `npm test` has prepared PostgreSQL, Docker and caddy (it reads .test-env). Traffic goes to 127.0.0.1 and a test container only.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'node:http';
-import { act, cleanupProjects, createStack, edgeAnswers, edgeRunning, freePort, startEdgeServer, uniqueName, webCompose } from '../../tests/plugins/edge/helpers.ts';
+import { act, bootingCompose, cleanupProjects, createStack, edgeAnswers, edgeRunning, freePort, startEdgeServer, uniqueName, viaEdge, waitJob, webCompose } from '../../tests/plugins/edge/helpers.ts';
 import { docker } from '../../tests/plugins/docker/helpers.ts';
 import { load, loadTestEnv } from './common.ts';
 
@@ -15,6 +15,7 @@ const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const work = mkdtempSync(join(tmpdir(), 'dw-bench-edge-'));
 const site = join(work, 'site');
 const project = uniqueName('bench');
+const rolled = uniqueName('benchsf');
 const s = await startEdgeServer();
 let hand: ReturnType<typeof spawn> | undefined;
 
@@ -102,13 +103,67 @@ http://app.bench:${handPort} {
   }
   times.sort((a, b) => a - b);
 
+  // a start-first redeploy of a service that boots in 4 s (ready: its port accepts connections), under about 33 requests
+  // per second and a 2 s request every 400 ms: what failed, and deploy start → the new version answering vs its boot time
+  const boot = 4;
+  const file = (message: string) => bootingCompose('roll.bench', message, { bootSeconds: boot, service: '    healthcheck: { disable: true }\n' });
+  await createStack(s, rolled, file('one'));
+  await act(s, 'deploy', rolled);
+  await edgeAnswers(s.httpPort, 'roll.bench', '/cgi-bin/env', (a) => a.status === 200 && a.body.includes('message=one'), 30_000);
+  // the boot time on its own: a container of the same image and command, from start to its port accepting connections
+  const created = performance.now();
+  const alone = await docker.createContainer({ Image: 'dockwright-test/web:1', Cmd: ['sh', '-c', `sleep ${boot}; exec httpd -f -p 8080 -h /www`], HostConfig: { NetworkMode: 'dockwright-edge' }, Labels: { 'dockwright.bench': rolled } });
+  const createMs = performance.now() - created;
+  let bootMs = 0;
+  try {
+    const t0 = performance.now();
+    await alone.start();
+    const ip = (await alone.inspect()).NetworkSettings.Networks['dockwright-edge'].IPAddress;
+    const { connect } = await import('node:net');
+    const accepts = () => new Promise<boolean>((resolve) => { const c = connect({ host: ip, port: 8080 }); c.once('connect', () => { c.destroy(); resolve(true); }); c.once('error', () => resolve(false)); });
+    while (!(await accepts())) await new Promise((r) => setTimeout(r, 20));
+    bootMs = performance.now() - t0;
+  } finally {
+    await alone.remove({ force: true });
+  }
+  const stack = (await s.api('GET', `/api/v1/stacks/${rolled}`)).body;
+  await s.api('PUT', `/api/v1/stacks/${rolled}/compose`, { body: { content: file('two'), revision: stack.revision } });
+  let sent = 0;
+  let failed = 0;
+  let slowSent = 0;
+  let slowFailed = 0;
+  let servingAt = 0;
+  const pending = new Set<Promise<void>>();
+  const fire = (path: string, slow: boolean) => {
+    const p = viaEdge(s.httpPort, 'roll.bench', path).then((a) => {
+      if (a.status !== 200) throw new Error(String(a.status));
+      if (!slow && !servingAt && a.body.includes('message=two')) servingAt = performance.now();
+    }).catch(() => { if (slow) slowFailed++; else failed++; }).finally(() => pending.delete(p));
+    pending.add(p);
+  };
+  const t0 = performance.now();
+  const deployed = s.api('POST', `/api/v1/stacks/${rolled}/deploy`).then((r) => waitJob(s, r.body.id));
+  let done = false;
+  void deployed.finally(() => { done = true; });
+  for (let i = 0; (!done || !servingAt) && performance.now() - t0 < 120_000; i++) {
+    fire('/cgi-bin/env', false);
+    sent++;
+    if (i % 13 === 0) { fire('/cgi-bin/slow', true); slowSent++; }
+    await new Promise((r) => setTimeout(r, 30));
+  }
+  await Promise.all([...pending]);
+  const job = await deployed;
+  if (job.status !== 'succeeded') throw new Error(`the redeploy failed: ${job.error}\n${job.output}`);
+  const toServe = (servingAt - t0) / 1000;
+
   console.log(`\n${connections} connections, ${seconds} s per side (two alternating halves); same Caddy ${'2.6'}, same routes, JSON access log on both`);
   console.table(rows);
   console.log('edge ÷ by hand (target ≥ 0.95):', ratio);
   console.log(`route change → new hostname answering, 20 changes: median ${times[10].toFixed(1)} ms, p95 ${times[18].toFixed(1)} ms, max ${times[19].toFixed(1)} ms (target < 200 ms)`);
+  console.log(`start-first redeploy of a service booting in ${boot} s: ${failed} of ${sent} requests failed (target 0), ${slowFailed} of ${slowSent} 2 s requests failed; deploy start → new version serving ${toServe.toFixed(2)} s against a boot time of ${(bootMs / 1000).toFixed(2)} s (+${(toServe - bootMs / 1000).toFixed(2)} s, target ≤ 1 s; creating the container takes ${(createMs / 1000).toFixed(2)} s of it on this engine); the job: ${job.output.split('\n').filter((l) => /: (started new|ready after|switched)/.test(l)).map((l) => l.replace(/^.*?-web-1: /, '')).join(', ')}`);
 } finally {
   hand?.kill('SIGTERM');
   await s.close();
-  await cleanupProjects(project);
+  await cleanupProjects(project, rolled);
   rmSync(work, { recursive: true, force: true });
 }

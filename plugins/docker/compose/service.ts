@@ -11,6 +11,7 @@ import type { NormalizedFileObject } from './model.ts';
 import { fileReferences } from './secrets.ts';
 import { bool, inside, int, isObj, type Issues, mapOrList, type Obj, scalar, str, strList } from './shape.ts';
 import { bytes, durationNs, splitWords } from './units.ts';
+import { updateConfig } from './update-config.ts';
 
 export interface ServiceContext {
   project: string;
@@ -303,6 +304,7 @@ export function normalizeService(name: string, s: unknown, ctx: ServiceContext):
     build: b,
     pullPolicy: pullPolicy(s.pull_policy, s.build !== undefined, `${path}.pull_policy`, issues),
     replicas,
+    updateConfig: updateConfig(deploy.update_config, `${path}.deploy.update_config`, issues),
     containerName,
     command: words(s.command, `${path}.command`, issues),
     entrypoint: words(s.entrypoint, `${path}.entrypoint`, issues),

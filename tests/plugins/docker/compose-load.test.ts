@@ -569,3 +569,38 @@ configs:
   assert.deepEqual(l.secrets.map((x) => [x.key, x.external, x.name, x.source]), [['shared', true, 'team_db_password', 'external'], ['legacy', true, 'old_style', 'external']]);
   assert.deepEqual(messages(l.warnings), ['configs.conf.name: the name of a config that is not external is chosen by Dockwright; "my_conf" is not used']);
 });
+
+test('deploy.update_config: defaults, every option as compose writes it, and what is not one', async () => {
+  const l = await load(`
+services:
+  plain:
+    image: dockwright-test/busybox:1
+  rolled:
+    image: dockwright-test/busybox:1
+    deploy:
+      replicas: 4
+      update_config: { order: start-first, parallelism: 2, delay: 1m30s, failure_action: rollback, monitor: 500ms, max_failure_ratio: 0.25 }
+  every:
+    image: dockwright-test/busybox:1
+    deploy: { update_config: { parallelism: 0, order: stop-first } }
+`);
+  assert.deepEqual(l.errors, []);
+  assert.deepEqual(service(l, 'plain').updateConfig, { order: null, parallelism: 1, delayMs: 0, failureAction: 'pause', monitorMs: 0, maxFailureRatio: 0 });
+  assert.deepEqual(service(l, 'rolled').updateConfig, { order: 'start-first', parallelism: 2, delayMs: 90_000, failureAction: 'rollback', monitorMs: 500, maxFailureRatio: 0.25 });
+  assert.deepEqual(service(l, 'every').updateConfig, { order: 'stop-first', parallelism: 0, delayMs: 0, failureAction: 'pause', monitorMs: 0, maxFailureRatio: 0 });
+
+  const bad = await load(`
+services:
+  a:
+    image: dockwright-test/busybox:1
+    deploy: { update_config: { order: random, parallelism: -1, delay: soon, failure_action: retry, max_failure_ratio: 2, speed: 3 } }
+`);
+  assert.deepEqual(messages(bad.errors).sort(), [
+    'services.a.deploy.update_config.delay: "soon" is not a duration like 10s or 1m30s',
+    'services.a.deploy.update_config.failure_action: "retry" is not pause, continue or rollback',
+    'services.a.deploy.update_config.max_failure_ratio: must be a number from 0 to 1',
+    'services.a.deploy.update_config.order: "random" is not start-first or stop-first',
+    'services.a.deploy.update_config.parallelism: must be an integer of at least 0',
+    'services.a.deploy.update_config.speed: "speed" is not an update_config option (order, parallelism, delay, failure_action, monitor, max_failure_ratio)',
+  ]);
+});

@@ -72,6 +72,35 @@ export const webCompose = (host: string, message = 'one', extraLabels = '') => `
       dockwright.http.port: "8080"
 ${extraLabels}`;
 
+/**
+ * busybox httpd that boots in `bootSeconds`, with a CGI that answers after 2 s (/cgi-bin/slow) beside the image's
+ * /cgi-bin/env; `service` is indented YAML added to the service (healthcheck, deploy, ports…)
+ */
+export const bootingCompose = (host: string, message: string, opts: { bootSeconds?: number; service?: string; labels?: string } = {}) => `services:
+  web:
+    image: dockwright-test/web:1
+    environment: { MESSAGE: "${message}" }
+    stop_grace_period: 3s
+    command:
+      - sh
+      - -c
+      - |
+        echo "booting $$MESSAGE"
+        cat > /www/cgi-bin/slow <<'EOF'
+        #!/bin/sh
+        sleep 2
+        echo "Content-Type: text/plain"
+        echo
+        echo "slow $$MESSAGE"
+        EOF
+        chmod 755 /www/cgi-bin/slow
+        sleep ${opts.bootSeconds ?? 4}
+        exec httpd -f -p 8080 -h /www
+    labels:
+      dockwright.http.host: "${host}"
+      dockwright.http.port: "8080"
+${opts.labels ?? ''}${opts.service ?? '    healthcheck: { test: ["CMD", "wget", "-q", "-O", "-", "http://127.0.0.1:8080/"], interval: 500ms, timeout: 2s, retries: 3, start_period: 30s }\n'}`;
+
 /** a self-signed certificate for `host`, made with openssl in a new folder under `under` */
 export async function selfSigned(host: string, under: string): Promise<{ certificate: string; key: string }> {
   const dir = mkdtempSync(join(under, 'cert-'));

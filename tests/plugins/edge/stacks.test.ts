@@ -100,6 +100,8 @@ test('bad route labels are refused with their own rule and the label path', asyn
     [webCompose('LocalHost.'), /localhost/],
     [webCompose('api.localhost'), /localhost/],
     [webCompose('API.LOCALHOST.'), /localhost/],
+    [webCompose('ok.test', 'one', '      dockwright.http.ready: "healthz"\n'), /dockwright\.http\.ready is a path such as \/healthz/],
+    [webCompose('ok.test', 'one', '      dockwright.http.readyTimeout: "1m"\n'), /dockwright\.http\.readyTimeout is a number of seconds from 1 to 3600/],
   ];
   for (const [content, message] of cases) {
     const res = await s.api('POST', `/api/v1/stacks/${name}/validate`, { body: { content } });
@@ -116,6 +118,8 @@ test('bad route labels are refused with their own rule and the label path', asyn
   // IDNA: a Unicode hostname is stored in its ASCII form
   const idn = await s.api('POST', `/api/v1/stacks/${name}/validate`, { body: { content: webCompose('bücher.test') } });
   assert.deepEqual(idn.body.errors ?? [], []);
+  const ready = await s.api('POST', `/api/v1/stacks/${name}/validate`, { body: { content: webCompose('ok.test', 'one', '      dockwright.http.ready: /healthz?full=1\n      dockwright.http.readyTimeout: "120"\n') } });
+  assert.deepEqual(ready.body.errors ?? [], []);
 });
 
 test('Caddy killed with SIGKILL is restarted and serves the same routes within 2 s', async () => {
