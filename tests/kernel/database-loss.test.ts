@@ -64,6 +64,8 @@ function underLoad(url: string, token: string) {
   const workers = Promise.all([0, 1, 2, 3].map(worker));
   return {
     get lastOk() { return lastOk; },
+    /** resolves once the load has started this many jobs (a busy host makes fewer calls in the same time) */
+    started: (n: number) => eventually(async () => jobs.length >= n, 30_000, `${n} jobs started by the load`, 20),
     async stop() {
       running = false;
       await workers;
@@ -114,7 +116,7 @@ test('every backend of the database terminated twice under load: the service liv
   const { child: c } = await child(s.databaseUrl);
   const token = await s.token('admin', ['*']);
   const load = underLoad(c.url, token);
-  await new Promise((r) => setTimeout(r, 500));
+  await load.started(10);
   assert.ok((await terminateBackends(s.databaseUrl)) > 3, 'the service held connections');
   await new Promise((r) => setTimeout(r, 700));
   const lastLoss = Date.now();
@@ -151,7 +153,7 @@ test('the embedded server killed (kill -9) under load: the service starts it aga
   const { child: c, dataDir } = await child();
   const token = readFileSync(join(dataDir, 'initial-admin-token'), 'utf8').trim();
   const load = underLoad(c.url, token);
-  await new Promise((r) => setTimeout(r, 500));
+  await load.started(10);
   const before = postmasterPid(dataDir);
   const killedAt = Date.now();
   process.kill(before, 'SIGKILL');
