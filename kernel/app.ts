@@ -107,7 +107,7 @@ export function kernelServices(parts: Pick<KernelServices, 'db' | 'databaseUrl' 
   return {
     ...parts, table: new RouteTable(), scheduler: new Scheduler(db, log.child({ part: 'scheduler' })),
     revisions: createRevisions(db), actionTokens: createActionTokens(db, secrets, tokensChannel),
-    migrations: [], extensions: new Map(), contributors: [], visibility: new Visibility(), starters: [], stoppers: [],
+    migrations: [], extensions: new Map(), contributors: [], visibility: new Visibility(), starters: [], stoppers: [], commands: [],
   };
 }
 

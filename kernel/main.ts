@@ -1,4 +1,4 @@
-// The command line: serve, migrate, user add|passwd, token create|list|revoke, plugins.
+// The command line: serve, migrate, user add|passwd, token create|list|revoke, plugins, and the verbs plugins add (edge stop).
 import { parseArgs } from 'node:util';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -118,7 +118,15 @@ async function main(argv: string[]): Promise<void> {
         process.stdout.write(`token ${arg} revoked\n`);
       });
     }
-    default: fail(usage);
+    default: {
+      // a plugin's verb (`edge stop`): the plugins must be set up to know them
+      if (!sub || command === 'serve') fail(usage);
+      return withKernel(async (app) => {
+        const found = app.services.commands.find((c) => c.command.name === `${command} ${sub}`);
+        if (!found) fail(`${usage}\n${app.services.commands.map((c) => `  ${c.command.usage}`).join('\n')}`);
+        process.stdout.write(await found.command.run(positionals.slice(2)));
+      });
+    }
   }
 }
 
