@@ -35,7 +35,7 @@ async function serve(): Promise<void> {
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    app.log.info({ signal }, 'shutting down: draining requests and jobs');
+    app.log.info({ signal, graceMs: app.config.shutdown.graceMs }, 'shutting down: requests in flight finish, new ones are answered 503; the edge keeps serving');
     app.close().then(() => process.exit(0), (err) => { app.log.error({ err }, 'shutdown failed'); process.exit(1); });
   };
   // a stray rejection is a bug to log, not a reason to drop every request and job in flight
