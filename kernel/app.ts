@@ -24,6 +24,7 @@ import { JobRunner, jobsCancelChannel, jobsDoneChannel } from './jobs/runner.ts'
 import { Scheduler } from './jobs/scheduler.ts';
 import { RouteTable } from './http/routes.ts';
 import { createHttpServer } from './http/server.ts';
+import { drainable } from './http/drain.ts';
 import { webFiles } from './http/web.ts';
 import { Sessions } from './auth/sessions.ts';
 import { accountRoutes } from './auth/routes.ts';
@@ -110,7 +111,7 @@ export function kernelServices(parts: Pick<KernelServices, 'db' | 'databaseUrl' 
   return {
     ...parts, table: new RouteTable(), scheduler: new Scheduler(db, log.child({ part: 'scheduler' })),
     revisions: createRevisions(db), actionTokens: createActionTokens(db, secrets, tokensChannel),
-    migrations: [], extensions: new Map(), contributors: [], visibility: new Visibility(), starters: [], stoppers: [],
+    migrations: [], extensions: new Map(), contributors: [], visibility: new Visibility(), starters: [], stoppers: [], commands: [],
     metrics: new Metrics(), health: [],
   };
 }
@@ -221,6 +222,7 @@ export async function boot(opts: BootOptions): Promise<Running> {
       web: services.web ? webFiles(services.web.dir) : undefined,
       metrics: services.metrics,
     });
+    const draining = drainable(server);
     // cached principals (and which resources have webhooks) are safe only while revocations reach this process: while
     // the channel is down, every request asks the database
     const unlisten = await app.db.listen(tokensChannel, {
@@ -272,13 +274,11 @@ export async function boot(opts: BootOptions): Promise<Running> {
       ...app, server, url, port,
       close: () => (closing ??= (async () => {
         scrape?.close();
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          server.closeIdleConnections();
-          setTimeout(() => server.closeAllConnections(), 10_000).unref();
-        });
-        await services.scheduler.stop();
-        await app.jobs.stop();
+        // one grace for both: requests in flight finish while new ones are told to retry (503 + Retry-After), and running
+        // jobs finish; a job still running after it is aborted, and one of an instance killed outright is taken over
+        const grace = config.shutdown.graceMs;
+        const [{ cut }] = await Promise.all([draining.drain(grace), services.scheduler.stop().then(() => app.jobs.stop(grace))]);
+        if (cut > 0) log.warn({ cut, graceMs: grace }, 'requests still running after the shutdown grace were cut');
         await Promise.all([unlisten(), unlistenJobs(), unlistenCancels()]);
         for (const { owner, fn } of [...services.stoppers].reverse()) {
           await Promise.resolve().then(fn).catch((err) => log.error({ err, plugin: owner }, 'plugin failed to stop'));

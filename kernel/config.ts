@@ -26,6 +26,8 @@ export const ConfigSchema = Type.Object({
     reconnect: Type.Object({ minMs: Type.Integer({ minimum: 1 }), maxMs: Type.Integer({ minimum: 1 }) }),
   }),
   http: Type.Object({ bodyLimit: Type.Integer({ minimum: 1024 }), uploadLimit: Type.Integer({ minimum: 1024 }) }),
+  /** SIGTERM/SIGINT: how long requests in flight and running jobs may take to finish (new requests are answered 503 meanwhile) */
+  shutdown: Type.Object({ graceMs: Type.Integer({ minimum: 0 }) }),
   rateLimit: Type.Object({
     perMinute: Type.Integer({ minimum: 1 }),
     /** bearers (and webhook signatures) that fail verification, per client address */

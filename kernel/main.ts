@@ -1,4 +1,4 @@
-// The command line: serve, migrate, user add|passwd, token create|list|revoke, plugins.
+// The command line: serve, migrate, user add|passwd, token create|list|revoke, plugins, and the verbs plugins add (edge stop).
 import { parseArgs } from 'node:util';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -35,7 +35,7 @@ async function serve(): Promise<void> {
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    app.log.info({ signal }, 'shutting down: draining requests and jobs');
+    app.log.info({ signal, graceMs: app.config.shutdown.graceMs }, 'shutting down: requests in flight finish, new ones are answered 503; the edge keeps serving');
     app.close().then(() => process.exit(0), (err) => { app.log.error({ err }, 'shutdown failed'); process.exit(1); });
   };
   // a stray rejection is a bug to log, not a reason to drop every request and job in flight
@@ -118,7 +118,15 @@ async function main(argv: string[]): Promise<void> {
         process.stdout.write(`token ${arg} revoked\n`);
       });
     }
-    default: fail(usage);
+    default: {
+      // a plugin's verb (`edge stop`): the plugins must be set up to know them
+      if (!sub || command === 'serve') fail(usage);
+      return withKernel(async (app) => {
+        const found = app.services.commands.find((c) => c.command.name === `${command} ${sub}`);
+        if (!found) fail(`${usage}\n${app.services.commands.map((c) => `  ${c.command.usage}`).join('\n')}`);
+        process.stdout.write(await found.command.run(positionals.slice(2)));
+      });
+    }
   }
 }
 

@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TSchema } from '@sinclair/typebox';
 import type {
-  ActivityApi, Db, EventsApi, ExtensionPoint, HealthCheck, HeldLock, Logger, MetricFamily, OutboundApi, OverviewContributor, PluginContext, PluginDef, Principal, RevisionsApi, ScopeDef, SecretsApi, VisibilityRule,
+  ActivityApi, Db, EventsApi, ExtensionPoint, HealthCheck, HeldLock, Logger, MetricFamily, OutboundApi, OverviewContributor, PluginCommand, PluginContext, PluginDef, Principal, RevisionsApi, ScopeDef, SecretsApi, VisibilityRule,
 } from '../sdk/index.ts';
 import { requiredNames } from '../sdk/index.ts';
 import type { ScopeCatalogue } from './auth/scopes.ts';
@@ -44,6 +44,8 @@ export interface KernelServices {
   /** contributions to extension points, by `<owner>.<name>` */
   extensions: Map<string, unknown[]>;
   starters: { owner: string; fn: () => Promise<void> | void }[];
+  /** CLI verbs plugins add */
+  commands: { owner: string; command: PluginCommand }[];
   stoppers: { owner: string; fn: () => Promise<void> | void }[];
   /** the folder served at `/` and the plugin that asked for it */
   web?: { owner: string; dir: string };
@@ -139,6 +141,12 @@ export async function setupPlugin(plugin: PluginDef, rawOptions: Record<string, 
     health: Object.freeze({ add: registering('health.add', (check: HealthCheck) => k.health.push({ name: owner, check })) }),
     onStart: registering('onStart', (fn: () => Promise<void> | void) => k.starters.push({ owner, fn })),
     onStop: registering('onStop', (fn: () => Promise<void> | void) => k.stoppers.push({ owner, fn })),
+    commands: Object.freeze({
+      add: registering('commands.add', (command: PluginCommand) => {
+        if (!command.name.startsWith(`${owner} `)) throw new Error(`plugin "${owner}": the command "${command.name}" must start with "${owner} "`);
+        k.commands.push({ owner, command });
+      }),
+    }),
   });
   try {
     return await plugin.setup(ctx);

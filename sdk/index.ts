@@ -448,6 +448,17 @@ export interface PluginContext<O = unknown, D = Readonly<Record<string, unknown>
   readonly health: { add(check: HealthCheck): void };
   onStart(fn: () => Promise<void> | void): void;
   onStop(fn: () => Promise<void> | void): void;
+  /** a verb of the command line, `npm run cli -- <plugin> <verb> …`, run in a kernel set up but not serving (no onStart) */
+  readonly commands: { add(command: PluginCommand): void };
+}
+
+export interface PluginCommand {
+  /** `<plugin name> <verb>`, e.g. `edge stop` */
+  name: string;
+  /** one line for the CLI's usage text */
+  usage: string;
+  /** what it prints; a thrown error ends the CLI with its message */
+  run(args: readonly string[]): Promise<string>;
 }
 
 export interface PluginDef<Api = unknown, O extends TSchema = TSchema, Req extends readonly Requirement[] = readonly Requirement[], Name extends string = string> {

@@ -18,7 +18,7 @@ const errorText: Record<number, string> = {
   422: 'refused by the platform rules (one errors[] element per broken rule)',
   428: 'the write did not name its base revision',
   429: 'a rate limit (per token, per address after failed authentications, per webhook address or resource) or a webhook window is exceeded; Retry-After says when to retry',
-  503: 'a backing service is unreachable: the database (a restart or failover; Retry-After says when to retry) or the Docker engine',
+  503: 'a backing service is unreachable: the database (a restart or failover; Retry-After says when to retry) or the Docker engine; or the service is shutting down (code shutting-down, Retry-After: its restart)',
   507: 'the disk (or quota) this write needed is full, the database\'s included: the write was not completed (type …/disk-full)',
 };
 

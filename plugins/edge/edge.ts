@@ -3,7 +3,8 @@ import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { isAbsolute, join } from 'node:path';
 import { mkdirSync } from 'node:fs';
 import { problem, type Db, type HeldLock, type PluginContext } from '../../sdk/index.ts';
-import { AdminError, currentAdmin, load, parseAdminAddress, type AdminEndpoint } from './admin.ts';
+import { isDeepStrictEqual } from 'node:util';
+import { AdminError, adminCall, currentAdmin, load, parseAdminAddress, type AdminEndpoint } from './admin.ts';
 import { buildConfig } from './caddy-config.ts';
 import { normalizeHostname, normalizePath } from './hostnames.ts';
 import type { EdgeNetwork } from './network.ts';
@@ -25,6 +26,7 @@ export interface EdgeOptions {
   stableAfterMs: number;
   startTimeoutMs: number;
   adminTimeoutMs: number;
+  watchIntervalMs: number;
   pollIntervalMs: number;
   resyncIntervalMs: number;
   leaderRetryMs: number;
@@ -49,6 +51,8 @@ export function createEdge(ctx: PluginContext, o: EdgeOptions, store: EdgeStore,
   let lastApplied: string | null = null;
   /** configurations Caddy took from this instance (its reloads) */
   let pushes = 0;
+  /** what the last start or adoption found: the running Caddy already had the stored configuration, or was given the difference */
+  let reconciled: 'unchanged' | 'updated' | null = null;
   let timers: NodeJS.Timeout[] = [];
   let stopped = false;
   let debounce: NodeJS.Timeout | null = null;
@@ -68,7 +72,8 @@ export function createEdge(ctx: PluginContext, o: EdgeOptions, store: EdgeStore,
       ctx.log.warn({ err }, 'the engine did not list the edge network: proxied routes answer 502 until it does');
       return new Map<string, string[]>();
     })]);
-    const admin = external ? await currentAdmin(endpoint, o.adminTimeoutMs) : { listen: endpoint.listen, config: { persist: false } };
+    // persisted: Caddy autosaves each document (0600, in its config dir) and `--resume` serves it after a host reboot, before or without Dockwright
+    const admin = external ? await currentAdmin(endpoint, o.adminTimeoutMs) : { listen: endpoint.listen, config: { persist: true } };
     return JSON.stringify(buildConfig({
       admin, httpPort: o.httpPort, httpsPort: o.httpsPort, storageDir: join(caddyDir, 'storage'),
       accessLog: join(dir, 'logs', 'access.log'), caddyLog: join(dir, 'logs', 'caddy.log'),
@@ -140,6 +145,24 @@ export function createEdge(ctx: PluginContext, o: EdgeOptions, store: EdgeStore,
     if (applied && (await store.state()).refused) await store.setRefused(null);
   });
 
+  /**
+   * A Caddy found running (left by the previous start, or started from its autosaved configuration) is compared with
+   * what the database says; only a difference is loaded, so an adoption with nothing to change reloads nothing.
+   */
+  async function reconcile(): Promise<void> {
+    const same = await serial(async () => {
+      const { generation } = await store.state();
+      const text = await documentOf(ctx.db);
+      const res = await adminCall(endpoint, 'GET', '/config/', undefined, o.adminTimeoutMs);
+      if (res.status !== 200 || !isDeepStrictEqual(JSON.parse(res.text || 'null'), JSON.parse(text))) return false;
+      pushed = { generation, text };
+      return true;
+    });
+    if (!same) await sync(true);
+    reconciled = same ? 'unchanged' : 'updated';
+    ctx.log.info({ configuration: reconciled }, same ? 'the running Caddy has the stored configuration' : 'the running Caddy was given the stored configuration');
+  }
+
   function validRoutes(routes: readonly EdgeRoute[]): Omit<RouteRow, 'owner'>[] {
     const errors: { path: string; message: string }[] = [];
     const rows: Omit<RouteRow, 'owner'>[] = [];
@@ -209,7 +232,7 @@ export function createEdge(ctx: PluginContext, o: EdgeOptions, store: EdgeStore,
     if (!held) { const t = setTimeout(() => void lead(), o.leaderRetryMs); t.unref(); timers.push(t); return; }
     if (stopped) { await held.release(); return; }
     lock = held;
-    ctx.log.info({ mode: external ? 'external' : 'child', admin: endpoint.label }, 'this instance runs the edge');
+    ctx.log.info({ mode: external ? 'external' : 'managed', admin: endpoint.label }, 'this instance runs the edge');
     void held.lost.then(async () => {
       if (lock !== held || stopped) return;
       ctx.log.warn('lost the edge lock (database connection): handing the edge over');
@@ -228,7 +251,7 @@ export function createEdge(ctx: PluginContext, o: EdgeOptions, store: EdgeStore,
       proc = new CaddyProcess({
         binary: o.caddy, dir: caddyDir, endpoint, log: ctx.log,
         restartDelayMs: o.restartDelayMs, restartMaxDelayMs: o.restartMaxDelayMs, stableAfterMs: o.stableAfterMs, startTimeoutMs: o.startTimeoutMs,
-        onReady: () => sync(true),
+        watchIntervalMs: o.watchIntervalMs, onReady: reconcile,
       });
       proc.start();
     }
@@ -236,6 +259,8 @@ export function createEdge(ctx: PluginContext, o: EdgeOptions, store: EdgeStore,
 
   return {
     challengeDir,
+    /** Caddy's home and admin endpoint (the CLI's edge verbs); null for an external Caddy */
+    home: external ? null : { dir: caddyDir, endpoint, binary: o.caddy },
     setRoutes,
     setCertificate,
     sync,
@@ -272,7 +297,8 @@ export function createEdge(ctx: PluginContext, o: EdgeOptions, store: EdgeStore,
       for (const t of timers) { clearTimeout(t); clearInterval(t); }
       timers = [];
       network.stop();
-      await proc?.stop();
+      // Caddy outlives the service: the next start adopts it, and no request is dropped meanwhile
+      proc?.release();
       await chain;
       await lock?.release();
       lock = null;
@@ -282,13 +308,15 @@ export function createEdge(ctx: PluginContext, o: EdgeOptions, store: EdgeStore,
       const state: EdgeState = stopped ? 'stopped' : !lock ? 'standby' : external ? (externalState.ok ? 'running' : 'down') : (proc?.state ?? 'starting') as EdgeState;
       const reason = !lock ? (stopped ? null : 'another instance runs the edge') : external ? externalState.reason : proc?.reason ?? null;
       return {
-        mode: external ? 'external' as const : 'child' as const,
+        mode: external ? 'external' as const : 'managed' as const,
         state, running: Boolean(running), reason,
         admin: endpoint.label,
         binary: external ? null : o.caddy,
         pid: proc?.pid ?? null,
         restarts: proc?.restarts ?? 0,
         startedAt: proc?.startedAt ?? null,
+        adopted: proc?.adoptedAt ? { at: proc.adoptedAt, configuration: reconciled } : null,
+        restartNeeded: proc?.restartNeeded() ?? null,
         lastApplied,
         pushes,
         ports: { http: o.httpPort, https: o.httpsPort },

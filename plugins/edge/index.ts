@@ -6,6 +6,7 @@ import { createEdge } from './edge.ts';
 import { covers, normalizeHostname } from './hostnames.ts';
 import { edgeNetwork } from './network.ts';
 import { createOwners } from './owners.ts';
+import { edgeCommands } from './commands.ts';
 import { hashPassword } from './passwords.ts';
 import { edgeRules, followStacks, readinessOf, stackHostnames } from './stacks.ts';
 import { createStore, type RouteRow } from './store.ts';
@@ -20,7 +21,7 @@ const Options = Type.Object({
   httpPort: Type.Integer({ minimum: 1, maximum: 65535, default: 80 }),
   httpsPort: Type.Integer({ minimum: 1, maximum: 65535, default: 443 }),
   caddy: Type.String({ minLength: 1, default: 'caddy', description: 'the Caddy binary Dockwright runs (Debian\'s caddy 2.6)' }),
-  adminAddress: Type.Optional(Type.String({ minLength: 1, description: 'the admin API of an external Caddy (host:port or unix//path) instead of a child process' })),
+  adminAddress: Type.Optional(Type.String({ minLength: 1, description: 'the admin API of an external Caddy (host:port or unix//path) instead of the one Dockwright runs' })),
   accessLog: Type.Object({
     rollSizeMb: Type.Integer({ minimum: 1, default: 10 }),
     rollKeep: Type.Integer({ minimum: 1, default: 10 }),
@@ -31,6 +32,7 @@ const Options = Type.Object({
   stableAfterMs: Ms(10_000, 'a run this long resets the restart backoff'),
   startTimeoutMs: Ms(10_000, 'how long a starting Caddy has to answer on its admin API'),
   adminTimeoutMs: Ms(10_000, 'bound of one admin API call'),
+  watchIntervalMs: Ms(250, 'how often the service looks whether its Caddy still runs (it is no child of a service that adopted it)', 10),
   pollIntervalMs: Ms(1000, 'how often the running edge looks for changes other instances stored', 10),
   resyncIntervalMs: Ms(30_000, 'how often the whole configuration is pushed again and containers are checked', 10),
   leaderRetryMs: Ms(5000, 'how often a standby instance asks whether it may run the edge', 10),
@@ -40,7 +42,7 @@ const Options = Type.Object({
 }, { additionalProperties: false });
 
 const View = Type.Object({
-  mode: Type.Union([Type.Literal('child'), Type.Literal('external')]),
+  mode: Type.Union([Type.Literal('managed'), Type.Literal('external')], { description: 'managed: Dockwright starts and watches Caddy, which outlives the service and is adopted by its next start; external: a Caddy of your own (adminAddress)' }),
   state: Type.String({ description: 'running, starting, down, unavailable (no caddy binary), standby (another instance runs the edge) or stopped' }),
   running: Type.Boolean(),
   reason: Type.Union([Type.String(), Type.Null()], { description: 'what does not work, and what to do' }),
@@ -48,7 +50,12 @@ const View = Type.Object({
   binary: Type.Union([Type.String(), Type.Null()]),
   pid: Type.Union([Type.Integer(), Type.Null()]),
   restarts: Type.Integer(),
-  startedAt: Type.Union([Type.String(), Type.Null()]),
+  startedAt: Type.Union([Type.String(), Type.Null()], { description: 'when the running Caddy started' }),
+  adopted: Type.Union([Type.Object({
+    at: Type.String(),
+    configuration: Type.Union([Type.Literal('unchanged'), Type.Literal('updated'), Type.Null()], { description: 'unchanged: it already ran the stored configuration; updated: it was given the difference; null: not compared yet' }),
+  }), Type.Null()], { description: 'set when this start found Caddy running (left by the previous start, or started by systemd) and took it over instead of starting one' }),
+  restartNeeded: Type.Union([Type.String(), Type.Null()], { description: 'what the running Caddy cannot take through its admin API (another binary, or one upgraded on disk), and how to apply it; ports and logs apply live' }),
   lastApplied: Type.Union([Type.String(), Type.Null()]),
   pushes: Type.Integer({ description: 'configurations this instance pushed to Caddy since it started' }),
   ports: Type.Object({ http: Type.Integer(), https: Type.Integer() }),
@@ -138,6 +145,7 @@ export default definePlugin({
     });
 
     ctx.onStart(() => edge.start());
+    for (const command of edgeCommands(edge.home)) ctx.commands.add(command);
     ctx.onStop(() => edge.stop());
 
     return {

@@ -4248,7 +4248,7 @@ export interface paths {
           headers: { [name: string]: unknown };
           content: {
             "application/json": {
-              mode: "child" | "external";
+              mode: "managed" | "external";
               state: string;
               running: boolean;
               reason: string | null;
@@ -4257,6 +4257,11 @@ export interface paths {
               pid: number | null;
               restarts: number;
               startedAt: string | null;
+              adopted: {
+                at: string;
+                configuration: "unchanged" | "updated" | null;
+              } | null;
+              restartNeeded: string | null;
               lastApplied: string | null;
               pushes: number;
               ports: {

@@ -1,12 +1,13 @@
 // The test harness: a real kernel on a real PostgreSQL database of its own, spoken to over HTTP.
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { boot, type Running } from '../../kernel/app.ts';
 import type { NameResolver } from '../../kernel/outbound.ts';
 import { checkContract, forgetContract, prepareContract } from '../../sdk/testing/contract.ts';
+import { findCaddy, stopCaddy } from '../../plugins/edge/process.ts';
 
 import type { Logger, Role } from '../../sdk/index.ts';
 
@@ -93,6 +94,24 @@ export interface StartOptions {
 
 let users = 0;
 
+/** the edge's Caddy outlives its service: every data dir a test used has its Caddy stopped, by close() or, at the latest, as this process exits */
+const edgeHomes = new Set<string>();
+const edgeHomeOf = (dataDir: string) => join(dataDir, 'plugins', 'edge', 'caddy');
+process.on('exit', () => {
+  for (const home of edgeHomes) {
+    // also when the test removed the data dir itself: findCaddy looks through /proc for the boot file's path
+    const pid = findCaddy(home);
+    if (pid !== null) try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ }
+  }
+});
+
+/** stops the edge's Caddy a kernel on this data dir left running (tests end what they start) */
+export async function stopEdgeOf(dataDir: string): Promise<void> {
+  const home = edgeHomeOf(dataDir);
+  edgeHomes.add(home);
+  if (existsSync(home)) await stopCaddy(home);
+}
+
 /** exactly these plugins: config/default.json's others are switched off (config files merge, so they would load too) */
 export function onlyPlugins(plugins: Record<string, unknown>): Record<string, unknown> {
   const defaults = JSON.parse(readFileSync(join(root, 'config/default.json'), 'utf8')).plugins as Record<string, unknown>;
@@ -102,6 +121,7 @@ export function onlyPlugins(plugins: Record<string, unknown>): Record<string, un
 export async function startServer(opts: StartOptions = {}): Promise<TestServer> {
   const db = opts.reuse ? { url: opts.reuse.databaseUrl, drop: async () => undefined } : await createDatabase();
   const dataDir = opts.reuse?.dataDir ?? mkdtempSync(join(tmpdir(), 'dw-test-'));
+  edgeHomes.add(edgeHomeOf(dataDir));
   const app = await boot({
     root,
     env: { NODE_ENV: 'test', ...opts.env },
@@ -133,6 +153,7 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
     async close() {
       await stop();
       if (!opts.reuse) {
+        await stopEdgeOf(dataDir);
         await db.drop();
         rmSync(dataDir, { recursive: true, force: true });
       }
@@ -172,6 +193,7 @@ export interface Child {
 /** starts a kernel in a child process on an existing database (`env`: variables Node reads at process start); kill() with SIGKILL simulates a crash. */
 export async function startChild(config: Record<string, unknown>, env: NodeJS.ProcessEnv = {}): Promise<Child> {
   const { spawn } = await import('node:child_process');
+  if (typeof config.dataDir === 'string') edgeHomes.add(edgeHomeOf(config.dataDir));
   const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'tests/helpers/child-server.ts')], {
     cwd: root, env: { ...process.env, ...env, DW_TEST_CONFIG: JSON.stringify({ host: '127.0.0.1', port: 0, log: { level: 'silent' }, ...config, plugins: onlyPlugins((config.plugins ?? {}) as Record<string, unknown>) }) },
     stdio: ['ignore', 'pipe', 'pipe'],
