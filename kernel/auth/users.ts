@@ -68,6 +68,7 @@ export class Users {
   async update(name: string, change: UserChange): Promise<{ user: UserView; detail: ChangeDetail }> {
     const hash = change.password === undefined ? undefined : await hashPassword(checked(change.password));
     return this.db.tx(async (tx) => {
+      await serialise(tx);
       const before = await this.get(name, tx, true);
       const teams = change.teams === undefined ? undefined : [...new Set(change.teams)];
       if (teams) await this.requireTeams(tx, teams);
@@ -96,6 +97,7 @@ export class Users {
   /** removes a user with its tokens and sessions (409 for the last enabled admin); answers what ended with it */
   async remove(name: string): Promise<ChangeDetail> {
     return this.db.tx(async (tx) => {
+      await serialise(tx);
       const user = await this.get(name, tx, true);
       if (user.role === 'admin' && !user.disabled) await this.keepAnAdmin(tx, user.id, 'remove');
       const tokensRevoked = await this.revokeTokens(tx, user.id);
@@ -129,7 +131,8 @@ export class Users {
     return this.db.tx(async (tx) => {
       const { rowCount } = await tx.query('INSERT INTO teams (name, description) VALUES ($1, $2) ON CONFLICT DO NOTHING', [input.name, input.description ?? '']);
       if (!rowCount) throw problem(409, `team "${input.name}" already exists`, { code: 'team-exists' });
-      for (const member of new Set(input.members ?? [])) await this.join(tx, input.name, member);
+      // in name order, as every transaction locks several users: two of them cannot wait for each other
+      for (const member of [...new Set(input.members ?? [])].sort()) await this.join(tx, input.name, member);
       if (input.members?.length) await announce(tx);
       return this.team(input.name, tx);
     });
@@ -178,12 +181,9 @@ export class Users {
     if (missing.length) throw problem(400, `no team ${missing.map((t) => `"${t}"`).join(', ')}: create it first (POST /api/v1/teams)`, { code: 'unknown-team' });
   }
 
-  /**
-   * 409 unless another enabled admin remains. The enabled admins' rows are locked first, so two changes that each
-   * leave one admin cannot both pass: the second waits for the first and then counts what it left.
-   */
+  /** 409 unless another enabled admin remains (changes of users are serialised: two cannot each leave the other as the last) */
   private async keepAnAdmin(tx: Db, userId: number, what: 'demote' | 'disable' | 'remove'): Promise<void> {
-    const { rows } = await tx.query<{ id: number }>(`SELECT id FROM users WHERE role = 'admin' AND NOT disabled ORDER BY id FOR UPDATE`);
+    const { rows } = await tx.query<{ id: number }>(`SELECT id FROM users WHERE role = 'admin' AND NOT disabled`);
     if (rows.some((r) => r.id !== userId)) return;
     throw problem(409, `cannot ${what} the last enabled admin: make another user admin first`, { code: 'last-admin' });
   }
@@ -203,6 +203,14 @@ function checked(password: string): string {
   const bad = passwordProblem(password);
   if (bad) throw problem(400, bad, { code: 'weak-password' });
   return password;
+}
+
+/**
+ * Changes of a user's role, state or existence wait for each other until commit, on every instance: two demotions of
+ * the last two admins cannot both count the other as remaining (and row locks taken in two orders cannot deadlock).
+ */
+async function serialise(tx: Db): Promise<void> {
+  await tx.query("SELECT pg_advisory_xact_lock(hashtext('dockwright.users'))");
 }
 
 /** every instance drops its cached principals when this commits (sessions are read from the database on each request) */
