@@ -28,6 +28,9 @@ import { drainable } from './http/drain.ts';
 import { webFiles } from './http/web.ts';
 import { Sessions } from './auth/sessions.ts';
 import { accountRoutes } from './auth/routes.ts';
+import { userRoutes } from './auth/user-routes.ts';
+import { Users } from './auth/users.ts';
+import { TwoFactor } from './auth/totp.ts';
 import { newPassword } from './auth/passwords.ts';
 import { ClientResolver } from './http/client.ts';
 import { buildOpenApi } from './http/openapi.ts';
@@ -45,6 +48,8 @@ export interface Assembled {
   db: Database;
   tokens: Tokens;
   sessions: Sessions;
+  users: Users;
+  twoFactor: TwoFactor;
   scopes: ScopeCatalogue;
   jobs: JobRunner;
   services: KernelServices;
@@ -90,6 +95,8 @@ export function kernelScopes(scopes: ScopeCatalogue): void {
     'activity:read': { description: 'read the activity log', role: 'viewer' },
     'tokens:read': { description: "list every personal token of the owner (without it, a token sees only itself)", role: 'viewer' },
     'tokens:write': { description: "create personal tokens, and revoke any of the owner's (without it, a token revokes only itself)", role: 'viewer' },
+    'users:read': { description: 'list users and teams', role: 'admin' },
+    'users:write': { description: 'create, change, disable and remove users and teams; reset their two-factor sign-in', role: 'admin' },
     admin: { description: 'administer the installation', role: 'admin' },
     'metrics:read': { description: 'scrape /metrics (Prometheus)', role: 'operator' },
   });
@@ -158,13 +165,15 @@ export async function assemble(opts: BootOptions): Promise<Assembled> {
     const apis = await setupPlugins(loaded, services);
     refuseUndeclaredScopes(services.table, scopes);
     await migrate(db, services.migrations, log);
+    const twoFactor = new TwoFactor(db, secrets);
     return {
-      config, log, db, scopes, jobs, services, apis,
+      config, log, db, scopes, jobs, services, apis, twoFactor,
       tokens: new Tokens(db, scopes),
+      users: new Users(db),
       sessions: new Sessions(db, scopes, config.sessions, {
         account: new RateLimiter(config.sessions.failedSignInsPerMinute, Date.now, 'sign-in-account'),
         address: new RateLimiter(config.sessions.failedSignInsPerMinute, Date.now, 'sign-in-address'),
-      }),
+      }, twoFactor),
       plugins: loaded.map(({ def }) => ({ name: def.name, version: def.version })),
       close: () => db.close(),
     };
@@ -204,7 +213,8 @@ export async function boot(opts: BootOptions): Promise<Running> {
     for (const route of healthRoutes({ db: app.db, metrics: services.metrics, started: () => started, details: services.health })) services.table.add('kernel', 'root', route);
     measureKernel(app);
     const clients = new ClientResolver(config.trustedProxies, config.publicUrl);
-    for (const route of accountRoutes({ sessions: app.sessions, tokens: app.tokens, scopes: app.scopes, activity: services.activity, clients })) services.table.add('kernel', 'api', route);
+    for (const route of accountRoutes({ sessions: app.sessions, tokens: app.tokens, twoFactor: app.twoFactor, scopes: app.scopes, activity: services.activity, clients })) services.table.add('kernel', 'api', route);
+    for (const route of userRoutes({ users: app.users, twoFactor: app.twoFactor, activity: services.activity })) services.table.add('kernel', 'api', route);
     await ensureFirstAdmin(app);
     const server = createHttpServer({
       table: services.table, log, activity: services.activity,

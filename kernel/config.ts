@@ -48,6 +48,8 @@ export const ConfigSchema = Type.Object({
     ttlMs: Type.Integer({ minimum: 1 }),
     /** failed sign-ins per account and per client address in a minute */
     failedSignInsPerMinute: Type.Integer({ minimum: 1 }),
+    /** every portal sign-in needs a second factor (TOTP); users without one enrol while signing in */
+    requireTotp: Type.Boolean(),
   }),
   /** addresses or CIDRs whose X-Forwarded-For/-Proto/-Host are honoured */
   trustedProxies: Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 1000 }),

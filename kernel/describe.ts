@@ -9,6 +9,9 @@ import { ScopeCatalogue } from './auth/scopes.ts';
 import { Sessions } from './auth/sessions.ts';
 import { Tokens } from './auth/tokens.ts';
 import { accountRoutes } from './auth/routes.ts';
+import { userRoutes } from './auth/user-routes.ts';
+import { Users } from './auth/users.ts';
+import { TwoFactor } from './auth/totp.ts';
 import { loadConfig } from './config.ts';
 import { coreRoutes } from './core-routes.ts';
 import { createActivity } from './activity.ts';
@@ -43,8 +46,10 @@ export async function describeApi(root: string, overrides: Record<string, unknow
     let openapi: Record<string, unknown> = {};
     for (const route of coreRoutes({ db: noDatabase, jobs: services.jobs, contributors: [], visibility: services.visibility, openapi: () => openapi })) services.table.add('kernel', 'api', route);
     const limiter = new RateLimiter(1);
-    const sessions = new Sessions(noDatabase, scopes, config.sessions, { account: limiter, address: limiter });
-    for (const route of accountRoutes({ sessions, tokens: new Tokens(noDatabase, scopes), scopes, activity, clients: new ClientResolver([], null) })) services.table.add('kernel', 'api', route);
+    const twoFactor = new TwoFactor(noDatabase, secrets);
+    const sessions = new Sessions(noDatabase, scopes, config.sessions, { account: limiter, address: limiter }, twoFactor);
+    for (const route of accountRoutes({ sessions, tokens: new Tokens(noDatabase, scopes), twoFactor, scopes, activity, clients: new ClientResolver([], null) })) services.table.add('kernel', 'api', route);
+    for (const route of userRoutes({ users: new Users(noDatabase), twoFactor, activity })) services.table.add('kernel', 'api', route);
     openapi = buildOpenApi(services.table.routes, scopes, kernelVersion);
     return openapi;
   } finally {

@@ -2,10 +2,11 @@
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Db, Principal, Role } from '../../sdk/index.ts';
-import { problem } from '../../sdk/index.ts';
+import { isProblem, problem } from '../../sdk/index.ts';
 import type { RateLimiter } from '../rate-limit.ts';
 import { hashPassword, passwordProblem, verifyPassword } from './passwords.ts';
 import type { ScopeCatalogue } from './scopes.ts';
+import type { TotpEnrolment, TwoFactor } from './totp.ts';
 import { hashToken, newSecretToken, wellFormed } from './tokens.ts';
 
 export const sessionCookie = 'dw_session';
@@ -17,9 +18,20 @@ export interface SessionOptions {
   ttlMs: number;
   /** failed sign-ins per account and per address in a minute before both are refused */
   failedSignInsPerMinute: number;
+  /** every user signs in with a second factor: one without an enrolment enrols during sign-in */
+  requireTotp: boolean;
 }
 
-export interface SignedIn { id: string; cookie: string; csrf: string; expiresAt: Date; user: { name: string; role: Role } }
+/** what a sign-in may carry beyond the password: the authenticator's code (or a recovery code), a new password */
+export interface SignInSteps { code?: string; newPassword?: string }
+
+export interface SignedIn {
+  id: string; cookie: string; csrf: string; expiresAt: Date; user: { name: string; role: Role };
+  /** the recovery codes of an enrolment confirmed by this sign-in, shown this once */
+  recoveryCodes?: string[];
+  /** the sign-in replaced a one-time password */
+  passwordChanged: boolean;
+}
 
 function cookieValue(req: IncomingMessage): string | undefined {
   const header = req.headers.cookie;
@@ -66,7 +78,7 @@ export class Sessions {
   private readonly touched = new Map<string, number>();
 
   constructor(private readonly db: Db, private readonly scopes: ScopeCatalogue, readonly options: SessionOptions,
-    private readonly failures: { account: RateLimiter; address: RateLimiter }) {}
+    private readonly failures: { account: RateLimiter; address: RateLimiter }, private readonly twoFactor: TwoFactor) {}
 
   /**
    * Sets the user's password and, in the same statement, ends its portal sessions: all of them, or all but `keep` (the
@@ -77,7 +89,7 @@ export class Sessions {
     const bad = passwordProblem(password);
     if (bad) throw problem(400, bad, { code: 'weak-password' });
     const { rows } = await this.db.query<{ users: number; ended: number }>(
-      `WITH u AS (UPDATE users SET password_hash = $2 WHERE name = $1 RETURNING id),
+      `WITH u AS (UPDATE users SET password_hash = $2, must_change_password = false WHERE name = $1 RETURNING id),
             s AS (DELETE FROM sessions WHERE user_id IN (SELECT id FROM u) AND id IS DISTINCT FROM $3::uuid RETURNING 1)
        SELECT (SELECT count(*) FROM u)::int AS users, (SELECT count(*) FROM s)::int AS ended`,
       [user, await hashPassword(password), keep ?? null]);
@@ -114,23 +126,59 @@ export class Sessions {
     this.failures.address.hit(`a:${address}`);
   }
 
-  /** a new session, or a 401 (wrong name or password, same answer for both) / 429 (too many failures for the account or the address) */
-  async signIn(username: string, password: string, address: string): Promise<SignedIn> {
+  /**
+   * A new session, after every step the account asks for; the steps are checked in this order and nothing changes
+   * until all pass, so a caller repeats the same call with what the last answer asked for:
+   * - the password: 401 `sign-in-failed` (the same for an unknown user, a wrong password and a disabled account);
+   * - a one-time password given by an admin: 401 `password-change-required` until `newPassword` is sent;
+   * - an enrolled authenticator: 401 `totp-required` until `code` is sent (a code of the authenticator or a recovery
+   *   code); a wrong one is 401 `totp-failed`;
+   * - with sessions.requireTotp and no enrolment: 401 `totp-enrolment-required` carrying a new secret (`totp`), until
+   *   `code` confirms it; the answer then holds the enrolment's recovery codes.
+   * Wrong passwords and wrong codes count against the account's and the address's sign-in limit (429 past it).
+   */
+  async signIn(username: string, password: string, address: string, steps: SignInSteps = {}): Promise<SignedIn> {
     this.refuseWhileLimited(username, address, 'failed sign-ins');
-    const { rows } = await this.db.query<{ id: number; name: string; role: Role; password_hash: string | null }>(
-      'SELECT id, name, role, password_hash FROM users WHERE name = $1', [username]);
+    const { rows } = await this.db.query<{ id: number; name: string; role: Role; password_hash: string | null; disabled: boolean; must_change_password: boolean; enrolled: boolean }>(
+      `SELECT id, name, role, password_hash, disabled, must_change_password, totp_enrolled_at IS NOT NULL AS enrolled FROM users WHERE name = $1`, [username]);
     const user = rows[0];
-    if (!(await verifyPassword(password, user?.password_hash ?? null)) || !user) {
+    if (!(await verifyPassword(password, user?.password_hash ?? null)) || !user || user.disabled) {
       this.countFailure(username, address);
       throw problem(401, 'wrong user name or password', { code: 'sign-in-failed' });
     }
+    if (user.must_change_password) {
+      if (steps.newPassword === undefined) {
+        throw problem(401, 'this password was given by an admin for one sign-in: choose a new one (send it as newPassword with the same call)', { code: 'password-change-required' });
+      }
+      const bad = passwordProblem(steps.newPassword);
+      if (bad) throw problem(400, bad, { code: 'weak-password' });
+      if (steps.newPassword === password) throw problem(400, 'the new password must differ from the one-time password', { code: 'weak-password' });
+    }
+    let recoveryCodes: string[] | undefined;
+    if (user.enrolled || this.options.requireTotp) {
+      if (steps.code === undefined || (!user.enrolled && !(await this.twoFactor.pending(user.id)))) {
+        if (user.enrolled) throw problem(401, 'enter the code of your authenticator app, or one of your recovery codes (send it as code with the same call)', { code: 'totp-required' });
+        const totp: TotpEnrolment = await this.twoFactor.begin(user.id, user.name);
+        throw problem(401, 'two-factor sign-in is required: add this secret to an authenticator app and send its current code as code with the same call', { code: 'totp-enrolment-required', extra: { totp } });
+      }
+      const passed = user.enrolled ? await this.twoFactor.verify(user.id, steps.code) : await this.twoFactor.confirm(user.id, steps.code).catch((err: unknown) => {
+        if (isProblem(err) && err.code === 'totp-failed') return undefined;
+        throw err;
+      });
+      if (!passed) {
+        this.countFailure(username, address);
+        throw problem(401, 'the code is wrong, or was used already', { code: 'totp-failed' });
+      }
+      if (Array.isArray(passed)) recoveryCodes = passed;
+    }
+    if (user.must_change_password) await this.setPassword(user.name, steps.newPassword!);
     const cookie = newSecretToken(sessionPrefix);
     const csrf = randomBytes(24).toString('base64url');
     const id = randomUUID();
     const expiresAt = new Date(Date.now() + this.options.ttlMs);
     await this.db.query('INSERT INTO sessions (id, hash, csrf, user_id, address, expires_at) VALUES ($1, $2, $3, $4, $5, $6)',
       [id, hashToken(cookie), csrf, user.id, address, expiresAt]);
-    return { id, cookie, csrf, expiresAt, user: { name: user.name, role: user.role } };
+    return { id, cookie, csrf, expiresAt, user: { name: user.name, role: user.role }, recoveryCodes, passwordChanged: user.must_change_password };
   }
 
   /**
@@ -143,7 +191,7 @@ export class Sessions {
     if (hash === null) return null;
     const { rows } = await this.db.query<{ id: string; csrf: string; expires_at: string; user_id: number; name: string; role: Role; teams: string[] }>(
       `SELECT s.id, s.csrf, s.expires_at, u.id AS user_id, u.name, u.role, u.teams
-         FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.hash = $1 AND s.expires_at > now()`, [hash]);
+         FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.hash = $1 AND s.expires_at > now() AND NOT u.disabled`, [hash]);
     const row = rows[0];
     if (!row) return null;
     const sent = req.headers[csrfHeader];

@@ -5,6 +5,8 @@ import type { Db, Principal, Role } from '../../sdk/index.ts';
 import type { ScopeCatalogue } from './scopes.ts';
 
 export const tokenPrefix = 'dw_';
+/** the names of users and teams: 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit */
+export const accountName = '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$';
 
 export function newSecretToken(prefix = tokenPrefix): string {
   return prefix + randomBytes(32).toString('base64url');
@@ -57,12 +59,15 @@ export class Tokens {
 
   constructor(private readonly db: Db, private readonly scopes: ScopeCatalogue) {}
 
+  /** a user (the CLI, tests): teams it names that do not exist yet are created */
   async addUser(name: string, role: Role, teams: readonly string[] = []): Promise<{ id: number; name: string; role: Role; teams: readonly string[] }> {
-    const valid = /^[a-z0-9][a-z0-9._-]{0,63}$/i;
+    const valid = new RegExp(accountName);
     if (!valid.test(name)) throw new Error(`user name "${name}" must be 1-64 letters, digits, '.', '_' or '-'`);
     const bad = teams.find((t) => !valid.test(t));
     if (bad !== undefined) throw new Error(`team name "${bad}" must be 1-64 letters, digits, '.', '_' or '-'`);
-    const { rows } = await this.db.query<{ id: number }>('INSERT INTO users (name, role, teams) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING RETURNING id', [name, role, teams]);
+    const { rows } = await this.db.query<{ id: number }>(
+      `WITH t AS (INSERT INTO teams (name) SELECT unnest($3::text[]) ON CONFLICT DO NOTHING)
+       INSERT INTO users (name, role, teams) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING RETURNING id`, [name, role, teams]);
     if (!rows[0]) throw new Error(`user "${name}" already exists`);
     return { id: rows[0].id, name, role, teams };
   }
@@ -136,7 +141,7 @@ export class Tokens {
     const { rows } = await this.db.query<{ id: string; name: string; scopes: string[]; expires_at: string | null; user_id: number; user_name: string; role: Role; teams: string[] }>(
       `SELECT t.id, t.name, t.scopes, t.expires_at, u.id AS user_id, u.name AS user_name, u.role, u.teams
          FROM tokens t JOIN users u ON u.id = t.user_id
-        WHERE t.hash = $1 AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > now())`,
+        WHERE t.hash = $1 AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > now()) AND NOT u.disabled`,
       [hash],
     );
     const row = rows[0];

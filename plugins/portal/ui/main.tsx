@@ -2,27 +2,67 @@
 import { render } from 'preact';
 import { useState } from 'preact/hooks';
 import { pages as contributed } from 'dockwright:pages';
-import { api, can, Link, match, navigate, ok, PageTitle, ProblemBox, setSession, useAction, usePath, useSession, type PortalPage, type SessionInfo } from '../../../sdk/portal/kit.tsx';
+import { api, can, isProblem, Link, match, navigate, ok, PageTitle, ProblemBox, setSession, useAction, usePath, useSession, type PortalPage, type SessionInfo } from '../../../sdk/portal/kit.tsx';
 import { kernelPages } from './pages.tsx';
+import { Enrolment, RecoveryCodes } from './users.tsx';
 
 const pages: PortalPage[] = [...kernelPages, ...contributed];
 
+type Signed = SessionInfo & { recoveryCodes?: string[] };
+
+/** the sign-in form: the password, then whatever the account asks for (a new password, a code, enrolling an authenticator), sent again with the same call */
 function SignIn() {
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
+  const [newPassword, setNewPassword] = useState<string>();
+  const [code, setCode] = useState<string>();
+  const [enrolment, setEnrolment] = useState<{ secret: string; qrCode: string }>();
+  const [signed, setSigned] = useState<Signed>();
   const action = useAction();
   const submit = async (e: Event) => {
     e.preventDefault();
-    const signed = await action.run(() => ok(api.POST('/api/v1/session', { body: { username, password } })));
-    if (signed) setSession(signed as SessionInfo);
+    const body = { username, password, ...(newPassword !== undefined ? { newPassword } : {}), ...(code ? { code: code.trim() } : {}) };
+    const out = await action.run(async () => {
+      try {
+        return await ok(api.POST('/api/v1/session', { body }));
+      } catch (err) {
+        const kind = isProblem(err) ? err.type.split('/').pop() : undefined;
+        if (kind === 'password-change-required') { setNewPassword(''); return undefined; }
+        if (kind === 'totp-required') { setCode(''); return undefined; }
+        if (kind === 'totp-enrolment-required') { setEnrolment((err as { totp?: { secret: string; qrCode: string } }).totp); setCode(''); return undefined; }
+        if (kind === 'totp-failed') setCode('');
+        throw err;
+      }
+    });
+    if (!out) return;
+    // the recovery codes of an enrolment made while signing in are shown before the portal opens
+    if (out.recoveryCodes) setSigned(out as Signed);
+    else setSession(out as SessionInfo);
   };
+  if (signed) {
+    return (
+      <main id="main" class="signin">
+        <PageTitle title="Two-factor sign-in is set up" />
+        <RecoveryCodes codes={signed.recoveryCodes!} />
+        <button type="button" class="primary" onClick={() => setSession(signed)}>I have saved them: continue</button>
+      </main>
+    );
+  }
+  const asking = newPassword !== undefined || code !== undefined;
   return (
     <main id="main" class="signin">
       <PageTitle title="Sign in to Dockwright" />
       <form onSubmit={submit} aria-describedby="signin-help">
-        <label>User name<input name="username" autoComplete="username" required value={username} onInput={(e) => setUsername(e.currentTarget.value)} /></label>
-        <label>Password<input name="password" type="password" autoComplete="current-password" required value={password} onInput={(e) => setPassword(e.currentTarget.value)} /></label>
-        <button type="submit" disabled={action.busy}>{action.busy ? 'Signing in…' : 'Sign in'}</button>
+        <label>User name<input name="username" autoComplete="username" required readOnly={asking} value={username} onInput={(e) => setUsername(e.currentTarget.value)} /></label>
+        <label>Password<input name="password" type="password" autoComplete="current-password" required readOnly={asking} value={password} onInput={(e) => setPassword(e.currentTarget.value)} /></label>
+        {newPassword !== undefined && (
+          <label>New password (your password was set for one sign-in; at least 10 characters)<input name="new-password" type="password" autoComplete="new-password" required minLength={10} value={newPassword} onInput={(e) => setNewPassword(e.currentTarget.value)} /></label>
+        )}
+        {enrolment && <><p>Two-factor sign-in is required: add this secret to an authenticator app, then enter its code.</p><Enrolment totp={enrolment} /></>}
+        {code !== undefined && (
+          <label>Authenticator code (or a recovery code)<input name="code" inputMode={enrolment ? 'numeric' : undefined} autoComplete="one-time-code" required value={code} onInput={(e) => setCode(e.currentTarget.value)} /></label>
+        )}
+        <button type="submit" disabled={action.busy}>{action.busy ? 'Signing in…' : asking ? 'Continue' : 'Sign in'}</button>
         <p id="signin-help" class="muted">The first admin's password is in DATA_DIR/initial-admin-password; set one with <code>npm run cli -- user passwd &lt;name&gt;</code>.</p>
       </form>
       <ProblemBox problem={action.problem} />

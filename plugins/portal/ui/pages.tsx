@@ -1,5 +1,6 @@
-// The kernel's own portal pages: overview with attention items, jobs with live output, the activity log, own tokens, the account.
+// The kernel's own portal pages: overview with attention items, jobs with live output, the activity log, own tokens, the account, users and teams.
 import { useState } from 'preact/hooks';
+import { TwoFactor, userPages } from './users.tsx';
 import { api, can, Empty, JobOutput, Link, Loading, ok, PageTitle, ProblemBox, setSession, ShownOnce, Status, Time, useAction, useLoad, useSession, type PortalPage } from '../../../sdk/portal/kit.tsx';
 
 /** a summary value as words: nested objects as `key: value` pairs */
@@ -165,6 +166,7 @@ function Account() {
         <button type="submit" disabled={action.busy}>Change password</button>
         {done && <p role="status">{done}</p>}
       </form>
+      <TwoFactor />
       <div class="card">
         <h2>Sessions</h2>
         <p>Signing out everywhere ends every portal session of yours, on every device (your API tokens stay valid).</p>
@@ -182,5 +184,6 @@ export const kernelPages: PortalPage[] = [
   { path: '/activity', title: 'Activity', nav: 90, scope: 'activity:read', component: Activity },
   { path: '/tokens', title: 'Tokens', nav: 95, scope: 'tokens:read', component: Tokens },
   { path: '/account', title: 'Account', component: Account },
+  ...userPages,
 ];
 
