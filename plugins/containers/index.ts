@@ -28,6 +28,24 @@ export default definePlugin({
       'containers:logs': { description: 'read container logs', role: 'operator' },
     });
 
+    // what was done to a container (activity `container:<id or name>`) is as visible as the container: its stack's access
+    // list decides; one Dockwright did not make, or that is gone (or was named ambiguously), is for admins
+    ctx.visibility.add({
+      prefix: 'container:',
+      async visible(principal, keys, need) {
+        if (principal.role === 'admin') return new Set(keys);
+        const all = await runtime.containers().catch(() => []);
+        const projectOf = new Map<string, string>();
+        for (const key of keys) {
+          const found = all.filter((c) => c.Id.startsWith(key) || (c.Names ?? []).some((n) => n.replace(/^\//, '') === key));
+          const owner = found.length === 1 ? runtime.ownership(found[0].Labels) : null;
+          if (owner?.owner === 'this') projectOf.set(key, owner.project);
+        }
+        const allowed = await runtime.allowedProjects(principal, [...new Set(projectOf.values())], need === 'act' ? 'deploy' : 'read');
+        return new Set(keys.filter((k) => projectOf.has(k) && allowed.has(projectOf.get(k)!)));
+      },
+    });
+
     /** engine errors other than "unreachable" (already a 503 problem) as problems naming the container. */
     const fail = (err: unknown, id: string): never => {
       if (err instanceof Problem) throw err;
