@@ -27,7 +27,7 @@ export interface CoreDeps {
   contributors: readonly { owner: string; contributor: OverviewContributor }[];
 }
 
-export async function overviewFor(principal: Principal, contributors: CoreDeps['contributors']) {
+export async function overviewFor(principal: Principal, contributors: CoreDeps['contributors'], visibility: Visibility) {
   const visible = contributors.filter(({ contributor }) => principal.can(contributor.scope));
   // a contributor's summary and attention are asked at once, so both may share one read in flight
   const parts = await Promise.all(visible.map(async ({ owner, contributor }) => {
@@ -41,8 +41,11 @@ export async function overviewFor(principal: Principal, contributors: CoreDeps['
     if (part.summary) summary[part.owner] = part.summary;
     attention.push(...part.attention.map((a) => ({ ...a, source: part.owner })));
   }
-  attention.sort((a, b) => rank[a.severity] - rank[b.severity]);
-  return { summary, attention };
+  // one rule for every plugin's items: what is about a resource hidden from the caller (a stack's access list) is left out
+  const seen = await visibility.filter(principal, attention.map((a) => a.resource ?? null), 'read');
+  const shown = attention.filter((a) => seen(a.resource ?? null));
+  shown.sort((a, b) => rank[a.severity] - rank[b.severity]);
+  return { summary, attention: shown };
 }
 
 export function coreRoutes(deps: CoreDeps): AnyRoute[] {
@@ -85,7 +88,7 @@ export function coreRoutes(deps: CoreDeps): AnyRoute[] {
           resource: Type.Optional(Type.String()), since: Type.Optional(Type.String()),
         })),
       }),
-      handler: async ({ principal }) => overviewFor(principal, deps.contributors),
+      handler: async ({ principal }) => overviewFor(principal, deps.contributors, visibility),
     }),
     defineRoute({
       method: 'GET', path: '/jobs', scopes: ['jobs:read'], page: true, cursor: SeqCursor, summary: 'List jobs, newest first',

@@ -1,6 +1,6 @@
 // The backups plugin: restic backups of stack volumes, Dockwright's database and other plugins' targets — definitions, runs, schedules, retention, files and proven restores.
 import { join } from 'node:path';
-import { defineJob, definePlugin, keyedLock, Type, type Actor, type AttentionItem } from '../../sdk/index.ts';
+import { defineJob, definePlugin, keyedLock, Type, type Actor, type AttentionItem, type Principal } from '../../sdk/index.ts';
 import { dockerPlugin } from '../docker/api.ts';
 import { stacksPlugin } from '../stacks/api.ts';
 import { backupTargets, type BackupsApi } from './api.ts';
@@ -11,7 +11,7 @@ import { runBackup, type RunDeps } from './run.ts';
 import { tick } from './schedule.ts';
 import { resolveSnapshot } from './snapshots.ts';
 import { stacksTarget } from './stack-target.ts';
-import { createStore } from './store.ts';
+import { createStore, type BackupRow } from './store.ts';
 import type { BackupTarget } from './targets.ts';
 
 export type { BackupTarget, Prepared, Source, TargetIo } from './targets.ts';
@@ -94,7 +94,24 @@ export default definePlugin({
     const startRestore = (input: Parameters<typeof restoreJob.enqueue>[0], actor: Actor) =>
       restoreJob.enqueue(input, { actor, resource: resourceOf(input.backup), serialKey: resourceOf(input.backup) });
 
-    for (const route of backupRoutes({ store, targets, restore: restoreDeps, read, repositoryRoots: o.repositoryRoots, startRun, startRestore })) ctx.routes.add(route);
+    // a backup is as visible as what it holds: hidden from a caller who may not see one of its stacks (their access lists),
+    // and so are its runs, restores, activity and alerts; one that no longer exists is for admins
+    const resourcesOf = (row: BackupRow) => Object.entries(row.targets).flatMap(([key, value]) => targets.get(key)?.resources?.(value) ?? []);
+    const visibleBackups = async (principal: Principal, names: readonly string[], need: 'read' | 'act') => {
+      const wanted = new Set(names);
+      const rows = (await store.all()).filter((r) => wanted.has(r.name));
+      const may = await ctx.visibility.filter(principal, rows.flatMap(resourcesOf), need);
+      const shown = new Set(rows.filter((r) => resourcesOf(r).every(may)).map((r) => r.name));
+      if (principal.role === 'admin') for (const name of names) if (!rows.some((r) => r.name === name)) shown.add(name);
+      return shown;
+    };
+    ctx.visibility.add({ prefix: resourceOf(''), visible: visibleBackups });
+    const visible = async (principal: Principal, names: readonly string[], need: 'read' | 'act') => {
+      const test = await ctx.visibility.filter(principal, names.map(resourceOf), need);
+      return (name: string) => test(resourceOf(name));
+    };
+
+    for (const route of backupRoutes({ store, targets, restore: restoreDeps, read, repositoryRoots: o.repositoryRoots, startRun, startRestore, visible })) ctx.routes.add(route);
 
     ctx.schedule.every('schedules', o.scheduleTickMs, () => tick({
       store, missedWindowMs: o.missedWindowMs,
@@ -102,14 +119,19 @@ export default definePlugin({
       emit: (event, payload) => ctx.events.emit(event, payload),
     }));
 
+    const seenBy = async (viewer: Principal) => {
+      const rows = await store.all();
+      const test = await visible(viewer, rows.map((r) => r.name), 'read');
+      return rows.filter((r) => test(r.name));
+    };
     ctx.overview.add({
       scope: 'backups:read',
-      async summary() {
-        const rows = await store.all();
+      async summary(viewer) {
+        const rows = await seenBy(viewer);
         return { total: rows.length, failing: rows.filter((r) => r.lastRun?.status === 'failed').length, missed: rows.filter((r) => r.missedSlot).length };
       },
-      async attention() {
-        return (await store.all()).flatMap((r): AttentionItem[] => [
+      async attention(viewer) {
+        return (await seenBy(viewer)).flatMap((r): AttentionItem[] => [
           ...(r.lastRun?.status === 'failed' ? [{ severity: 'critical' as const, kind: 'backup-failed', resource: resourceOf(r.name), message: `the last run of backup ${r.name} failed: ${r.lastRun.error ?? ''}`, since: r.lastRun.finishedAt }] : []),
           ...(r.missedSlot ? [{ severity: 'warning' as const, kind: 'backup-missed', resource: resourceOf(r.name), message: `backup ${r.name} did not run at ${r.missedSlot} (schedule ${r.schedule})`, since: r.missedSlot }] : []),
         ]);

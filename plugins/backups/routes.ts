@@ -30,6 +30,8 @@ export interface RouteDeps {
   repositoryRoots: readonly string[];
   startRun(name: string, actor: Actor): Promise<Job & { attached: boolean }>;
   startRestore(input: { backup: string; snapshot: string; paths: string[]; target: string; overwrite: boolean }, actor: Actor): Promise<Job>;
+  /** which of these backups the caller may see (`read`) or run and restore (`act`): the access lists of the stacks they hold */
+  visible(principal: Principal, names: readonly string[], need: 'read' | 'act'): Promise<(name: string) => boolean>;
 }
 
 const Num = Nullable(Type.Number());
@@ -98,9 +100,11 @@ const RestoreBody = Type.Object({
 
 export function backupRoutes(deps: RouteDeps): AnyRoute[] {
   const { store } = deps;
-  const rowOf = async (name: string) => {
+  /** the backup, when the caller may see it (404 otherwise, as for one that does not exist), and act on it when asked (403) */
+  const rowOf = async (name: string, principal: Principal, need: 'read' | 'act' = 'read') => {
     const row = await store.get(name);
-    if (!row) throw problem(404, `no backup "${name}"`);
+    if (!row || !(await deps.visible(principal, [name], 'read'))(name)) throw problem(404, `no backup "${name}"`);
+    if (need === 'act' && !(await deps.visible(principal, [name], 'act'))(name)) throw problem(403, `your role on the stacks of backup "${name}" does not allow acting on it`, { code: 'stack-role' });
     return row;
   };
   const repoOf = (row: BackupRow): Repository => store.repositoryOf(row);
@@ -147,15 +151,17 @@ export function backupRoutes(deps: RouteDeps): AnyRoute[] {
     defineRoute({
       method: 'GET', path: '/backups', scopes: ['backups:read'], page: true,
       summary: 'List backups with their last run, next scheduled run and snapshot count', response: BackupViewSchema,
-      handler: async ({ page }) => {
+      handler: async ({ page, principal }) => {
         const rows = await store.page(page.cursor, page.limit + 1);
         const items = rows.slice(0, page.limit);
-        return { items: items.map(backupView), next: rows.length > page.limit ? items.at(-1)!.name : undefined };
+        // hidden backups are left out, so a page may hold fewer than limit; the cursor still moves past them
+        const shown = await deps.visible(principal, items.map((r) => r.name), 'read');
+        return { items: items.filter((r) => shown(r.name)).map(backupView), next: rows.length > page.limit ? items.at(-1)!.name : undefined };
       },
     }),
     defineRoute({
       method: 'GET', path: '/backups/:name', scopes: ['backups:read'], params: Params, summary: 'One backup definition with its last run', response: BackupViewSchema,
-      handler: async ({ params }) => backupView(await rowOf(params.name)),
+      handler: async ({ params, principal }) => backupView(await rowOf(params.name, principal)),
     }),
     defineRoute({
       method: 'PUT', path: '/backups/:name', scopes: ['backups:write'], params: Params, body: Body, errors: [403, 404, 422], successes: [201], response: BackupViewSchema,
@@ -163,6 +169,8 @@ export function backupRoutes(deps: RouteDeps): AnyRoute[] {
       activity: 'backup.write', resource: 'backup:{name}',
       handler: async ({ params, body, principal }) => {
         const before = await store.get(params.name);
+        // one that exists hidden from the caller is not theirs to learn of or replace
+        if (before) await rowOf(params.name, principal, 'act');
         const created = await store.put(params.name, await definitionOf(body, principal, before), new Date());
         return reply(created ? 201 : 200, backupView((await store.get(params.name))!));
       },
@@ -171,7 +179,8 @@ export function backupRoutes(deps: RouteDeps): AnyRoute[] {
       method: 'DELETE', path: '/backups/:name', scopes: ['backups:write'], params: Params,
       summary: 'Remove a backup definition (its repository and snapshots are kept)', activity: 'backup.delete', resource: 'backup:{name}',
       response: Type.Object({ removed: Type.String() }),
-      handler: async ({ params }) => {
+      handler: async ({ params, principal }) => {
+        await rowOf(params.name, principal, 'act');
         if (!(await store.remove(params.name))) throw problem(404, `no backup "${params.name}"`);
         return { removed: params.name };
       },
@@ -181,7 +190,7 @@ export function backupRoutes(deps: RouteDeps): AnyRoute[] {
       summary: 'Run a backup now (202 with the job; while a run is queued or running, that run)', activity: 'backup.run', resource: 'backup:{name}',
       response: JobAcceptedSchema,
       handler: async ({ params, principal }) => {
-        await rowOf(params.name);
+        await rowOf(params.name, principal, 'act');
         const job = await deps.startRun(params.name, principal.actor);
         return reply(202, { ...job, jobId: job.id }, { Location: `/api/v1/jobs/${job.id}` });
       },
@@ -190,8 +199,8 @@ export function backupRoutes(deps: RouteDeps): AnyRoute[] {
       method: 'GET', path: '/backups/:name/snapshots', scopes: ['backups:read'], params: Params, page: true, errors: [502],
       summary: "The backup's snapshots in its repository, newest first",
       response: Type.Object({ id: Type.String(), shortId: Type.String(), time: Type.String(), hostname: Type.String(), sources: Type.Array(Type.String()) }),
-      handler: async ({ params, page }) => {
-        const row = await rowOf(params.name);
+      handler: async ({ params, page, principal }) => {
+        const row = await rowOf(params.name, principal);
         if (!row.initialized) return { items: [] };
         const all = (await readRepo(() => snapshotsOf(deps.read, repoOf(row), row.name))).reverse().map(snapshotView);
         if (all.length !== row.snapshotCount) await store.setSnapshotCount(row.name, all.length);
@@ -206,8 +215,8 @@ export function backupRoutes(deps: RouteDeps): AnyRoute[] {
       response: Type.Object({
         name: Type.String(), path: Type.String(), type: Type.String(), size: Nullable(Type.Number()), mtime: Type.String(), permissions: Nullable(Type.String()), snapshot: Type.String(),
       }),
-      handler: async ({ params, query, page }) => {
-        const row = await rowOf(params.name);
+      handler: async ({ params, query, page, principal }) => {
+        const row = await rowOf(params.name, principal);
         if (!row.initialized) throw problem(404, `backup "${row.name}" has no snapshot yet`);
         const repo = repoOf(row);
         const snapshot = await readRepo(() => resolveSnapshot(deps.read, repo, row.name, query.snapshot ?? 'latest'));
@@ -221,7 +230,7 @@ export function backupRoutes(deps: RouteDeps): AnyRoute[] {
       summary: 'Restore a snapshot (202 with the job) into the stacks\' volumes, a new volume or a folder under DATA_DIR/restores',
       activity: 'backup.restore', resource: 'backup:{name}', response: JobAcceptedSchema,
       handler: async ({ params, body, principal }) => {
-        const row = await rowOf(params.name);
+        const row = await rowOf(params.name, principal, 'act');
         if (body.target === 'stack' && !principal.can('stacks:deploy')) throw problem(403, 'restoring into stacks needs the scope stacks:deploy', { code: 'missing-scope' });
         if (!row.initialized) throw problem(404, `backup "${row.name}" has no snapshot yet`);
         const repo = repoOf(row);

@@ -76,6 +76,7 @@ export function stacksTarget(deps: { runtime: DockerRuntime; stacks: StacksApi; 
     description: 'the named volumes of these stacks',
     schema: Type.Array(stacks.nameSchema, { uniqueItems: true, maxItems: 100 }),
     empty: (value) => !(value as string[]).length,
+    resources: (value) => (value as string[]).map((stack) => `stack:${stack}`),
     async check(value, principal: Principal) {
       // reading a stack's data is as much as acting on it
       for (const stack of value as string[]) await stacks.access(stack, principal, 'deploy');

@@ -34,6 +34,8 @@ export interface BackupTarget {
   schema: TSchema;
   /** true when the value selects nothing (false, []) */
   empty?(value: unknown): boolean;
+  /** the resources (`stack:<name>`) a value holds: a backup is visible to whom may see every one of them (kernel visibility rules) */
+  resources?(value: unknown): string[];
   /** may this caller define a backup of it? Throws a problem (403, 404, 422) when not. */
   check(value: unknown, principal: Principal): Promise<void>;
   prepare(value: unknown, io: TargetIo): Promise<Prepared>;

@@ -1,5 +1,5 @@
 // The /certificates endpoints: list, read (with the chain), request through ACME (a job), upload a PEM chain and key, delete.
-import { defineRoute, keyedLock, Problem, problem, reply, Type, type Actor, type AnyRoute, type Job, type PluginContext } from '../../sdk/index.ts';
+import { defineRoute, keyedLock, Problem, problem, reply, Type, type Actor, type AnyRoute, type Job, type PluginContext, type Principal } from '../../sdk/index.ts';
 import type { EdgeApi } from '../edge/index.ts';
 import { challengeRecord, type DnsProviders } from './dns.ts';
 import { checkUpload, pemBlocks } from './pem.ts';
@@ -50,8 +50,9 @@ export function certificateRoutes(deps: RouteDeps): AnyRoute[] {
     }
   }
 
-  async function usedByAll(): Promise<Map<string, string[]>> {
-    const [servable, hostnames] = await Promise.all([store.servable(new Date()), edge.hostnames()]);
+  /** the hostnames each certificate serves, of owners the viewer may see */
+  async function usedByAll(viewer: Principal): Promise<Map<string, string[]>> {
+    const [servable, hostnames] = await Promise.all([store.servable(new Date()), edge.hostnames(viewer)]);
     return servedHostnames(servable, hostnames, edge.covers);
   }
 
@@ -71,8 +72,8 @@ export function certificateRoutes(deps: RouteDeps): AnyRoute[] {
     defineRoute({
       method: 'GET', path: '/certificates', scopes: ['certificates:read'], page: true, response: CertificateView,
       summary: 'List the certificates: domains, source, issuer, validity, status, last renewal error and the edge hostnames each serves (never keys)',
-      handler: async ({ page }) => {
-        const [rows, used] = await Promise.all([store.page(page.cursor, page.limit + 1), usedByAll()]);
+      handler: async ({ page, principal }) => {
+        const [rows, used] = await Promise.all([store.page(page.cursor, page.limit + 1), usedByAll(principal)]);
         const shown = rows.slice(0, page.limit);
         const now = new Date();
         return { items: shown.map((r) => viewOf(r, used.get(r.name) ?? [], now, expiringMs)), next: rows.length > page.limit ? shown.at(-1)!.name : undefined };
@@ -81,8 +82,8 @@ export function certificateRoutes(deps: RouteDeps): AnyRoute[] {
     defineRoute({
       method: 'GET', path: '/certificates/:name', scopes: ['certificates:read'], params: Params, response: CertificateDetail, errors: [404],
       summary: 'One certificate with its PEM chain (never its key)',
-      handler: async ({ params }) => {
-        const [row, used] = await Promise.all([store.get(params.name), usedByAll()]);
+      handler: async ({ params, principal }) => {
+        const [row, used] = await Promise.all([store.get(params.name), usedByAll(principal)]);
         if (!row) throw problem(404, `there is no certificate named ${params.name}`);
         return { ...viewOf(row, used.get(row.name) ?? [], new Date(), expiringMs), chain: row.chain };
       },
@@ -133,7 +134,7 @@ export function certificateRoutes(deps: RouteDeps): AnyRoute[] {
         }
         const row = (await store.get(body.name))!;
         await deps.toEdge(row, row.name);
-        const used = await usedByAll();
+        const used = await usedByAll(principal);
         return { value: reply(existing ? 200 : 201, { ...viewOf(row, used.get(row.name) ?? [], new Date(), expiringMs), chain: row.chain }), detail: { domains: facts.domains, serial: facts.serial, replaced: Boolean(existing) } };
       })),
     }),

@@ -28,6 +28,24 @@ export default definePlugin({
       'containers:logs': { description: 'read container logs', role: 'operator' },
     });
 
+    // what was done to a container (activity `container:<id or name>`) is as visible as the container: its stack's access
+    // list decides; one Dockwright did not make, or that is gone (or was named ambiguously), is for admins
+    ctx.visibility.add({
+      prefix: 'container:',
+      async visible(principal, keys, need) {
+        if (principal.role === 'admin') return new Set(keys);
+        const all = await runtime.containers().catch(() => []);
+        const projectOf = new Map<string, string>();
+        for (const key of keys) {
+          const found = all.filter((c) => c.Id.startsWith(key) || (c.Names ?? []).some((n) => n.replace(/^\//, '') === key));
+          const owner = found.length === 1 ? runtime.ownership(found[0].Labels) : null;
+          if (owner?.owner === 'this') projectOf.set(key, owner.project);
+        }
+        const allowed = await runtime.allowedProjects(principal, [...new Set(projectOf.values())], need === 'act' ? 'deploy' : 'read');
+        return new Set(keys.filter((k) => projectOf.has(k) && allowed.has(projectOf.get(k)!)));
+      },
+    });
+
     /** engine errors other than "unreachable" (already a 503 problem) as problems naming the container. */
     const fail = (err: unknown, id: string): never => {
       if (err instanceof Problem) throw err;
@@ -76,7 +94,8 @@ export default definePlugin({
     ctx.routes.add(defineRoute({
       method: 'GET', path: '/containers', scopes: ['containers:read'], page: true, errors: [503],
       summary: 'List containers (the engine\'s containers, with the stack that owns them)',
-      description: 'This installation\'s containers and those not made by Dockwright; the containers of another Dockwright installation on the same engine are not listed. '
+      description: 'This installation\'s containers, those of stacks hidden from the caller by their access list left out; containers not made by Dockwright are listed to admins only '
+        + '(only admins act on them); the containers of another Dockwright installation on the same engine are not listed. '
         + 'Answered from memory while the engine\'s events stream is followed (state and health follow events at once), else with one engine call; sizes are never computed. '
         + 'Sorted by name; `cursor` is the last name of the previous page.',
       query: Type.Object({
@@ -88,7 +107,8 @@ export default definePlugin({
         const all = (await runtime.containers({ project: query.stack, state: query.status })).map((c) => toView(c, runtime.ownership(c.Labels)));
         // one access decision for all the stacks on the page, not one per container
         const visible = await runtime.allowedProjects(principal, [...new Set(all.flatMap((c) => (c.project ? [c.project] : [])))], 'read');
-        const list = all.filter((c) => c.project === null || visible.has(c.project)).sort((a, b) => compareText(a.name, b.name));
+        // a container no stack owns is not Dockwright's: as only admins act on it, only admins see it
+        const list = all.filter((c) => (c.project === null ? principal.role === 'admin' : visible.has(c.project))).sort((a, b) => compareText(a.name, b.name));
         const rest = page.cursor ? list.filter((c) => compareText(c.name, page.cursor!) > 0) : list;
         const items = rest.slice(0, page.limit);
         return { items, next: rest.length > page.limit ? items.at(-1)!.name : undefined };

@@ -1,5 +1,5 @@
 // The edge plugin: one Caddy, run and configured by Dockwright through its admin API, serving sites and routing hostnames to stack services.
-import { definePlugin, Type, type AttentionItem } from '../../sdk/index.ts';
+import { definePlugin, Type, type AttentionItem, type Principal } from '../../sdk/index.ts';
 import { dockerPlugin, edgeRoutings } from '../docker/api.ts';
 import { platformRules, stackHooks, stacksPlugin } from '../stacks/api.ts';
 import { createEdge } from './edge.ts';
@@ -114,8 +114,11 @@ export default definePlugin({
     ctx.routes.add({
       method: 'GET', path: '/edge', scopes: ['edge:read'], summary: 'The edge: its state, routes, hostnames with their certificate, and any refused configuration',
       response: View,
-      async handler() {
-        const [routes, hostnames, certificates, state, refusedRoutes] = await Promise.all([store.routes(), store.hostnames(), store.certificateList(), store.state(), store.refusals()]);
+      async handler({ principal }: { principal: Principal }) {
+        const [allRoutes, allHostnames, certificates, state, allRefused] = await Promise.all([store.routes(), store.hostnames(), store.certificateList(), store.state(), store.refusals()]);
+        // an owner hidden from the caller (a stack's access list) is left out with its routes and hostnames
+        const seen = await ctx.visibility.filter(principal, [...allRoutes, ...allHostnames, ...allRefused].map((x) => x.owner), 'read');
+        const [routes, hostnames, refusedRoutes] = [allRoutes.filter((r) => seen(r.owner)), allHostnames.filter((h) => seen(h.owner)), allRefused.filter((r) => seen(r.owner))];
         const certOf = (h: string) => certificates.find((c) => c.domains.some((d) => covers(d, h))) ?? null;
         return {
           ...edge.status(), network: edgeNetworkName, refused: state.refused,
@@ -158,7 +161,13 @@ export default definePlugin({
       },
       reserveNamespace: owners.reserveNamespace,
       normalizeHostname,
-      hostnames: () => store.routedHostnames(),
+      hostnames: async (viewer) => {
+        const routed = await store.routedHostnames();
+        if (!viewer) return routed;
+        const owners = await store.owners(routed);
+        const seen = await ctx.visibility.filter(viewer, [...owners.values()], 'read');
+        return routed.filter((h) => seen(owners.get(h) ?? null));
+      },
       covers,
       challengeDir: edge.challengeDir,
       network: edgeNetworkName,

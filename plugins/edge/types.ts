@@ -72,8 +72,11 @@ export interface EdgeApi {
    * HTTPS with it, and their plain HTTP redirects there (except the ACME challenge path). 400 when the PEM is unusable.
    */
   setCertificate(name: string, pem: { certificate: string; key: string } | null): Promise<EdgeCertificate | null>;
-  /** every hostname a route of the edge serves (normalized), for certificates to show which hostnames they serve */
-  hostnames(): Promise<string[]>;
+  /**
+   * every hostname a route of the edge serves (normalized), for certificates to show which hostnames they serve; with a
+   * viewer, those of owners it may see (a stack hidden by its access list keeps its hostnames to itself)
+   */
+  hostnames(viewer?: Principal): Promise<string[]>;
   /** whether a certificate domain (possibly `*.x`, covering one label) covers a hostname */
   covers(domain: string, hostname: string): boolean;
   /** files below it answer `/.well-known/acme-challenge/<file>` on every hostname over plain HTTP */

@@ -1,6 +1,6 @@
 // The site endpoints of /api/v1 (definition, content, versions, drafts, restore, files, check, webhook) and the check webhook under /api.
 import { createReadStream } from 'node:fs';
-import { ActorSchema, defineRoute, keyedLock, Nullable, problem, reply, streamReply, Type, type AnyRoute, type PluginContext } from '../../sdk/index.ts';
+import { ActorSchema, defineRoute, JobSchema, keyedLock, Nullable, problem, reply, streamReply, Type, type AnyRoute, type PluginContext } from '../../sdk/index.ts';
 import type { GitApi } from '../git/index.ts';
 import type { Files, Manifest } from './files.ts';
 import { checkKind, sitePath, type Sites } from './sites.ts';
@@ -261,7 +261,18 @@ export function checkWebhook({ ctx, sites, sync, windowSeconds }: { ctx: PluginC
           if (!taken.ok) throw problem(429, `one check per ${windowSeconds} s is accepted through this webhook; retry after ${taken.retryAfter} s`, { headers: { 'Retry-After': String(taken.retryAfter) } });
           return sync.start(name, principal.actor);
         });
-        return reply(202, { ...job, jobId: job.id, attached: job.attached }, { Location: `/api/v1/jobs/${job.id}` });
+        return reply(202, { ...job, jobId: job.id, attached: job.attached }, { Location: `/api/sites/${name}/jobs/${job.id}` });
+      },
+    }),
+    defineRoute({
+      method: 'GET', path: '/sites/:name/jobs/:id', actionToken: token, errors: [404], activity: false,
+      summary: 'Follow a sync of this site with its check webhook token (where the check\'s Location points)',
+      params: Type.Object({ name: SiteName, id: Type.String({ format: 'uuid' }) }), response: JobSchema,
+      handler: async ({ params }) => {
+        const job = await ctx.jobs.get(params.id);
+        // the token checks, so it follows this site's syncs: nothing else
+        if (!job || job.resource !== resourceOf(params.name) || job.type !== syncType) throw problem(404, `site ${params.name} has no sync job ${params.id}`);
+        return job;
       },
     }),
     defineRoute({

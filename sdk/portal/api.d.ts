@@ -7308,6 +7308,85 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/sites/{name}/jobs/{id}": {
+    parameters: { query?: never; header?: never; path?: never; cookie?: never };
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          name: string;
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        200: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/json": {
+              id: string;
+              type: string;
+              resource: string | null;
+              status: "queued" | "running" | "succeeded" | "failed" | "canceled";
+              done: boolean;
+              output: string;
+              result: unknown;
+              error: string | null;
+              actor: {
+                kind: "user" | "webhook" | "github" | "system";
+                name?: string;
+                tokenId?: string;
+                address?: string;
+                channel?: "portal";
+              };
+              createdAt: string;
+              startedAt: string | null;
+              finishedAt: string | null;
+            };
+          };
+        };
+        400: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        401: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        404: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/sites/{name}/status": {
     parameters: { query?: never; header?: never; path?: never; cookie?: never };
     get: {

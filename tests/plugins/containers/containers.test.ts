@@ -174,6 +174,22 @@ test('scopes: containers:read lists, containers:write acts, containers:logs read
   assert.deepEqual(doc.paths['/api/v1/containers/{id}/logs'].get['x-required-scopes'], ['containers:logs']);
 });
 
+test('containers made outside Dockwright are listed to admins only, as only admins act on them', async () => {
+  const names = async (token: string) => {
+    const res = await call(s.url, 'GET', '/api/v1/containers?limit=1000', { token });
+    assert.equal(res.status, 200, res.text);
+    return res.body.map((c: any) => c.name) as string[];
+  };
+  assert.ok((await names(s.admin)).includes(loose), 'an admin sees it');
+  for (const role of ['viewer', 'operator'] as const) {
+    const token = await s.token(role, ['containers:read', 'containers:write']);
+    const seen = await names(token);
+    assert.ok(seen.includes(`${name}-web-1`), `a ${role} sees the stack's containers`);
+    assert.ok(!seen.includes(loose), `a ${role} does not see a container Dockwright did not make`);
+    assert.ok(!(await call(s.url, 'GET', '/api/v1/containers?status=running&limit=1000', { token })).body.some((c: any) => c.project === null), `nor any other (${role}, filtered)`);
+  }
+});
+
 test('the overview counts containers and shows the engine version', async () => {
   const res = await s.api('GET', '/api/v1/overview');
   const summary = res.body.summary.docker;

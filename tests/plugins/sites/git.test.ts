@@ -125,6 +125,19 @@ test('check webhook: 202 with the job, attach to a queued sync, one per window (
   assert.equal(attached.status, 202, attached.text);
   assert.equal(attached.body.attached, true);
   assert.equal(attached.body.id, accepted.body.id, 'a call while a sync is queued attaches to it');
+  // the answer's Location is readable with the same token (not /api/v1/jobs, which wants a personal token)
+  const location = accepted.headers.get('location');
+  assert.equal(location, `/api/sites/hook/jobs/${accepted.body.id}`);
+  const followed = await call(s.url, 'GET', location!, { token });
+  assert.equal(followed.status, 200, followed.text);
+  assert.equal(followed.body.id, accepted.body.id);
+  assert.equal(followed.body.type, 'sites.sync');
+  assert.equal((await call(s.url, 'GET', location!, { token: s.admin })).status, 401, 'a personal token is not the webhook token');
+  assert.equal((await call(s.url, 'GET', `/api/v1/jobs/${accepted.body.id}`, { token })).status, 401);
+  const other = (await s.api('POST', '/api/v1/sites/www/check')).body.id as string;
+  assert.equal((await call(s.url, 'GET', `/api/sites/hook/jobs/${other}`, { token })).status, 404, 'only this site\'s jobs');
+  assert.equal((await call(s.url, 'GET', `/api/sites/www/jobs/${other}`, { token })).status, 401, 'the token is one site\'s');
+  assert.equal((await call(s.url, 'GET', '/api/sites/hook/jobs/00000000-0000-4000-8000-000000000000', { token })).status, 404);
   const done = await waitJob(s, accepted.body.id, 120_000);
   assert.equal(done.status, 'succeeded', done.output);
   assert.equal(done.actor.kind, 'webhook');

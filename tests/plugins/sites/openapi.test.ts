@@ -11,7 +11,7 @@ test('every site endpoint of the interface is documented: summary, 401/403, a su
       'get /api/v1/sites', 'get /api/v1/sites/{name}', 'put /api/v1/sites/{name}', 'post /api/v1/sites/{name}/check', 'post /api/v1/sites/{name}/restore',
       'put /api/v1/sites/{name}/content', 'get /api/v1/sites/{name}/draft/files', 'put /api/v1/sites/{name}/draft/files', 'post /api/v1/sites/{name}/draft/publish',
       'delete /api/v1/sites/{name}/draft', 'get /api/v1/sites/{name}/files', 'get /api/v1/sites/{name}/file',
-      'post /api/v1/sites/{name}/webhooks/check', 'delete /api/v1/sites/{name}/webhooks/check', 'post /api/sites/{name}/check', 'get /api/sites/{name}/status',
+      'post /api/v1/sites/{name}/webhooks/check', 'delete /api/v1/sites/{name}/webhooks/check', 'post /api/sites/{name}/check', 'get /api/sites/{name}/status', 'get /api/sites/{name}/jobs/{id}',
       'get /api/v1/sites/{name}/versions', 'delete /api/v1/sites/{name}',
     ];
     const ops = doc.paths as Record<string, Record<string, any>>;
