@@ -56,7 +56,7 @@ export default definePlugin({
     addTarget(databaseTarget({ databaseUrl: ctx.databaseUrl, pgDump: o.pgDump }));
     ctx.onStart(() => ctx.extensions.of(backupTargets).forEach(addTarget));
 
-    const read = { resticBin: o.restic, cacheDir: join(dataDir, 'cache') };
+    const read = { resticBin: o.restic, cacheDir: join(dataDir, 'cache'), outbound: ctx.outbound, sshDir: join(dataDir, 'ssh') };
     const runDeps: RunDeps = {
       store, targets, ...read, stageDir: join(dataDir, 'stage'), progressIntervalMs: o.progressIntervalMs, log: ctx.log,
       emit: (event, payload) => ctx.events.emit(event, payload),

@@ -4,18 +4,16 @@ import { dirname, join } from 'node:path';
 import { Problem, problem, type JobRun, type Principal } from '../../sdk/index.ts';
 import type { DockerRuntime } from '../docker/types.ts';
 import type { StacksApi } from '../stacks/index.ts';
-import { bytes, restic, secretsOf, type Repository, type ResticSnapshot } from './restic.ts';
+import { bytes, restic, secretsOf, type Repository, type ResticEnv, type ResticSnapshot } from './restic.ts';
 import { cleanPath, locate } from './snapshots.ts';
 import { stackVolumeOf, stopStacks } from './stack-target.ts';
 import type { BackupStore } from './store.ts';
 import { sourcesOf, type Mapped } from './targets.ts';
 
-export interface RestoreDeps {
+export interface RestoreDeps extends ResticEnv {
   store: BackupStore;
   runtime: DockerRuntime;
   stacks: StacksApi;
-  resticBin: string;
-  cacheDir: string;
   restoresDir: string;
   stopSeconds: number;
 }
@@ -181,7 +179,7 @@ export async function runRestore(deps: RestoreDeps, job: JobRun<RestoreInput>, r
       try {
         job.log(`phase: reading ${group.placements.map((p) => p.logical).join(', ')} from the repository`);
         const includes = group.placements.flatMap((p) => ['--include', p.host]);
-        await restic(repo, ['restore', snapshot.id, '--target', group.staging, ...includes], { bin: deps.resticBin, cacheDir: deps.cacheDir, signal: job.signal });
+        await restic(repo, ['restore', snapshot.id, '--target', group.staging, ...includes], deps, { signal: job.signal });
         for (const p of group.placements) {
           const src = join(group.staging, p.host);
           const n = await count(src);
