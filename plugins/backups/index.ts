@@ -62,7 +62,7 @@ export default definePlugin({
       emit: (event, payload) => ctx.events.emit(event, payload),
     };
     // DATA_DIR/restores: beside the plugins' folders, where an admin looks for what was restored
-    const restoreDeps: RestoreDeps = { store, runtime, stacks, ...read, restoresDir: join(dataDir, '..', '..', 'restores'), stopSeconds: o.stopTimeoutSeconds };
+    const restoreDeps: RestoreDeps = { store, targets, runtime, stacks, ...read, restoresDir: join(dataDir, '..', '..', 'restores'), stopSeconds: o.stopTimeoutSeconds };
 
     const runJob = ctx.jobs.define(defineJob({
       type: 'backups.run', input: Type.Object({ backup: Type.String(), scheduled: Type.Boolean() }),

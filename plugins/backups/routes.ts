@@ -74,7 +74,7 @@ export function backupView(row: BackupRow) {
 
 const KnownTargets = Type.Object({
   stacks: Type.Optional(Type.Array(Type.String(), { description: 'the named volumes of these stacks', maxItems: 100 })),
-  sites: Type.Optional(Type.Boolean({ description: "the sites' published versions (needs the sites plugin)" })),
+  sites: Type.Optional(Type.Boolean({ description: "every site's kept versions and its draft (the sites plugin's target)" })),
   database: Type.Optional(Type.Boolean({ description: "Dockwright's own database as a pg_dump (needs the scope admin)" })),
 }, { additionalProperties: Type.Unknown(), description: 'what to back up; other plugins add target kinds' });
 
@@ -94,7 +94,7 @@ const Body = Type.Object({
 const RestoreBody = Type.Object({
   snapshot: Type.Optional(SnapshotRef),
   paths: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 4096 }), { maxItems: 100, description: 'folders or files of the snapshot (as GET …/files names them); default: everything' })),
-  target: Type.String({ pattern: '^(stack|folder|volume:[A-Za-z0-9][A-Za-z0-9_.-]{0,127})$', description: '"stack" (back into the stacks\' own volumes), "volume:<name>" (a new volume) or "folder" (under DATA_DIR/restores)' }),
+  target: Type.String({ pattern: '^(stack|site|folder|volume:[A-Za-z0-9][A-Za-z0-9_.-]{0,127})$', description: '"stack" (back into the stacks\' own volumes), "site" (back into the sites: the published version as a new version, and the draft; needs the sites plugin), "volume:<name>" (a new volume) or "folder" (under DATA_DIR/restores)' }),
   overwrite: Type.Optional(Type.Boolean({ description: 'replace data that is there; without it a restore never overwrites' })),
 }, { additionalProperties: false });
 

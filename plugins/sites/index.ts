@@ -1,8 +1,10 @@
 // The sites plugin: static sites from a git source (optionally built) or uploads, with drafts, immutable versions and atomic publishing through the edge.
 import { definePlugin, Type, type AttentionItem } from '../../sdk/index.ts';
+import { backupsPlugin, backupTargets } from '../backups/api.ts';
 import { dockerPlugin } from '../docker/api.ts';
 import { edgePlugin } from '../edge/api.ts';
 import { gitPlugin } from '../git/api.ts';
+import { sitesBackupTarget } from './backup-target.ts';
 import { createFiles } from './files.ts';
 import { checkWebhook, siteRoutes } from './routes.ts';
 import { createSites, previewPrefix, siteOwner } from './sites.ts';
@@ -25,7 +27,7 @@ export default definePlugin({
   name: 'sites',
   version: '1.0.0',
   description: 'Static sites: synced from git (optionally built in a container) or uploaded, with drafts, versions, restore and a check webhook',
-  requires: [edgePlugin, gitPlugin, dockerPlugin],
+  requires: [edgePlugin, gitPlugin, dockerPlugin, backupsPlugin],
   options: Options,
   setup(ctx) {
     const options = ctx.options;
@@ -54,6 +56,8 @@ export default definePlugin({
       git: { ...git, unpack: (buf, dest, o) => git.unpack(buf, dest, { ...o, ...archive }) },
       settings: { previewDomain: previewDomain?.ok ? previewDomain.hostname : null, keepVersions: options.keepVersions },
     });
+    // backups: { targets: { sites: true } }, restored with target "site"
+    ctx.extensions.add(backupTargets, sitesBackupTarget({ store, files, sites }));
     const sync = syncJob({ ctx, store, files, sites, git, runtime: () => runtime ?? null, buildTimeoutMs: options.buildTimeoutMs });
     for (const route of siteRoutes({ ctx, sites, store, files, sync, git })) ctx.routes.add(route);
     for (const route of checkWebhook({ ctx, sites, sync, windowSeconds: options.webhookWindowSeconds })) ctx.webhooks.add(route);

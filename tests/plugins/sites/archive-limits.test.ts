@@ -28,7 +28,7 @@ test('the sites plugin may lower the limits but not raise them above the install
   const refused = async (sites: Record<string, unknown>, git: Record<string, unknown>, why: RegExp) => {
     const plugins = {
       docker: { options: { reconcile: false } }, stacks: {}, git: { options: git },
-      edge: { options: { httpPort: await freePort(), httpsPort: await freePort() } }, sites: { options: sites },
+      edge: { options: { httpPort: await freePort(), httpsPort: await freePort() } }, backups: {}, sites: { options: sites },
     };
     let started: Awaited<ReturnType<typeof startServer>> | undefined;
     await assert.rejects(startServer({ plugins }).then((x) => { started = x; }), why);
