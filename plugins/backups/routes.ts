@@ -198,7 +198,7 @@ export function backupRoutes(deps: RouteDeps): AnyRoute[] {
       },
     }),
     defineRoute({
-      method: 'GET', path: '/backups/:name/snapshots', scopes: ['backups:read'], params: Params, page: true, errors: [502],
+      method: 'GET', path: '/backups/:name/snapshots', scopes: ['backups:read'], params: Params, page: true, errors: [422, 502],
       summary: "The backup's snapshots in its repository, newest first",
       response: Type.Object({ id: Type.String(), shortId: Type.String(), time: Type.String(), hostname: Type.String(), sources: Type.Array(Type.String()) }),
       handler: async ({ params, page }) => {
@@ -211,7 +211,7 @@ export function backupRoutes(deps: RouteDeps): AnyRoute[] {
       },
     }),
     defineRoute({
-      method: 'GET', path: '/backups/:name/files', scopes: ['backups:read'], params: Params, page: true, errors: [502],
+      method: 'GET', path: '/backups/:name/files', scopes: ['backups:read'], params: Params, page: true, errors: [422, 502],
       query: Type.Object({ snapshot: Type.Optional(SnapshotRef), path: Type.Optional(Type.String({ maxLength: 4096, description: 'a folder of the snapshot (default /)' })) }),
       summary: 'The files in a folder of a snapshot (latest by default)',
       response: Type.Object({
