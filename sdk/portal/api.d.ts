@@ -4371,6 +4371,7 @@ export interface paths {
                 default: boolean;
                 url: string | null;
                 env: string[];
+                sshKey: boolean;
                 initialized: boolean;
               };
               schedule: string | null;
@@ -4471,6 +4472,7 @@ export interface paths {
                 default: boolean;
                 url: string | null;
                 env: string[];
+                sshKey: boolean;
                 initialized: boolean;
               };
               schedule: string | null;
@@ -4567,6 +4569,7 @@ export interface paths {
               env?: {
                 [key: string]: string;
               };
+              sshKey?: string;
             };
             password?: string;
             schedule?: string | null;
@@ -4595,6 +4598,7 @@ export interface paths {
                 default: boolean;
                 url: string | null;
                 env: string[];
+                sshKey: boolean;
                 initialized: boolean;
               };
               schedule: string | null;
@@ -4642,6 +4646,7 @@ export interface paths {
                 default: boolean;
                 url: string | null;
                 env: string[];
+                sshKey: boolean;
                 initialized: boolean;
               };
               schedule: string | null;
@@ -4952,6 +4957,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        422: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
         429: {
           headers: { [name: string]: unknown };
           content: {
@@ -5031,6 +5042,12 @@ export interface paths {
           };
         };
         404: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        422: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
