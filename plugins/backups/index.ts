@@ -56,13 +56,13 @@ export default definePlugin({
     addTarget(databaseTarget({ databaseUrl: ctx.databaseUrl, pgDump: o.pgDump }));
     ctx.onStart(() => ctx.extensions.of(backupTargets).forEach(addTarget));
 
-    const read = { resticBin: o.restic, cacheDir: join(dataDir, 'cache') };
+    const read = { resticBin: o.restic, cacheDir: join(dataDir, 'cache'), outbound: ctx.outbound, sshDir: join(dataDir, 'ssh') };
     const runDeps: RunDeps = {
       store, targets, ...read, stageDir: join(dataDir, 'stage'), progressIntervalMs: o.progressIntervalMs, log: ctx.log,
       emit: (event, payload) => ctx.events.emit(event, payload),
     };
     // DATA_DIR/restores: beside the plugins' folders, where an admin looks for what was restored
-    const restoreDeps: RestoreDeps = { store, runtime, stacks, ...read, restoresDir: join(dataDir, '..', '..', 'restores'), stopSeconds: o.stopTimeoutSeconds };
+    const restoreDeps: RestoreDeps = { store, targets, runtime, stacks, ...read, restoresDir: join(dataDir, '..', '..', 'restores'), stopSeconds: o.stopTimeoutSeconds };
 
     const runJob = ctx.jobs.define(defineJob({
       type: 'backups.run', input: Type.Object({ backup: Type.String(), scheduled: Type.Boolean() }),

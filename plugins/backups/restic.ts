@@ -1,19 +1,31 @@
 // Restic through spawn (never a shell): the repository and its secrets passed by environment, JSON output read line by line.
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import type { OutboundApi } from '../../sdk/index.ts';
+import { connect } from './backend.ts';
 
-/** a repository as restic opens it; password and env values are secrets */
+/** a repository as restic opens it; password, env values and the ssh key are secrets */
 export interface Repository {
   url: string;
   password: string;
   env: Record<string, string>;
+  /** the private key ssh logs in with (sftp repositories); null: the service user's own keys */
+  sshKey: string | null;
+}
+
+/** what every restic command of this install runs with */
+export interface ResticEnv {
+  /** the restic binary */
+  resticBin: string;
+  /** restic's cache (speeds up listing and incremental runs) */
+  cacheDir: string;
+  /** the install's outbound policy: a remote repository's hosts are checked (and sftp pinned) before restic starts */
+  outbound: OutboundApi;
+  /** this install's known_hosts and the short-lived key files of sftp repositories */
+  sshDir: string;
 }
 
 export interface ResticOptions {
-  /** the restic binary */
-  bin: string;
-  /** restic's cache (speeds up listing and incremental runs) */
-  cacheDir: string;
   signal?: AbortSignal;
   /** each line of stdout as it comes */
   onLine?(line: string): void;
@@ -28,7 +40,7 @@ export class ResticError extends Error {
 
 /** every secret of a repository, for redaction: the password, env values and a password inside the URL */
 export function secretsOf(repo: Repository): string[] {
-  const out = [repo.password, ...Object.values(repo.env)];
+  const out = [repo.password, ...Object.values(repo.env), ...(repo.sshKey ?? '').split(/\r?\n/).filter((l) => l.length >= 16 && !l.startsWith('-----'))];
   const inUrl = /^[a-z0-9]+:(?:https?:\/\/)?[^/@:]*:([^/@]+)@/i.exec(repo.url)?.[1];
   if (inUrl) out.push(inUrl, decodeURIComponent(inUrl));
   return out.filter((s) => s.length >= 4);
@@ -42,38 +54,44 @@ export function scrub(text: string, secrets: readonly string[]): string {
 
 /**
  * Runs `restic <args>` against the repository. Only what restic needs is in its environment: an inherited
- * RESTIC_PASSWORD_COMMAND or similar must never reach it. Rejects with the tail of stderr (secrets scrubbed) on a
- * non-zero exit, except for the codes in `okCodes`.
+ * RESTIC_PASSWORD_COMMAND or similar must never reach it. A remote repository's hosts pass the outbound policy first
+ * (OutboundRefused before anything connects). Rejects with the tail of stderr (secrets scrubbed) on a non-zero exit,
+ * except for the codes in `okCodes`.
  */
-export function restic(repo: Repository, args: readonly string[], opts: ResticOptions, okCodes: readonly number[] = [0]): Promise<{ stdout: string; stderr: string; code: number }> {
+export async function restic(repo: Repository, args: readonly string[], renv: ResticEnv, opts: ResticOptions = {}, okCodes: readonly number[] = [0]): Promise<{ stdout: string; stderr: string; code: number }> {
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
-    HOME: process.env.HOME ?? opts.cacheDir,
+    HOME: process.env.HOME ?? renv.cacheDir,
     LANG: 'C.UTF-8',
     ...(process.env.TMPDIR ? { TMPDIR: process.env.TMPDIR } : {}),
     ...repo.env,
     RESTIC_REPOSITORY: repo.url,
     RESTIC_PASSWORD: repo.password,
-    RESTIC_CACHE_DIR: opts.cacheDir,
+    RESTIC_CACHE_DIR: renv.cacheDir,
   };
-  return new Promise((resolve, reject) => {
-    const child = spawn(opts.bin, args, { env, cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe'], signal: opts.signal });
-    const out: string[] = [];
-    let stderr = '';
-    createInterface({ input: child.stdout }).on('line', (line) => {
-      if (opts.onLine) opts.onLine(line);
-      else out.push(line);
+  const connection = await connect(renv.outbound, renv.sshDir, repo);
+  try {
+    return await new Promise((resolve, reject) => {
+      const child = spawn(renv.resticBin, [...connection.args, ...args], { env, cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe'], signal: opts.signal });
+      const out: string[] = [];
+      let stderr = '';
+      createInterface({ input: child.stdout }).on('line', (line) => {
+        if (opts.onLine) opts.onLine(line);
+        else out.push(line);
+      });
+      child.stderr.setEncoding('utf8');
+      child.stderr.on('data', (chunk: string) => { stderr = (stderr + chunk).slice(-16_384); });
+      child.once('error', (err) => reject(err.name === 'AbortError' ? err : new ResticError(`restic could not be started (${renv.resticBin}): ${err.message}`, null, '')));
+      child.once('close', (code) => {
+        const stdout = out.join('\n');
+        if (code !== null && okCodes.includes(code)) return resolve({ stdout, stderr, code });
+        const reason = stderr.trim().split('\n').filter((l) => l && !l.startsWith('{')).slice(-5).join(' ') || `exit code ${code}`;
+        reject(new ResticError(`restic ${args[0]} failed: ${scrub(reason, secretsOf(repo))}`, code, scrub(stderr, secretsOf(repo))));
+      });
     });
-    child.stderr.setEncoding('utf8');
-    child.stderr.on('data', (chunk: string) => { stderr = (stderr + chunk).slice(-16_384); });
-    child.once('error', (err) => reject(err.name === 'AbortError' ? err : new ResticError(`restic could not be started (${opts.bin}): ${err.message}`, null, '')));
-    child.once('close', (code) => {
-      const stdout = out.join('\n');
-      if (code !== null && okCodes.includes(code)) return resolve({ stdout, stderr, code });
-      const reason = stderr.trim().split('\n').filter((l) => l && !l.startsWith('{')).slice(-5).join(' ') || `exit code ${code}`;
-      reject(new ResticError(`restic ${args[0]} failed: ${scrub(reason, secretsOf(repo))}`, code, scrub(stderr, secretsOf(repo))));
-    });
-  });
+  } finally {
+    await connection.close();
+  }
 }
 
 /** restic's missing-repository answer (as opposed to a wrong password or an unreachable host) */

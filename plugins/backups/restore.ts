@@ -4,18 +4,17 @@ import { dirname, join } from 'node:path';
 import { Problem, problem, type JobRun, type Principal } from '../../sdk/index.ts';
 import type { DockerRuntime } from '../docker/types.ts';
 import type { StacksApi } from '../stacks/index.ts';
-import { bytes, restic, secretsOf, type Repository, type ResticSnapshot } from './restic.ts';
+import { bytes, restic, secretsOf, type Repository, type ResticEnv, type ResticSnapshot } from './restic.ts';
 import { cleanPath, locate } from './snapshots.ts';
 import { stackVolumeOf, stopStacks } from './stack-target.ts';
 import type { BackupStore } from './store.ts';
-import { sourcesOf, type Mapped } from './targets.ts';
+import { sourcesOf, type BackupTarget, type Mapped, type RestoreInto } from './targets.ts';
 
-export interface RestoreDeps {
+export interface RestoreDeps extends ResticEnv {
   store: BackupStore;
+  targets: ReadonlyMap<string, BackupTarget>;
   runtime: DockerRuntime;
   stacks: StacksApi;
-  resticBin: string;
-  cacheDir: string;
   restoresDir: string;
   stopSeconds: number;
 }
@@ -25,7 +24,7 @@ export interface RestoreInput { backup: string; snapshot: string; paths: string[
 /** one folder (or file) of the snapshot and where it goes */
 interface Placement { logical: string; host: string; dest: string; root: boolean }
 interface Group { staging: string; placements: Placement[] }
-interface Plan { groups: Group[]; stacks: string[]; createVolume?: string; folder?: string }
+interface Plan { groups: Group[]; stacks: string[]; createVolume?: string; folder?: string; into?: { restore: RestoreInto; key: string } }
 
 const stagingPrefix = '.dockwright-restore-';
 const stagingName = /^\.dockwright-restore-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
@@ -79,6 +78,21 @@ export async function planRestore(deps: RestoreDeps, input: RestoreInput, snapsh
     return {
       stacks: [], createVolume: mountpoint ? undefined : volume,
       groups: [{ staging: staging(at), placements: chosen.map((c) => ({ logical: c.logical, host: c.host, dest: at + c.rest, root: c.rest === '' })) }],
+    };
+  }
+  if (input.target !== 'stack') {
+    // back into another target's own resources (the sites)
+    const [key, target] = [...deps.targets].find(([, t]) => t.restore?.target === input.target) ?? [];
+    if (!key || !target?.restore) throw problem(422, `no backup target restores into "${input.target}" (is the plugin that provides it enabled?)`, { code: 'unknown-target' });
+    const names = chosen.map((c) => {
+      const name = c.rest === '' && c.source.logical.startsWith(`/${key}/`) ? c.source.logical.slice(key.length + 2) : null;
+      if (!name || name.includes('/')) throw problem(422, `${c.logical} is not a whole folder of /${key}; restore it into a folder, or choose /${key}/<name>`);
+      return name;
+    });
+    await target.restore.check(names, { overwrite: input.overwrite, principal });
+    return {
+      stacks: [], into: { restore: target.restore, key },
+      groups: [{ staging: staging(deps.restoresDir), placements: chosen.map((c) => ({ logical: c.logical, host: c.host, dest: c.logical.slice(key.length + 2), root: false })) }],
     };
   }
   // back into the stacks' own volumes
@@ -181,14 +195,15 @@ export async function runRestore(deps: RestoreDeps, job: JobRun<RestoreInput>, r
       try {
         job.log(`phase: reading ${group.placements.map((p) => p.logical).join(', ')} from the repository`);
         const includes = group.placements.flatMap((p) => ['--include', p.host]);
-        await restic(repo, ['restore', snapshot.id, '--target', group.staging, ...includes], { bin: deps.resticBin, cacheDir: deps.cacheDir, signal: job.signal });
+        await restic(repo, ['restore', snapshot.id, '--target', group.staging, ...includes], deps, { signal: job.signal });
         for (const p of group.placements) {
           const src = join(group.staging, p.host);
           const n = await count(src);
           total = { files: total.files + n.files, bytes: total.bytes + n.bytes };
           job.log(`phase: placing ${p.logical}: ${n.files} files, ${bytes(n.bytes)}`);
-          await place(src, p);
+          if (!plan.into) await place(src, p);
         }
+        if (plan.into) await plan.into.restore.apply(group.placements.map((p) => ({ name: p.dest, path: join(group.staging, p.host) })), { log: job.log, actor: job.actor, signal: job.signal });
       } finally {
         await rm(group.staging, { recursive: true, force: true });
       }

@@ -4,7 +4,8 @@ import { Value } from '@sinclair/typebox/value';
 import { defineRoute, isWithin, JobAcceptedSchema, Nullable, parseCron, problem, reply, Type, type Actor, type AnyRoute, type Job, type Principal } from '../../sdk/index.ts';
 import { planRestore, type RestoreDeps } from './restore.ts';
 import type { Repository } from './restic.ts';
-import { cleanPath, listFiles, resolveSnapshot, snapshotView } from './snapshots.ts';
+import { checkBackend } from './backend.ts';
+import { cleanPath, listFiles, resolveSnapshot, snapshotView, type ReadDeps } from './snapshots.ts';
 import { nextSlot } from './schedule.ts';
 import type { BackupRow, BackupStore, Definition } from './store.ts';
 import type { BackupTarget } from './targets.ts';
@@ -26,7 +27,7 @@ export interface RouteDeps {
   store: BackupStore;
   targets: ReadonlyMap<string, BackupTarget>;
   restore: RestoreDeps;
-  read: { resticBin: string; cacheDir: string };
+  read: ReadDeps;
   repositoryRoots: readonly string[];
   startRun(name: string, actor: Actor): Promise<Job & { attached: boolean }>;
   startRestore(input: { backup: string; snapshot: string; paths: string[]; target: string; overwrite: boolean }, actor: Actor): Promise<Job>;
@@ -39,7 +40,7 @@ const Kept = Type.Optional(Type.Integer());
 export const BackupViewSchema = Type.Object({
   name: Type.String(),
   targets: Type.Record(Type.String(), Type.Unknown()),
-  repository: Type.Object({ default: Type.Boolean(), url: Nullable(Type.String()), env: Type.Array(Type.String()), initialized: Type.Boolean() }),
+  repository: Type.Object({ default: Type.Boolean(), url: Nullable(Type.String()), env: Type.Array(Type.String()), sshKey: Type.Boolean({ description: 'whether an ssh key is kept for the sftp repository (never the key)' }), initialized: Type.Boolean() }),
   schedule: Nullable(Type.String()),
   nextRun: Nullable(Type.String()),
   retention: Nullable(Type.Object({ last: Kept, hourly: Kept, daily: Kept, weekly: Kept, monthly: Kept, yearly: Kept })),
@@ -60,7 +61,7 @@ export function backupView(row: BackupRow) {
   return {
     name: row.name,
     targets: row.targets,
-    repository: { default: row.repositorySealed === null, url: row.repositoryDisplay, env: row.repositoryEnvNames, initialized: row.initialized },
+    repository: { default: row.repositorySealed === null, url: row.repositoryDisplay, env: row.repositoryEnvNames, sshKey: row.repositorySshKeySealed !== null, initialized: row.initialized },
     schedule: row.schedule,
     nextRun,
     retention: row.retention,
@@ -75,15 +76,16 @@ export function backupView(row: BackupRow) {
 
 const KnownTargets = Type.Object({
   stacks: Type.Optional(Type.Array(Type.String(), { description: 'the named volumes of these stacks', maxItems: 100 })),
-  sites: Type.Optional(Type.Boolean({ description: "the sites' published versions (needs the sites plugin)" })),
+  sites: Type.Optional(Type.Boolean({ description: "every site's kept versions and its draft (the sites plugin's target)" })),
   database: Type.Optional(Type.Boolean({ description: "Dockwright's own database as a pg_dump (needs the scope admin)" })),
 }, { additionalProperties: Type.Unknown(), description: 'what to back up; other plugins add target kinds' });
 
 const Body = Type.Object({
   targets: KnownTargets,
   repository: Type.Optional(Type.Object({
-    url: Type.String({ minLength: 1, maxLength: 2048, description: 'a local folder (below an allowed root) or a restic backend URL: sftp:, rest:, s3:, b2:, azure:, gs:, swift:' }),
+    url: Type.String({ minLength: 1, maxLength: 2048, description: 'a local folder (below an allowed root) or a restic backend URL: sftp:, rest:, s3:, b2:, azure:, gs:, swift:. Its hosts must pass the outbound policy (outbound.allow), else 422' }),
     env: Type.Optional(Type.Record(Type.String({ pattern: '^[A-Z][A-Z0-9_]{0,63}$' }), Type.String({ maxLength: 8192 }), { maxProperties: 20, description: 'backend credentials (AWS_ACCESS_KEY_ID, B2_ACCOUNT_KEY, …); sealed at rest, never answered' })),
+    sshKey: Type.Optional(Type.String({ minLength: 1, maxLength: 16384, description: 'an sftp repository: the private key ssh logs in with (PEM or OpenSSH format); sealed at rest, never answered. Without it, the keys of the user Dockwright runs as' })),
   }, { additionalProperties: false })),
   password: Type.Optional(Type.String({ minLength: 8, maxLength: 1024, description: 'the repository password; sealed at rest, never answered; generated when not given' })),
   schedule: Type.Optional(Type.Union([Type.String({ maxLength: 200, description: 'cron of 5 fields or a nickname (@daily), server time; schedules are minute-grained, 6 fields (seconds) are refused' }), Type.Null()])),
@@ -94,7 +96,7 @@ const Body = Type.Object({
 const RestoreBody = Type.Object({
   snapshot: Type.Optional(SnapshotRef),
   paths: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 4096 }), { maxItems: 100, description: 'folders or files of the snapshot (as GET …/files names them); default: everything' })),
-  target: Type.String({ pattern: '^(stack|folder|volume:[A-Za-z0-9][A-Za-z0-9_.-]{0,127})$', description: '"stack" (back into the stacks\' own volumes), "volume:<name>" (a new volume) or "folder" (under DATA_DIR/restores)' }),
+  target: Type.String({ pattern: '^(stack|site|folder|volume:[A-Za-z0-9][A-Za-z0-9_.-]{0,127})$', description: '"stack" (back into the stacks\' own volumes), "site" (back into the sites: the published version as a new version, and the draft; needs the sites plugin), "volume:<name>" (a new volume) or "folder" (under DATA_DIR/restores)' }),
   overwrite: Type.Optional(Type.Boolean({ description: 'replace data that is there; without it a restore never overwrites' })),
 }, { additionalProperties: false });
 
@@ -141,7 +143,16 @@ export function backupRoutes(deps: RouteDeps): AnyRoute[] {
       } else if (!remoteSchemes.test(url) || /\s/.test(url) || /(^|[:@/])-/.test(url.slice(url.indexOf(':') + 1))) {
         throw problem(422, 'repository.url must be a local folder or a restic URL of sftp, rest, s3, b2, azure, gs or swift', { code: 'repository-refused' });
       }
-      repository = { url, env };
+      const sshKey = body.repository.sshKey ?? null;
+      if (sshKey !== null) {
+        if (!url.startsWith('sftp:')) throw problem(422, 'repository.sshKey is for sftp repositories', { code: 'repository-refused', errors: [{ path: '/body/repository/sshKey', message: 'not an sftp repository' }] });
+        if (!/^-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----\r?\n[\s\S]+\r?\n-----END [A-Z0-9 ]*PRIVATE KEY-----\s*$/.test(`${sshKey.trim()}\n`)) {
+          throw problem(400, 'repository.sshKey must be a private key in PEM or OpenSSH format (-----BEGIN … PRIVATE KEY-----)', { errors: [{ path: '/body/repository/sshKey', message: 'not a private key' }] });
+        }
+      }
+      // the outbound policy: a backend on a loopback, private or metadata address is refused before anything is stored
+      if (!url.startsWith('/')) await checkBackend(deps.read.outbound, url, env);
+      repository = { url, env, sshKey };
     }
     const password = body.password ?? (before ? store.passwordOf(before) : randomBytes(32).toString('base64url'));
     return { targets, repository, password, schedule: body.schedule ?? null, retention: body.retention ?? null, consistency: body.consistency ?? 'live' };
@@ -196,7 +207,7 @@ export function backupRoutes(deps: RouteDeps): AnyRoute[] {
       },
     }),
     defineRoute({
-      method: 'GET', path: '/backups/:name/snapshots', scopes: ['backups:read'], params: Params, page: true, errors: [502],
+      method: 'GET', path: '/backups/:name/snapshots', scopes: ['backups:read'], params: Params, page: true, errors: [422, 502],
       summary: "The backup's snapshots in its repository, newest first",
       response: Type.Object({ id: Type.String(), shortId: Type.String(), time: Type.String(), hostname: Type.String(), sources: Type.Array(Type.String()) }),
       handler: async ({ params, page, principal }) => {
@@ -209,7 +220,7 @@ export function backupRoutes(deps: RouteDeps): AnyRoute[] {
       },
     }),
     defineRoute({
-      method: 'GET', path: '/backups/:name/files', scopes: ['backups:read'], params: Params, page: true, errors: [502],
+      method: 'GET', path: '/backups/:name/files', scopes: ['backups:read'], params: Params, page: true, errors: [422, 502],
       query: Type.Object({ snapshot: Type.Optional(SnapshotRef), path: Type.Optional(Type.String({ maxLength: 4096, description: 'a folder of the snapshot (default /)' })) }),
       summary: 'The files in a folder of a snapshot (latest by default)',
       response: Type.Object({

@@ -3,15 +3,13 @@ import { existsSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { JobRun, Logger } from '../../sdk/index.ts';
-import { bytes, isMissingRepository, restic, scrub, secretsOf, type Repository, type ResticSnapshot } from './restic.ts';
+import { bytes, isMissingRepository, restic, scrub, secretsOf, type Repository, type ResticEnv, type ResticSnapshot } from './restic.ts';
 import type { BackupRow, BackupStore, LastRun, Retention } from './store.ts';
 import { backupTag, logicalOf, sourceTagOf, type BackupTarget, type Prepared } from './targets.ts';
 
-export interface RunDeps {
+export interface RunDeps extends ResticEnv {
   store: BackupStore;
   targets: ReadonlyMap<string, BackupTarget>;
-  resticBin: string;
-  cacheDir: string;
   /** where targets stage their files during a run */
   stageDir: string;
   progressIntervalMs: number;
@@ -27,23 +25,23 @@ interface Summary {
 }
 
 /** opens the repository, and creates it when there is none yet (only before the first successful use: a repository that vanishes later is an error, not a fresh start) */
-export async function ensureRepository(deps: Pick<RunDeps, 'store' | 'resticBin' | 'cacheDir'>, row: BackupRow, repo: Repository, job: { log(l: string): void; signal: AbortSignal }): Promise<void> {
+export async function ensureRepository(deps: Pick<RunDeps, 'store' | keyof ResticEnv>, row: BackupRow, repo: Repository, job: { log(l: string): void; signal: AbortSignal }): Promise<void> {
   if (row.initialized) return;
-  const opts = { bin: deps.resticBin, cacheDir: deps.cacheDir, signal: job.signal };
+  const opts = { signal: job.signal };
   // every restic command derives the key from the password (about half a second): a local folder is looked at, not opened
   if (repo.url.startsWith('/') && !existsSync(join(repo.url, 'config'))) {
     job.log(`initialising the repository at ${row.repositoryDisplay ?? 'the default folder'}`);
     await mkdir(repo.url, { recursive: true, mode: 0o700 });
-    await restic(repo, ['init'], opts);
+    await restic(repo, ['init'], deps, opts);
     return deps.store.markInitialized(row.name);
   }
   try {
-    await restic(repo, ['cat', 'config'], opts);
+    await restic(repo, ['cat', 'config'], deps, opts);
     job.log('repository found');
   } catch (err) {
     if (!isMissingRepository(err)) throw err;
     job.log(`initialising the repository at ${row.repositoryDisplay}`);
-    await restic(repo, ['init'], opts);
+    await restic(repo, ['init'], deps, opts);
   }
   await deps.store.markInitialized(row.name);
 }
@@ -54,8 +52,8 @@ export function retentionArgs(r: Retention): string[] {
 }
 
 /** the snapshots of this backup in its repository, oldest first */
-export async function snapshotsOf(deps: Pick<RunDeps, 'resticBin' | 'cacheDir'>, repo: Repository, backup: string, signal?: AbortSignal): Promise<ResticSnapshot[]> {
-  const { stdout } = await restic(repo, ['snapshots', '--json', '--no-lock', '--tag', backupTag(backup)], { bin: deps.resticBin, cacheDir: deps.cacheDir, signal });
+export async function snapshotsOf(deps: ResticEnv, repo: Repository, backup: string, signal?: AbortSignal): Promise<ResticSnapshot[]> {
+  const { stdout } = await restic(repo, ['snapshots', '--json', '--no-lock', '--tag', backupTag(backup)], deps, { signal });
   return (JSON.parse(stdout || '[]') as ResticSnapshot[] | null) ?? [];
 }
 
@@ -77,7 +75,7 @@ export async function runBackup(deps: RunDeps, job: JobRun<RunInput>): Promise<u
   const repo = deps.store.repositoryOf(row);
   for (const secret of secretsOf(repo)) job.redact(secret);
   const startedAt = new Date();
-  const ropts = { bin: deps.resticBin, cacheDir: deps.cacheDir, signal: job.signal };
+  const ropts = { signal: job.signal };
   const stageRoot = join(deps.stageDir, name);
   const finish = async (status: LastRun['status'], fields: Partial<LastRun>, count: number | null) => {
     const finishedAt = new Date();
@@ -107,7 +105,7 @@ export async function runBackup(deps: RunDeps, job: JobRun<RunInput>): Promise<u
       job.log(`snapshot of ${sources.map((s) => s.logical).join(', ')}`);
       const progress = progressLogger(job.log, deps.progressIntervalMs);
       const tags = [backupTag(name), ...sources.map((s) => sourceTagOf(s.logical, s.path))].flatMap((t) => ['--tag', t]);
-      const { code, stderr } = await restic(repo, ['backup', '--json', ...tags, '--', ...sources.map((s) => s.path)], {
+      const { code, stderr } = await restic(repo, ['backup', '--json', ...tags, '--', ...sources.map((s) => s.path)], deps, {
         ...ropts,
         onLine(line) {
           let msg: { message_type?: string } & Record<string, unknown>;
@@ -143,7 +141,7 @@ export async function runBackup(deps: RunDeps, job: JobRun<RunInput>): Promise<u
     let removed = 0;
     if (row.retention && retentionArgs(row.retention).length) {
       job.log(`retention: forget --prune ${retentionArgs(row.retention).join(' ')}`);
-      const { stdout } = await restic(repo, ['forget', '--json', '--prune', '--group-by', '', '--tag', backupTag(name), ...retentionArgs(row.retention)], ropts);
+      const { stdout } = await restic(repo, ['forget', '--json', '--prune', '--group-by', '', '--tag', backupTag(name), ...retentionArgs(row.retention)], deps, ropts);
       const groups = (JSON.parse(stdout.split('\n').find((l) => l.startsWith('[')) ?? '[]') ?? []) as { keep?: ResticSnapshot[]; remove?: ResticSnapshot[] | null }[];
       kept = groups.flatMap((g) => g.keep ?? []);
       removed = groups.reduce((n, g) => n + (g.remove?.length ?? 0), 0);

@@ -1,11 +1,11 @@
 // Reading a backup's snapshots: which one `latest` or an id means, and its files under their snapshot names (/stacks/app/app_data/…), not host paths.
 import { posix } from 'node:path';
 import { problem, compareText } from '../../sdk/index.ts';
-import { restic, type Repository, type ResticNode, type ResticSnapshot } from './restic.ts';
+import { restic, type Repository, type ResticEnv, type ResticNode, type ResticSnapshot } from './restic.ts';
 import { snapshotsOf } from './run.ts';
 import { sourcesOf, type Mapped } from './targets.ts';
 
-export interface ReadDeps { resticBin: string; cacheDir: string }
+export type ReadDeps = ResticEnv;
 
 export interface SnapshotView { id: string; shortId: string; time: string; hostname: string; sources: string[] }
 export const snapshotView = (s: ResticSnapshot): SnapshotView => ({
@@ -54,7 +54,7 @@ export async function listFiles(deps: ReadDeps, repo: Repository, snapshot: Rest
     const names = [...new Set(below.map((s) => s.logical.slice(path === '/' ? 1 : path.length + 1).split('/')[0]))].sort();
     return names.map((name) => ({ name, path: posix.join(path, name), type: 'dir', size: null, mtime: snapshot.time, permissions: null }));
   }
-  const { stdout } = await restic(repo, ['ls', '--json', '--no-lock', snapshot.id, at.host], { bin: deps.resticBin, cacheDir: deps.cacheDir });
+  const { stdout } = await restic(repo, ['ls', '--json', '--no-lock', snapshot.id, at.host], deps);
   const nodes = stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as ResticNode & { struct_type?: string }).filter((n) => n.struct_type === 'node');
   const self = nodes.find((n) => n.path === at.host);
   if (!self) throw problem(404, `no ${path} in snapshot ${snapshot.short_id}`);

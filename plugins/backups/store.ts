@@ -23,6 +23,7 @@ export interface BackupRow {
   targets: Record<string, unknown>;
   repositorySealed: string | null;
   repositoryEnvSealed: string | null;
+  repositorySshKeySealed: string | null;
   passwordSealed: string;
   repositoryDisplay: string | null;
   repositoryEnvNames: string[];
@@ -40,7 +41,7 @@ export interface BackupRow {
 
 export interface Definition {
   targets: Record<string, unknown>;
-  repository: { url: string; env: Record<string, string> } | null;
+  repository: { url: string; env: Record<string, string>; sshKey: string | null } | null;
   password: string;
   schedule: string | null;
   retention: Retention | null;
@@ -48,7 +49,7 @@ export interface Definition {
 }
 
 const select = `SELECT name, targets, repository_sealed AS "repositorySealed", repository_env_sealed AS "repositoryEnvSealed",
-  password_sealed AS "passwordSealed", repository_display AS "repositoryDisplay", repository_env_names AS "repositoryEnvNames",
+  repository_ssh_key_sealed AS "repositorySshKeySealed", password_sealed AS "passwordSealed", repository_display AS "repositoryDisplay", repository_env_names AS "repositoryEnvNames",
   initialized, schedule, retention, consistency, schedule_slot AS "scheduleSlot", missed_slot AS "missedSlot",
   last_run AS "lastRun", snapshot_count AS "snapshotCount", created_at AS "createdAt", updated_at AS "updatedAt" FROM backups`;
 
@@ -73,9 +74,10 @@ export function createStore(db: Db, secrets: SecretsApi, defaultRepository: (nam
       const repo = d.repository;
       const { rows } = await db.query<{ created: boolean }>(
         `INSERT INTO backups (name, targets, repository_sealed, repository_env_sealed, password_sealed, repository_display, repository_env_names,
-                              schedule, retention, consistency, schedule_slot)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+                              schedule, retention, consistency, schedule_slot, repository_ssh_key_sealed)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
          ON CONFLICT (name) DO UPDATE SET targets = $2, repository_sealed = $3, repository_env_sealed = $4, password_sealed = $5,
+           repository_ssh_key_sealed = $12,
            repository_display = $6, repository_env_names = $7, schedule = $8, retention = $9, consistency = $10,
            initialized = backups.initialized AND backups.repository_display IS NOT DISTINCT FROM $6,
            schedule_slot = CASE WHEN backups.schedule IS NOT DISTINCT FROM $8 THEN backups.schedule_slot ELSE $11 END,
@@ -84,7 +86,7 @@ export function createStore(db: Db, secrets: SecretsApi, defaultRepository: (nam
          RETURNING (xmax = 0) AS created`,
         [name, JSON.stringify(d.targets), repo ? secrets.seal(repo.url) : null, repo ? secrets.seal(JSON.stringify(repo.env)) : null,
           secrets.seal(d.password), repo ? displayUrl(repo.url) : null, repo ? Object.keys(repo.env).sort() : [],
-          d.schedule, d.retention ? JSON.stringify(d.retention) : null, d.consistency, now]);
+          d.schedule, d.retention ? JSON.stringify(d.retention) : null, d.consistency, now, repo?.sshKey ? secrets.seal(repo.sshKey) : null]);
       return rows[0].created;
     },
     async remove(name: string): Promise<boolean> {
@@ -96,6 +98,7 @@ export function createStore(db: Db, secrets: SecretsApi, defaultRepository: (nam
         url: row.repositorySealed ? secrets.open(row.repositorySealed) : defaultRepository(row.name),
         env: row.repositoryEnvSealed ? JSON.parse(secrets.open(row.repositoryEnvSealed)) : {},
         password: secrets.open(row.passwordSealed),
+        sshKey: row.repositorySshKeySealed ? secrets.open(row.repositorySshKeySealed) : null,
       };
     },
     /** the password as stored, to keep it when a definition is replaced without one */

@@ -1,5 +1,5 @@
 // The backup target extension point: what a definition's `targets` entries mean, and how their folders are named in a snapshot.
-import type { Principal, TSchema } from '../../sdk/index.ts';
+import type { Actor, Principal, TSchema } from '../../sdk/index.ts';
 
 export interface TargetIo {
   log(line: string): void;
@@ -39,6 +39,25 @@ export interface BackupTarget {
   /** may this caller define a backup of it? Throws a problem (403, 404, 422) when not. */
   check(value: unknown, principal: Principal): Promise<void>;
   prepare(value: unknown, io: TargetIo): Promise<Prepared>;
+  /** putting this target's folders of a snapshot back where they came from: a restore with `target` set to `restore.target` */
+  restore?: RestoreInto;
+}
+
+/**
+ * A restore back into a target's own resources (the sites plugin's `site`), beside the folder and new-volume restores
+ * every target has. It takes whole folders of the target (/<key>/<name>), as the snapshot holds them.
+ */
+export interface RestoreInto {
+  /** the value of a restore's `target` that means this ("site") */
+  target: string;
+  description: string;
+  /**
+   * Refuses (403, 404, 409 with code would-overwrite, 422) before anything is touched. `names`: the folders chosen, below
+   * /<key>/; `principal` is absent when the job plans again before it starts.
+   */
+  check(names: string[], opts: { overwrite: boolean; principal?: Principal }): Promise<void>;
+  /** each chosen folder, restored from the repository into `path` (a staging folder removed afterwards), put back */
+  apply(restored: { name: string; path: string }[], io: { log(line: string): void; actor: Actor; signal: AbortSignal }): Promise<void>;
 }
 
 /** a source's folder in the snapshot's own naming: /<key>/<name> */

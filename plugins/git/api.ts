@@ -1,13 +1,13 @@
 // The git plugin's API for other plugins (sites): the same remote rules, fetching and archive rules the stack source uses.
 import { join } from 'node:path';
 import { pluginRef, problem, type OutboundApi, type PluginRef, type TSchema } from '../../sdk/index.ts';
-import { ArchiveRefused, extractArchive, type Extracted } from './archive.ts';
+import { ArchiveRefused, extractArchive, type ArchiveLimits, type Extracted } from './archive.ts';
 import { secretsOf, type Credentials, type Git } from './git.ts';
 import { checkRemote, CredentialsSchema, type CheckedRemote } from './remote.ts';
 import { gitProblem } from './sources.ts';
 import { createWorkspace } from './workspace.ts';
 
-export type { CheckedRemote, Credentials, Extracted };
+export type { ArchiveLimits, CheckedRemote, Credentials, Extracted };
 
 /** `requires: [gitPlugin]` types ctx.deps.git */
 export const gitPlugin: PluginRef<'git', GitApi> = pluginRef('git');
@@ -15,6 +15,8 @@ export const gitPlugin: PluginRef<'git', GitApi> = pluginRef('git');
 export interface GitApi {
   /** the JSON schema of credentials in a request body (token or deploy key; kept sealed by the caller) */
   readonly credentialsSchema: TSchema;
+  /** the install's archive limits (plugins.git.options): what unpack() allows at most; a caller may only lower them */
+  readonly archiveLimits: Readonly<ArchiveLimits>;
   /** URL, branch and credentials checked as for a stack source: 400 naming the field, 422 when the outbound policy refuses the host */
   checkRemote(body: { url: string; branch?: string; credentials?: unknown }): Promise<CheckedRemote>;
   /**
@@ -29,10 +31,11 @@ export interface GitApi {
   secretsOf(credentials: Credentials | null): string[];
 }
 
-export function createGitApi(deps: { git: Git; dataDir: () => string; allowedLocalRoots: readonly string[]; outbound: OutboundApi; archive: { maxEntries: number; maxBytes: number } }): GitApi {
+export function createGitApi(deps: { git: Git; dataDir: () => string; allowedLocalRoots: readonly string[]; outbound: OutboundApi; archive: ArchiveLimits }): GitApi {
   const workspace = createWorkspace(() => join(deps.dataDir(), 'checkouts'), deps.git);
   return {
     credentialsSchema: CredentialsSchema,
+    archiveLimits: Object.freeze({ ...deps.archive }),
     checkRemote: (body) => checkRemote(body, deps.allowedLocalRoots, deps.outbound),
     async unpack(archive, dest, opts = {}) {
       try {

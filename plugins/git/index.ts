@@ -2,6 +2,7 @@
 import { definePlugin, keyedLock, Type } from '../../sdk/index.ts';
 import { stackSources, stacksPlugin } from '../stacks/api.ts';
 import { createGitApi, type GitApi } from './api.ts';
+import { defaultArchiveLimits } from './archive.ts';
 import { createGit } from './git.ts';
 import { pushReceiver } from './push.ts';
 import { sourceRoutes } from './routes.ts';
@@ -17,8 +18,8 @@ const Options = Type.Object({
   gitTimeoutMs: Type.Integer({ minimum: 1000, default: 120_000 }),
   gitOutputLimit: Type.Integer({ minimum: 65536, default: 4 * 1024 * 1024, description: 'bytes a git command may print' }),
   pinSearchDepth: Type.Integer({ minimum: 1, maximum: 100_000, default: 200, description: 'commits of the branch fetched to find an abbreviated id' }),
-  archiveMaxEntries: Type.Integer({ minimum: 1, default: 10_000 }),
-  archiveMaxBytes: Type.Integer({ minimum: 1024, default: 500 * 1024 * 1024, description: 'total unpacked size of an uploaded archive' }),
+  archiveMaxEntries: Type.Integer({ minimum: 1, default: defaultArchiveLimits.maxEntries, description: 'entries of an uploaded archive (a stack source, a site): the install\'s limit, which other plugins may only lower' }),
+  archiveMaxBytes: Type.Integer({ minimum: 1024, default: defaultArchiveLimits.maxBytes, description: 'total unpacked size of an uploaded archive: the install\'s limit, which other plugins may only lower' }),
   keepDeliveries: Type.Integer({ minimum: 1, default: 100, description: 'push deliveries kept per stack' }),
 });
 

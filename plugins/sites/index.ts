@@ -1,8 +1,10 @@
 // The sites plugin: static sites from a git source (optionally built) or uploads, with drafts, immutable versions and atomic publishing through the edge.
 import { definePlugin, Type, type AttentionItem } from '../../sdk/index.ts';
+import { backupsPlugin, backupTargets } from '../backups/api.ts';
 import { dockerPlugin } from '../docker/api.ts';
 import { edgePlugin } from '../edge/api.ts';
 import { gitPlugin } from '../git/api.ts';
+import { sitesBackupTarget } from './backup-target.ts';
 import { createFiles } from './files.ts';
 import { checkWebhook, siteRoutes } from './routes.ts';
 import { createSites, previewPrefix, siteOwner } from './sites.ts';
@@ -17,15 +19,15 @@ const Options = Type.Object({
   checkIntervalMs: Type.Integer({ minimum: 1000, default: 300_000, description: 'how often sites with a source fetch it on their own' }),
   webhookWindowSeconds: Type.Integer({ minimum: 1, default: 30, description: 'one check webhook call accepted per site in this window' }),
   buildTimeoutMs: Type.Integer({ minimum: 1000, default: 600_000, description: 'how long a build container may run' }),
-  archiveMaxEntries: Type.Integer({ minimum: 1, default: 20_000, description: 'entries of an uploaded archive (also bounded by the git plugin\'s limit)' }),
-  archiveMaxBytes: Type.Integer({ minimum: 1024, default: 1024 * 1024 * 1024, description: 'unpacked bytes of an uploaded archive (also bounded by the git plugin\'s limit)' }),
+  archiveMaxEntries: Type.Optional(Type.Integer({ minimum: 1, description: 'entries of an uploaded site archive, below the install\'s limit (plugins.git.options.archiveMaxEntries, 20000); unset: that limit' })),
+  archiveMaxBytes: Type.Optional(Type.Integer({ minimum: 1024, description: 'unpacked bytes of an uploaded site archive, below the install\'s limit (plugins.git.options.archiveMaxBytes, 1 GiB); unset: that limit' })),
 }, { additionalProperties: false });
 
 export default definePlugin({
   name: 'sites',
   version: '1.0.0',
   description: 'Static sites: synced from git (optionally built in a container) or uploaded, with drafts, versions, restore and a check webhook',
-  requires: [edgePlugin, gitPlugin, dockerPlugin],
+  requires: [edgePlugin, gitPlugin, dockerPlugin, backupsPlugin],
   options: Options,
   setup(ctx) {
     const options = ctx.options;
@@ -41,13 +43,21 @@ export default definePlugin({
     // draft--<site>.<previewDomain> is that site's, whether it exists yet or not: no other site or stack takes it
     if (previewDomain?.ok) edge.reserveNamespace({ prefix: previewPrefix, domain: previewDomain.hostname, owner: siteOwner, purpose: 'the draft preview' });
 
+    // one set of archive limits per install (the git plugin's); this plugin may only lower them
+    const ceiling = git.archiveLimits;
+    for (const [option, value, max] of [['archiveMaxEntries', options.archiveMaxEntries, ceiling.maxEntries], ['archiveMaxBytes', options.archiveMaxBytes, ceiling.maxBytes]] as const) {
+      if (value !== undefined && value > max) throw new Error(`plugins.sites.options.${option} (${value}) is above the install's archive limit (plugins.git.options.${option}, ${max}): a plugin may only lower it`);
+    }
+    const archive = { maxEntries: options.archiveMaxEntries ?? ceiling.maxEntries, maxBytes: options.archiveMaxBytes ?? ceiling.maxBytes };
     const store = createStore(ctx.db);
     const files = createFiles(ctx.dataDir);
     const sites = createSites({
       ctx, store, files, edge,
-      git: { ...git, unpack: (buf, dest, o) => git.unpack(buf, dest, { ...o, maxEntries: options.archiveMaxEntries, maxBytes: options.archiveMaxBytes }) },
+      git: { ...git, unpack: (buf, dest, o) => git.unpack(buf, dest, { ...o, ...archive }) },
       settings: { previewDomain: previewDomain?.ok ? previewDomain.hostname : null, keepVersions: options.keepVersions },
     });
+    // backups: { targets: { sites: true } }, restored with target "site"
+    ctx.extensions.add(backupTargets, sitesBackupTarget({ store, files, sites }));
     const sync = syncJob({ ctx, store, files, sites, git, runtime: () => runtime ?? null, buildTimeoutMs: options.buildTimeoutMs });
     for (const route of siteRoutes({ ctx, sites, store, files, sync, git })) ctx.routes.add(route);
     for (const route of checkWebhook({ ctx, sites, sync, windowSeconds: options.webhookWindowSeconds })) ctx.webhooks.add(route);

@@ -347,7 +347,9 @@ export function createSites(deps: { ctx: PluginContext; store: SiteStore; files:
   }
 
   return {
-    routesOf, view, viewOf, listViews, rowOf, put, remove, rotatePreviewToken, publish, upload, writeDraftFiles, publishDraft, discardDraft, restore, folderIn, manifestOfArchive, previewUrl,
+    routesOf, view, viewOf, listViews, rowOf, put, remove, rotatePreviewToken, publish, upload, writeDraft, writeDraftFiles, publishDraft, discardDraft, restore, folderIn, manifestOfArchive, previewUrl,
+    /** runs `work` holding the site's lock: no publish, draft write or removal of replaced trees meanwhile */
+    locked: <T>(name: string, work: () => Promise<T>) => lock(name, work),
     /** the served link of every site points at its published version (a crash between commit and rename, say) */
     async repair(): Promise<void> {
       await files.clean();

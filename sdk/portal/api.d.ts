@@ -4377,6 +4377,7 @@ export interface paths {
                 default: boolean;
                 url: string | null;
                 env: string[];
+                sshKey: boolean;
                 initialized: boolean;
               };
               schedule: string | null;
@@ -4477,6 +4478,7 @@ export interface paths {
                 default: boolean;
                 url: string | null;
                 env: string[];
+                sshKey: boolean;
                 initialized: boolean;
               };
               schedule: string | null;
@@ -4573,6 +4575,7 @@ export interface paths {
               env?: {
                 [key: string]: string;
               };
+              sshKey?: string;
             };
             password?: string;
             schedule?: string | null;
@@ -4601,6 +4604,7 @@ export interface paths {
                 default: boolean;
                 url: string | null;
                 env: string[];
+                sshKey: boolean;
                 initialized: boolean;
               };
               schedule: string | null;
@@ -4648,6 +4652,7 @@ export interface paths {
                 default: boolean;
                 url: string | null;
                 env: string[];
+                sshKey: boolean;
                 initialized: boolean;
               };
               schedule: string | null;
@@ -4958,6 +4963,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        422: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
         429: {
           headers: { [name: string]: unknown };
           content: {
@@ -5037,6 +5048,12 @@ export interface paths {
           };
         };
         404: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        422: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];

@@ -53,7 +53,7 @@ test('every operation of the document declares the schema of its success answer,
 });
 
 test('a site file is documented as raw bytes of any media type', async () => {
-  const full = await describeApi(root, { plugins: onlyPlugins({ docker: {}, stacks: {}, git: {}, edge: {}, sites: {} }) }) as any;
+  const full = await describeApi(root, { plugins: onlyPlugins({ docker: {}, stacks: {}, git: {}, edge: {}, backups: {}, sites: {} }) }) as any;
   assert.deepEqual(full.paths['/api/v1/sites/{name}/file'].get.responses['200'].content, { '*/*': { schema: { type: 'string', format: 'binary', description: 'the bytes of the file' } } });
 });
 

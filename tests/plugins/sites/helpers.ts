@@ -21,6 +21,7 @@ export async function startSitesServer(opts: { sites?: Record<string, unknown>; 
       stacks: {},
       git: { options: { pollIntervalMs: 3_600_000, ...git } },
       edge: { options: { httpPort, httpsPort, pollIntervalMs: 100, resyncIntervalMs: 60_000 } },
+      backups: { options: { progressIntervalMs: 0 } },
       sites: { options: { previewDomain: 'preview.test', checkIntervalMs: 3_600_000, ...sites } },
       'event-recorder': { path: 'tests/fixtures/event-recorder/index.ts', options: { events: ['site.synced', 'site.sync.failed'] } },
       ...more,

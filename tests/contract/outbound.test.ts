@@ -1,0 +1,121 @@
+// Every place the code opens an outbound connection (or starts a program that connects) is listed here, and each refuses a loopback target before connecting when outbound.allow does not list loopback.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { join, relative } from 'node:path';
+import { root, startServer, type TestServer } from '../helpers/harness.ts';
+import { freePort } from '../plugins/docker/helpers.ts';
+import { createStack, waitJob } from '../plugins/stacks/helpers.ts';
+import { rfc2136Provider } from '../../plugins/certificates/rfc2136.ts';
+import { OutboundRefused } from '../../sdk/index.ts';
+
+/**
+ * Each file that connects somewhere or starts a program that does, and the case below that proves it goes through the
+ * outbound policy; or, for what never leaves for a user-given host, why not.
+ */
+const places: Record<string, string> = {
+  'plugins/git/git.ts': 'git (a stack source, a site source)',
+  'plugins/git/workspace.ts': 'git (fetches through git.ts)',
+  'plugins/backups/restic.ts': 'restic (a remote repository)',
+  'plugins/registries/login-check.ts': 'the registry login',
+  'plugins/docker/images.ts': 'image pulls (the registry of an image)',
+  'plugins/stacks/core.ts': 'image pulls (through the docker runtime: images.ts)',
+  'plugins/sites/sync.ts': 'image pulls (a site build\'s image, through the engine: checked by the stack rule outbound-registry)',
+  'plugins/alerts/send.ts': 'alert channels (webhook, e-mail, …)',
+  'plugins/certificates/acme.ts': 'ACME',
+  'plugins/certificates/rfc2136.ts': 'DNS updates (RFC 2136)',
+  'kernel/outbound.ts': 'the policy itself',
+  // never a user-given host
+  'plugins/backups/database-target.ts': "exempt: pg_dump of Dockwright's own database (DATABASE_URL, the admin's)",
+  'kernel/db/embedded.ts': 'exempt: the embedded PostgreSQL, a local child process',
+  'plugins/edge/process.ts': 'exempt: Caddy as a local child process (its admin API on loopback)',
+  'plugins/edge/admin.ts': "exempt: Caddy's admin API (the child's socket, or the admin's plugins.edge.options.adminAddress)",
+  'plugins/edge/network.ts': 'exempt: the engine joins containers to a network (no connection from here)',
+  'plugins/docker/deploy.ts': 'exempt: the engine joins containers to networks (no connection from here)',
+  'plugins/certificates/routes.ts': 'exempt: store.request() names a database row, not a connection',
+  'sdk/outbound.ts': 'the policy as plugins see it',
+  'sdk/testing/contract.ts': 'exempt: the test kit reads the served OpenAPI document',
+  'sdk/testing/index.ts': 'exempt: the test kit calls the service under test',
+};
+const primitives = /(?<![.\w])(spawn|spawnSync|execFile|execFileSync|exec|execSync|fork)\(|(?<=child_process\.)\w+\(|\bfetch\(|createConnection\(|\bconnect\(\{|\.request\(|createSocket\(|createTransport\(|new acme\.Client|\.pull\(|from 'undici'|import\('undici'\)|from 'node:(dgram|tls)'|import \{[^}]*\b(request|get|connect|createConnection)\b[^}]*\} from 'node:(http|https|net)'/;
+
+function sources(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (name === 'node_modules' || name === 'portal') return [];
+    if (statSync(path).isDirectory()) return sources(path);
+    return /\.tsx?$/.test(name) ? [path] : [];
+  });
+}
+
+test('every file that connects somewhere or starts a program is listed with the case that proves the policy applies (or why none does)', () => {
+  const found = ['kernel', 'sdk', 'plugins'].flatMap((d) => sources(join(root, d))).filter((f) => primitives.test(readFileSync(f, 'utf8'))).map((f) => relative(root, f));
+  const unlisted = found.filter((f) => !(f in places));
+  assert.deepEqual(unlisted, [], `connections or programs in files this test does not know: list each in places, with the case that proves it refuses a loopback target`);
+  assert.deepEqual(Object.keys(places).filter((f) => !found.includes(f)), [], 'listed files that no longer connect: remove them from places');
+});
+
+/** a loopback listener that records every connection and answers nothing: proves "before connecting" */
+let trap: { server: Server; port: number; connections: number };
+let s: TestServer;
+before(async () => {
+  trap = { server: createServer((socket) => { trap.connections++; socket.destroy(); }), port: 0, connections: 0 };
+  await new Promise<void>((resolve) => trap.server.listen(0, '127.0.0.1', () => resolve()));
+  trap.port = (trap.server.address() as { port: number }).port;
+  const loop = `127.0.0.1:${trap.port}`;
+  s = await startServer({
+    config: { rateLimit: { perMinute: 100_000 }, outbound: { allow: [], allowHostnames: false } },
+    plugins: {
+      docker: { options: { reconcile: false } }, stacks: {}, git: {}, registries: {}, backups: {}, alerts: {},
+      edge: { options: { httpPort: await freePort(), httpsPort: await freePort() } }, sites: {},
+      certificates: { options: { directoryUrl: `http://${loop}/directory`, pollAttempts: 1, dns: { rfc2136: { server: loop, zone: 'example.com', keyName: 'k', keySecret: Buffer.from('secret').toString('base64') } } } },
+    },
+  });
+});
+after(async () => {
+  await s?.close();
+  await new Promise((resolve) => trap.server.close(resolve));
+});
+
+const loopUrl = () => `127.0.0.1:${trap.port}`;
+const refused = (res: { status: number; body: any; text: string }, what: string) => {
+  assert.equal(res.status, 422, `${what}: ${res.text}`);
+  assert.match(res.text, /127\.0\.0\.1.*(are refused|outbound)/, what);
+};
+
+test('each place refuses a loopback target before connecting when loopback is not in outbound.allow', async () => {
+  const p = loopUrl();
+  // git: a stack's source and a site's source
+  await createStack(s, 'obcontract', 'services:\n  app:\n    image: dockwright-test/busybox:1\n');
+  refused(await s.api('PUT', '/api/v1/stacks/obcontract/source', { body: { url: `https://${p}/r.git` } }), 'git (stack source)');
+  refused(await s.api('PUT', '/api/v1/stacks/obcontract/source', { body: { url: `ssh://git@${p}/r.git` } }), 'git over ssh');
+  refused(await s.api('PUT', '/api/v1/sites/obcontract', { body: { hostnames: ['ob.test'], source: { url: `https://${p}/r.git` } } }), 'git (site source)');
+  // restic
+  refused(await s.api('PUT', '/api/v1/backups/obcontract', { body: { targets: { database: true }, repository: { url: `sftp://u@${p}//r` } } }), 'restic sftp');
+  refused(await s.api('PUT', '/api/v1/backups/obcontract', { body: { targets: { database: true }, repository: { url: `rest:http://${p}/` } } }), 'restic rest');
+  refused(await s.api('PUT', '/api/v1/backups/obcontract', { body: { targets: { database: true }, repository: { url: `s3:http://${p}/bucket` } } }), 'restic s3');
+  // the registry login
+  refused(await s.api('POST', '/api/v1/registries', { body: { host: p, username: 'u', password: 'p' } }), 'registry login');
+  // image pulls: the registry of an image
+  const image = await s.api('PUT', '/api/v1/stacks/obcontract/compose', { body: { content: `services:\n  app:\n    image: ${p}/x:1\n` }, headers: { 'if-match': '"1"' } });
+  assert.equal(image.status, 422, image.text);
+  assert.ok(image.body.errors.some((e: any) => e.rule === 'outbound-registry'), image.text);
+  // alert channels
+  refused(await s.api('POST', '/api/v1/alerts/channels', { body: { name: 'x', kind: 'webhook', config: { url: `http://${p}/hook` } } }), 'alert webhook');
+  refused(await s.api('POST', '/api/v1/alerts/channels', { body: { name: 'y', kind: 'email', config: { host: '127.0.0.1', port: trap.port, from: 'a@b.c', to: ['d@e.f'] } } }), 'alert e-mail');
+  // ACME: the directory on loopback
+  const request = await s.api('POST', '/api/v1/certificates/request', { body: { domains: ['www.example.com'] } });
+  assert.equal(request.status, 202, request.text);
+  const job = await waitJob(s, request.body.id);
+  assert.equal(job.status, 'failed', 'the directory on loopback is refused');
+  assert.equal(trap.connections, 0, 'the ACME directory was never contacted');
+  // DNS updates (RFC 2136) through the kernel's own policy
+  const dns = rfc2136Provider({ server: p, zone: 'example.com', keyName: 'k', keyAlgorithm: 'hmac-sha256', keySecret: Buffer.from('secret').toString('base64') }, s.app.services.outbound);
+  await assert.rejects(dns.addTxt('_acme-challenge.www.example.com', 'x'), (err) => err instanceof OutboundRefused);
+
+  assert.equal(trap.connections, 0, 'nothing connected to the loopback listener');
+  assert.deepEqual((await s.api('GET', '/api/v1/backups')).body, [], 'no refused definition was stored');
+  assert.deepEqual((await s.api('GET', '/api/v1/registries')).body, []);
+  assert.deepEqual((await s.api('GET', '/api/v1/alerts/channels')).body, []);
+});
