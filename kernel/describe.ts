@@ -14,6 +14,7 @@ import { Users } from './auth/users.ts';
 import { TwoFactor } from './auth/totp.ts';
 import { loadConfig } from './config.ts';
 import { coreRoutes } from './core-routes.ts';
+import { healthRoutes } from './health-routes.ts';
 import { createActivity } from './activity.ts';
 import { createEvents } from './events.ts';
 import { createOutbound } from './outbound.ts';
@@ -45,6 +46,7 @@ export async function describeApi(root: string, overrides: Record<string, unknow
     await setupPlugins(await loadPlugins(config), services);
     let openapi: Record<string, unknown> = {};
     for (const route of coreRoutes({ db: noDatabase, jobs: services.jobs, contributors: [], visibility: services.visibility, openapi: () => openapi })) services.table.add('kernel', 'api', route);
+    for (const route of healthRoutes({ db: noDatabase, metrics: services.metrics, started: () => false, details: [] })) services.table.add('kernel', 'root', route);
     const limiter = new RateLimiter(1);
     const twoFactor = new TwoFactor(noDatabase, secrets);
     const sessions = new Sessions(noDatabase, scopes, config.sessions, { account: limiter, address: limiter }, twoFactor);
