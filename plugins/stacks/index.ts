@@ -53,6 +53,8 @@ export default definePlugin({
     const rules = builtInRules({
       ...options,
       portsInUse: (stack) => runtime.publishedPorts(stack).catch(() => null),
+      // a job (no caller) names them: its output is the stack's own
+      visibleStacks: async (principal, stacks) => (principal ? allowed(principal, stacks, false) : new Set(stacks)),
       containerNamesHeld: async (stack, names) => {
         const held = await runtime.containerNameHolders(names).catch(() => null);
         type Held = { name: string; holder: 'stack' | 'installation' | 'outside' };

@@ -43,6 +43,8 @@ export interface RuleOptions {
   containerNamesHeld(stack: string, names: readonly string[]): Promise<{ name: string; holder: 'stack' | 'installation' | 'outside' }[] | null>;
   /** host ports published by other stacks' containers (null when the engine cannot say) */
   portsInUse(stack: string): Promise<{ project: string | null; hostPort: number; protocol: string }[] | null>;
+  /** the stacks among these the caller may see: a message names no other */
+  visibleStacks(principal: Principal | undefined, stacks: readonly string[]): Promise<Set<string>>;
   /** images the engine would fetch from a registry the outbound policy refuses (null when the engine cannot say what it has) */
   refusedImages(loaded: LoadedCompose): Promise<RuleIssue[] | null>;
 }
@@ -281,7 +283,7 @@ export function builtInRules(opts: RuleOptions): PlatformRule[] {
     },
     {
       id: 'ports-available', description: 'published host ports are not used by another stack or twice in this one',
-      async check({ loaded, stack }) {
+      async check({ loaded, stack, principal }) {
         const issues: RuleIssue[] = [];
         // judged on the loader's ports, which are bounded: never re-expanded from what the user wrote
         const mine = new Map<string, string>();
@@ -296,11 +298,13 @@ export function builtInRules(opts: RuleOptions): PlatformRule[] {
           }
         }
         if (!mine.size) return issues;
-        const used = await opts.portsInUse(stack);
-        for (const u of used ?? []) {
+        const used = (await opts.portsInUse(stack)) ?? [];
+        const clashes = used.filter((u) => mine.has(`${u.hostPort}/${u.protocol}`));
+        const seen = await opts.visibleStacks(principal, [...new Set(clashes.flatMap((u) => (u.project ? [u.project] : [])))]);
+        for (const u of clashes) {
           const key = `${u.hostPort}/${u.protocol}`;
-          const clash = mine.get(key);
-          if (clash) issues.push({ path: clash, message: `host port ${key} is already published by ${u.project ? `stack ${u.project}` : 'a container outside Dockwright'}` });
+          const holder = !u.project ? 'a container outside Dockwright' : seen.has(u.project) ? `stack ${u.project}` : 'another stack';
+          issues.push({ path: mine.get(key)!, message: `host port ${key} is already published by ${holder}` });
         }
         return issues;
       },

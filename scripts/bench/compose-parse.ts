@@ -10,6 +10,7 @@ const rules = builtInRules({
   allowedNetworkDrivers: ['bridge', 'overlay'], allowedNetworkOptions: safeNetworkOptions, allowedVolumeDrivers: ['local'], allowedLoggingDrivers: ['json-file', 'local', 'none'],
   allowedRuntimes: ['runc'], allowedIpamDrivers: ['default'],
   portsInUse: async () => [],
+  visibleStacks: async (_, stacks) => new Set(stacks),
   containerNamesHeld: async () => [],
   refusedImages: async () => [],
 });

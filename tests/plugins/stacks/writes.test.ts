@@ -121,6 +121,14 @@ test('a published port used by another stack is refused', async () => {
   assert.equal(refused.status, 422);
   assert.equal(refused.body.errors[0].rule, 'ports-available');
   assert.match(refused.body.errors[0].message, new RegExp(`stack ${a}`));
+  // a caller whose access list hides the stack learns only that another stack holds the port
+  const operator = await s.token('operator', ['stacks:read', 'stacks:write'], { name: `${a}-outsider` });
+  assert.equal((await s.api('POST', `/api/v1/stacks/${a}/access`, { body: { entries: [{ principal: 'user:nobody-else', role: 'manager' }] } })).status, 200);
+  const hidden = await call(s.url, 'PUT', `/api/v1/stacks/${b}/compose`, { token: operator, body: { content: withPort, revision: 0 } });
+  assert.equal(hidden.status, 422);
+  assert.equal(hidden.body.errors[0].message, `host port ${port}/tcp is already published by another stack`);
+  assert.ok(!hidden.text.includes(a), 'the hidden stack is not named');
+  assert.equal((await s.api('POST', `/api/v1/stacks/${a}/access`, { body: { entries: [] } })).status, 200);
   const again = await s.api('PUT', `/api/v1/stacks/${a}/compose`, { body: { content: withPort + '    environment: { X: "1" }\n', revision: 1 } });
   assert.equal(again.status, 200, 'its own ports do not count against a stack');
   await act(s, 'stop', a);
