@@ -202,7 +202,7 @@ function build(v: unknown, path: string, ctx: ServiceContext): NormalizedService
   const network = str(spec.network, `${path}.network`, issues);
   const shmSize = spec.shm_size === undefined ? null : bytes(spec.shm_size);
   if (spec.shm_size !== undefined && shmSize === null) issues.error(`${path}.shm_size`, `"${String(spec.shm_size)}" is not a size like 64m`);
-  const extraHosts = mapOrList(spec.extra_hosts, `${path}.extra_hosts`, issues, '=:').map(([h, ip]) => `${h}:${ip ?? ''}`);
+  const extraHosts = extraHostList(spec.extra_hosts, `${path}.extra_hosts`, issues);
   const platforms = strList(spec.platforms, `${path}.platforms`, issues);
   if (platforms.length > 1) issues.error(`${path}.platforms`, `builds for several platforms (${platforms.join(', ')}) need buildx; the engine builds one platform at a time`);
   const noCache = bool(spec.no_cache, `${path}.no_cache`, issues);
@@ -248,6 +248,14 @@ function ulimits(v: unknown, path: string, issues: Issues): NormalizedService['u
   });
 }
 
+/** extra_hosts as `host:ip`, `host=ip`, `host=ip1,ip2` or a map of a host to one address or a list (compose's long syntax); one entry per address */
+function extraHostList(v: unknown, path: string, issues: Issues): string[] {
+  const entries: [string, unknown][] = isObj(v) ? Object.entries(v) : mapOrList(v, path, issues, '=:');
+  return entries.flatMap(([host, ips]) => {
+    const list = Array.isArray(ips) ? strList(ips, `${path}.${host}`, issues) : (scalar(ips) ?? '').split(',');
+    return list.map((ip) => `${host}:${ip.trim()}`);
+  });
+}
 function devices(v: unknown, path: string, issues: Issues): NormalizedService['devices'] {
   return strList(v, path, issues).map((d) => {
     const [host, container = host, permissions = 'rwm'] = d.split(':');
@@ -324,7 +332,7 @@ export function normalizeService(name: string, s: unknown, ctx: ServiceContext):
     domainname: str(s.domainname, `${path}.domainname`, issues),
     resources: resources(s, deploy, path, issues),
     logging,
-    extraHosts: mapOrList(s.extra_hosts, `${path}.extra_hosts`, issues, '=:').map(([h, ip]) => `${h}:${ip ?? ''}`),
+    extraHosts: extraHostList(s.extra_hosts, `${path}.extra_hosts`, issues),
     dns: strList(s.dns, `${path}.dns`, issues),
     dnsSearch: strList(s.dns_search, `${path}.dns_search`, issues),
     capAdd: strList(s.cap_add, `${path}.cap_add`, issues),
