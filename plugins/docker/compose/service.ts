@@ -68,6 +68,7 @@ function healthcheck(v: unknown, path: string, issues: Issues): NormalizedHealth
   }
   const retries = int(v.retries, `${path}.retries`, issues);
   if (retries !== null) hc.retries = retries;
+  if (v.start_interval !== undefined) issues.warn(`${path}.start_interval`, 'is not passed on: a health check\'s start interval needs Docker Engine 25 (API 1.44); this engine checks at the interval from the start');
   return hc;
 }
 
@@ -256,10 +257,20 @@ function extraHostList(v: unknown, path: string, issues: Issues): string[] {
     return list.map((ip) => `${host}:${ip.trim()}`);
   });
 }
+/** devices as `host[:container[:permissions]]` or compose's long syntax (source, target, permissions) */
 function devices(v: unknown, path: string, issues: Issues): NormalizedService['devices'] {
-  return strList(v, path, issues).map((d) => {
-    const [host, container = host, permissions = 'rwm'] = d.split(':');
-    return { host, container, permissions };
+  if (v === undefined || v === null) return [];
+  if (!Array.isArray(v)) { issues.error(path, 'must be a list of devices'); return []; }
+  return v.flatMap((d, i) => {
+    if (isObj(d)) {
+      const host = str(d.source, `${path}[${i}].source`, issues);
+      if (!host) { issues.error(`${path}[${i}].source`, 'is required: the device on the host'); return []; }
+      return [{ host, container: str(d.target, `${path}[${i}].target`, issues) ?? host, permissions: str(d.permissions, `${path}[${i}].permissions`, issues) ?? 'rwm' }];
+    }
+    const entry = scalar(d);
+    if (entry === null) { issues.error(`${path}[${i}]`, 'must be a string or a map with source, target and permissions'); return []; }
+    const [host, container = host, permissions = 'rwm'] = entry.split(':');
+    return [{ host, container, permissions }];
   });
 }
 
@@ -333,8 +344,9 @@ export function normalizeService(name: string, s: unknown, ctx: ServiceContext):
     resources: resources(s, deploy, path, issues),
     logging,
     extraHosts: extraHostList(s.extra_hosts, `${path}.extra_hosts`, issues),
-    dns: strList(s.dns, `${path}.dns`, issues),
-    dnsSearch: strList(s.dns_search, `${path}.dns_search`, issues),
+    // an entry that interpolates to nothing (dns: ${UNSET}) is left out, as compose does
+    dns: strList(s.dns, `${path}.dns`, issues).filter((d) => d !== ''),
+    dnsSearch: strList(s.dns_search, `${path}.dns_search`, issues).filter((d) => d !== ''),
     capAdd: strList(s.cap_add, `${path}.cap_add`, issues),
     capDrop: strList(s.cap_drop, `${path}.cap_drop`, issues),
     privileged: bool(s.privileged, `${path}.privileged`, issues) ?? false,
