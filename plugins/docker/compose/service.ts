@@ -130,6 +130,12 @@ function resources(s: Obj, deploy: Obj, path: string, issues: Issues): Normalize
   return r;
 }
 
+/** a service's settings per network that need a newer engine than 20.10 */
+const newerEndpointKeys: Record<string, string> = {
+  mac_address: 'API 1.44 (Docker Engine 25)', driver_opts: 'API 1.46 (Docker Engine 27)', gw_priority: 'API 1.48 (Docker Engine 28)',
+  priority: 'API 1.48 (Docker Engine 28)', interface_name: 'API 1.49 (Docker Engine 28.1)',
+};
+
 function serviceNetworks(s: Obj, name: string, path: string, ctx: ServiceContext): { mode: string | null; networks: ServiceNetwork[] } {
   const mode = str(s.network_mode, `${path}.network_mode`, ctx.issues);
   if (mode !== null) {
@@ -147,8 +153,18 @@ function serviceNetworks(s: Obj, name: string, path: string, ctx: ServiceContext
     if (!declared) { ctx.issues.error(`${path}.networks.${key}`, `refers to the network "${key}", which is not declared under the top-level networks`); continue; }
     ctx.usedNetworks.add(key);
     const aliases = isObj(spec) ? strList(spec.aliases, `${path}.networks.${key}.aliases`, ctx.issues) : [];
-    const ipv4 = isObj(spec) ? str(spec.ipv4_address, `${path}.networks.${key}.ipv4_address`, ctx.issues) : null;
-    networks.push({ key, name: declared.name, aliases: [name, ...aliases.filter((a) => a !== name)], ...(ipv4 ? { ipv4Address: ipv4 } : {}) });
+    const at = `${path}.networks.${key}`;
+    const ipv4 = isObj(spec) ? str(spec.ipv4_address, `${at}.ipv4_address`, ctx.issues) : null;
+    const ipv6 = isObj(spec) ? str(spec.ipv6_address, `${at}.ipv6_address`, ctx.issues) : null;
+    const linkLocal = isObj(spec) && spec.link_local_ips !== undefined ? strList(spec.link_local_ips, `${at}.link_local_ips`, ctx.issues) : [];
+    // what Docker Engine 20.10 (API 1.41) cannot set on an endpoint: said, not dropped silently
+    if (isObj(spec)) {
+      for (const [k, api] of Object.entries(newerEndpointKeys)) if (spec[k] !== undefined) ctx.issues.warn(`${at}.${k}`, `is not passed on: an endpoint's ${k} needs ${api}; this engine has API 1.41`);
+    }
+    networks.push({
+      key, name: declared.name, aliases: [name, ...aliases.filter((a) => a !== name)],
+      ...(ipv4 ? { ipv4Address: ipv4 } : {}), ...(ipv6 ? { ipv6Address: ipv6 } : {}), ...(linkLocal.length ? { linkLocalIps: linkLocal } : {}),
+    });
   }
   return { mode: null, networks };
 }
