@@ -21,6 +21,7 @@ const subnet = `10.213.${Math.floor(Math.random() * 250) + 1}`;
 // a block device of this machine, for blkio_config's throttles (the engine needs a real one)
 const blockDevice = readdirSync('/sys/block').filter((d) => !/^(loop|ram|zram|dm-|md|sr)/.test(d)).map((d) => `/dev/${d}`).find((d) => existsSync(d));
 let s: TestServer;
+let judge: TestServer;
 let tree: string;
 
 const compose = `
@@ -74,9 +75,15 @@ before(async () => {
   s = await startDockerServer();
   tree = mkdtempSync(join(tmpdir(), 'dw-keys-'));
   writeFileSync(join(tree, 'app.labels'), 'com.example.fromfile=yes\ncom.example.written=from-file\n');
+  // for the table of every schema key: validate through the stacks plugin, a build context, an env_file, an included file
+  judge = await startStacksServer();
+  writeFileSync(join(tree, 'Dockerfile'), 'FROM dockwright-test/busybox:1\n');
+  writeFileSync(join(tree, 'app.env'), 'FROM_FILE=yes\n');
+  writeFileSync(join(tree, 'included.yaml'), 'services:\n  extra:\n    image: dockwright-test/busybox:1\n');
 });
 after(async () => {
   await s?.close();
+  await judge?.close();
   await cleanupProjects(name, other);
   await docker.getContainer(outsider).remove({ force: true }).catch(() => undefined);
   if (tree) rmSync(tree, { recursive: true, force: true });
@@ -351,14 +358,6 @@ const pending: Record<string, string> = {
   pre_start: 'one-off containers (an image of their own, per_replica) run before the service: still refused as "not a service option Dockwright supports"',
 };
 
-let judge: TestServer;
-before(async () => {
-  judge = await startStacksServer();
-  writeFileSync(join(tree, 'Dockerfile'), 'FROM dockwright-test/busybox:1\n');
-  writeFileSync(join(tree, 'app.env'), 'FROM_FILE=yes\n');
-  writeFileSync(join(tree, 'included.yaml'), 'services:\n  extra:\n    image: dockwright-test/busybox:1\n');
-});
-after(async () => { await judge?.close(); });
 
 /** the file a treatment is judged on: db and app, and what a top-level line brings (with the services and objects the keys above name) */
 function fileOf(serviceLines: string, top = ''): string {
