@@ -28,19 +28,26 @@ function stable(value: unknown): unknown {
   return value;
 }
 
-const endpoint = (n: ServiceNetwork) => ({ Aliases: n.aliases, ...(n.ipv4Address ? { IPAMConfig: { IPv4Address: n.ipv4Address } } : {}) });
+const endpoint = (n: ServiceNetwork) => {
+  const ipam = { ...(n.ipv4Address ? { IPv4Address: n.ipv4Address } : {}), ...(n.ipv6Address ? { IPv6Address: n.ipv6Address } : {}), ...(n.linkLocalIps?.length ? { LinkLocalIPs: n.linkLocalIps } : {}) };
+  return { Aliases: n.aliases, ...(Object.keys(ipam).length ? { IPAMConfig: ipam } : {}) };
+};
 
 function hostConfig(s: NormalizedService): ContainerCreateOptions['HostConfig'] {
   const portBindings: Record<string, { HostIp: string; HostPort: string }[]> = {};
   for (const p of s.ports) {
     (portBindings[`${p.target}/${p.protocol}`] ??= []).push({ HostIp: p.hostIp, HostPort: p.published === null ? '' : String(p.published) });
   }
-  const binds = s.mounts.filter((m) => m.type === 'bind' && m.createHostPath).map((m) => `${m.source}:${m.target}${m.readOnly ? ':ro' : ''}`);
+  const binds = s.mounts.filter((m) => m.type === 'bind' && m.createHostPath).map((m) => {
+    const options = [m.readOnly ? 'ro' : '', m.propagation ?? ''].filter(Boolean).join(',');
+    return `${m.source}:${m.target}${options ? `:${options}` : ''}`;
+  });
   if (s.useApiSocket) binds.push(`${apiSocketPath}:${apiSocketPath}`);
   // the typings demand every optional member of the engine's mount settings
   const mounts: MountSettings[] = s.mounts.filter((m) => !(m.type === 'bind' && m.createHostPath)).map((m) => ({
     Type: m.type, Target: m.target, ReadOnly: m.readOnly, Source: m.source ?? '',
     ...(m.noCopy ? { VolumeOptions: { NoCopy: true } } : {}),
+    ...(m.propagation ? { BindOptions: { Propagation: m.propagation } } : {}),
     ...(m.tmpfsSize !== undefined ? { TmpfsOptions: { SizeBytes: m.tmpfsSize } } : {}),
   }) as MountSettings);
   const r = s.resources;

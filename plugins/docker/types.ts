@@ -45,6 +45,8 @@ export interface NormalizedMount {
   tmpfsSize?: number;
   /** bind: create a missing host directory (the short syntax does, the long one only when asked) */
   createHostPath?: boolean;
+  /** bind: mount propagation (rprivate, private, rshared, shared, rslave, slave) */
+  propagation?: string;
 }
 
 export interface ServiceNetwork {
@@ -54,6 +56,8 @@ export interface ServiceNetwork {
   name: string;
   aliases: string[];
   ipv4Address?: string;
+  ipv6Address?: string;
+  linkLocalIps?: string[];
 }
 
 export interface NormalizedHealthcheck {

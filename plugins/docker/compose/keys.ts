@@ -33,6 +33,7 @@ export const ignoredKeys: Record<string, string> = {
 
 /** top-level keys accepted and ignored, with why */
 export const ignoredTopLevelKeys: Record<string, string> = {
+  version: 'is obsolete: the Compose Specification has no versions, so it is ignored (docker compose warns the same)',
   models: 'are not provided: Dockwright does not drive Docker Model Runner',
 };
 

@@ -1,7 +1,7 @@
 // Compose `volumes` and `tmpfs` of a service: named volumes, bind mounts (inside the source tree when relative) and tmpfs, short and long syntax.
 import { isAbsolute } from 'node:path';
 import type { NormalizedMount, NormalizedVolume } from '../types.ts';
-import { type Issues, isObj, scalar, strList } from './shape.ts';
+import { type Issues, isObj, scalar, str, strList } from './shape.ts';
 import { inside } from './shape.ts';
 import { realExisting } from '../../../sdk/index.ts';
 import { expandHome } from './keys.ts';
@@ -79,7 +79,10 @@ function long(item: Record<string, unknown>, path: string, ctx: MountContext): N
       if (!source) { ctx.issues.error(`${path}.source`, 'a bind mount needs a source path'); return null; }
       const s = bindSource(source, `${path}.source`, ctx);
       const create = isObj(item.bind) && item.bind.create_host_path === true;
-      return s ? { type: 'bind', source: s, target: t, readOnly, createHostPath: create } : null;
+      const propagation = isObj(item.bind) ? str(item.bind.propagation, `${path}.bind.propagation`, ctx.issues) : null;
+      if (propagation !== null && !['rprivate', 'private', 'rshared', 'shared', 'rslave', 'slave'].includes(propagation)) { ctx.issues.error(`${path}.bind.propagation`, `"${propagation}" is not a mount propagation (rprivate, private, rshared, shared, rslave, slave)`); return null; }
+      if (isObj(item.bind) && item.bind.selinux !== undefined) ctx.issues.warn(`${path}.bind.selinux`, 'is not passed on: the engine relabels a bind for SELinux only through its short syntax (:z or :Z), and this host has no SELinux to relabel for');
+      return s ? { type: 'bind', source: s, target: t, readOnly, createHostPath: create, ...(propagation ? { propagation } : {}) } : null;
     }
     case 'tmpfs': {
       const size = isObj(item.tmpfs) && item.tmpfs.size !== undefined ? bytes(item.tmpfs.size) : undefined;

@@ -68,6 +68,7 @@ function healthcheck(v: unknown, path: string, issues: Issues): NormalizedHealth
   }
   const retries = int(v.retries, `${path}.retries`, issues);
   if (retries !== null) hc.retries = retries;
+  if (v.start_interval !== undefined) issues.warn(`${path}.start_interval`, 'is not passed on: a health check\'s start interval needs Docker Engine 25 (API 1.44); this engine checks at the interval from the start');
   return hc;
 }
 
@@ -129,6 +130,12 @@ function resources(s: Obj, deploy: Obj, path: string, issues: Issues): Normalize
   return r;
 }
 
+/** a service's settings per network that need a newer engine than 20.10 */
+const newerEndpointKeys: Record<string, string> = {
+  mac_address: 'API 1.44 (Docker Engine 25)', driver_opts: 'API 1.46 (Docker Engine 27)', gw_priority: 'API 1.48 (Docker Engine 28)',
+  priority: 'API 1.48 (Docker Engine 28)', interface_name: 'API 1.49 (Docker Engine 28.1)',
+};
+
 function serviceNetworks(s: Obj, name: string, path: string, ctx: ServiceContext): { mode: string | null; networks: ServiceNetwork[] } {
   const mode = str(s.network_mode, `${path}.network_mode`, ctx.issues);
   if (mode !== null) {
@@ -146,8 +153,18 @@ function serviceNetworks(s: Obj, name: string, path: string, ctx: ServiceContext
     if (!declared) { ctx.issues.error(`${path}.networks.${key}`, `refers to the network "${key}", which is not declared under the top-level networks`); continue; }
     ctx.usedNetworks.add(key);
     const aliases = isObj(spec) ? strList(spec.aliases, `${path}.networks.${key}.aliases`, ctx.issues) : [];
-    const ipv4 = isObj(spec) ? str(spec.ipv4_address, `${path}.networks.${key}.ipv4_address`, ctx.issues) : null;
-    networks.push({ key, name: declared.name, aliases: [name, ...aliases.filter((a) => a !== name)], ...(ipv4 ? { ipv4Address: ipv4 } : {}) });
+    const at = `${path}.networks.${key}`;
+    const ipv4 = isObj(spec) ? str(spec.ipv4_address, `${at}.ipv4_address`, ctx.issues) : null;
+    const ipv6 = isObj(spec) ? str(spec.ipv6_address, `${at}.ipv6_address`, ctx.issues) : null;
+    const linkLocal = isObj(spec) && spec.link_local_ips !== undefined ? strList(spec.link_local_ips, `${at}.link_local_ips`, ctx.issues) : [];
+    // what Docker Engine 20.10 (API 1.41) cannot set on an endpoint: said, not dropped silently
+    if (isObj(spec)) {
+      for (const [k, api] of Object.entries(newerEndpointKeys)) if (spec[k] !== undefined) ctx.issues.warn(`${at}.${k}`, `is not passed on: an endpoint's ${k} needs ${api}; this engine has API 1.41`);
+    }
+    networks.push({
+      key, name: declared.name, aliases: [name, ...aliases.filter((a) => a !== name)],
+      ...(ipv4 ? { ipv4Address: ipv4 } : {}), ...(ipv6 ? { ipv6Address: ipv6 } : {}), ...(linkLocal.length ? { linkLocalIps: linkLocal } : {}),
+    });
   }
   return { mode: null, networks };
 }
@@ -202,7 +219,7 @@ function build(v: unknown, path: string, ctx: ServiceContext): NormalizedService
   const network = str(spec.network, `${path}.network`, issues);
   const shmSize = spec.shm_size === undefined ? null : bytes(spec.shm_size);
   if (spec.shm_size !== undefined && shmSize === null) issues.error(`${path}.shm_size`, `"${String(spec.shm_size)}" is not a size like 64m`);
-  const extraHosts = mapOrList(spec.extra_hosts, `${path}.extra_hosts`, issues, '=:').map(([h, ip]) => `${h}:${ip ?? ''}`);
+  const extraHosts = extraHostList(spec.extra_hosts, `${path}.extra_hosts`, issues);
   const platforms = strList(spec.platforms, `${path}.platforms`, issues);
   if (platforms.length > 1) issues.error(`${path}.platforms`, `builds for several platforms (${platforms.join(', ')}) need buildx; the engine builds one platform at a time`);
   const noCache = bool(spec.no_cache, `${path}.no_cache`, issues);
@@ -248,10 +265,28 @@ function ulimits(v: unknown, path: string, issues: Issues): NormalizedService['u
   });
 }
 
+/** extra_hosts as `host:ip`, `host=ip`, `host=ip1,ip2` or a map of a host to one address or a list (compose's long syntax); one entry per address */
+function extraHostList(v: unknown, path: string, issues: Issues): string[] {
+  const entries: [string, unknown][] = isObj(v) ? Object.entries(v) : mapOrList(v, path, issues, '=:');
+  return entries.flatMap(([host, ips]) => {
+    const list = Array.isArray(ips) ? strList(ips, `${path}.${host}`, issues) : (scalar(ips) ?? '').split(',');
+    return list.map((ip) => `${host}:${ip.trim()}`);
+  });
+}
+/** devices as `host[:container[:permissions]]` or compose's long syntax (source, target, permissions) */
 function devices(v: unknown, path: string, issues: Issues): NormalizedService['devices'] {
-  return strList(v, path, issues).map((d) => {
-    const [host, container = host, permissions = 'rwm'] = d.split(':');
-    return { host, container, permissions };
+  if (v === undefined || v === null) return [];
+  if (!Array.isArray(v)) { issues.error(path, 'must be a list of devices'); return []; }
+  return v.flatMap((d, i) => {
+    if (isObj(d)) {
+      const host = str(d.source, `${path}[${i}].source`, issues);
+      if (!host) { issues.error(`${path}[${i}].source`, 'is required: the device on the host'); return []; }
+      return [{ host, container: str(d.target, `${path}[${i}].target`, issues) ?? host, permissions: str(d.permissions, `${path}[${i}].permissions`, issues) ?? 'rwm' }];
+    }
+    const entry = scalar(d);
+    if (entry === null) { issues.error(`${path}[${i}]`, 'must be a string or a map with source, target and permissions'); return []; }
+    const [host, container = host, permissions = 'rwm'] = entry.split(':');
+    return [{ host, container, permissions }];
   });
 }
 
@@ -324,9 +359,10 @@ export function normalizeService(name: string, s: unknown, ctx: ServiceContext):
     domainname: str(s.domainname, `${path}.domainname`, issues),
     resources: resources(s, deploy, path, issues),
     logging,
-    extraHosts: mapOrList(s.extra_hosts, `${path}.extra_hosts`, issues, '=:').map(([h, ip]) => `${h}:${ip ?? ''}`),
-    dns: strList(s.dns, `${path}.dns`, issues),
-    dnsSearch: strList(s.dns_search, `${path}.dns_search`, issues),
+    extraHosts: extraHostList(s.extra_hosts, `${path}.extra_hosts`, issues),
+    // an entry that interpolates to nothing (dns: ${UNSET}) is left out, as compose does
+    dns: strList(s.dns, `${path}.dns`, issues).filter((d) => d !== ''),
+    dnsSearch: strList(s.dns_search, `${path}.dns_search`, issues).filter((d) => d !== ''),
     capAdd: strList(s.cap_add, `${path}.cap_add`, issues),
     capDrop: strList(s.cap_drop, `${path}.cap_drop`, issues),
     privileged: bool(s.privileged, `${path}.privileged`, issues) ?? false,
