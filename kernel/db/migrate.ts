@@ -59,9 +59,13 @@ export class NewerDatabaseError extends Error {
 export async function migrate(db: Database, sets: readonly MigrationSet[], log: Logger): Promise<void> {
   const client = await db.pool.connect();
   try {
+    // every set is read first: a database a newer version migrated is refused before anything is applied to it
+    const todo: MigrationSet[] = [];
     for (const set of sets) {
       if (!existsSync(set.dir)) throw new Error(`migrations of ${set.owner}: folder ${set.dir} does not exist`);
-      if (!(await pending(client, set))) continue;
+      if (await pending(client, set)) todo.push(set);
+    }
+    for (const set of todo) {
       const before = set.prefix ? await relations(client) : undefined;
       const { runner } = await import('node-pg-migrate');
       const applied = await runner({
