@@ -26,13 +26,30 @@ export function migrationDir(dir: string | URL): string {
 
 const tableOf = (set: MigrationSet) => `pgmigrations_${set.owner.replace(/-/g, '_')}`;
 
-/** true when a set has a file its migrations table does not list (or no table yet) */
+/**
+ * true when a set has a file its migrations table does not list (or no table yet). A table that lists a migration this
+ * version has no file for was written by a newer Dockwright: that is an error, as this version would run on a schema
+ * it does not know.
+ */
 async function pending(client: pg.PoolClient, set: MigrationSet): Promise<boolean> {
   const files = readdirSync(set.dir).filter((f) => /\.(sql|js|cjs|mjs|ts)$/.test(f)).map((f) => basename(f, extname(f)));
   const { rows } = await client.query<{ names: string[] | null }>(
-    `SELECT CASE WHEN to_regclass($1) IS NULL THEN NULL ELSE (SELECT array_agg(name) FROM ${tableOf(set)}) END AS names`, [`public.${tableOf(set)}`]).catch(() => ({ rows: [{ names: null }] }));
+    `SELECT CASE WHEN to_regclass($1) IS NULL THEN NULL ELSE (SELECT coalesce(array_agg(name), '{}') FROM ${tableOf(set)}) END AS names`, [`public.${tableOf(set)}`]).catch(() => ({ rows: [{ names: null }] }));
   const applied = new Set(rows[0]?.names ?? []);
+  const known = new Set(files);
+  const unknown = [...applied].filter((name) => !known.has(name)).sort();
+  if (unknown.length) throw new NewerDatabaseError(set.owner, tableOf(set), unknown);
   return rows[0]?.names === null || files.some((f) => !applied.has(f));
+}
+
+/** the database was migrated by a newer version than this one: it stops instead of starting */
+export class NewerDatabaseError extends Error {
+  constructor(readonly owner: string, readonly table: string, readonly unknown: readonly string[]) {
+    super(`the database was migrated by a newer version of Dockwright: ${owner === 'kernel' ? 'the kernel' : `the plugin "${owner}"`} has applied ` +
+      `${unknown.length === 1 ? 'migration' : 'migrations'} ${unknown.join(', ')} (table ${table}), which this version does not know. ` +
+      'Run the newer version again, or restore a database backup made by this version; this version does not start on it');
+    this.name = 'NewerDatabaseError';
+  }
 }
 
 /**
@@ -42,9 +59,13 @@ async function pending(client: pg.PoolClient, set: MigrationSet): Promise<boolea
 export async function migrate(db: Database, sets: readonly MigrationSet[], log: Logger): Promise<void> {
   const client = await db.pool.connect();
   try {
+    // every set is read first: a database a newer version migrated is refused before anything is applied to it
+    const todo: MigrationSet[] = [];
     for (const set of sets) {
       if (!existsSync(set.dir)) throw new Error(`migrations of ${set.owner}: folder ${set.dir} does not exist`);
-      if (!(await pending(client, set))) continue;
+      if (await pending(client, set)) todo.push(set);
+    }
+    for (const set of todo) {
       const before = set.prefix ? await relations(client) : undefined;
       const { runner } = await import('node-pg-migrate');
       const applied = await runner({

@@ -1,6 +1,6 @@
 // A project's networks and volumes (created on deploy, labelled as ours) and taking a project down: stop, remove, volumes.
 import type Dockerode from 'dockerode';
-import type { DeployIo, NormalizedNetwork, NormalizedVolume } from './types.ts';
+import type { DeployIo, InstallationVolume, NormalizedNetwork, NormalizedVolume } from './types.ts';
 import { reasonOf, statusOf } from './client.ts';
 import { beforeStop } from './hooks.ts';
 import { bareName, composeLabelsFor, filterFor, isOurs, label, ownershipOf } from './labels.ts';
@@ -118,16 +118,68 @@ export async function takeDown(deps: ResourceDeps, project: string, io: DeployIo
   return removed.sort();
 }
 
-export async function removeVolumes({ docker, installation }: Owned, project: string, io: DeployIo): Promise<void> {
+/** removes the project's named volumes (this installation's); answers their names */
+export async function removeVolumes({ docker, installation }: Owned, project: string, io: DeployIo): Promise<string[]> {
   const { Volumes } = await docker.listVolumes({ filters: filterFor.project(project) });
   const failures: string[] = [];
+  const removed: string[] = [];
   for (const v of (Volumes ?? []).filter((x) => isOurs(x.Labels, installation))) {
     try {
       await docker.getVolume(v.Name).remove();
+      removed.push(v.Name);
       io.log(`volume ${v.Name} removed`);
     } catch (err) {
       if (statusOf(err) !== 404) failures.push(`${v.Name}: ${reasonOf(err)}`);
     }
   }
   if (failures.length) throw new Error(`some volumes of "${project}" could not be removed: ${failures.join('; ')}`);
+  return removed.sort();
+}
+
+/**
+ * This installation's named volumes (adopted ones included), each with its project. Sizes and the number of containers
+ * using each come from the engine's `GET /system/df`, which walks every volume's data: only when asked.
+ */
+export async function installationVolumes({ docker, installation }: Owned, opts: { size: boolean }): Promise<InstallationVolume[]> {
+  const [{ Volumes }, usage] = await Promise.all([
+    docker.listVolumes({ filters: filterFor.managed() }),
+    opts.size ? docker.df() as Promise<{ Volumes?: { Name: string; UsageData?: { Size: number; RefCount: number } | null }[] | null }> : Promise.resolve(null),
+  ]);
+  const used = new Map((usage?.Volumes ?? []).map((v) => [v.Name, v.UsageData]));
+  return (Volumes ?? []).flatMap((v): InstallationVolume[] => {
+    const owner = ownershipOf(v.Labels, installation);
+    if (owner.owner !== 'this') return [];
+    const data = used.get(v.Name);
+    // the engine answers -1 for what it could not measure
+    const known = (n: number | undefined) => (n === undefined || n < 0 ? null : n);
+    return [{
+      name: v.Name, project: owner.project, driver: v.Driver, createdAt: (v as { CreatedAt?: string }).CreatedAt ?? null,
+      size: opts.size ? known(data?.Size) : null, containers: opts.size ? known(data?.RefCount) : null,
+    }];
+  }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/** the project of one of this installation's volumes; null when there is no such volume or it is not this installation's */
+export async function volumeProject({ docker, installation }: Owned, name: string): Promise<string | null> {
+  try {
+    const info = await docker.getVolume(name).inspect();
+    const owner = ownershipOf(info.Labels ?? undefined, installation);
+    return owner.owner === 'this' ? owner.project : null;
+  } catch (err) {
+    if (statusOf(err) === 404) return null;
+    throw err;
+  }
+}
+
+/** removes one volume of this installation: `absent` when it is gone (or not ours), `in-use` when a container uses it */
+export async function removeVolume(deps: Owned, name: string): Promise<'removed' | 'absent' | 'in-use'> {
+  if ((await volumeProject(deps, name)) === null) return 'absent';
+  try {
+    await deps.docker.getVolume(name).remove();
+    return 'removed';
+  } catch (err) {
+    if (statusOf(err) === 404) return 'absent';
+    if (statusOf(err) === 409) return 'in-use';
+    throw err;
+  }
 }

@@ -9,7 +9,7 @@ import { deployProject } from './deploy.ts';
 import { builtImageId, type BuilderChoice } from './build.ts';
 import { imageId, pullImage, pushImage, refusedImages, registryHost, registryRefusal, type ImageDeps } from './images.ts';
 import { filterFor, ownershipOf } from './labels.ts';
-import { removeVolumes, takeDown } from './resources.ts';
+import { installationVolumes, removeVolume, removeVolumes, takeDown, volumeProject } from './resources.ts';
 import { removeServiceFiles, type SecretsDir } from './secrets.ts';
 import { containerNameHolders, engineState, projectStatus, publishedPorts, servicesOfProjects } from './status.ts';
 import { projectNamePattern } from './compose/load.ts';
@@ -74,6 +74,13 @@ export function createRuntime(opts: RuntimeOptions): DockerRuntime {
     }
   };
 
+  async function projectVolumes(name: string) {
+    checkName(name);
+    const { Volumes } = await docker.listVolumes({ filters: filterFor.project(name) });
+    return (Volumes ?? []).filter((v) => ownershipOf(v.Labels, installation).owner === 'this')
+      .map((v) => ({ name: v.Name, driver: v.Driver, mountpoint: v.Mountpoint })).sort((a, b) => compareText(a.name, b.name));
+  }
+
   return {
     docker,
     endpoint: opts.endpoint,
@@ -93,7 +100,10 @@ export function createRuntime(opts: RuntimeOptions): DockerRuntime {
       checkName(name);
       await settling(name, () => takeDown(resources, name, io, { volumes }));
       removeServiceFiles(opts.secretsDir, name);
-      if (volumes) await removeVolumes(resources, name, io);
+      if (volumes) return { volumes: { kept: [], removed: await removeVolumes(resources, name, io) } };
+      const kept = (await projectVolumes(name)).map((v) => v.name);
+      if (kept.length) io.log(`volumes kept: ${kept.join(', ')}`);
+      return { volumes: { kept, removed: [] } };
     },
     async pull(project, io) {
       const loaded = loadOrThrow(project);
@@ -122,12 +132,10 @@ export function createRuntime(opts: RuntimeOptions): DockerRuntime {
     push: (image, target, io) => pushImage(images, image, target, io),
     refusedImages: (services) => refusedImages(images, services),
     registryRefusal: (ref) => registryRefusal(opts.outbound, registryHost(ref)),
-    async volumes(name) {
-      checkName(name);
-      const { Volumes } = await docker.listVolumes({ filters: filterFor.project(name) });
-      return (Volumes ?? []).filter((v) => ownershipOf(v.Labels, installation).owner === 'this')
-        .map((v) => ({ name: v.Name, driver: v.Driver, mountpoint: v.Mountpoint })).sort((a, b) => compareText(a.name, b.name));
-    },
+    volumes: projectVolumes,
+    installationVolumes: (o) => installationVolumes(resources, o),
+    volumeProject: (name) => volumeProject(resources, name),
+    removeVolume: (name) => removeVolume(resources, name),
     async status(names) {
       if (!names.length) return new Map();
       const rows = opts.watch?.containers();

@@ -314,14 +314,27 @@ export interface DeployResult {
   removed: string[];
 }
 
+/** a named volume of this installation */
+export interface InstallationVolume {
+  name: string;
+  /** the compose project (stack) that created it */
+  project: string;
+  driver: string;
+  createdAt: string | null;
+  /** bytes, when sizes were asked for and the engine could measure them */
+  size: number | null;
+  /** how many containers use it, when sizes were asked for */
+  containers: number | null;
+}
+
 export interface DockerRuntime {
   /** pure: no Docker calls (reads env_file from the workdir) */
   load(project: ComposeProject): LoadedCompose;
   deploy(project: ComposeProject, io: DeployIo): Promise<DeployResult>;
   /** removes containers (and project networks), keeps volumes */
   stop(name: string, io: DeployIo): Promise<{ removed: string[] }>;
-  /** stop + optionally the volumes */
-  remove(name: string, io: DeployIo, opts: { volumes: boolean }): Promise<void>;
+  /** stop + optionally the volumes; answers the project's named volumes kept and removed */
+  remove(name: string, io: DeployIo, opts: { volumes: boolean }): Promise<{ volumes: { kept: string[]; removed: string[] } }>;
   pull(project: ComposeProject, io: DeployIo): Promise<{ images: { image: string; before: string | null; after: string; changed: boolean }[] }>;
   /** builds a service's image from its build context as a deploy does (base images pulled with the saved logins), tagged with the service's image name; answers the image id */
   build(service: NormalizedService, io: DeployIo): Promise<string>;
@@ -337,6 +350,12 @@ export interface DockerRuntime {
   push(image: string, target: { repository: string; tag: string }, io: DeployIo): Promise<{ reference: string; digest: string }>;
   /** the named volumes the project created (one list call), with where the engine keeps their data on this host */
   volumes(name: string): Promise<{ name: string; driver: string; mountpoint: string }[]>;
+  /** every named volume of this installation with its project; size and containers (from `GET /system/df`) only when asked, null otherwise */
+  installationVolumes(opts: { size: boolean }): Promise<InstallationVolume[]>;
+  /** the project of one of this installation's volumes; null when absent or another installation's (or not Dockwright's) */
+  volumeProject(name: string): Promise<string | null>;
+  /** removes one of this installation's volumes: `in-use` (nothing removed) when a container uses it */
+  removeVolume(name: string): Promise<'removed' | 'absent' | 'in-use'>;
   /**
    * The containers of these projects (this installation's). Like `containers`, from memory while the engine's events
    * stream is followed, else ONE list call for all projects; never sizes. The lists are frozen: reads share them until

@@ -43,6 +43,8 @@ export interface Core {
   jobs: { deploy: JobHandle<{ stack: string }>; stop: JobHandle<{ stack: string }>; pull: JobHandle<{ stack: string }>; remove: JobHandle<{ stack: string; revision: number; volumes: boolean }>; autoupdate: JobHandle<{ stack: string }> };
   /** queues a job on the stack's serial key and remembers it on the stack */
   start(kind: 'deploy' | 'stop' | 'pull' | 'autoupdate', stack: string, actor: Actor, attach?: boolean): Promise<Awaited<ReturnType<JobHandle<unknown>['enqueue']>>>;
+  /** the names of the stack's named volumes on the engine; null when the engine does not answer */
+  volumesOf(stack: string): Promise<string[] | null>;
   sources: StackSource[];
   runtimes: StackRuntime[];
   hooks: StackHook[];
@@ -148,7 +150,7 @@ export function createCore(ctx: PluginContext, deps: { runtime: DockerRuntime; s
         const { stack, revision, volumes } = job.input;
         if ((await ctx.revisions.current('stack', stack)) !== revision) throw new Error(`stack ${stack} changed since revision ${revision}: read it again and retry`);
         await others((r) => r.remove(stack, { log: job.log, signal: job.signal }));
-        await runtime.remove(stack, { log: job.log, signal: job.signal }, { volumes });
+        const { volumes: named } = await runtime.remove(stack, { log: job.log, signal: job.signal }, { volumes });
         await ctx.revisions.remove({
           kind: 'stack', key: stack, expected: revision,
           apply: async (tx) => {
@@ -158,14 +160,16 @@ export function createCore(ctx: PluginContext, deps: { runtime: DockerRuntime; s
         });
         await Promise.all([deployKind, pushKind].map((kind) => ctx.actionTokens.revoke(kind, stack)));
         ctx.events.emit('stack.removed', { stack });
-        job.log(`stack ${stack} removed${volumes ? ' with its volumes' : '; its volumes are kept'}`);
-        return { removed: stack, volumes };
+        job.log(`stack ${stack} removed${volumes ? ' with its volumes' : named.kept.length ? `; its volumes are kept (${named.kept.join(', ')}): DELETE /api/v1/volumes/{name} removes one` : ''}`);
+        // the named volumes either way: what was kept stays on the engine (GET /api/v1/volumes) until removed on purpose
+        return { removed: stack, volumes: named };
       },
     })),
   };
 
   return {
     jobs,
+    volumesOf: async (stack) => (await runtime.volumes(stack).catch(() => null))?.map((v) => v.name) ?? null,
     sources,
     runtimes,
     hooks,

@@ -9,6 +9,7 @@ import { builtInRules, dockerDefaultCapabilities, safeNetworkOptions, safeSecuri
 import { createStore } from './store.ts';
 import { Templates } from './templates.ts';
 import { stackView, statusOf } from './view.ts';
+import { volumeRoutes } from './volumes.ts';
 import { deployWebhook } from './webhook.ts';
 
 export type { Need, PlatformRule, StackHook, StackSource, StackTemplate, StacksApi } from './api.ts';
@@ -68,6 +69,7 @@ export default definePlugin({
     const describe = async (stack: string) => Object.assign({ source: null }, ...(await Promise.all(describers.map((d) => d(stack)))));
 
     for (const route of stackRoutes({ ctx, core, store, templates, autoupdateCron: options.autoupdateCron, describe })) ctx.routes.add(route);
+    for (const route of volumeRoutes({ runtime, store })) ctx.routes.add(route);
     for (const route of deployWebhook({ ctx, core, store, windowSeconds: options.webhookWindowSeconds, waitSeconds: options.webhookWaitSeconds })) ctx.webhooks.add(route);
 
     // a stack's containers, jobs and activity are as visible, and as usable, as the stack; what is no stack (any more) is for admins

@@ -16,6 +16,13 @@ const Values = Type.Record(Type.String({ pattern: VariableName }), Type.String({
 // the compose loader's own content limit (composeLimits.maxLength): what it can load and judge in milliseconds
 const Compose = Type.String({ maxLength: 256 * 1024 });
 const Settings = Type.Record(Type.String(), Type.Unknown());
+/** a yes/no query parameter as written in a URL: ?volumes=1 (or true; 0 or false, or absent, is no) */
+export const Flag = (description: string) => Type.Optional(Type.Union([Type.Literal('1'), Type.Literal('true'), Type.Literal('0'), Type.Literal('false')], { description }));
+export const isOn = (flag: string | undefined): boolean => flag === '1' || flag === 'true';
+const VolumeFates = Type.Object({
+  kept: Type.Array(Type.String(), { description: 'named volumes left on the engine' }),
+  removed: Type.Array(Type.String(), { description: 'named volumes removed with the stack' }),
+});
 const RevisionEntry = { id: Type.Integer(), revision: Type.Integer(), author: ActorSchema, message: Nullable(Type.String()), createdAt: Type.String() };
 
 export interface RouteDeps {
@@ -111,19 +118,27 @@ export function stackRoutes({ ctx, core, store, templates, autoupdateCron, descr
     }),
     defineRoute({
       method: 'DELETE', path: '/stacks/:name', scopes: ['stacks:write'], params: Params, revision: 'required',
-      query: Type.Object({ volumes: Type.Optional(Type.Boolean({ description: 'also remove the named volumes (default: keep them)' })) }),
-      summary: 'Stop and remove a stack (a job; answers when it is done, or 202 with the job after 30 s)',
+      query: Type.Object({ volumes: Flag('also remove the named volumes (default: keep them; GET /volumes lists what was kept)') }),
+      summary: 'Stop and remove a stack (a job; answers when it is done, or 202 with the job after 30 s); its named volumes are kept unless ?volumes=1',
+      description: 'Either answer names the stack\'s named volumes: `volumes.kept` stay on the engine (listed by GET /volumes, removed one by one with DELETE /volumes/{name}), `volumes.removed` are gone. The 202 answer names those the stack has when the call is made, by what the job will do with them; the job\'s result names them as done.',
       activity: 'stack.delete', resource: 'stack:{name}', status: 200, successes: [202],
-      response: Type.Object({ removed: Type.String(), jobId: Type.String() }), responses: { 202: JobAcceptedSchema },
+      response: Type.Object({ removed: Type.String(), jobId: Type.String(), volumes: VolumeFates }),
+      responses: { 202: Type.Object({ ...JobAcceptedSchema.properties, volumes: VolumeFates }) },
       handler: async ({ params, query, revision, principal }) => {
         const row = await stackFor(params.name, principal, 'write');
         if (row.revision !== revision) throw problem(412, `stack "${params.name}" is at revision ${row.revision}; read it again and retry`, { code: 'stale-revision', extra: { currentRevision: row.revision } });
-        const job = await core.jobs.remove.enqueue({ stack: params.name, revision: revision!, volumes: query.volumes ?? false },
+        const volumes = isOn(query.volumes);
+        // named before the job runs, for a 202 answer; the job's result names them as done
+        const named = (await core.volumesOf(params.name)) ?? [];
+        const job = await core.jobs.remove.enqueue({ stack: params.name, revision: revision!, volumes },
           { actor: principal.actor, resource: resourceOf(params.name), serialKey: resourceOf(params.name) });
         const done = await ctx.jobs.wait(job.id, 30_000);
-        if (!done?.done) return reply(202, { ...job, jobId: job.id }, { Location: `/api/v1/jobs/${job.id}` });
+        if (!done?.done) {
+          return reply(202, { ...job, jobId: job.id, volumes: volumes ? { kept: [], removed: named } : { kept: named, removed: [] } }, { Location: `/api/v1/jobs/${job.id}` });
+        }
         if (done.status !== 'succeeded') throw problem(409, `removing stack "${params.name}" failed: ${done.error}`, { extra: { jobId: done.id } });
-        return { removed: params.name, jobId: done.id };
+        const result = done.result as { volumes: { kept: string[]; removed: string[] } };
+        return { removed: params.name, jobId: done.id, volumes: result.volumes };
       },
     }),
     defineRoute({
