@@ -2,6 +2,7 @@
 import type Dockerode from 'dockerode';
 import { definePlugin, defineRoute, Problem, problem, streamReply, Type, type Principal, compareText } from '../../sdk/index.ts';
 import { dockerPlugin } from '../docker/api.ts';
+import { runSession } from './exec.ts';
 import { logsStream, parseSince } from './logs.ts';
 import { ContainerSchema, toView, type ContainerView } from './view.ts';
 
@@ -16,7 +17,7 @@ const Action = Type.Composite([ContainerSchema, Type.Object({ changed: Type.Bool
 export default definePlugin({
   name: 'containers',
   version: '1.0.0',
-  description: 'Containers: list, start, stop, restart, logs',
+  description: 'Containers: list, start, stop, restart, logs, console, resource use',
   requires: [dockerPlugin],
   setup(ctx) {
     const runtime = ctx.deps.docker;
@@ -26,6 +27,8 @@ export default definePlugin({
       'containers:read': { description: 'list containers and their state', role: 'viewer' },
       'containers:write': { description: 'start, stop and restart containers', role: 'operator' },
       'containers:logs': { description: 'read container logs', role: 'operator' },
+      'containers:exec': { description: 'run a console (a shell or a command with a TTY) in a container', role: 'operator' },
+      'containers:stats': { description: 'read the CPU, memory, network and disk use of containers', role: 'viewer' },
     });
 
     // what was done to a container (activity `container:<id or name>`) is as visible as the container: its stack's access
@@ -172,6 +175,33 @@ export default definePlugin({
         } catch (err) {
           return fail(err, params.id);
         }
+      },
+    }));
+
+    ctx.routes.add(defineRoute({
+      method: 'GET', path: '/containers/:id/exec', scopes: ['containers:exec'], params: Id, websocket: true, errors: [403, 404, 409, 426, 503],
+      summary: 'A console in a running container: a WebSocket to a shell (or a command) with a TTY',
+      description: 'Upgraded to a WebSocket (RFC 6455). Text frames carry the input and the TTY\'s output. The first frame may be `{ "cmd": ["ls", "-l"] }` '
+        + 'to run a command instead of `sh` (without it, the shell starts after 300 ms, or at once with the first frame of input); '
+        + '`{ "resize": { "cols": 120, "rows": 40 } }` resizes the terminal at any time. The connection closes (1000, reason `exit N`) when the command ends; '
+        + 'closing it ends the session. Scripts authenticate with a bearer token; the portal with its session cookie, its CSRF value as the query '
+        + 'parameter `csrf`, and its own Origin. Every session is in the activity log (`containers.exec`: started, then its end with the command, '
+        + 'start, end and exit code); input and output never are. ' + refusals,
+      handler: async ({ params, principal, log, upgrade }) => {
+        const info = await actOn(params.id, principal);
+        if (!info.State.Running) throw problem(409, `container "${params.id}" is not running: start it first`);
+        const resource = `container:${params.id}`;
+        const startedAt = new Date();
+        const ws = upgrade();
+        let command: readonly string[] = [];
+        void runSession(docker, info.Id, ws, (cmd) => {
+          command = cmd;
+          ctx.activity.record({ actor: principal.actor, action: 'containers.exec', resource, result: 'started', detail: { command: cmd, container: info.Id, startedAt: startedAt.toISOString() } })
+            .catch((err) => log.error({ err }, 'recording activity failed'));
+        }).then((end) => ctx.activity.record({
+          actor: principal.actor, action: 'containers.exec', resource, result: end.error ? 'failed' : 'ok',
+          detail: { command, container: info.Id, startedAt: startedAt.toISOString(), endedAt: new Date().toISOString(), exitCode: end.exitCode, ...(end.error ? { error: end.error } : {}) },
+        })).catch((err) => log.error({ err }, 'the console session failed'));
       },
     }));
   },
