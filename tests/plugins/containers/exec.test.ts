@@ -136,3 +136,14 @@ test('every session is in the activity log with its command, start and end; neve
   const all = JSON.stringify((await s.api('GET', '/api/v1/activity?limit=1000')).body);
   assert.ok(!all.includes('secret-typed'), 'neither the input nor the output is logged');
 });
+
+// last: it stops the server
+test('a restart of the service closes open sessions with 1001 instead of waiting out the grace', async () => {
+  const { ws, text, closed } = await open(`/api/v1/containers/${container}/exec`, { Authorization: `Bearer ${s.admin}` });
+  ws.send('echo still-here\n');
+  await until(async () => text().includes('still-here'), 10_000, 'the echo');
+  const started = Date.now();
+  await s.stop();
+  assert.equal((await closed).code, 1001);
+  assert.ok(Date.now() - started < 5000, `stopped in ${Date.now() - started} ms`);
+});
