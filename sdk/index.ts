@@ -83,6 +83,26 @@ export interface RouteRequest<P, Q, B, Rev extends number | undefined = number |
   /** aborted when the client goes away. */
   signal: AbortSignal;
   log: Logger;
+  /**
+   * a `websocket` route: completes the handshake (101) and hands over the connection; call it after the checks that
+   * may refuse the request, which are then answered as usual. Throws on other routes.
+   */
+  upgrade(): WebSocketPeer;
+}
+
+/** one WebSocket connection of a `websocket` route (RFC 6455, no extensions): text messages both ways */
+export interface WebSocketPeer {
+  /** false while the connection is open but the text waits in memory: wait for 'drain' before sending more */
+  send(text: string | Buffer): boolean;
+  /** a close frame with the code and reason; 'close' follows at once */
+  close(code?: number, reason?: string): void;
+  readonly open: boolean;
+  on(event: 'message', listener: (text: string) => void): this;
+  on(event: 'close', listener: (code: number, reason: string) => void): this;
+  on(event: 'drain', listener: () => void): this;
+  once(event: 'close', listener: (code: number, reason: string) => void): this;
+  once(event: 'drain', listener: () => void): this;
+  removeListener(event: 'message', listener: (text: string) => void): this;
 }
 
 const replyMark = Symbol.for('dockwright.reply');
@@ -151,6 +171,12 @@ export interface RouteDef<P extends TSchema, Q extends TSchema, B extends TSchem
   upload?: boolean;
   /** keep the raw body bytes (signature checks); JSON is still parsed into `body`. */
   rawBody?: boolean;
+  /**
+   * a GET upgraded to a WebSocket: the handler calls `upgrade()` once its checks pass. Auth, scopes and the rate limit
+   * are the same as any route's; a portal session gives its CSRF value as the query parameter `csrf` (a browser's
+   * WebSocket sends no headers of its own) and its Origin must be this service's. Without an upgrade request: 426.
+   */
+  websocket?: boolean;
   /** a paged list: adds ?limit and ?cursor, and the handler returns a Page. */
   page?: boolean;
   /** the shape of this paged route's cursor (default: an opaque string up to 200 characters); a cursor of another shape is a 400. */

@@ -44,6 +44,8 @@ export function drainable(server: Server): Drain {
     get inFlight() { return active.size; },
     async drain(graceMs) {
       draining = true;
+      // what holds a connection open beyond one answer (a WebSocket) closes it now
+      server.emit('draining');
       // those still working end their connection with their answer
       for (const res of active) if (!res.headersSent) res.shouldKeepAlive = false;
       if (active.size > 0) {

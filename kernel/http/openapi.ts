@@ -17,6 +17,7 @@ const errorText: Record<number, string> = {
   415: 'the body is not JSON',
   422: 'refused by the platform rules (one errors[] element per broken rule)',
   428: 'the write did not name its base revision',
+  426: 'a WebSocket route asked without a WebSocket upgrade (version 13)',
   429: 'a rate limit (per token, per address after failed authentications, per webhook address or resource) or a webhook window is exceeded; Retry-After says when to retry',
   503: 'a backing service is unreachable: the database (a restart or failover; Retry-After says when to retry) or the Docker engine; or the service is shutting down (code shutting-down, Retry-After: its restart)',
   507: 'the disk (or quota) this write needed is full, the database\'s included: the write was not completed (type …/disk-full)',
@@ -57,6 +58,7 @@ function errorStatuses(entry: CompiledRoute): number[] {
   if (route.revision) [409, 412].forEach((s) => statuses.add(s));
   if (route.revision === 'required') statuses.add(428);
   if (route.path.includes(':')) statuses.add(404);
+  if (route.websocket) statuses.add(426);
   // every operation meets the database (its token, its resource, its activity entry), which may be restarting
   statuses.add(503);
   // whatever writes (a file, a row, a job) can meet a full disk
@@ -66,14 +68,14 @@ function errorStatuses(entry: CompiledRoute): number[] {
 
 function operation(entry: CompiledRoute): Record<string, unknown> {
   const { route } = entry;
-  const success = route.status ?? 200;
+  const success = route.status ?? (route.websocket ? 101 : 200);
   const contentOf = (schema: TSchema | undefined) => schema && { [route.mediaType ?? 'application/json']: { schema: route.page ? { type: 'array', items: plain(schema) } : plain(schema) } };
   const limited = entry.mount === 'webhook' || !route.upload;
   const responses: Record<string, unknown> = {};
   for (const s of [success, ...(route.successes ?? [])]) {
     const content = contentOf(route.responses?.[s] ?? route.response);
     responses[s] = {
-      description: s === 202 && s !== success ? 'accepted: the work goes on as a job' : route.page ? 'one page; the next page is announced in the Link header' : 'success',
+      description: s === 101 ? 'switching protocols: the connection is a WebSocket from here on' : s === 202 && s !== success ? 'accepted: the work goes on as a job' : route.page ? 'one page; the next page is announced in the Link header' : 'success',
       ...(limited ? { headers: rateHeaders } : {}),
       ...(content ? { content } : {}),
     };
@@ -110,6 +112,7 @@ function operation(entry: CompiledRoute): Record<string, unknown> {
     ...(route.scopes ? { 'x-required-scopes': route.scopes } : {}),
     ...(route.optionalScopes ? { 'x-optional-scopes': route.optionalScopes } : {}),
     ...(route.upload ? { 'x-rate-limit-exempt': true } : {}),
+    ...(route.websocket ? { 'x-websocket': true } : {}),
   };
 }
 

@@ -12,6 +12,11 @@ export const PageQuery = {
   cursor: Type.Optional(Type.String({ maxLength: 200, description: 'opaque cursor from the Link header of the previous page' })),
 };
 
+/** what a WebSocket route's query also takes: a browser's WebSocket cannot send the CSRF header */
+export const WebSocketQuery = {
+  csrf: Type.Optional(Type.String({ maxLength: 200, description: 'a portal session\'s CSRF value (what X-Dockwright-CSRF holds elsewhere): a browser\'s WebSocket sends no headers of its own' })),
+};
+
 export interface CompiledRoute {
   owner: string;
   mount: Mount;
@@ -23,6 +28,10 @@ export interface CompiledRoute {
 
 /** `Type.Object` query schemas of paged routes gain limit and cursor. */
 function queryOf(route: AnyRoute): TSchema | undefined {
+  if (route.websocket) {
+    const base = (route.query as { properties?: Record<string, TSchema> } | undefined)?.properties ?? {};
+    return Type.Object({ ...base, ...WebSocketQuery }, { additionalProperties: false });
+  }
   if (!route.page) return route.query;
   const base = (route.query as { properties?: Record<string, TSchema> } | undefined)?.properties ?? {};
   const cursor = route.cursor ? { cursor: Type.Optional(Type.Unsafe({ ...route.cursor, description: PageQuery.cursor.description })) } : {};
@@ -39,6 +48,7 @@ export class RouteTable {
     const auth = [route.public, route.authenticated, route.scopes?.length, route.actionToken].filter(Boolean).length;
     if (auth !== 1) throw new Error(`${where}: a route needs exactly one of scopes, authenticated, public or actionToken`);
     if (route.optionalScopes?.length && !route.authenticated) throw new Error(`${where}: optionalScopes widen an authenticated route; with scopes, list them there`);
+    if (route.websocket && (route.method !== 'GET' || route.page || route.body || !route.scopes?.length)) throw new Error(`${where}: a websocket route is a GET with scopes, without page or body`);
     if (mount === 'api' && route.actionToken) throw new Error(`${where}: action-token routes belong under webhooks`);
     if (route.actionToken && !route.path.includes(`:${route.actionToken.param}`)) throw new Error(`${where}: actionToken param :${route.actionToken.param} is not in the path`);
     const fullPath = mountBase[mount] + route.path;

@@ -1,5 +1,6 @@
 // The HTTP server: routing and the pipeline request id → rate limit → auth → scope → validate → revision → handler → reply.
-import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, STATUS_CODES, ServerResponse, type IncomingMessage, type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import { pipeline } from 'node:stream/promises';
 import { parse as parseQuery } from 'node:querystring';
@@ -7,7 +8,7 @@ import type { Actor, ActivityApi, Logger, Page, Principal } from '../../sdk/inde
 import { diskFull, isProblem, isReply, Problem, problem } from '../../sdk/index.ts';
 import type { RateDecision, RateLimiter } from '../rate-limit.ts';
 import { hashToken, tokenPrefix, wellFormed } from '../auth/tokens.ts';
-import { sessionBudgetKey } from '../auth/sessions.ts';
+import { csrfHeader, sessionBudgetKey } from '../auth/sessions.ts';
 import { actionTokenPrefix } from '../action-tokens.ts';
 import { isDatabaseUnavailable } from '../db/errors.ts';
 import { readBody } from './body.ts';
@@ -16,6 +17,7 @@ import { assertStorable, storable } from './storable.ts';
 import type { CompiledRoute, RouteTable } from './routes.ts';
 import type { Metrics, RouteMeter } from '../metrics.ts';
 import { noParams, Router } from './router.ts';
+import { acceptKey, validKey, WebSocketConnection } from './websocket.ts';
 
 /** the paging a route without `page` sees: the default, one frozen object rather than one per request */
 const defaultPage: { limit: number; cursor: string | undefined } = Object.freeze({ limit: 100, cursor: undefined });
@@ -50,7 +52,7 @@ export interface HttpDeps {
   metrics?: Metrics;
 }
 
-type Req = IncomingMessage & { params: Record<string, string>; query: Record<string, unknown>; path: string };
+type Req = IncomingMessage & { params: Record<string, string>; query: Record<string, unknown>; path: string; upgradeHead?: Buffer };
 
 const anonymous: Principal = Object.freeze({ actor: { kind: 'system' as const, name: 'anonymous' }, role: null, scopes: [], can: () => false });
 const unauthorizedHeaders = { 'WWW-Authenticate': 'Bearer realm="dockwright"' };
@@ -211,6 +213,38 @@ class Call {
   get log(): Logger {
     return (this.#requestLog ??= this.#log.child({ requestId: this.requestId }));
   }
+
+  /** set by the pipeline on a `websocket` route's upgrade request */
+  upgrader: (() => WebSocketConnection) | undefined;
+
+  /** a getter, so that a handler may take it out of its request (`({ upgrade }) => …`) like the other members */
+  get upgrade(): () => WebSocketConnection {
+    return () => {
+      if (!this.upgrader) throw new Error('upgrade() is only for websocket routes, and only once');
+      const upgrade = this.upgrader;
+      this.upgrader = undefined;
+      return upgrade();
+    };
+  }
+}
+
+/** a request asking for a WebSocket: an Upgrade request that came through the server's 'upgrade' event */
+function wantsWebSocket(req: Req): boolean {
+  return req.upgradeHead !== undefined && (req.headers.upgrade ?? '').toLowerCase() === 'websocket';
+}
+
+/**
+ * A portal session's WebSocket must come from the portal's own page: a browser sends the page's Origin, which must be
+ * this service's (the Host it was reached at, or its public URL). Another site's page could otherwise ride the cookie.
+ */
+function checkOrigin(req: IncomingMessage, baseUrl: string): void {
+  const origin = req.headers.origin;
+  let host: string | undefined;
+  try { host = origin ? new URL(origin).host : undefined; } catch { host = undefined; }
+  const ours = new Set([req.headers.host, (() => { try { return new URL(baseUrl).host; } catch { return undefined; } })()]);
+  if (!host || !ours.has(host)) {
+    throw problem(403, `a WebSocket on a portal session must come from this service's own pages (Origin ${origin ?? 'missing'})`, { code: 'origin' });
+  }
 }
 
 export function createHttpServer(deps: HttpDeps): Server {
@@ -272,8 +306,11 @@ export function createHttpServer(deps: HttpDeps): Server {
       }
 
       if (route.scopes?.length || route.authenticated) {
+        // a browser's WebSocket sends no headers of its own: its session's CSRF value comes as the query parameter csrf
+        if (route.websocket && bearer === undefined && req.headers[csrfHeader] === undefined && typeof req.query.csrf === 'string') req.headers[csrfHeader] = req.query.csrf;
         // without a bearer, a portal session cookie (with its CSRF header) may stand in for one
         const session = bearer === undefined ? await deps.session?.(req) : undefined;
+        if (route.websocket && session) checkOrigin(req, deps.clients.baseUrl(req));
         if (bearer === undefined && session === undefined) throw problem(401, 'missing bearer token: send Authorization: Bearer <token>', { headers: unauthorizedHeaders });
         const pending = bearer === undefined ? session! : tokenHash ? deps.authenticate(bearer, tokenHash) : null;
         const who = pending instanceof Promise ? await pending : pending;
@@ -325,7 +362,19 @@ export function createHttpServer(deps: HttpDeps): Server {
 
       const call = new Call(params, paging ? paging.rest : query, body, principal, req.headers, ip, requestId, revision,
         paging ? paging.page : defaultPage, route.rawBody || route.upload ? raw : undefined, req, res, deps.clients, log);
+      let upgraded = false;
+      if (route.websocket) {
+        if (!wantsWebSocket(req)) throw problem(426, 'this route is a WebSocket: send the upgrade request (Connection: Upgrade, Upgrade: websocket)', { headers: { Upgrade: 'websocket' } });
+        if (req.headers['sec-websocket-version'] !== '13') throw problem(426, 'this service speaks WebSocket version 13', { headers: { 'Sec-WebSocket-Version': '13' } });
+        const key = req.headers['sec-websocket-key'];
+        if (!validKey(key)) throw problem(400, 'Sec-WebSocket-Key must be 16 bytes in base64');
+        call.upgrader = () => {
+          upgraded = true;
+          return upgradeTo(req, res, acceptKey(key.trim()), answerHead(requestId, rate));
+        };
+      }
       const out = await route.handler(call as never);
+      if (upgraded) return;
 
       let status = route.status ?? (out === undefined ? 204 : 200);
       let payload: unknown = out;
@@ -377,6 +426,24 @@ export function createHttpServer(deps: HttpDeps): Server {
       .catch((err) => log.error({ err }, 'recording activity failed'));
   }
 
+  /** the open WebSocket connections: closed (1001) when the server drains for a restart */
+  const sockets = new Set<WebSocketConnection>();
+
+  /** answers 101 on the request's own socket and hands it to a WebSocket connection (the ServerResponse stays unwritten) */
+  function upgradeTo(req: Req, res: ServerResponse, accept: string, head: Head): WebSocketConnection {
+    const socket = req.socket as Duplex & { setNoDelay?(on: boolean): void; setTimeout?(ms: number): void };
+    const lines = ['HTTP/1.1 101 Switching Protocols', 'Upgrade: websocket', 'Connection: Upgrade', `Sec-WebSocket-Accept: ${accept}`];
+    for (let i = 0; i < head.length; i += 2) lines.push(`${head[i]}: ${head[i + 1]}`);
+    socket.write(`${lines.join('\r\n')}\r\n\r\n`);
+    res.statusCode = 101;
+    socket.setNoDelay?.(true);
+    socket.setTimeout?.(0);
+    const ws = new WebSocketConnection(socket, req.upgradeHead ?? Buffer.alloc(0));
+    sockets.add(ws);
+    ws.once('close', () => sockets.delete(ws));
+    return ws;
+  }
+
   const router = new Router<CompiledRoute>();
   const meters = new Map<CompiledRoute, RouteMeter>();
   for (const entry of deps.table.routes) {
@@ -384,7 +451,7 @@ export function createHttpServer(deps: HttpDeps): Server {
     if (deps.metrics) meters.set(entry, deps.metrics.route(entry.route.method, entry.fullPath));
   }
 
-  const server = createServer({ keepAliveTimeout: 5000 }, (incoming: IncomingMessage, res: ServerResponse) => {
+  const onRequest = (incoming: IncomingMessage, res: ServerResponse) => {
     const req = incoming as Req;
     const url = req.url ?? '/';
     const mark = url.indexOf('?');
@@ -409,6 +476,22 @@ export function createHttpServer(deps: HttpDeps): Server {
       if (!res.headersSent) sendProblem(res, problem(500, 'internal error'));
       else res.destroy();
     });
+  };
+  const server = createServer({ keepAliveTimeout: 5000 }, onRequest);
+  // an Upgrade request goes through the same pipeline (and the drain) as any: its answer, unless a WebSocket route
+  // upgrades it, is written on its socket, which then closes
+  server.on('upgrade', (incoming: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const res = new ServerResponse(incoming);
+    res.assignSocket(socket as never);
+    res.shouldKeepAlive = false;
+    res.once('finish', () => socket.end());
+    socket.on('error', () => socket.destroy());
+    (incoming as Req).upgradeHead = head;
+    server.emit('request', incoming, res);
+  });
+  // at a restart, the WebSocket sessions are told so (1001) and closed: the drain waits for them like for any request
+  server.on('draining', () => {
+    for (const ws of sockets) ws.close(1001, 'the service is restarting');
   });
   // what the HTTP parser refuses (NUL in a header, an unknown method, a broken request line) is a problem too
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {

@@ -2,7 +2,9 @@
 import type Dockerode from 'dockerode';
 import { definePlugin, defineRoute, Problem, problem, streamReply, Type, type Principal, compareText } from '../../sdk/index.ts';
 import { dockerPlugin } from '../docker/api.ts';
+import { runSession } from './exec.ts';
 import { logsStream, parseSince } from './logs.ts';
+import { StatsSchema, statsOnce, statsStream, type Stats } from './stats.ts';
 import { ContainerSchema, toView, type ContainerView } from './view.ts';
 
 const Id = Type.Object({
@@ -16,7 +18,7 @@ const Action = Type.Composite([ContainerSchema, Type.Object({ changed: Type.Bool
 export default definePlugin({
   name: 'containers',
   version: '1.0.0',
-  description: 'Containers: list, start, stop, restart, logs',
+  description: 'Containers: list, start, stop, restart, logs, console, resource use',
   requires: [dockerPlugin],
   setup(ctx) {
     const runtime = ctx.deps.docker;
@@ -26,6 +28,8 @@ export default definePlugin({
       'containers:read': { description: 'list containers and their state', role: 'viewer' },
       'containers:write': { description: 'start, stop and restart containers', role: 'operator' },
       'containers:logs': { description: 'read container logs', role: 'operator' },
+      'containers:exec': { description: 'run a console (a shell or a command with a TTY) in a container', role: 'operator' },
+      'containers:stats': { description: 'read the CPU, memory, network and disk use of containers', role: 'viewer' },
     });
 
     // what was done to a container (activity `container:<id or name>`) is as visible as the container: its stack's access
@@ -81,6 +85,21 @@ export default definePlugin({
       const { project } = owner;
       if ((await runtime.allowedProjects(principal, [project], 'read')).size === 0) throw problem(404, `there is no container "${id}"`);
       if ((await runtime.allowedProjects(principal, [project], 'deploy')).size === 0) throw problem(403, `your role on stack "${project}" does not allow acting on its containers`);
+      return info;
+    };
+
+    /** the container, when this caller may see it: as actOn, with reading the stack enough */
+    const readable = async (id: string, principal: Principal) => {
+      const info = await inspect(id);
+      const owner = runtime.ownership(info.Config.Labels);
+      if (owner.owner === 'other') {
+        throw problem(403, `container "${id}" belongs to another Dockwright installation on this engine (${owner.installation}): only that installation reads it`, { code: 'other-installation' });
+      }
+      if (owner.owner === 'none') {
+        if (principal.role !== 'admin') throw problem(403, `container "${id}" is not managed by Dockwright: only admins may read it`);
+        return info;
+      }
+      if ((await runtime.allowedProjects(principal, [owner.project], 'read')).size === 0) throw problem(404, `there is no container "${id}"`);
       return info;
     };
 
@@ -172,6 +191,84 @@ export default definePlugin({
         } catch (err) {
           return fail(err, params.id);
         }
+      },
+    }));
+
+    ctx.routes.add(defineRoute({
+      method: 'GET', path: '/containers/:id/exec', scopes: ['containers:exec'], params: Id, websocket: true, errors: [403, 404, 409, 426, 503],
+      summary: 'A console in a running container: a WebSocket to a shell (or a command) with a TTY',
+      description: 'Upgraded to a WebSocket (RFC 6455). Text frames carry the input and the TTY\'s output. The first frame may be `{ "cmd": ["ls", "-l"] }` '
+        + 'to run a command instead of `sh` (without it, the shell starts after 300 ms, or at once with the first frame of input); '
+        + '`{ "resize": { "cols": 120, "rows": 40 } }` resizes the terminal at any time. The connection closes (1000, reason `exit N`) when the command ends; '
+        + 'closing it ends the session. Scripts authenticate with a bearer token; the portal with its session cookie, its CSRF value as the query '
+        + 'parameter `csrf`, and its own Origin. Every session is in the activity log (`containers.exec`: started, then its end with the command, '
+        + 'start, end and exit code); input and output never are. ' + refusals,
+      handler: async ({ params, principal, log, upgrade }) => {
+        const info = await actOn(params.id, principal);
+        if (!info.State.Running) throw problem(409, `container "${params.id}" is not running: start it first`);
+        const resource = `container:${params.id}`;
+        const startedAt = new Date();
+        const ws = upgrade();
+        let command: readonly string[] = [];
+        void runSession(docker, info.Id, ws, (cmd) => {
+          command = cmd;
+          ctx.activity.record({ actor: principal.actor, action: 'containers.exec', resource, result: 'started', detail: { command: cmd, container: info.Id, startedAt: startedAt.toISOString() } })
+            .catch((err) => log.error({ err }, 'recording activity failed'));
+        }).then((end) => ctx.activity.record({
+          actor: principal.actor, action: 'containers.exec', resource, result: end.error ? 'failed' : 'ok',
+          detail: { command, container: info.Id, startedAt: startedAt.toISOString(), endedAt: new Date().toISOString(), exitCode: end.exitCode, ...(end.error ? { error: end.error } : {}) },
+        })).catch((err) => log.error({ err }, 'the console session failed'));
+      },
+    }));
+
+    const nameOf = (info: { Name?: string }) => (info.Name ?? '').replace(/^\//, '');
+    ctx.routes.add(defineRoute({
+      method: 'GET', path: '/containers/:id/stats', scopes: ['containers:stats'], params: Id, errors: [403, 404, 502, 503],
+      summary: 'A container\'s CPU, memory, network and disk use; follow=1 streams one snapshot a second as newline-delimited JSON until the client leaves',
+      description: 'The snapshot takes about a second: the engine reads the CPU twice to tell its use. With follow=1 the answer is `application/x-ndjson`, '
+        + 'one snapshot (this schema) per line. A stopped container answers zeros. '
+        + refusals.replace('the caller is no admin', 'the caller is no admin (viewers read the stats of the stacks they see)'),
+      query: Type.Object({ follow: Type.Optional(Flag) }),
+      response: StatsSchema,
+      handler: async ({ params, query, principal }) => {
+        const info = await readable(params.id, principal);
+        try {
+          if (on(query.follow)) return streamReply(await statsStream(docker, info.Id, nameOf(info)), 'application/x-ndjson', { 'Cache-Control': 'no-store' });
+          return await statsOnce(docker, info.Id, nameOf(info));
+        } catch (err) {
+          return fail(err, params.id);
+        }
+      },
+    }));
+
+    ctx.routes.add(defineRoute({
+      method: 'GET', path: '/stacks/:name/stats', scopes: ['containers:stats'], errors: [404, 502, 503],
+      params: Type.Object({ name: Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$' }) }),
+      summary: 'A stack\'s resource use: the totals of its running containers, and each one\'s snapshot',
+      response: Type.Object({
+        stack: Type.String(),
+        at: Type.String({ format: 'date-time' }),
+        cpuPercent: Type.Number({ minimum: 0, description: 'the sum of its containers\' (100 is one whole CPU)' }),
+        memory: Type.Object({ used: Type.Integer({ minimum: 0 }) }),
+        network: Type.Object({ rxBytes: Type.Integer({ minimum: 0 }), txBytes: Type.Integer({ minimum: 0 }) }),
+        blockIo: Type.Object({ readBytes: Type.Integer({ minimum: 0 }), writeBytes: Type.Integer({ minimum: 0 }) }),
+        containers: Type.Array(StatsSchema),
+      }),
+      handler: async ({ params, principal }) => {
+        if ((await runtime.allowedProjects(principal, [params.name], 'read')).size === 0) throw problem(404, `there is no stack "${params.name}"`);
+        const running = await runtime.containers({ project: params.name, state: 'running' });
+        const settled = await Promise.allSettled(running.map((c) => statsOnce(docker, c.Id, (c.Names?.[0] ?? '').replace(/^\//, ''))));
+        // a container that went away meanwhile is left out
+        const containers = settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : [])).sort((a, b) => compareText(a.name, b.name));
+        const sum = (f: (s: Stats) => number) => containers.reduce((n, s) => n + f(s), 0);
+        return {
+          stack: params.name, at: new Date().toISOString(),
+          cpuPercent: Math.round(sum((s) => s.cpuPercent) * 100) / 100,
+          memory: { used: sum((s) => s.memory.used) },
+          network: { rxBytes: sum((s) => s.network.rxBytes), txBytes: sum((s) => s.network.txBytes) },
+          blockIo: { readBytes: sum((s) => s.blockIo.readBytes), writeBytes: sum((s) => s.blockIo.writeBytes) },
+          containers,
+        };
       },
     }));
   },

@@ -1,0 +1,149 @@
+// The console over a WebSocket against a real engine: a shell and a command, resizing, the refusals before the upgrade, the portal's session with its CSRF value and Origin, the activity log.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { request } from 'node:http';
+import { randomBytes } from 'node:crypto';
+import { WebSocket } from 'undici';
+import { call, type TestServer } from '../../helpers/harness.ts';
+import { cleanupProjects, deployOk, startDockerServer, uniqueName, until } from '../docker/helpers.ts';
+
+const name = uniqueName('exec');
+let s: TestServer;
+let container: string;
+
+before(async () => {
+  s = await startDockerServer();
+  await deployOk(s, name, `
+services:
+  box:
+    image: dockwright-test/busybox:1
+    command: ["sleep", "3600"]
+    stop_grace_period: 1s
+`);
+  container = `${name}-box-1`;
+});
+after(async () => {
+  await s?.close();
+  await cleanupProjects(name);
+});
+
+const wsUrl = (path: string) => s.url.replace(/^http/, 'ws') + path;
+
+/** a WebSocket session: every text frame collected, the close code and reason once it ends */
+function open(path: string, headers: Record<string, string>): Promise<{ ws: WebSocket; text: () => string; closed: Promise<{ code: number; reason: string }> }> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(wsUrl(path), { headers } as never);
+    let out = '';
+    const closed = new Promise<{ code: number; reason: string }>((done) => ws.addEventListener('close', (e) => done({ code: e.code, reason: e.reason })));
+    ws.addEventListener('message', (e) => { out += String(e.data); });
+    ws.addEventListener('open', () => resolve({ ws, text: () => out, closed }));
+    ws.addEventListener('error', () => reject(new Error('the WebSocket did not open')));
+  });
+}
+
+/** the answer to an upgrade request when it is refused (or 101 when accepted) */
+function upgradeStatus(path: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(s.url + path, {
+      headers: { Connection: 'Upgrade', Upgrade: 'websocket', 'Sec-WebSocket-Version': '13', 'Sec-WebSocket-Key': randomBytes(16).toString('base64'), ...headers },
+    });
+    req.on('response', (res) => {
+      let body = '';
+      res.on('data', (c) => { body += c; });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('upgrade', (res, socket) => { socket.destroy(); resolve({ status: res.statusCode ?? 0, body: '' }); });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+test('a shell over the WebSocket with a bearer token: echo hi answers hi; resize is taken; exit closes with its code', async () => {
+  const { ws, text, closed } = await open(`/api/v1/containers/${container}/exec`, { Authorization: `Bearer ${s.admin}` });
+  ws.send(JSON.stringify({ resize: { cols: 100, rows: 30 } }));
+  ws.send('echo hi-$((40+2))\n');
+  await until(async () => text().includes('hi-42'), 10_000, `the echo in ${JSON.stringify(text())}`);
+  ws.send('stty size\n');
+  await until(async () => /30 100/.test(text()), 10_000, `the resized terminal in ${JSON.stringify(text())}`);
+  ws.send(JSON.stringify({ resize: { cols: 132, rows: 43 } }));
+  ws.send('stty size\n');
+  await until(async () => /43 132/.test(text()), 10_000, 'the second resize');
+  ws.send('exit 3\n');
+  const end = await closed;
+  assert.equal(end.code, 1000);
+  assert.equal(end.reason, 'exit 3');
+});
+
+test('a first frame { cmd } runs that command instead of the shell', async () => {
+  const { ws, text, closed } = await open(`/api/v1/containers/${container}/exec`, { Authorization: `Bearer ${s.admin}` });
+  ws.send(JSON.stringify({ cmd: ['echo', 'x-from-cmd'] }));
+  const end = await closed;
+  assert.match(text(), /x-from-cmd/);
+  assert.equal(end.reason, 'exit 0');
+});
+
+test('refusals come before the upgrade: a viewer 403, no token 401, a plain GET 426, an unknown container 404', async () => {
+  const path = `/api/v1/containers/${container}/exec`;
+  const viewer = await s.token('viewer', ['containers:read', 'containers:exec']);
+  const refused = await upgradeStatus(path, { Authorization: `Bearer ${viewer}` });
+  assert.equal(refused.status, 403, refused.body);
+  assert.equal((await upgradeStatus(path, {})).status, 401);
+  const operator = await s.token('operator', ['containers:read']);
+  assert.equal((await upgradeStatus(path, { Authorization: `Bearer ${operator}` })).status, 403, 'without the scope');
+  const plain = await call(s.url, 'GET', path, { token: s.admin });
+  assert.equal(plain.status, 426, plain.text);
+  assert.equal((await upgradeStatus('/api/v1/containers/nothing-like-this/exec', { Authorization: `Bearer ${s.admin}` })).status, 404);
+  // any other route still answers an upgrade request as a plain request, then closes
+  assert.equal((await upgradeStatus('/api/v1/me', { Authorization: `Bearer ${s.admin}` })).status, 200);
+  const ok = await s.token('operator', ['containers:exec']);
+  assert.equal((await upgradeStatus(path, { Authorization: `Bearer ${ok}` })).status, 101);
+});
+
+test('a portal session: the CSRF value as ?csrf= and its own Origin; another Origin is refused', async () => {
+  await s.app.sessions.setPassword('admin', 'correct horse battery');
+  const signIn = await call(s.url, 'POST', '/api/v1/session', { body: { username: 'admin', password: 'correct horse battery' } });
+  assert.equal(signIn.status, 201, signIn.text);
+  const cookie = (signIn.headers.get('set-cookie') ?? '').split(';')[0];
+  const path = `/api/v1/containers/${container}/exec`;
+  const origin = s.url;
+  const csrf = encodeURIComponent(signIn.body.csrf);
+  assert.equal((await upgradeStatus(path, { Cookie: cookie, Origin: origin })).status, 403, 'without the CSRF value');
+  assert.equal((await upgradeStatus(`${path}?csrf=${csrf}`, { Cookie: cookie, Origin: 'http://evil.example' })).status, 403, 'from another origin');
+  assert.equal((await upgradeStatus(`${path}?csrf=${csrf}`, { Cookie: cookie })).status, 403, 'without an Origin');
+  const { ws, text, closed } = await open(`${path}?csrf=${csrf}`, { Cookie: cookie, Origin: origin });
+  ws.send('echo from-the-portal\n');
+  await until(async () => text().includes('from-the-portal'), 10_000, 'the echo');
+  ws.close();
+  await closed;
+});
+
+test('every session is in the activity log with its command, start and end; never its input or output', async () => {
+  const { ws, text, closed } = await open(`/api/v1/containers/${container}/exec`, { Authorization: `Bearer ${s.admin}` });
+  ws.send('echo secret-typed-$((6*7))\n');
+  await until(async () => text().includes('secret-typed-42'), 10_000, 'the echo');
+  ws.close();
+  await closed;
+  const entries = await until(async () => {
+    const res = await s.api('GET', '/api/v1/activity?action=containers.exec&limit=1000');
+    const list = res.body.filter((a: any) => a.resource === `container:${container}`);
+    return list.some((a: any) => a.result === 'ok') && list;
+  }, 10_000, 'the session\'s end in the activity log');
+  const end = entries.find((a: any) => a.result === 'ok');
+  assert.deepEqual(end.detail.command, ['sh']);
+  assert.ok(Date.parse(end.detail.startedAt) <= Date.parse(end.detail.endedAt));
+  assert.equal(end.actor.kind, 'user');
+  assert.ok(entries.some((a: any) => a.result === 'started'));
+  const all = JSON.stringify((await s.api('GET', '/api/v1/activity?limit=1000')).body);
+  assert.ok(!all.includes('secret-typed'), 'neither the input nor the output is logged');
+});
+
+// last: it stops the server
+test('a restart of the service closes open sessions with 1001 instead of waiting out the grace', async () => {
+  const { ws, text, closed } = await open(`/api/v1/containers/${container}/exec`, { Authorization: `Bearer ${s.admin}` });
+  ws.send('echo still-here\n');
+  await until(async () => text().includes('still-here'), 10_000, 'the echo');
+  const started = Date.now();
+  await s.stop();
+  assert.equal((await closed).code, 1001);
+  assert.ok(Date.now() - started < 5000, `stopped in ${Date.now() - started} ms`);
+});

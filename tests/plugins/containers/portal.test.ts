@@ -1,0 +1,75 @@
+// The container page in a real Chromium: the console (type echo hi, see hi; its size sent), live CPU of a container that burns it, a viewer without a console.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Browser, Page } from 'playwright-core';
+import { startServer, type TestServer } from '../../helpers/harness.ts';
+import { cleanupProjects, deployOk, docker, driverPath, uniqueName, until } from '../docker/helpers.ts';
+import { addUser, launch, shot, signedIn } from '../portal/helpers.ts';
+
+const name = uniqueName('cpage');
+let s: TestServer;
+let browser: Browser;
+let page: Page;
+let id: string;
+
+before(async () => {
+  s = await startServer({
+    config: { rateLimit: { perMinute: 100_000 } },
+    plugins: {
+      docker: { options: { healthTimeoutMs: 60_000, stopTimeoutSeconds: 1, reconcile: false } },
+      containers: {}, portal: {}, 'compose-driver': { path: driverPath },
+    },
+  });
+  await deployOk(s, name, `
+services:
+  burn:
+    image: dockwright-test/busybox:1
+    command: ["sh", "-c", "while :; do :; done"]
+    stop_grace_period: 1s
+`);
+  id = (await docker.getContainer(`${name}-burn-1`).inspect()).Id;
+  await addUser(s, 'olga', 'operator');
+  await addUser(s, 'vera', 'viewer');
+  browser = await launch();
+  page = await signedIn(browser, s, 'olga');
+});
+after(async () => {
+  await browser?.close();
+  await s?.close();
+  await cleanupProjects(name);
+});
+
+test('the console: opened from the container page, echo hi answers hi, the terminal size is the view\'s', async () => {
+  await page.goto(`/containers/${id}`);
+  await page.getByRole('button', { name: 'Open console' }).click();
+  await until(async () => (await page.getByTestId('console-status').textContent()) === 'connected', 10_000, 'the console to connect');
+  const view = page.getByTestId('console');
+  await view.focus();
+  await page.keyboard.type('echo hi-$((40+2))');
+  await page.keyboard.press('Enter');
+  await until(async () => /\nhi-42/.test((await view.textContent()) ?? ''), 10_000, 'hi-42 in the console');
+  await page.keyboard.type('stty size');
+  await page.keyboard.press('Enter');
+  await until(async () => /\n24 \d+/.test((await view.textContent()) ?? ''), 10_000, 'the size the page sent');
+  await shot(page, 'container-console');
+  await page.getByRole('button', { name: 'Close console' }).click();
+  const ended = await until(async () => (await s.api('GET', '/api/v1/activity?action=containers.exec&limit=100')).body.find((a: any) => a.result === 'ok' && a.actor.name === 'olga'), 10_000, 'the session\'s end in the activity log');
+  assert.equal(ended.actor.channel, 'portal');
+});
+
+test('live resource use: the CPU of a container that burns it, and its memory', async () => {
+  await page.goto(`/containers/${id}`);
+  await until(async () => {
+    const text = await page.getByTestId('stats-cpu').textContent({ timeout: 500 }).catch(() => null);
+    return text !== null && parseFloat(text) > 10;
+  }, 8_000, 'the CPU above 10 %');
+  assert.match((await page.getByTestId('stats-memory').textContent()) ?? '', /[KMG]iB/);
+});
+
+test('a viewer sees the resource use but no console', async () => {
+  const viewer = await signedIn(browser, s, 'vera');
+  await viewer.goto(`/containers/${id}`);
+  await viewer.getByTestId('stats-cpu').waitFor();
+  assert.equal(await viewer.getByRole('button', { name: 'Open console' }).count(), 0);
+  await viewer.context().close();
+});
