@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { call, createDatabase, startChild } from '../../tests/helpers/harness.ts';
 import { cleanupProjects, docker } from '../../tests/plugins/docker/helpers.ts';
-import { loadTestEnv } from './common.ts';
+import { loadTestEnv, removeDataDir } from './common.ts';
 
 loadTestEnv();
 const totalMb = Number(process.env.BENCH_MB ?? 1024);
@@ -78,6 +78,6 @@ try {
   await server.kill('SIGTERM');
   await cleanupProjects(stack);
   await db.drop();
-  rmSync(dataDir, { recursive: true, force: true });
+  await removeDataDir(dataDir);
   rmSync(handRepo, { recursive: true, force: true });
 }

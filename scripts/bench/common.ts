@@ -1,9 +1,10 @@
-// What the benchmarks share: the test machine's environment (.test-env), one load run with autocannon, and figures printed beside their targets.
-import { readFileSync } from 'node:fs';
+// What the benchmarks share: the test machine's environment (.test-env), one load run with autocannon, figures printed beside their targets, and data dirs removed with the Caddy that outlives their service.
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { root } from '../../tests/helpers/harness.ts';
+import { stopCaddy } from '../../plugins/edge/process.ts';
 
 /** reads .test-env (written by scripts/test-env.sh) into process.env */
 export function loadTestEnv(): void {
@@ -59,3 +60,10 @@ export const median = (xs: readonly number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
+
+/** removes a service's data dir after its run, stopping first the edge's Caddy, which outlives the service by design */
+export async function removeDataDir(dir: string): Promise<void> {
+  const home = join(dir, 'plugins', 'edge', 'caddy');
+  if (existsSync(home)) await stopCaddy(home).catch(() => undefined);
+  rmSync(dir, { recursive: true, force: true });
+}

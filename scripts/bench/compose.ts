@@ -1,9 +1,10 @@
 // Benchmark (not a test): deploying N independent services through the docker plugin's runtime and through docker-compose 1.29, same engine, same images; and a BuildKit build through the runtime against `DOCKER_BUILDKIT=1 docker build`.
 // Run with `npx tsx scripts/bench/compose.ts [--runs 3] [--sizes 1,10,30] [--docker-cli docker]` after scripts/test-env.sh has prepared the engine and images.
 // --docker-cli names a docker CLI that builds with BuildKit by itself (a 20.10 CLI, or a newer one with buildx).
+import { removeDataDir } from './common.ts';
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -125,7 +126,7 @@ async function main(): Promise<void> {
     }
     build = await buildBench(dir);
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    await removeDataDir(dir);
   }
   const pad = (s: string, w: number) => s.padStart(w);
   console.log('\nfresh deploy of N independent services (median ms)');

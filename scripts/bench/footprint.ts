@@ -1,10 +1,10 @@
 // Benchmark (not a test): the built service's start to first answer and idle memory, on the embedded database and on DATABASE_URL, also after 1,000 stacks exist.
 // Run with `npm run bench:footprint` after `npm test` has prepared PostgreSQL (it reads .test-env).
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { call, createDatabase } from '../../tests/helpers/harness.ts';
-import { median, standalone, type Figure } from './common.ts';
+import { median, standalone, type Figure, removeDataDir } from './common.ts';
 import { startService, type Service } from './service.ts';
 
 // every plugin, as `npm start` runs them; the engine is shared, so nothing is reconciled on it
@@ -59,7 +59,7 @@ async function startsAndMemory(label: string, env: Record<string, string>, withS
     return figures;
   } finally {
     await svc?.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+    await removeDataDir(dataDir);
   }
 }
 

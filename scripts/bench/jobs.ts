@@ -1,12 +1,12 @@
 // Benchmark (not a test): no-op jobs through the durable runner: throughput of a burst, and enqueue → start latency on an idle runner.
 // Run with `npm run bench:jobs` after `npm test` has prepared PostgreSQL (it reads .test-env).
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { boot } from '../../kernel/app.ts';
 import { createDatabase, root } from '../../tests/helpers/harness.ts';
 import type { JobHandle } from '../../sdk/index.ts';
-import { median, standalone, type Figure } from './common.ts';
+import { median, standalone, type Figure, removeDataDir } from './common.ts';
 
 export async function jobsBench(): Promise<Figure[]> {
   const db = await createDatabase();
@@ -41,7 +41,7 @@ export async function jobsBench(): Promise<Figure[]> {
   } finally {
     await app.close();
     await db.drop();
-    rmSync(dataDir, { recursive: true, force: true });
+    await removeDataDir(dataDir);
   }
 }
 

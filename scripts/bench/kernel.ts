@@ -1,11 +1,11 @@
 // Benchmark (not a test): authenticated GET /api/v1/me on the built service against a bare node:http hello-world, same run, same load.
 // Run with `npm run bench:kernel` after `npm test` has prepared PostgreSQL (it reads .test-env).
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createDatabase } from '../../tests/helpers/harness.ts';
-import { load, standalone, type Figure } from './common.ts';
+import { load, standalone, type Figure, removeDataDir } from './common.ts';
 import { noPlugins, startService } from './service.ts';
 
 async function bareHello(): Promise<{ url: string; close(): void }> {
@@ -39,7 +39,7 @@ export async function kernelBench(): Promise<Figure[]> {
     hello.close();
     await kernel.stop();
     await db.drop();
-    rmSync(dataDir, { recursive: true, force: true });
+    await removeDataDir(dataDir);
   }
 }
 

@@ -1,12 +1,12 @@
 // Benchmark (not a test): GET /api/v1/stacks?limit=100 (with live status) and GET /api/v1/stacks/{name} on the built service, 200 stacks of which 20 run,
 // on external PostgreSQL and on the embedded database. Run with `npm run bench:stacks` after `npm test` has prepared PostgreSQL and Docker (it reads .test-env).
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { call, createDatabase } from '../../tests/helpers/harness.ts';
 import { cleanupProjects } from '../../tests/plugins/docker/helpers.ts';
-import { load, standalone, type Figure } from './common.ts';
+import { load, standalone, type Figure, removeDataDir } from './common.ts';
 import { startService } from './service.ts';
 
 const compose = 'services:\n  app:\n    image: dockwright-test/busybox:1\n    command: ["sleep", "3600"]\n  side:\n    image: dockwright-test/busybox:1\n    command: ["sleep", "3600"]\n';
@@ -40,7 +40,7 @@ async function listAndRead(label: string, env: Record<string, string>): Promise<
   } finally {
     await svc.stop();
     await cleanupProjects(...names.slice(0, 20));
-    rmSync(dataDir, { recursive: true, force: true });
+    await removeDataDir(dataDir);
   }
 }
 
