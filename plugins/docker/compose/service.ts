@@ -276,8 +276,10 @@ function extraHostList(v: unknown, path: string, issues: Issues): string[] {
 /** devices as `host[:container[:permissions]]` or compose's long syntax (source, target, permissions) */
 function devices(v: unknown, path: string, issues: Issues): NormalizedService['devices'] {
   if (v === undefined || v === null) return [];
-  if (!Array.isArray(v)) { issues.error(path, 'must be a list of devices'); return []; }
-  return v.flatMap((d, i) => {
+  // one device written without a list is taken as a list of one, as strList takes every other list of strings
+  const list = typeof v === 'string' ? [v] : v;
+  if (!Array.isArray(list)) { issues.error(path, 'must be a list of devices'); return []; }
+  return list.flatMap((d, i) => {
     if (isObj(d)) {
       const host = str(d.source, `${path}[${i}].source`, issues);
       if (!host) { issues.error(`${path}[${i}].source`, 'is required: the device on the host'); return []; }
