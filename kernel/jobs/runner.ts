@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { EventEmitter } from 'node:events';
+import PQueue from 'p-queue';
 import { compareText, diskFull, type Actor, type ActivityApi, type Db, type EnqueueOptions, type HeldLock, type Job, type JobDef, type JobHandle, type JobsApi, type Logger } from '../../sdk/index.ts';
 import { compileStrict, type Check } from '../http/validate.ts';
 import { Batcher } from './batch.ts';
@@ -126,6 +127,8 @@ export class JobRunner implements JobsApi {
   private finishLane?: Lane;
   /** what runs or waits for its finish to be written */
   private readonly executions = new Set<Promise<void>>();
+  /** the slots jobs run in: the design card's p-queue, as wide as jobs.concurrency (a claim takes only as many jobs as are free) */
+  private readonly slots: PQueue;
   private claiming = false;
   private pumpQueued = false;
   private claimAgain = false;
@@ -156,6 +159,7 @@ export class JobRunner implements JobsApi {
     /** holds this instance's liveness lock (a session advisory lock), when the database offers one */
     private readonly holdLock?: (name: string) => Promise<HeldLock | null>,
   ) {
+    this.slots = new PQueue({ concurrency: opts.concurrency });
     this.leaseMs = Math.max(1000, opts.leaseMs ?? 30_000);
     this.renewMs = Math.max(50, Math.min(opts.renewMs ?? 2000, Math.floor(this.leaseMs / 4)));
   }
@@ -597,7 +601,24 @@ export class JobRunner implements JobsApi {
     return rows;
   }
 
+  /** runs the job in one of the runner's slots (p-queue bounds how many run at once), then has its finish written */
   private async execute(row: JobRow, controller: AbortController): Promise<void> {
+    const { status, output, result, error } = (await this.slots.add(() => this.run(row, controller), { throwOnTimeout: true }));
+    // the slot is free now; the job counts as done once its finish is committed, with the next batch
+    this.unwritten.add(row.id);
+    this.running.delete(row.id);
+    this.pumpSoon();
+    await new Promise<void>((resolve, reject) => {
+      this.finishing.push({
+        row, status, output, result, error, tries: 0, resolve, reject,
+        detail: JSON.stringify({ jobId: row.id, ...(error ? { error } : {}) }),
+      });
+      void this.flushFinishes();
+    }).finally(() => this.unwritten.delete(row.id));
+  }
+
+  /** the job's own work, its output flushed as it goes: what its finish will record */
+  private async run(row: JobRow, controller: AbortController): Promise<{ status: Job['status']; output: string; result: string; error: string | null }> {
     const { def } = this.defs.get(row.type)!;
     const redactor = new Redactor();
     const output = new OutputBuffer(this.opts.outputLimit, redactor);
@@ -623,17 +644,6 @@ export class JobRunner implements JobsApi {
       clearInterval(flush);
       this.canceled.delete(row.id);
     }
-    const safeResult = redactValue(result ?? null, redactor);
-    // the slot is free now; the job counts as done once its finish is committed, with the next batch
-    this.unwritten.add(row.id);
-    this.running.delete(row.id);
-    this.pumpSoon();
-    await new Promise<void>((resolve, reject) => {
-      this.finishing.push({
-        row, status, output: output.toString(), result: JSON.stringify(safeResult), error, tries: 0, resolve, reject,
-        detail: JSON.stringify({ jobId: row.id, ...(error ? { error } : {}) }),
-      });
-      void this.flushFinishes();
-    }).finally(() => this.unwritten.delete(row.id));
+    return { status, output: output.toString(), result: JSON.stringify(redactValue(result ?? null, redactor)), error };
   }
 }

@@ -1,19 +1,10 @@
 // Small async helpers of the docker plugin: a concurrency limit and an abortable sleep.
+import PQueue from 'p-queue';
 
-/** runs at most `n` of the given functions at a time. */
+/** runs at most `n` of the given functions at a time (a p-queue of that width) */
 export function limiter(n: number): <T>(fn: () => Promise<T>) => Promise<T> {
-  let active = 0;
-  const waiting: (() => void)[] = [];
-  return async (fn) => {
-    if (active >= n) await new Promise<void>((resolve) => waiting.push(resolve));
-    active++;
-    try {
-      return await fn();
-    } finally {
-      active--;
-      waiting.shift()?.();
-    }
-  };
+  const queue = new PQueue({ concurrency: n });
+  return (fn) => queue.add(fn, { throwOnTimeout: true });
 }
 
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {

@@ -1,4 +1,5 @@
 // Archive uploads (tar, tar.gz, zip): every entry is checked before anything is written, then the tree is written into an empty folder.
+import PQueue from 'p-queue';
 import { createWriteStream } from 'node:fs';
 import { link, mkdir, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -194,20 +195,10 @@ async function listZip(zip: yauzl.ZipFile, strip: number, limits: ArchiveLimits)
 
 // ---------------------------------------------------------------- both
 
-/** runs at most `n` of the given tasks at a time */
+/** runs at most `n` of the given tasks at a time (a p-queue of that width) */
 function slots(n: number): <T>(task: () => Promise<T>) => Promise<T> {
-  let running = 0;
-  const waiting: (() => void)[] = [];
-  return async (task) => {
-    if (running >= n) await new Promise<void>((go) => waiting.push(go));
-    running++;
-    try {
-      return await task();
-    } finally {
-      running--;
-      waiting.shift()?.();
-    }
-  };
+  const queue = new PQueue({ concurrency: n });
+  return (task) => queue.add(task, { throwOnTimeout: true });
 }
 
 export interface Extracted { format: ArchiveFormat; files: number; bytes: number }
