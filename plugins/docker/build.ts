@@ -8,11 +8,9 @@ import { create as tarCreate, Header } from 'tar';
 import { BuildProgress, decodeStatus } from './buildkit-status.ts';
 import { reasonOf } from './client.ts';
 import { baseImages, dockerfileText, sessionFeatures, stepLine, syntaxImage } from './dockerfile.ts';
-import { boundedSignal, credentialsRefused, follow, imageId, pullImage, registryHost, registryRefusal, type ImageDeps } from './images.ts';
+import { boundedSignal, credentialsRefused, follow, imageId, pullImage, registryHost, registryRefusal, type BuilderChoice, type ImageDeps } from './images.ts';
 import type { DeployIo, NormalizedBuild, NormalizedService } from './types.ts';
 
-/** which builder builds: `auto` asks the engine (BuildKit where it has it) */
-export type BuilderChoice = 'auto' | 'buildkit' | 'classic';
 export interface Builder { kind: 'buildkit' | 'classic'; why: string; /** the engine's version, when asked */ engine?: string }
 
 /** the Engine API version that brought BuildKit builds (`version=2`, Docker Engine 18.09) */

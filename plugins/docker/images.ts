@@ -1,11 +1,13 @@
 // Images on the engine and in registries: find them locally, pull them and push them (with registry credentials from the auth hook); never from a registry the outbound policy refuses.
 import type Dockerode from 'dockerode';
 import { OutboundRefused, type OutboundApi } from '../../sdk/index.ts';
-import type { BuilderChoice } from './build.ts';
 import { baseImages, dockerfileText } from './dockerfile.ts';
 import type { DeployIo, ImageIssue, NormalizedService, RegistryAuthProvider } from './types.ts';
 import { reasonOf, statusOf } from './client.ts';
 import { limiter } from './util.ts';
+
+/** which builder builds: `auto` asks the engine (BuildKit where it has it) */
+export type BuilderChoice = 'auto' | 'buildkit' | 'classic';
 
 export interface ImageDeps {
   docker: Dockerode;

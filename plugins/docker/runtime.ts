@@ -6,7 +6,8 @@ import type { AccessGuard, ComposeProject, DeployIo, DockerRuntime, EdgeRouting,
 import { createClient, reasonOf, statusOf } from './client.ts';
 import { loadCompose } from './compose/load.ts';
 import { deployProject } from './deploy.ts';
-import { builtImageId, type BuilderChoice } from './build.ts';
+import { builtImageId } from './build.ts';
+import type { BuilderChoice } from './images.ts';
 import { imageId, pullImage, pushImage, refusedImages, registryHost, registryRefusal, type ImageDeps } from './images.ts';
 import { filterFor, ownershipOf } from './labels.ts';
 import { installationVolumes, removeVolume, removeVolumes, takeDown, volumeProject } from './resources.ts';
