@@ -25,6 +25,7 @@ import { Scheduler } from './jobs/scheduler.ts';
 import { RouteTable } from './http/routes.ts';
 import { createHttpServer } from './http/server.ts';
 import { drainable } from './http/drain.ts';
+import { handedOverSocket } from './http/socket-activation.ts';
 import { webFiles } from './http/web.ts';
 import { Sessions } from './auth/sessions.ts';
 import { accountRoutes } from './auth/routes.ts';
@@ -232,7 +233,8 @@ export async function boot(opts: BootOptions): Promise<Running> {
       web: services.web ? webFiles(services.web.dir) : undefined,
       metrics: services.metrics,
     });
-    const draining = drainable(server);
+    const handedOver = handedOverSocket();
+    const draining = drainable(server, { handedOver: handedOver !== null });
     // cached principals (and which resources have webhooks) are safe only while revocations reach this process: while
     // the channel is down, every request asks the database
     const unlisten = await app.db.listen(tokensChannel, {
@@ -271,7 +273,8 @@ export async function boot(opts: BootOptions): Promise<Running> {
     }
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(config.port, config.host, () => resolve());
+      if (handedOver) server.listen(handedOver, () => resolve());
+      else server.listen(config.port, config.host, () => resolve());
     });
     // a scrape address of its own answers /metrics without a token (bind it where only Prometheus reaches)
     const scrape = config.metrics.listen ? await listenForScrapes(config.metrics.listen, services.metrics, log) : undefined;
