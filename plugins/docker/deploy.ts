@@ -133,7 +133,7 @@ export async function deployProject(deps: DeployDeps, project: string, loaded: L
     if (changed.length) {
       io.log(`${s.name}: configuration changed for ${changed.map((c) => c.plan.name).join(', ')} (environment: ${plural(env, 'variable')})`);
       ids.push(...await replaceContainers({
-        docker, stopSeconds: deps.stopSeconds, routing: deps.routing,
+        docker, stopSeconds: deps.stopSeconds, routing: deps.routing, hookTimeoutMs: deps.healthTimeoutMs,
         createAndStart: (plan) => limit(() => createAndStart(deps, plan, io)),
         recreate: (old, plan, stopSeconds, keepOld) => limit(() => recreate(deps, old, plan, stopSeconds, io, keepOld)),
       }, project, s, changed, io));

@@ -7,6 +7,7 @@ import type { ContainerInfo } from 'dockerode';
 import type { DeployIo, EdgeRouting, NormalizedService } from './types.ts';
 import { reasonOf, statusOf } from './client.ts';
 import { replacedName, startingName } from './labels.ts';
+import { beforeStop } from './hooks.ts';
 import { removeContainer } from './resources.ts';
 import type { ContainerPlan } from './spec.ts';
 import { plural, sleep } from './util.ts';
@@ -19,6 +20,8 @@ export interface RolloutDeps {
   /** the default grace time of a stopping container (a service's stop_grace_period wins) */
   stopSeconds: number;
   routing: EdgeRouting | null;
+  /** bounds each pre_stop hook of an old container */
+  hookTimeoutMs: number;
   /** creates and starts a container as planned (the plan's name is the one it gets) */
   createAndStart(plan: ContainerPlan): Promise<string>;
   /** the stop-first replacement: the old container is set aside and stopped, the new one started; `keepOld` leaves the old one stopped and set aside instead of removing it */
@@ -166,6 +169,8 @@ async function startFirst(deps: RolloutDeps, project: string, s: NormalizedServi
     }
     if (drainMs) io.log(`${plan.name}: drained the old container for ${seconds(drainMs)} (${at()})`);
   }
+  // drained, the old container runs its pre_stop hooks before it stops, as on any stop
+  await beforeStop(docker, have, plan.name, io, deps.hookTimeoutMs);
   if (keepOld) {
     await stopIgnoringStopped(docker, have.Id, grace);
     io.log(`${plan.name}: stopped the old container, kept until the service is replaced (update_config.failure_action: rollback) (${at()})`);
