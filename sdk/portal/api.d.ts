@@ -5064,6 +5064,7 @@ export interface paths {
               } | null;
               createdAt: string;
               updatedAt: string;
+              password?: string;
             };
           };
         };
@@ -5112,6 +5113,7 @@ export interface paths {
               } | null;
               createdAt: string;
               updatedAt: string;
+              password?: string;
             };
           };
         };
