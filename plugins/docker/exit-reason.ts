@@ -24,8 +24,14 @@ async function secretsOf(info: Awaited<ReturnType<Dockerode.Container['inspect']
   return out.filter((v) => v.trim().length > 0).sort((a, b) => b.length - a.length);
 }
 
-/** the last `lines` lines the container wrote, masked; an empty list when it cannot be read */
-export async function exitLines(docker: Dockerode, id: string, lines = 20): Promise<string[]> {
+/** the last `lines` lines the container wrote, masked; an empty list when they cannot be read within 5 s (the events after it wait for it) */
+export function exitLines(docker: Dockerode, id: string, lines = 20): Promise<string[]> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<string[]>((resolve) => { timer = setTimeout(() => resolve([]), 5000); });
+  return Promise.race([read(docker, id, lines), late]).finally(() => clearTimeout(timer));
+}
+
+async function read(docker: Dockerode, id: string, lines: number): Promise<string[]> {
   try {
     const info = await docker.getContainer(id).inspect();
     const secrets = await secretsOf(info);
