@@ -36,6 +36,7 @@ import { newPassword } from './auth/passwords.ts';
 import { ClientResolver } from './http/client.ts';
 import { buildOpenApi } from './http/openapi.ts';
 import { coreRoutes } from './core-routes.ts';
+import { docsRoutes } from './docs-routes.ts';
 import { healthRoutes } from './health-routes.ts';
 import { Metrics } from './metrics.ts';
 import { setupPlugin, type KernelServices } from './plugin-context.ts';
@@ -210,6 +211,7 @@ export async function boot(opts: BootOptions): Promise<Running> {
     let openapi: Record<string, unknown> | undefined;
     const openapiDocument = () => (openapi ??= buildOpenApi(services.table.routes, app.scopes, kernelVersion));
     for (const route of coreRoutes({ db: app.db, jobs: app.jobs, contributors: services.contributors, visibility: services.visibility, openapi: openapiDocument })) services.table.add('kernel', 'api', route);
+    for (const route of docsRoutes()) services.table.add('kernel', 'api', route);
     let started = false;
     for (const route of healthRoutes({ db: app.db, metrics: services.metrics, started: () => started, details: services.health })) services.table.add('kernel', 'root', route);
     measureKernel(app);

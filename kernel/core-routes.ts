@@ -1,7 +1,9 @@
-// The kernel's own endpoints: the OpenAPI document, /me, /overview, /jobs and /activity.
+// The kernel's own endpoints: the OpenAPI document, /me, /overview, /jobs (their output followed too) and /activity.
 import { Type, type Static } from '@sinclair/typebox';
 import type { AttentionItem, Db, OverviewContributor, Principal } from '../sdk/index.ts';
-import { ActorSchema as Actor, defineRoute, JobSchema, problem, reply, type AnyRoute } from '../sdk/index.ts';
+import { Readable } from 'node:stream';
+import { ActorSchema as Actor, defineRoute, JobSchema, problem, reply, streamReply, type AnyRoute } from '../sdk/index.ts';
+import { followOutput } from './jobs/follow.ts';
 import type { JobRunner } from './jobs/runner.ts';
 import type { Visibility } from './visibility.ts';
 
@@ -126,6 +128,21 @@ export function coreRoutes(deps: CoreDeps): AnyRoute[] {
           new Promise<null>((resolve) => signal.addEventListener('abort', () => resolve(null), { once: true })),
         ]);
         return job ?? Promise.reject(problem(404, `no job ${params.id}`));
+      },
+    }),
+    defineRoute({
+      method: 'GET', path: '/jobs/:id/output', scopes: ['jobs:read'],
+      summary: "A job's output as text, one line per entry, each prefixed with its UTC time; ?follow=1 streams it as it is written until the job ends",
+      description: 'Without follow: the output so far. With follow=1 (or true): a chunked text/plain stream of the output so far, then each line as the job writes it, '
+        + 'then a last line `-- job <status>[: <error>]`; the answer ends when the job does (e.g. `curl -N`). Lines are those of the job\'s `output` field (secrets redacted, the middle of a long output omitted).',
+      params: JobId,
+      query: Type.Object({ follow: Type.Optional(Type.Union([Type.Literal('1'), Type.Literal('true'), Type.Literal('0'), Type.Literal('false')])) }),
+      response: Type.String({ description: 'lines of text: `<ISO time> <text>`' }), mediaType: 'text/plain',
+      handler: async ({ params, query, principal }) => {
+        const job = await visibleJob(params.id, principal);
+        const follow = query.follow === '1' || query.follow === 'true';
+        const headers = { 'Cache-Control': 'no-cache', 'X-Content-Type-Options': 'nosniff' };
+        return streamReply(follow ? followOutput(jobs, job.id) : Readable.from([job.output]), 'text/plain; charset=utf-8', headers);
       },
     }),
     defineRoute({

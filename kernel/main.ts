@@ -3,6 +3,8 @@ import { parseArgs } from 'node:util';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { assemble, boot } from './app.ts';
+import { loadConfig } from './config.ts';
+import { installationExists, installationPlace, noInstallationMessage } from './installation.ts';
 import { newPassword } from './auth/passwords.ts';
 import { roles, type Role } from '../sdk/index.ts';
 
@@ -22,7 +24,9 @@ const usage = `usage: dockwright <command>
   user passwd <name> [--stdin]            set a portal password: a new random one shown once, or the first line of stdin
   token create --user <name> --name <label> --scopes <a,b|*> [--expires <days>d]
   token list [--user <name>]
-  token revoke <id|prefix>`;
+  token revoke <id|prefix>
+Every command but serve acts on the installation the service's config and environment name (DATA_DIR, DATABASE_URL, ...),
+says which on stderr, and refuses to create one: add --init to create a new installation on purpose.`;
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n`);
@@ -44,8 +48,14 @@ async function serve(): Promise<void> {
   process.on('SIGTERM', () => stop('SIGTERM'));
 }
 
+/** set by --init: the command may create the installation its config names */
+let mayInit = false;
+
 async function withKernel(fn: (app: Awaited<ReturnType<typeof assemble>>) => Promise<void>): Promise<void> {
+  const config = loadConfig(root);
+  if (!mayInit && !(await installationExists(config))) fail(noInstallationMessage(config));
   const app = await assemble({ root, log: quietLog, attach: true });
+  process.stderr.write(`installation ${app.services.installationId} at ${installationPlace(config)}\n`);
   try {
     await fn(app);
   } finally {
@@ -63,10 +73,11 @@ const quietLog = {
 async function main(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args: argv, allowPositionals: true,
-    options: { role: { type: 'string' }, teams: { type: 'string' }, user: { type: 'string' }, name: { type: 'string' }, scopes: { type: 'string' }, expires: { type: 'string' }, stdin: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    options: { role: { type: 'string' }, teams: { type: 'string' }, user: { type: 'string' }, name: { type: 'string' }, scopes: { type: 'string' }, expires: { type: 'string' }, stdin: { type: 'boolean' }, init: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
   });
   const [command = 'serve', sub, arg] = positionals;
   if (values.help) return void process.stdout.write(usage + '\n');
+  mayInit = values.init === true;
   switch (`${command}${sub && command !== 'serve' ? ' ' + sub : ''}`) {
     case 'serve': return serve();
     case 'migrate': return withKernel(async () => { process.stdout.write('migrations are up to date\n'); });

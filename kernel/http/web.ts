@@ -1,7 +1,7 @@
-// The web files a plugin serves at `/` (the portal): held in memory, gzip when the browser takes it, index.html for app routes.
+// The web files a plugin serves at `/` (the portal): held in memory, gzip when the browser takes it, index.html for app routes (never for /api or a file it lacks).
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { extname, join, relative, sep } from 'node:path';
+import { basename, extname, join, relative, sep } from 'node:path';
 import { gzipSync } from 'node:zlib';
 
 const types: Record<string, string> = {
@@ -40,8 +40,16 @@ export function webFiles(dir: string): (req: IncomingMessage, res: ServerRespons
   return (req, res) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return false;
     const path = (req.url ?? '/').split('?')[0];
-    // paths without an extension are the app's own pages: the app routes them
-    const file = all.get(path) ?? (extname(path) ? undefined : all.get('/index.html'));
+    // the API's paths are never pages: an unknown one is the API's 404, not the app's HTML
+    if (path === '/api' || path.startsWith('/api/')) return false;
+    // where a newcomer looks for the API reference
+    if (path === '/docs' || path === '/docs/') {
+      res.writeHead(308, { Location: '/api/v1/docs', 'Content-Length': 0 });
+      res.end();
+      return true;
+    }
+    // paths without an extension are the app's own pages: the app routes them; a file it does not have is a 404
+    const file = all.get(path) ?? (extname(path) || basename(path).startsWith('.') ? undefined : all.get('/index.html'));
     if (!file) return false;
     const gzip = file.gzip && /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''));
     const body = gzip ? file.gzip! : file.body;

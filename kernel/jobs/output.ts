@@ -1,4 +1,4 @@
-// A job's output as it is written: secrets redacted, capped by keeping the head and the newest tail.
+// A job's output as it is written: each entry stamped with its UTC time, secrets redacted, capped by keeping the head and the newest tail.
 export class Redactor {
   private secrets: string[] = [];
 
@@ -22,12 +22,16 @@ export class OutputBuffer {
   private omitted = 0;
   dirty = false;
 
-  constructor(private readonly limit: number, private readonly redactor: Redactor, initial = '') {
-    if (initial) this.append(initial.replace(/\n$/, ''));
+  constructor(private readonly limit: number, private readonly redactor: Redactor, initial = '', private readonly now: () => Date = () => new Date()) {
+    if (initial) this.push(this.redactor.apply(initial.replace(/\n$/, '')) + '\n');
   }
 
+  /** one entry (a line, or several lines written at once), prefixed with when it was written: `2026-01-31T12:00:00.000Z ` */
   append(line: string): void {
-    const text = this.redactor.apply(line.replace(/\r?\n$/, '')) + '\n';
+    this.push(`${this.now().toISOString()} ${this.redactor.apply(line.replace(/\r?\n$/, ''))}\n`);
+  }
+
+  private push(text: string): void {
     this.dirty = true;
     const half = Math.floor(this.limit / 2);
     if (this.head.length + text.length <= half && this.tail.length === 0) {

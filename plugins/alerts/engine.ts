@@ -18,6 +18,7 @@ export interface RaiseInput {
   /** a finer part of the resource (a stack's service): alerts of one kind and resource but other subjects are separate */
   subject?: string;
   message: string;
+  /** details kept with the alert; `reason` (text, may span lines) is added to every channel's message */
   details?: Record<string, unknown>;
   severity?: Severity;
 }
@@ -41,10 +42,12 @@ const sleep = (ms: number, signal: AbortSignal) => new Promise<void>((resolve, r
 
 export function messageOf(event: 'raised' | 'resolved', alert: Alert): AlertMessage {
   const { id, kind, severity, resource, message, count, firstSeen, lastSeen, resolvedAt } = alert;
+  // why it was raised (a job's error, a container's last lines): in every channel's text, under the one-line summary
+  const reason = event === 'raised' && typeof alert.details?.reason === 'string' && alert.details.reason ? `\n${alert.details.reason}` : '';
   return {
     event, severity,
     title: event === 'resolved' ? `[resolved] ${message}` : `[${severity}] ${message}`,
-    text: event === 'resolved' ? `Resolved: ${message} (${kind}${resource ? `, ${resource}` : ''})` : `${message} (${kind}${resource ? `, ${resource}` : ''})`,
+    text: event === 'resolved' ? `Resolved: ${message} (${kind}${resource ? `, ${resource}` : ''})` : `${message} (${kind}${resource ? `, ${resource}` : ''})${reason}`,
     alert: { id, kind, severity, resource, message, count, firstSeen, lastSeen, resolvedAt },
   };
 }

@@ -80,7 +80,7 @@ export default definePlugin({
       run: (job) => engine.deliver(job as typeof job & { input: DeliverJobInput }),
     }));
 
-    listen(ctx.events, engine, ctx.log, o.ignoredJobTypes);
+    listen(ctx.events, engine, ctx.log, o.ignoredJobTypes, ctx.jobs);
     for (const route of alertRoutes({ ctx, store, engine, sender, recentResolvedMs: o.recentResolvedMs, kinds, channelKinds })) ctx.routes.add(route);
 
     const watched = [{ label: 'DATA_DIR', path: resolve(ctx.dataDir, '..', '..') }, ...o.disk.paths.map((p) => ({ label: p, path: p }))];

@@ -1,5 +1,5 @@
 // The built-in alert kinds and the kernel events that raise and resolve them.
-import type { EventsApi, Logger } from '../../sdk/index.ts';
+import type { EventsApi, JobsApi, Logger } from '../../sdk/index.ts';
 import type { AlertEngine, AlertKind } from './engine.ts';
 
 export const builtInAlertKinds: readonly AlertKind[] = [
@@ -20,21 +20,32 @@ export const builtInAlertKinds: readonly AlertKind[] = [
 
 const str = (v: unknown) => (typeof v === 'string' || typeof v === 'number' ? String(v) : '');
 
+/** the error of a failed job (redacted by the job runner), once the job has ended: its failure event comes before the job's end */
+async function jobError(jobs: Pick<JobsApi, 'wait'>, jobId: unknown): Promise<string | undefined> {
+  if (typeof jobId !== 'string') return undefined;
+  const job = await jobs.wait(jobId, 60_000).catch(() => null);
+  return job?.error ? `reason: ${job.error.slice(0, 2000)}` : undefined;
+}
+
+/** the last lines a container wrote before it exited (masked by the docker plugin) */
+const lastLines = (p: Record<string, unknown>) => (Array.isArray(p.lastLines) && p.lastLines.length
+  ? `last log lines:\n${p.lastLines.map((l) => `  ${str(l)}`).join('\n')}` : undefined);
+
 /** listens for the agreed events; `ignoredJobTypes` fail with an alert of their own (or are the alerts' own deliveries) */
-export function listen(events: EventsApi, engine: AlertEngine, log: Logger, ignoredJobTypes: readonly string[]): void {
+export function listen(events: EventsApi, engine: AlertEngine, log: Logger, ignoredJobTypes: readonly string[], jobs: Pick<JobsApi, 'wait'>): void {
   const on = (name: string, fn: (p: Record<string, unknown>) => Promise<unknown>) =>
     events.on(name, (p) => fn(p).then(() => undefined, (err) => log.error({ err, event: name }, 'turning an event into an alert failed')));
   const resolveAll = async (kinds: string[], resource: string, subject?: string) => {
     for (const kind of kinds) await engine.resolve(kind, { resource, subject });
   };
 
-  on('stack.deploy.failed', (p) => engine.raise('deploy-failed', {
-    resource: `stack:${str(p.stack)}`, message: `the deploy of stack ${str(p.stack)} failed`, details: { revision: p.revision, jobId: p.jobId },
+  on('stack.deploy.failed', async (p) => engine.raise('deploy-failed', {
+    resource: `stack:${str(p.stack)}`, message: `the deploy of stack ${str(p.stack)} failed`, details: { revision: p.revision, jobId: p.jobId, reason: await jobError(jobs, p.jobId) },
   }));
   on('stack.deployed', (p) => engine.resolve('deploy-failed', { resource: `stack:${str(p.stack)}` }));
   on('stack.removed', (p) => engine.resolve('deploy-failed', { resource: `stack:${str(p.stack)}` }));
 
-  on('backup.failed', (p) => engine.raise('backup-failed', { resource: `backup:${str(p.backup)}`, message: `backup ${str(p.backup)} failed`, details: { jobId: p.jobId } }));
+  on('backup.failed', async (p) => engine.raise('backup-failed', { resource: `backup:${str(p.backup)}`, message: `backup ${str(p.backup)} failed`, details: { jobId: p.jobId, reason: await jobError(jobs, p.jobId) } }));
   on('backup.missed', (p) => engine.raise('backup-missed', { resource: `backup:${str(p.backup)}`, message: `backup ${str(p.backup)} missed its window (slot ${str(p.slot)})`, details: { slot: p.slot } }));
   on('backup.succeeded', (p) => resolveAll(['backup-failed', 'backup-missed'], `backup:${str(p.backup)}`));
 
@@ -68,7 +79,7 @@ export function listen(events: EventsApi, engine: AlertEngine, log: Logger, igno
   const named = (p: Record<string, unknown>) => `container ${str(p.container) || str(p.service)} of stack ${str(p.stack)}`;
   on('container.exited', async (p) => {
     const c = container(p);
-    if (c) await engine.raise('container-exited', { ...c, message: `${named(p)} exited unexpectedly${p.exitCode !== undefined ? ` (exit code ${str(p.exitCode)})` : ''}` });
+    if (c) await engine.raise('container-exited', { ...c, message: `${named(p)} exited unexpectedly${p.exitCode !== undefined ? ` (exit code ${str(p.exitCode)})` : ''}`, details: { exitCode: p.exitCode, reason: lastLines(p) } });
   });
   on('container.unhealthy', async (p) => {
     const c = container(p);

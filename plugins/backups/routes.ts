@@ -55,6 +55,12 @@ export const BackupViewSchema = Type.Object({
   updatedAt: Type.String(),
 });
 
+/** the answer of a write: a password Dockwright generated is in it, this once (like a token) */
+const WrittenSchema = Type.Object({
+  ...BackupViewSchema.properties,
+  password: Type.Optional(Type.String({ description: 'the repository password Dockwright generated, shown this once (only when the request gave none and the backup is new): keep it to open the repository with restic elsewhere' })),
+});
+
 export function backupView(row: BackupRow) {
   let nextRun: string | null = null;
   if (row.schedule) nextRun = nextSlot(row.schedule, new Date())?.toISOString() ?? null;
@@ -87,7 +93,7 @@ const Body = Type.Object({
     env: Type.Optional(Type.Record(Type.String({ pattern: '^[A-Z][A-Z0-9_]{0,63}$' }), Type.String({ maxLength: 8192 }), { maxProperties: 20, description: 'backend credentials (AWS_ACCESS_KEY_ID, B2_ACCOUNT_KEY, …); sealed at rest, never answered' })),
     sshKey: Type.Optional(Type.String({ minLength: 1, maxLength: 16384, description: 'an sftp repository: the private key ssh logs in with (PEM or OpenSSH format); sealed at rest, never answered. Without it, the keys of the user Dockwright runs as' })),
   }, { additionalProperties: false })),
-  password: Type.Optional(Type.String({ minLength: 8, maxLength: 1024, description: 'the repository password; sealed at rest, never answered; generated when not given' })),
+  password: Type.Optional(Type.String({ minLength: 8, maxLength: 1024, description: 'the repository password (set your own to open the repository with plain restic elsewhere); sealed at rest; generated when not given, and then answered this once' })),
   schedule: Type.Optional(Type.Union([Type.String({ maxLength: 200, description: 'cron of 5 fields or a nickname (@daily), server time; schedules are minute-grained, 6 fields (seconds) are refused' }), Type.Null()])),
   retention: Type.Optional(Type.Union([Type.Object({ last: Count, hourly: Count, daily: Count, weekly: Count, monthly: Count, yearly: Count }, { additionalProperties: false, minProperties: 1 }), Type.Null()])),
   consistency: Type.Optional(Type.Union([Type.Literal('live'), Type.Literal('stop')], { description: "stop: the stacks' containers are stopped while the snapshot is taken and started again afterwards" })),
@@ -175,15 +181,17 @@ export function backupRoutes(deps: RouteDeps): AnyRoute[] {
       handler: async ({ params, principal }) => backupView(await rowOf(params.name, principal)),
     }),
     defineRoute({
-      method: 'PUT', path: '/backups/:name', scopes: ['backups:write'], params: Params, body: Body, errors: [403, 404, 422], successes: [201], response: BackupViewSchema,
+      method: 'PUT', path: '/backups/:name', scopes: ['backups:write'], params: Params, body: Body, errors: [403, 404, 422], successes: [201], response: WrittenSchema,
       summary: 'Define (or replace) a backup: targets, repository, password, schedule, retention, consistency',
       activity: 'backup.write', resource: 'backup:{name}',
       handler: async ({ params, body, principal }) => {
         const before = await store.get(params.name);
         // one that exists hidden from the caller is not theirs to learn of or replace
         if (before) await rowOf(params.name, principal, 'act');
-        const created = await store.put(params.name, await definitionOf(body, principal, before), new Date());
-        return reply(created ? 201 : 200, backupView((await store.get(params.name))!));
+        const definition = await definitionOf(body, principal, before);
+        const created = await store.put(params.name, definition, new Date());
+        const generated = body.password === undefined && !before ? { password: definition.password } : {};
+        return reply(created ? 201 : 200, { ...backupView((await store.get(params.name))!), ...generated });
       },
     }),
     defineRoute({

@@ -59,10 +59,12 @@ export async function snapshotsOf(deps: ResticEnv, repo: Repository, backup: str
 
 function progressLogger(log: (line: string) => void, intervalMs: number) {
   let last = 0;
-  return (s: { percent_done?: number; total_files?: number; files_done?: number; total_bytes?: number; bytes_done?: number }) => {
+  let ended = false;
+  return (s: { percent_done?: number; total_files?: number; files_done?: number; total_bytes?: number; bytes_done?: number }, end = false) => {
     const now = Date.now();
     const pct = Math.floor((s.percent_done ?? 0) * 100);
-    if (now - last < intervalMs && pct < 100) return;
+    if (ended || (now - last < intervalMs && pct < 100 && !end)) return;
+    ended = pct >= 100;
     last = now;
     log(`progress ${pct}% · ${s.files_done ?? 0}/${s.total_files ?? '?'} files · ${bytes(s.bytes_done ?? 0)}/${bytes(s.total_bytes ?? 0)}`);
   };
@@ -111,7 +113,11 @@ export async function runBackup(deps: RunDeps, job: JobRun<RunInput>): Promise<u
           let msg: { message_type?: string } & Record<string, unknown>;
           try { msg = JSON.parse(line); } catch { return; }
           if (msg.message_type === 'status') progress(msg as Parameters<typeof progress>[0]);
-          else if (msg.message_type === 'summary') summary = msg as unknown as Summary;
+          else if (msg.message_type === 'summary') {
+            summary = msg as unknown as Summary;
+            // restic's last status may come before it is done (or none comes, for a small run): the end says it all
+            progress({ percent_done: 1, files_done: summary.total_files_processed, total_files: summary.total_files_processed, bytes_done: summary.total_bytes_processed, total_bytes: summary.total_bytes_processed }, true);
+          }
         },
       }, [0, 3]);
       if (code === 3) {

@@ -10,6 +10,7 @@ import { createRuntime, runtimeDefaults } from './runtime.ts';
 import { engineState, healthOf } from './status.ts';
 import type { DockerRuntime, EdgeRouting } from './types.ts';
 import { createWatch } from './watch.ts';
+import { exitLines } from './exit-reason.ts';
 
 export type * from './types.ts';
 
@@ -41,9 +42,14 @@ export default definePlugin({
     const o = ctx.options;
     const endpoint = endpointOf(o, ctx.env);
     const docker = createClient({ endpoint, timeoutMs: o.timeoutMs });
+    // a container that exited is announced with its last log lines (masked); events keep their order while those are read
+    let events = Promise.resolve();
+    const announce = async (name: string, payload: Record<string, unknown>) => {
+      ctx.events.emit(name, name === 'container.exited' ? { ...payload, lastLines: await exitLines(docker, String(payload.id)) } : payload);
+    };
     const watch = createWatch({
       docker, log: ctx.log, resyncIntervalMs: o.resyncIntervalMs, reconnectDelayMs: o.reconnectDelayMs, refreshDelayMs: o.refreshDelayMs,
-      emit: (name, payload) => ctx.events.emit(name, payload), installation: ctx.installationId,
+      emit: (name, payload) => { events = events.then(() => announce(name, payload)).catch((err) => ctx.log.error({ err, event: name }, 'announcing a container event failed')); }, installation: ctx.installationId,
       restartLoopCount: o.restartLoopCount, restartLoopWindowMs: o.restartLoopWindowMs, steadyAfterMs: o.steadyAfterMs,
     });
     let routing: EdgeRouting | null = null;

@@ -97,9 +97,14 @@ export async function takeDown(deps: ResourceDeps, project: string, io: DeployIo
     const name = bareName(c.Names);
     try {
       await beforeStop(deps.docker, c, name, io, deps.hookTimeoutMs ?? 120_000);
+      const running = c.State === 'running' || c.State === 'restarting';
+      // a stop waits up to the grace period for the process to end on its stop signal: said before, and how it ended after
+      if (running) io.log(`${name}: stopping: its stop signal is sent, and it is killed if it has not exited within ${deps.stopSeconds} s`);
+      const started = Date.now();
       await removeContainer(deps, c.Id, { volumes: opts.volumes });
+      const took = (Date.now() - started) / 1000;
       removed.push(name);
-      io.log(`${name} removed`);
+      io.log(running && took >= deps.stopSeconds ? `${name} removed (it did not exit within the ${deps.stopSeconds} s grace period and was killed; took ${took.toFixed(1)} s)` : `${name} removed${running ? ` (stopped in ${took.toFixed(1)} s)` : ''}`);
     } catch (err) {
       failures.push(`${name}: ${reasonOf(err)}`);
     }

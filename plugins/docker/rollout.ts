@@ -311,7 +311,7 @@ async function monitor(docker: Dockerode, id: string, monitorMs: number, watchMs
 }
 
 /** the last lines a container wrote (stdout and stderr, from the engine's multiplexed log stream) */
-async function lastLogLines(docker: Dockerode, id: string, n: number): Promise<string> {
+export async function lastLogLines(docker: Dockerode, id: string, n: number): Promise<string> {
   try {
     const raw = await docker.getContainer(id).logs({ stdout: true, stderr: true, tail: n, follow: false }) as unknown as Buffer;
     const buf = Buffer.isBuffer(raw) ? raw : Buffer.from(String(raw));

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { root } from '../../tests/helpers/harness.ts';
-import { stopCaddy } from '../../plugins/edge/process.ts';
+import { findCaddy, stopCaddy } from '../../plugins/edge/process.ts';
 
 /** reads .test-env (written by scripts/test-env.sh) into process.env */
 export function loadTestEnv(): void {
@@ -61,9 +61,21 @@ export const median = (xs: readonly number[]) => {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 
-/** removes a service's data dir after its run, stopping first the edge's Caddy, which outlives the service by design */
+/**
+ * Removes a service's data dir after its run, stopping first the edge's Caddy, which outlives the service by design.
+ * A Caddy the service was (re)starting as it stopped may appear a moment after a first look, and one whose folder is
+ * gone is still found by its boot file's path in /proc: the look is repeated until none has been seen for half a second.
+ */
 export async function removeDataDir(dir: string): Promise<void> {
   const home = join(dir, 'plugins', 'edge', 'caddy');
-  if (existsSync(home)) await stopCaddy(home).catch(() => undefined);
+  if (existsSync(dir)) {
+    for (let quiet = 0; quiet < 5;) {
+      const found = findCaddy(home);
+      if (found === null) { quiet++; await new Promise((r) => setTimeout(r, 100)); continue; }
+      quiet = 0;
+      if (existsSync(home)) await stopCaddy(home).catch(() => undefined);
+      else try { process.kill(found, 'SIGKILL'); } catch { /* gone */ }
+    }
+  }
   rmSync(dir, { recursive: true, force: true });
 }

@@ -3,7 +3,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import pg from 'pg';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { call, createDatabase, root, startChild } from '../helpers/harness.ts';
@@ -12,7 +13,7 @@ const run = promisify(execFile);
 
 function cli(args: string[], env: Record<string, string>) {
   return run(process.execPath, ['--import', 'tsx', join(root, 'kernel/main.ts'), ...args], { cwd: root, env: { ...process.env, NODE_ENV: 'test', ...env } })
-    .then(({ stdout }) => ({ code: 0, stdout, stderr: '' }), (err) => ({ code: err.code as number, stdout: err.stdout as string, stderr: err.stderr as string }));
+    .then(({ stdout, stderr }) => ({ code: 0, stdout, stderr }), (err) => ({ code: err.code as number, stdout: err.stdout as string, stderr: err.stderr as string }));
 }
 
 test('user add, token create, list and revoke through the CLI; the token works until revoked', async () => {
@@ -20,7 +21,17 @@ test('user add, token create, list and revoke through the CLI; the token works u
   const dataDir = mkdtempSync(join(tmpdir(), 'dw-cli-'));
   const env = { DATABASE_URL: db.url, DATA_DIR: dataDir };
   try {
-    assert.equal((await cli(['user', 'add', 'ci-bot', '--role', 'operator'], env)).code, 0);
+    const refused = await cli(['user', 'add', 'ci-bot', '--role', 'operator'], env);
+    assert.equal(refused.code, 2, 'an empty database is not an installation: the CLI does not make one unasked');
+    assert.match(refused.stderr, /no Dockwright installation at database postgres:.*--init/s);
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    const { rows } = await client.query("SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = 'public'");
+    await client.end();
+    assert.equal(rows[0].n, 0, 'no table was created');
+    const added = await cli(['user', 'add', 'ci-bot', '--role', 'operator', '--init'], env);
+    assert.equal(added.code, 0, added.stderr);
+    assert.match(added.stderr, /^installation [0-9a-f-]{36} at database postgres:/m, 'it says which installation it acts on');
     assert.match((await cli(['user', 'add', 'ci-bot'], env)).stderr, /already exists/);
     assert.match((await cli(['user', 'add', 'x', '--role', 'god'], env)).stderr, /role must be one of/);
     const created = await cli(['token', 'create', '--user', 'ci-bot', '--name', 'pipeline', '--scopes', 'jobs:read', '--expires', '30d'], env);
@@ -80,5 +91,30 @@ test('with no DATABASE_URL the service boots on embedded PostgreSQL, creates the
     }
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('the CLI run without the service\'s DATA_DIR says so, exits non-zero and creates nothing; --init creates the installation', async () => {
+  const parent = mkdtempSync(join(tmpdir(), 'dw-cli-none-'));
+  const dataDir = join(parent, 'data');
+  chmodSync(parent, 0o711); // the embedded database's own user passes through it to the data dir --init makes
+  try {
+    for (const args of [['token', 'list'], ['user', 'add', 'someone'], ['migrate'], ['plugins']]) {
+      const answer = await cli(args, { DATA_DIR: dataDir });
+      assert.equal(answer.code, 2, `${args.join(' ')}: ${answer.stderr}`);
+      assert.match(answer.stderr, new RegExp(`no Dockwright installation at data dir ${dataDir} \\(embedded PostgreSQL\\)`));
+      assert.match(answer.stderr, /--init/);
+      assert.equal(answer.stdout, '');
+      assert.equal(existsSync(dataDir), false, `${args.join(' ')} created nothing`);
+    }
+    assert.deepEqual(readdirSync(parent), []);
+    const init = await cli(['migrate', '--init'], { DATA_DIR: dataDir });
+    assert.equal(init.code, 0, init.stderr);
+    assert.match(init.stderr, new RegExp(`^installation [0-9a-f-]{36} at data dir ${dataDir}`, 'm'));
+    const listed = await cli(['token', 'list'], { DATA_DIR: dataDir });
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.equal(listed.stderr.match(/^installation ([0-9a-f-]{36})/m)?.[1], init.stderr.match(/^installation ([0-9a-f-]{36})/m)?.[1], 'the same installation');
+  } finally {
+    rmSync(parent, { recursive: true, force: true });
   }
 });

@@ -30,7 +30,9 @@ test('a job is queued with an id, runs, and wait answers within 100 ms of its fi
   const finishedAt = new Date(waited.body.finishedAt).getTime();
   assert.ok(answeredAt - finishedAt < 100, `answered ${answeredAt - finishedAt} ms after the finish`);
   assert.ok(answeredAt - asked >= 400, 'it did wait');
-  assert.match(waited.body.output, /sleeping 600 ms\ndone\n/);
+  assert.match(waited.body.output, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z sleeping 600 ms\n\S+Z done\n/, 'each line carries its UTC time');
+  const [first, last] = waited.body.output.trim().split('\n').map((l: string) => Date.parse(l.split(' ')[0]));
+  assert.ok(last - first >= 550, 'the times are when each line was written');
   assert.equal(waited.body.actor.kind, 'user');
   for (const field of ['createdAt', 'startedAt', 'finishedAt']) assert.ok(waited.body[field], field);
 });
@@ -90,13 +92,40 @@ test('output is captured while the job runs, secrets are redacted everywhere, fa
   assert.doesNotMatch((await s.api('GET', `/api/v1/activity?resource=`)).text, /hunter2/);
 });
 
+test('GET /jobs/{id}/output?follow=1 streams the output as it is written, then the end, and is in the OpenAPI document', async () => {
+  const job = await startJob({ ms: 1500, secret: 'follow-secret-value' });
+  const started = Date.now();
+  const res = await fetch(`${s.url}/api/v1/jobs/${job.id}/output?follow=1`, { headers: { authorization: `Bearer ${s.admin}` } });
+  assert.equal(res.status, 200);
+  assert.match(res.headers.get('content-type')!, /^text\/plain/);
+  const chunks: { at: number; text: string }[] = [];
+  const decoder = new TextDecoder();
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) chunks.push({ at: Date.now() - started, text: decoder.decode(chunk) });
+  const text = chunks.map((c) => c.text).join('');
+  assert.match(text, /^\S+Z sleeping 1500 ms with secret \*\*\*\n\S+Z done\n-- job succeeded\n$/);
+  const firstLine = chunks.find((c) => c.text.includes('sleeping'))!;
+  assert.ok(firstLine.at < 1200, `the first line came while the job ran (${firstLine.at} ms)`);
+  assert.ok(chunks.at(-1)!.at >= 1400, 'the stream ended with the job');
+  const plain = await call(s.url, 'GET', `/api/v1/jobs/${job.id}/output`, { token: s.admin });
+  assert.equal(plain.text, (await s.api('GET', `/api/v1/jobs/${job.id}`)).body.output, 'without follow: the output so far');
+  const failed = await startJob({ ms: 1, fail: true });
+  const end = await (await fetch(`${s.url}/api/v1/jobs/${failed.id}/output?follow=true`, { headers: { authorization: `Bearer ${s.admin}` } })).text();
+  assert.match(end, /-- job failed: failed on purpose \(secret none\)\n$/);
+  assert.equal((await call(s.url, 'GET', `/api/v1/jobs/${randomUUID()}/output?follow=1`, { token: s.admin })).status, 404);
+  assert.equal((await call(s.url, 'GET', `/api/v1/jobs/${job.id}/output?follow=yes`, { token: s.admin })).status, 400);
+  const doc = (await s.api('GET', '/api/v1/openapi.json')).body;
+  const op = doc.paths['/api/v1/jobs/{id}/output'].get;
+  assert.ok(op.parameters.some((p: { name: string }) => p.name === 'follow'));
+  assert.ok(op.responses['200'].content['text/plain']);
+});
+
 test('output is capped: the head and the newest tail are kept', async () => {
   const job = await startJob({ ms: 1, lines: 500 });
   const done = (await s.api('GET', `/api/v1/jobs/${job.id}/wait`)).body;
   assert.ok(done.output.length <= 4096 + 100, `output is ${done.output.length} bytes`);
-  assert.match(done.output, /^sleeping 1 ms\nline 0 /);
+  assert.match(done.output, /^\S+Z sleeping 1 ms\n\S+Z line 0 /);
   assert.match(done.output, /bytes of output omitted/);
-  assert.match(done.output, /line 499 x+\ndone\n$/);
+  assert.match(done.output, /line 499 x+\n\S+Z done\n$/);
 });
 
 test('cancel: a queued job at once, a running one by its signal; a succeeded one is a 409', async () => {

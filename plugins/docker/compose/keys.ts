@@ -1,4 +1,4 @@
-// The compose-spec service keys beyond the core ones of service.ts: resource, namespace and runtime settings, gpus, hooks, volumes_from, label_file; and the keys accepted but ignored, each with why.
+// The compose-spec service keys beyond the core ones of service.ts: resource, namespace and runtime settings, gpus, hooks, volumes_from, label_file; the keys accepted but ignored, each with why; unknown keys of top-level networks and volumes.
 import { homedir } from 'node:os';
 import type { HostSettings, NetworkIpam, NormalizedService, ServiceHook, ServiceKeySettings, VolumesFrom } from '../types.ts';
 import { parseEnvFile, readHead } from './environment.ts';
@@ -37,8 +37,34 @@ export const ignoredTopLevelKeys: Record<string, string> = {
   models: 'are not provided: Dockwright does not drive Docker Model Runner',
 };
 
+/** the keys of a top-level network or volume entry (secrets.ts checks those of secrets and configs) */
+const entryKeys = {
+  networks: ['name', 'external', 'driver', 'driver_opts', 'internal', 'attachable', 'enable_ipv4', 'enable_ipv6', 'ipam', 'labels'],
+  volumes: ['name', 'external', 'driver', 'driver_opts', 'labels'],
+} as const;
+
+/** an unknown key of a top-level network or volume is refused, as an unknown service option is: a misplaced `privileged: true` must not pass unseen */
+function flagUnknownEntryKeys(raw: Obj, issues: Issues): void {
+  for (const section of ['networks', 'volumes'] as const) {
+    const entries = raw[section];
+    if (!isObj(entries)) continue;
+    const what = section === 'networks' ? 'network' : 'volume';
+    for (const [name, spec] of Object.entries(entries)) {
+      if (!isObj(spec)) continue;
+      for (const key of Object.keys(spec)) {
+        if (key.startsWith('x-') || (entryKeys[section] as readonly string[]).includes(key)) continue;
+        const misplaced = honouredKeys.has(key) || key in ignoredKeys || servicePlaced.has(key) ? `; it is a service option: set it under services.<name>.${key}` : '';
+        issues.error(`${section}.${name}.${key}`, `"${key}" is not a key of a ${what} (${entryKeys[section].join(', ')})${misplaced}`);
+      }
+    }
+  }
+}
+/** common service options a person may misplace under a volume or network */
+const servicePlaced = new Set(['privileged', 'cap_add', 'cap_drop', 'user', 'read_only', 'security_opt', 'devices', 'image', 'command', 'ports', 'volumes', 'environment', 'restart', 'network_mode', 'pid', 'ipc']);
+
 function warnTopLevel(raw: Obj, issues: Issues): void {
   for (const [key, why] of Object.entries(ignoredTopLevelKeys)) if (raw[key] !== undefined) issues.warn(key, `"${key}" ${why}`);
+  flagUnknownEntryKeys(raw, issues);
 }
 export { warnTopLevel as warnIgnoredTopLevelKeys };
 

@@ -39,7 +39,8 @@ test('a failed deploy raises one alert, delivered once per channel; ten failures
   await s.api('POST', '/api/v1/alerts/channels', { body: { name: 'slack', kind: 'slack', config: { url: `${rx.url}/slack/x` }, events: ['deploy-failed'] } });
   await createStack(s, name, broken);
 
-  await act(s, 'deploy', name, 'failed');
+  const failed = await act(s, 'deploy', name, 'failed');
+  assert.ok(failed.error, 'the job has its error');
   const [alert] = await eventually(async () => {
     const list = await openAlerts(name);
     return list.length === 1 && rx.on('/hook').length === 1 && rx.on('/slack/x').length === 1 ? list : null;
@@ -50,6 +51,10 @@ test('a failed deploy raises one alert, delivered once per channel; ten failures
   assert.equal(alert.resolvedAt, null);
   const payload = JSON.parse(rx.on('/hook')[0].body);
   assert.equal(payload.alert.id, alert.id);
+  // the message says why: the job's error, in every channel's text
+  assert.ok(payload.text.includes(failed.error!), `the webhook text has the job's error: ${payload.text}`);
+  assert.match(payload.text, /^the deploy of stack \S+ failed \(deploy-failed, stack:\S+\)\nreason: /);
+  assert.ok(JSON.parse(rx.on('/slack/x')[0].body).text.includes(failed.error!), 'and the slack text');
 
   for (let i = 0; i < 9; i++) await act(s, 'deploy', name, 'failed');
   const counted = await eventually(async () => {
@@ -86,8 +91,10 @@ test('a failed deploy raises one alert, delivered once per channel; ten failures
   assert.match(JSON.parse(rx.on('/slack/x')[1].body).text, /resolved/);
 });
 
-test('a container that keeps crashing raises exited and restart-loop alerts from the engine\'s events', async () => {
-  await createStack(s, crashing, busybox({ app: 'sleep 0.2; exit 3' }, '').replace('    command:', '    restart: always\n    command:'));
+test('a container that keeps crashing raises exited and restart-loop alerts from the engine\'s events; the exited alert\'s text has the exit code and its last log lines, secrets masked', async () => {
+  const secret = 'hunter2-very-secret-value';
+  const script = 'echo starting app; echo connecting with password $$DB_PASSWORD; echo fatal: cannot open /data/db >&2; sleep 0.2; exit 3';
+  await createStack(s, crashing, busybox({ app: script }, '').replace('    command:', `    restart: always\n    environment: { DB_PASSWORD: ${secret}, MODE: production }\n    command:`));
   await act(s, 'deploy', crashing).catch(() => undefined);
   const kinds = await eventually(async () => {
     const list = await openAlerts(crashing);
@@ -97,6 +104,13 @@ test('a container that keeps crashing raises exited and restart-loop alerts from
   const exited = kinds.find((a) => a.kind === 'container-exited');
   assert.equal(exited.subject, 'app');
   assert.match(exited.message, /exit code 3/);
+  const sent = await eventually(async () => rx.on('/hook').map((r) => JSON.parse(r.body)).find((b) => b.alert?.id === exited.id && b.event === 'raised'), 20_000, 'the exited alert delivered');
+  assert.match(sent.text, /exited unexpectedly \(exit code 3\)/);
+  assert.match(sent.text, /last log lines:\n(.*\n)* {2}starting app\n/);
+  assert.match(sent.text, /fatal: cannot open \/data\/db/);
+  assert.match(sent.text, /connecting with password \[redacted\]/);
+  assert.ok(!sent.text.includes(secret), 'the secret is masked');
+  assert.ok(!JSON.stringify((await s.api('GET', `/api/v1/alerts?status=all&resource=stack:${crashing}`)).body).includes(secret), 'nor kept with the alert');
   await act(s, 'stop', crashing).catch(() => undefined);
 });
 

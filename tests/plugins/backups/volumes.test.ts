@@ -1,7 +1,9 @@
 // Backups of a stack's volume on a real engine with real restic: run with progress, files listed, data changed, restored byte for byte into a new volume, the stack and a folder; stop consistency; retention; one run at a time.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { promisify } from 'node:util';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestServer } from '../../helpers/harness.ts';
@@ -123,6 +125,26 @@ test('a stack volume: backed up with progress, listed, changed, and restored byt
   assert.equal(readFileSync(join(one.result.folder, 'stacks', stack, volume, 'a.txt'), 'utf8'), 'hello-backup\n');
   assert.equal((await api('POST', '/api/v1/backups/vol/restore', { target: 'folder', paths: ['/stacks/none'] })).status, 404);
   assert.equal((await api('POST', '/api/v1/backups/vol/restore', { target: 'volume:x', paths: ['/'] })).status, 404);
+});
+
+test('a generated repository password is answered once, when the backup is created; with it plain restic opens the repository; progress ends with files and bytes', async () => {
+  const put = await api('PUT', '/api/v1/backups/gen', { targets: { stacks: [stack] }, repository: { url: join(repos, 'gen') } });
+  assert.equal(put.status, 201, put.text);
+  const generated = put.body.password as string;
+  assert.match(generated, /^[A-Za-z0-9_-]{43}$/, 'shown this once');
+  assert.equal((await api('GET', '/api/v1/backups/gen')).body.password, undefined, 'never read back');
+  const replaced = await api('PUT', '/api/v1/backups/gen', { targets: { stacks: [stack] }, repository: { url: join(repos, 'gen') } });
+  assert.equal(replaced.status, 200);
+  assert.equal(replaced.body.password, undefined, 'a replace keeps it and does not show it again');
+  const own = await api('PUT', '/api/v1/backups/own', { targets: { stacks: [stack] }, repository: { url: join(repos, 'own') }, password });
+  assert.equal(own.body.password, undefined, 'a password the user set is never answered');
+  await api('DELETE', '/api/v1/backups/own');
+
+  const run = await job('/api/v1/backups/gen/run');
+  assert.match(run.output, /progress 100% · 2\/2 files · [\d.]+ [KMG]?i?B\/[\d.]+ [KMG]?i?B/, run.output);
+  const { stdout } = await promisify(execFile)('restic', ['-r', join(repos, 'gen'), 'snapshots', '--json', '--no-lock'], { env: { PATH: process.env.PATH, RESTIC_PASSWORD: generated, RESTIC_CACHE_DIR: join(repos, 'cache') } });
+  assert.deepEqual(JSON.parse(stdout).map((x: { id: string }) => x.id), [run.result.snapshot], 'restic elsewhere opens it with the shown password');
+  await api('DELETE', '/api/v1/backups/gen');
 });
 
 test('consistency stop: the containers are stopped for the snapshot and started again, even when restic fails', async () => {
