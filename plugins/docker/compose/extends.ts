@@ -2,9 +2,10 @@
 import { dirname, join, normalize } from 'node:path';
 import { projectEnv, readHead } from './environment.ts';
 import { interpolateTree } from './interpolate.ts';
-import { composeLimits, LimitExceeded } from './limits.ts';
+import { composeLimits } from './limits.ts';
 import { extendService } from './merge.ts';
-import { inside, isObj, type Issues, type Obj } from './shape.ts';
+import type { Issues } from './issues.ts';
+import { inside, isObj, type Obj } from './shape.ts';
 import { parseYaml } from './yaml.ts';
 
 /** where a file of the tree is seen from the project: `.` for the top */
@@ -72,7 +73,7 @@ export class ProjectFiles {
     if (this.documents.has(key)) return this.documents.get(key)!;
     const full = inside(this.workdir, file, path, this.issues, 'compose file');
     if (!full) return null;
-    this.issues.budget.take('files', 1, path, 'other compose files (extends, include)');
+    this.issues.take('files', 1, path, 'other compose files (extends, include)');
     let read: { text: string; truncated: boolean };
     try {
       read = readHead(full, composeLimits.maxLength);
@@ -81,7 +82,7 @@ export class ProjectFiles {
       this.documents.set(key, null);
       return null;
     }
-    if (read.truncated) throw new LimitExceeded('maxLength', path, `${file}: the compose file has more than ${composeLimits.maxLength.toLocaleString('en-US')} characters`);
+    if (read.truncated) this.issues.stop('maxLength', path, `${file}: the compose file has more than ${composeLimits.maxLength.toLocaleString('en-US')} characters`);
     const parsed = parseYaml(read.text, this.issues, { path, file });
     let doc: Obj | null = null;
     if (isObj(parsed)) doc = rebaseDocument(dirOf(file), interpolateTree(parsed, key, { variables, issues: this.issues, warned: new Set() }) as Obj);
@@ -171,7 +172,7 @@ export function applyExtends(services: Obj, files: ProjectFiles, issues: Issues)
       issues.error(where, `extends comes back to itself: ${[...chain, key].map((k) => k.split('\u0000').filter(Boolean).join(' → ')).join(' → ')}`);
       return null;
     }
-    if (chain.length >= composeLimits.extendsDepth) throw new LimitExceeded('extendsDepth', where, `more than ${composeLimits.extendsDepth} services in one chain of extends`);
+    if (chain.length >= composeLimits.extendsDepth) issues.stop('extendsDepth', where, `more than ${composeLimits.extendsDepth} services in one chain of extends`);
     const spec = typeof service.extends === 'string' ? { service: service.extends } : service.extends;
     if (!isObj(spec) || typeof spec.service !== 'string') { issues.error(where, 'must name a service: extends: <service> or { service, file }'); resolved.set(key, null); return null; }
     if (spec.file !== undefined && typeof spec.file !== 'string') { issues.error(`${where}.file`, 'must be a path'); resolved.set(key, null); return null; }

@@ -1,9 +1,9 @@
 // The compose-spec service keys beyond the core ones of service.ts: resource, namespace and runtime settings, gpus, hooks, volumes_from, label_file; and the keys accepted but ignored, each with why.
 import { homedir } from 'node:os';
-import type { HostSettings, NetworkIpam, NormalizedService, ServiceHook, ServiceKeySettings, VolumesFrom } from '../types.ts';
+import type { HostSettings, NetworkIpam, NormalizedService, ServiceHook, ServiceKeySettings, VolumesFrom } from './model.ts';
 import { parseEnvFile, readHead } from './environment.ts';
-import { atMost } from './limits.ts';
-import { bool, inside, int, isObj, type Issues, mapOrList, type Obj, scalar, str, strList } from './shape.ts';
+import type { Issues } from './issues.ts';
+import { bool, inside, int, isObj, mapOrList, type Obj, scalar, str, strList } from './shape.ts';
 import type { ServiceContext } from './service.ts';
 import { bytes, durationNs, splitWords } from './units.ts';
 
@@ -171,7 +171,7 @@ function labelFiles(v: unknown, path: string, ctx: ServiceContext): Record<strin
   const out: Record<string, string> = {};
   if (v === undefined || v === null) return out;
   const list = Array.isArray(v) ? v : [v];
-  ctx.issues.budget.take('envFiles', list.length, path, 'env_file and label_file entries');
+  ctx.issues.take('envFiles', list.length, path, 'env_file and label_file entries');
   list.forEach((item, i) => {
     const at = Array.isArray(v) ? `${path}[${i}]` : path;
     const file = scalar(item);
@@ -180,12 +180,12 @@ function labelFiles(v: unknown, path: string, ctx: ServiceContext): Record<strin
     if (!full) return;
     let read: { text: string; truncated: boolean };
     try {
-      read = readHead(full, ctx.issues.budget.left('envFileBytes'));
+      read = readHead(full, ctx.issues.left('envFileBytes'));
     } catch {
       ctx.issues.error(at, `label_file "${file}" is not in the source tree`);
       return;
     }
-    ctx.issues.budget.take('envFileBytes', read.truncated ? Infinity : Buffer.byteLength(read.text), at, 'bytes read from env_file and label_file files');
+    ctx.issues.take('envFileBytes', read.truncated ? Infinity : Buffer.byteLength(read.text), at, 'bytes read from env_file and label_file files');
     for (const [k, val] of parseEnvFile(read.text, {}, at, ctx.issues)) {
       if (k.startsWith('dockwright.') && !k.startsWith('dockwright.http.')) { ctx.issues.error(at, `the label ${k}: labels starting with dockwright. are reserved (except dockwright.http.*)`); continue; }
       out[k] = val;
@@ -248,7 +248,7 @@ export function withServiceKeys(s: Obj, path: string, ctx: ServiceContext, base:
   const { issues } = ctx;
   const fileLabels = labelFiles(s.label_file, `${path}.label_file`, ctx);
   const labels = { ...fileLabels, ...base.labels };
-  atMost('labelsPerObject', Object.keys(labels).length, `${path}.labels`, 'labels');
+  issues.atMost('labelsPerObject', Object.keys(labels).length, `${path}.labels`, 'labels');
   const useApiSocket = bool(s.use_api_socket, `${path}.use_api_socket`, issues) ?? false;
   return {
     ...base,

@@ -1,14 +1,15 @@
 // Loading a compose file: YAML, interpolation (the stack's variables over the project's .env), included files and extended services, top-level networks and volumes, the active profiles' services normalized, the dependency graph checked, all within the limits.
-import type { ComposeProject, LoadedCompose, NormalizedNetwork, NormalizedService, NormalizedVolume } from '../types.ts';
+import type { ComposeProject, LoadedCompose, NormalizedNetwork, NormalizedService, NormalizedVolume } from './model.ts';
 import { projectEnv } from './environment.ts';
 import { applyExtends, applyInclude, ProjectFiles } from './extends.ts';
 import { interpolateTree } from './interpolate.ts';
-import { atMost, composeLimits, LimitExceeded } from './limits.ts';
+import { composeLimits, LimitExceeded } from './limits.ts';
 import { ignoredTopLevelKeys, networkKeys, resolveVolumesFrom, warnIgnoredTopLevelKeys } from './keys.ts';
 import { checkTargets, fileObjects } from './secrets.ts';
 import { parseYaml } from './yaml.ts';
 import { normalizeService } from './service.ts';
-import { bool, isObj, Issues, mapOrList, type Obj, str } from './shape.ts';
+import { Issues } from './issues.ts';
+import { bool, isObj, mapOrList, type Obj, str } from './shape.ts';
 import { labelsFor } from '../labels.ts';
 
 export const projectNamePattern = /^[a-z0-9][a-z0-9_-]{0,62}$/;
@@ -19,7 +20,7 @@ function stringMap(v: unknown, path: string, issues: Issues): Record<string, str
 
 function labelMap(v: unknown, path: string, issues: Issues): Record<string, string> {
   const labels = stringMap(v, path, issues);
-  atMost('labelsPerObject', Object.keys(labels).length, path, 'labels');
+  issues.atMost('labelsPerObject', Object.keys(labels).length, path, 'labels');
   return labels;
 }
 
@@ -164,7 +165,7 @@ function load(project: ComposeProject, issues: Issues): LoadedCompose {
   const empty = (): LoadedCompose => ({ raw: {}, services: [], ...issues.done(), networks: [], volumes: [], secrets: [], configs: [] });
   if (!projectNamePattern.test(project.name)) issues.error('name', `the project name "${project.name}" must match ${projectNamePattern.source}`);
   if (project.compose.length > composeLimits.maxLength) {
-    throw new LimitExceeded('maxLength', '', `the compose file has ${project.compose.length.toLocaleString('en-US')} characters: at most ${composeLimits.maxLength.toLocaleString('en-US')} are allowed`);
+    issues.stop('maxLength', '', `the compose file has ${project.compose.length.toLocaleString('en-US')} characters: at most ${composeLimits.maxLength.toLocaleString('en-US')} are allowed`);
   }
   const parsed = parseYaml(project.compose, issues);
   if (parsed === undefined) return empty();
@@ -172,7 +173,7 @@ function load(project: ComposeProject, issues: Issues): LoadedCompose {
   // counted before anything is done per entry
   for (const key of ['services', 'networks', 'volumes'] as const) {
     const section = parsed[key];
-    if (isObj(section)) atMost(key, Object.keys(section).length, key, key);
+    if (isObj(section)) issues.atMost(key, Object.keys(section).length, key, key);
   }
   // compose reads the project's .env for interpolation; what the stack sets wins, as the shell's environment does in compose
   const variables = { ...projectEnv(project.workdir, issues), ...project.variables };
@@ -183,7 +184,7 @@ function load(project: ComposeProject, issues: Issues): LoadedCompose {
   let unresolved = new Set<string>();
   if (isObj(raw.services)) {
     unresolved = applyExtends(raw.services, files, issues);
-    atMost('services', Object.keys(raw.services).length, 'services', 'services (included ones too)');
+    issues.atMost('services', Object.keys(raw.services).length, 'services', 'services (included ones too)');
   }
   warnIgnoredTopLevelKeys(raw, issues);
   for (const key of Object.keys(raw)) {

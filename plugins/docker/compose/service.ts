@@ -1,15 +1,15 @@
 // One compose service → a NormalizedService: every supported key in its short and long forms, unsupported keys named as errors.
 import { existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import type { DependsCondition, NormalizedHealthcheck, NormalizedNetwork, NormalizedService, NormalizedVolume, ServiceNetwork } from '../types.ts';
+import type { DependsCondition, NormalizedHealthcheck, NormalizedNetwork, NormalizedService, NormalizedVolume, ServiceNetwork } from './model.ts';
 import { environment } from './environment.ts';
 import { honouredKeys, ignoredKeys, withServiceKeys } from './keys.ts';
-import { atMost } from './limits.ts';
 import { mounts } from './mounts.ts';
 import { ports } from './ports.ts';
 import type { NormalizedFileObject } from './model.ts';
 import { fileReferences } from './secrets.ts';
-import { bool, inside, int, isObj, type Issues, mapOrList, type Obj, scalar, str, strList } from './shape.ts';
+import type { Issues } from './issues.ts';
+import { bool, inside, int, isObj, mapOrList, type Obj, scalar, str, strList } from './shape.ts';
 import { bytes, durationNs, splitWords } from './units.ts';
 import { updateConfig } from './update-config.ts';
 
@@ -295,7 +295,7 @@ function devices(v: unknown, path: string, issues: Issues): NormalizedService['d
 function labels(v: unknown, path: string, issues: Issues): Record<string, string> {
   const out: Record<string, string> = {};
   const entries = mapOrList(v, path, issues);
-  atMost('labelsPerObject', entries.length, path, 'labels');
+  issues.atMost('labelsPerObject', entries.length, path, 'labels');
   for (const [k, val] of entries) {
     // dockwright.http.* is the users' own: the labels by which a service asks the edge for a hostname
     if (k.startsWith('dockwright.') && !k.startsWith('dockwright.http.')) { issues.error(`${path}.${k}`, 'labels starting with dockwright. are reserved (except dockwright.http.*)'); continue; }
@@ -324,7 +324,7 @@ export function normalizeService(name: string, s: unknown, ctx: ServiceContext):
   if (image === null && s.build === undefined) issues.error(path, `the service "${name}" has no image (and no build)`);
   if (image !== null && s.build !== undefined) issues.warn(`${path}.image`, `the built image is tagged ${`${ctx.project}-${name}`.toLowerCase()}, not ${image}, so it cannot replace an image other stacks use`);
   const replicas = int(deploy.replicas, `${path}.deploy.replicas`, issues) ?? int(s.scale, `${path}.scale`, issues) ?? 1;
-  issues.budget.take('containers', replicas, `${path}.deploy.replicas`, 'containers (the replicas of all services)');
+  issues.take('containers', replicas, `${path}.deploy.replicas`, 'containers (the replicas of all services)');
   const containerName = str(s.container_name, `${path}.container_name`, issues);
   if (containerName !== null && replicas > 1) issues.error(`${path}.container_name`, 'a service with a container_name cannot have several replicas');
   const net = serviceNetworks(s, name, path, ctx);

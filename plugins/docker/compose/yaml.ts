@@ -1,7 +1,7 @@
 // Reading the YAML of a compose file: one document, parsed with the core schema and merge keys, its depth, aliases and merges bounded while it is parsed.
 import { CORE_SCHEMA, loadAll, mergeTag, YAMLException } from 'js-yaml';
-import { type ComposeLimit, composeLimits, LimitExceeded } from './limits.ts';
-import type { Issues } from './shape.ts';
+import { type ComposeLimit, composeLimits } from './limits.ts';
+import type { Issues } from './issues.ts';
 
 const yamlSchema = CORE_SCHEMA.withTags(mergeTag);
 /** the parser's own limits, by the names it reports them with */
@@ -23,7 +23,7 @@ export function parseYaml(text: string, issues: Issues, other?: { path: string; 
     const limit = /exceeded (maxDepth|maxAliases|maxTotalMergeKeys)\b/.exec(err.reason)?.[1];
     if (limit) {
       const name = parserLimits[limit];
-      throw new LimitExceeded(name, path, `${of}the YAML has more ${name === 'maxDepth' ? 'levels of nesting' : name === 'maxAliases' ? 'aliases' : 'keys merged with <<'} than the ${composeLimits[name].toLocaleString('en-US')} allowed${at}`);
+      issues.stop(name, path, `${of}the YAML has more ${name === 'maxDepth' ? 'levels of nesting' : name === 'maxAliases' ? 'aliases' : 'keys merged with <<'} than the ${composeLimits[name].toLocaleString('en-US')} allowed${at}`);
     }
     issues.error(path, `${of}YAML syntax error${at}: ${err.reason}`);
     return undefined;
