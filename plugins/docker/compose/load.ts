@@ -6,6 +6,7 @@ import { interpolateTree } from './interpolate.ts';
 import { composeLimits, LimitExceeded } from './limits.ts';
 import { ignoredTopLevelKeys, networkKeys, resolveVolumesFrom, warnIgnoredTopLevelKeys } from './keys.ts';
 import { checkTargets, fileObjects } from './secrets.ts';
+import { cycles } from './graph.ts';
 import { parseYaml } from './yaml.ts';
 import { normalizeService } from './service.ts';
 import { Issues } from './issues.ts';
@@ -86,39 +87,8 @@ function checkGraph(services: NormalizedService[], issues: Issues): void {
       if (d.service === s.name) issues.error(`services.${s.name}.depends_on`, 'a service cannot depend on itself');
     });
   }
-  // depth-first with an explicit stack: a chain of a thousand services is no deeper for the call stack than one
-  const state = new Map<string, 'visiting' | 'done'>();
-  const reported = new Set<string>();
-  const chain: string[] = [];
-  const stack: { name: string; next: number }[] = [];
-  const targets = (name: string) => (byName.get(name)?.dependsOn ?? []).map((d) => d.service).filter((d) => byName.has(d) && d !== name);
-  const edges = new Map(services.map((s) => [s.name, targets(s.name)]));
-  for (const s of services) {
-    if (state.has(s.name)) continue;
-    state.set(s.name, 'visiting');
-    chain.push(s.name);
-    stack.push({ name: s.name, next: 0 });
-    while (stack.length) {
-      const top = stack[stack.length - 1];
-      const next = edges.get(top.name)![top.next++];
-      if (next === undefined) {
-        state.set(top.name, 'done');
-        stack.pop();
-        chain.pop();
-      } else if (state.get(next) === 'visiting') {
-        const cycle = [...chain.slice(chain.lastIndexOf(next)), next];
-        const key = [...cycle].sort().join(',');
-        if (!reported.has(key)) {
-          reported.add(key);
-          issues.error(`services.${next}.depends_on`, `dependency cycle: ${cycle.join(' → ')}`);
-        }
-      } else if (!state.has(next)) {
-        state.set(next, 'visiting');
-        chain.push(next);
-        stack.push({ name: next, next: 0 });
-      }
-    }
-  }
+  const edges = new Map(services.map((s) => [s.name, s.dependsOn.map((d) => d.service).filter((d) => byName.has(d) && d !== s.name)]));
+  for (const cycle of cycles(edges.keys(), (name) => edges.get(name)!)) issues.error(`services.${cycle[0]}.depends_on`, `dependency cycle: ${cycle.join(' → ')}`);
 }
 
 /** the profiles COMPOSE_PROFILES names (comma-separated, from the stack's variables or the project's .env); `*` activates all */

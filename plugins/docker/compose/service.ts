@@ -1,12 +1,11 @@
 // One compose service → a NormalizedService: every supported key in its short and long forms, unsupported keys named as errors.
 import { existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import type { DependsCondition, NormalizedHealthcheck, NormalizedNetwork, NormalizedService, NormalizedVolume, ServiceNetwork } from './model.ts';
+import type { DependsCondition, NormalizedFileObject, NormalizedHealthcheck, NormalizedNetwork, NormalizedService, NormalizedVolume, ServiceNetwork } from './model.ts';
 import { environment } from './environment.ts';
 import { honouredKeys, ignoredKeys, withServiceKeys } from './keys.ts';
 import { mounts } from './mounts.ts';
 import { ports } from './ports.ts';
-import type { NormalizedFileObject } from './model.ts';
 import { fileReferences } from './secrets.ts';
 import type { Issues } from './issues.ts';
 import { bool, inside, int, isObj, mapOrList, type Obj, scalar, str, strList } from './shape.ts';

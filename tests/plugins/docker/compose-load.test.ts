@@ -337,6 +337,7 @@ services:
     extends: base
     environment: { C: deeper }
 `);
+    writeFileSync(join(project, 'common', 'loop.yml'), 'services:\n  one: { extends: two }\n  two: { extends: one }\n');
     const l = await load(`
 services:
   plain:
@@ -381,8 +382,13 @@ services:
   e: { extends: { file: ../outside.yml, service: x } }
   f: { extends: { file: common/services.yml, service: nope } }
   g: { image: x }
+  h: { extends: { file: common/loop.yml, service: one } }
+  i: { extends: { file: ../outside.yml, service: x } }
 `, {}, { workdir: project });
     const got = messages(broken.errors);
+    assert.equal(new Set(got).size, got.length, `each problem once: ${got.join('\n')}`);
+    assert.ok(got.includes('common/loop.yml: services.one.extends: extends comes back to itself: common/loop.yml → one → common/loop.yml → two → common/loop.yml → one'), got.join('\n'));
+    assert.ok(got.includes('services.i.extends.file: compose file "../outside.yml" points outside the source tree'), got.join('\n'));
     assert.ok(got.some((m) => /^services\.(a|b)\.extends: extends comes back to itself/.test(m)), got.join('\n'));
     assert.ok(got.includes('services.c.extends: extends the service "nope", which this file does not define'), got.join('\n'));
     assert.ok(got.includes('services.d.extends.file: the compose file "missing.yml" is not in the source tree'), got.join('\n'));
