@@ -73,10 +73,14 @@ function signed(v: unknown, path: string, issues: Issues, min: number, max: numb
   return undefined;
 }
 
-function gpus(v: unknown, path: string, issues: Issues): HostSettings['DeviceRequests'] {
+/**
+ * Device requests of the engine, from `gpus` (capabilities default to gpu) and from deploy.resources.reservations.devices
+ * (compose's other way to ask for GPUs and other devices: capabilities required, no "all").
+ */
+function deviceRequests(v: unknown, path: string, issues: Issues, of: 'gpus' | 'reservations' = 'gpus'): HostSettings['DeviceRequests'] {
   if (v === undefined || v === null) return undefined;
-  if (v === 'all') return [{ Driver: '', Count: -1, Capabilities: [['gpu']], Options: {} }];
-  if (!Array.isArray(v)) { issues.error(path, 'must be "all" or a list of device requests (driver, count, device_ids, capabilities, options)'); return undefined; }
+  if (v === 'all' && of === 'gpus') return [{ Driver: '', Count: -1, Capabilities: [['gpu']], Options: {} }];
+  if (!Array.isArray(v)) { issues.error(path, `must be ${of === 'gpus' ? '"all" or ' : ''}a list of device requests (driver, count, device_ids, capabilities, options)`); return undefined; }
   return v.flatMap((item, i) => {
     const at = `${path}[${i}]`;
     if (!isObj(item)) { issues.error(at, 'must be a map'); return []; }
@@ -84,6 +88,7 @@ function gpus(v: unknown, path: string, issues: Issues): HostSettings['DeviceReq
     if (count === null) return [];
     const ids = item.device_ids === undefined ? null : strList(item.device_ids, `${at}.device_ids`, issues);
     if (ids && item.count !== undefined) { issues.error(at, 'count and device_ids cannot both be set'); return []; }
+    if (item.capabilities === undefined && of === 'reservations') { issues.error(`${at}.capabilities`, 'is required: the capabilities the device must have, like [gpu]'); return []; }
     const capabilities = item.capabilities === undefined ? ['gpu'] : strList(item.capabilities, `${at}.capabilities`, issues);
     return [{
       Driver: str(item.driver, `${at}.driver`, issues) ?? '', Count: count, ...(ids ? { DeviceIDs: ids } : {}), Capabilities: [capabilities],
@@ -194,6 +199,13 @@ function labelFiles(v: unknown, path: string, ctx: ServiceContext): Record<strin
   return out;
 }
 
+/** what gpus and deploy.resources.reservations.devices ask for together; undefined when neither does */
+function devicesOf(s: Obj, path: string, issues: Issues): HostSettings['DeviceRequests'] {
+  const reservations = isObj(s.deploy) && isObj(s.deploy.resources) && isObj(s.deploy.resources.reservations) ? s.deploy.resources.reservations : {};
+  const all = [...deviceRequests(s.gpus, `${path}.gpus`, issues) ?? [], ...deviceRequests(reservations.devices, `${path}.deploy.resources.reservations.devices`, issues, 'reservations') ?? []];
+  return all.length ? all : undefined;
+}
+
 function hostSettings(s: Obj, path: string, issues: Issues): HostSettings {
   const at = (key: string) => `${path}.${key}`;
   const host: HostSettings = {
@@ -208,7 +220,7 @@ function hostSettings(s: Obj, path: string, issues: Issues): HostSettings {
     DnsOptions: s.dns_opt === undefined ? undefined : strList(s.dns_opt, at('dns_opt'), issues),
     CgroupParent: str(s.cgroup_parent, at('cgroup_parent'), issues) ?? undefined,
     Runtime: str(s.runtime, at('runtime'), issues) ?? undefined,
-    DeviceRequests: gpus(s.gpus, at('gpus'), issues),
+    DeviceRequests: devicesOf(s, path, issues),
     DeviceCgroupRules: s.device_cgroup_rules === undefined ? undefined : strList(s.device_cgroup_rules, at('device_cgroup_rules'), issues),
     ...blkio(s.blkio_config, at('blkio_config'), issues),
   };

@@ -138,7 +138,10 @@ const newerEndpointKeys: Record<string, string> = {
 function serviceNetworks(s: Obj, name: string, path: string, ctx: ServiceContext): { mode: string | null; networks: ServiceNetwork[] } {
   const mode = str(s.network_mode, `${path}.network_mode`, ctx.issues);
   if (mode !== null) {
-    if (!['host', 'none', 'bridge'].includes(mode)) ctx.issues.error(`${path}.network_mode`, `"${mode}" is not supported (host, none or bridge; use networks to join other services)`);
+    // another container's network is judged by the no-host-network rule; a service's is not shared (use networks)
+    if (!['host', 'none', 'bridge'].includes(mode) && !/^container:[a-zA-Z0-9][a-zA-Z0-9_.-]*$/.test(mode)) {
+      ctx.issues.error(`${path}.network_mode`, `"${mode}" is not supported (host, none, bridge or container:<name>; use networks to join other services)`);
+    }
     if (s.networks !== undefined) ctx.issues.error(`${path}.networks`, 'cannot be combined with network_mode');
     return { mode, networks: [] };
   }

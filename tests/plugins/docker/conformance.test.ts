@@ -137,6 +137,7 @@ const fixtures: Fixture[] = [
   t('TestExtraHostsLongSyntax', 'extra_hosts_test.go', (l) => [noErrors(l), ['extra_hosts', svc(l, 'foo').extraHosts, ['myhost:0.0.0.1', 'myhost:0.0.0.2']]]),
   t('TestGpus', 'gpus_test.go', (l) => [noErrors(l), ['gpus', svc(l, 'test').host.DeviceRequests, [
     { Driver: 'nvidia', Count: -1, Capabilities: [['gpu']], Options: {} }, { Driver: '3dfx', Count: 0, DeviceIDs: ['voodoo2'], Capabilities: [['directX']], Options: {} }]]]),
+  t('TestDeviceReservation', 'devices_test.go', (l) => [noErrors(l), ['reservations.devices', svc(l, 'test').host.DeviceRequests, [{ Driver: 'nvidia', Count: -1, Capabilities: [['gpu']], Options: { q_bits: '42' } }]]]),
   t('TestGpusAll', 'gpus_test.go', (l) => [noErrors(l), ['gpus: all', svc(l, 'test').host.DeviceRequests?.map((d) => d.Count), [-1]]]),
   t('TestGroupAdd', 'group_add_test.go', (l) => [noErrors(l), ['group_add', svc(l, 'foo').groupAdd, ['mail', '0']]]),
   t('TestHealthcheck', 'healthcheck_test.go', (l) => [noErrors(l), ['healthcheck', svc(l, 'foo').healthcheck, { test: ['CMD-SHELL', 'echo "hello world"'], intervalNs: 10 * SEC, timeoutNs: 1 * SEC, retries: 5, startPeriodNs: 15 * SEC }],
@@ -155,7 +156,7 @@ const fixtures: Fixture[] = [
   t('TestModels', 'models_test.go', (l) => [warned(l, 'models', /Docker Model Runner/), warned(l, 'services.test_mapping.models', /Docker Model Runner/)]),
   t('TestNetworkInternal', 'network_internal_test.go', (l) => [noErrors(l), ['only the networks services use are created', l.networks.map((n) => n.key), ['default']]]),
   t('TestNetworkEnableIPv4IPv6', 'network_ipam_test.go', (l) => [refused(l, 'networks.net1.enable_ipv4', /needs Docker Engine 28/)]),
-  t('TestNetworkMode', 'network_mode_test.go', (l) => [refused(l, 'services.foo.network_mode', /"container:0cfeab0f748b" is not supported/)]),
+  t('TestNetworkMode', 'network_mode_test.go', (l) => [noErrors(l), ['network_mode (judged by the no-host-network rule)', svc(l, 'foo').networkMode, 'container:0cfeab0f748b']]),
   t('TestServiceNetworks', 'networks_test.go', (l) => {
     const nets = svc(l, 'foo').networks;
     return [noErrors(l), ['aliases', nets.find((n) => n.key === 'some-network')?.aliases, ['foo', 'alias1', 'alias3']],
@@ -318,7 +319,6 @@ const skipped = new Map<string, string>([
   ['TestSecretFileModeString', 'the secret it names is not declared (compose-go skips the consistency check)'],
   ['TestDependsOnXService', 'a service named x-foo (compose-go keeps it; Dockwright reads x- keys as extensions)'],
   ['TestDeployPlacement', 'swarm placement (the swarm runtime)'],
-  ['TestDeviceReservation', 'device reservations under deploy (the swarm runtime; gpus is the engine\'s)'],
   ['TestGwPriority', 'gw_priority needs API 1.48'],
   ['TestInterfaceName', 'interface_name needs API 1.49'],
   ['TestServiceNetworkDriverOpts', 'endpoint driver_opts need API 1.46'],
