@@ -2,6 +2,7 @@
 import { existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { DependsCondition, NormalizedFileObject, NormalizedHealthcheck, NormalizedNetwork, NormalizedService, NormalizedVolume, ServiceNetwork } from './model.ts';
+import { carriedBuildOptions, uncarriedBuildOption } from './build-options.ts';
 import { environment } from './environment.ts';
 import { honouredKeys, ignoredKeys, withServiceKeys } from './keys.ts';
 import { mounts } from './mounts.ts';
@@ -171,15 +172,6 @@ function serviceNetworks(s: Obj, name: string, path: string, ctx: ServiceContext
   return { mode: null, networks };
 }
 
-/** build options honoured: what `POST /build` takes without a BuildKit session */
-const buildKeys = new Set(['context', 'dockerfile', 'dockerfile_inline', 'args', 'target', 'cache_from', 'labels', 'network', 'shm_size', 'extra_hosts', 'platforms', 'no_cache', 'pull']);
-/** build options that need a BuildKit session (or Dockerfile syntax the engine's API build lacks), refused by name */
-const sessionKeys: Record<string, string> = {
-  secrets: 'build secrets need a BuildKit session, which Dockwright\'s builds through the Engine API do not open (not supported)',
-  ssh: 'SSH forwarding in a build needs a BuildKit session, which Dockwright\'s builds through the Engine API do not open (not supported)',
-  additional_contexts: 'additional build contexts need a BuildKit session and named contexts of Dockerfile syntax 1.4, which Dockwright\'s builds through the Engine API do not have (not supported); copy them into the build context or use a stage',
-};
-
 /** a cache_from entry: an image reference, or `type=registry,ref=<image>`; other cache types need buildx */
 function cacheSource(entry: string, path: string, issues: Issues): string | null {
   if (!entry.includes('=')) return entry;
@@ -194,9 +186,10 @@ function build(v: unknown, path: string, ctx: ServiceContext): NormalizedService
   const spec = typeof v === 'string' ? { context: v } : isObj(v) ? v : null;
   if (!spec) { ctx.issues.error(path, 'must be a context path or a map with context'); return null; }
   const { issues } = ctx;
+  // the options of the specification a build cannot carry are the supported-build-options rule's to refuse
   for (const key of Object.keys(spec)) {
-    if (buildKeys.has(key) || key.startsWith('x-')) continue;
-    issues.error(`${path}.${key}`, sessionKeys[key] ?? `build option "${key}" is not supported`);
+    if (carriedBuildOptions.has(key) || key.startsWith('x-') || uncarriedBuildOption(key)) continue;
+    issues.error(`${path}.${key}`, `"${key}" is not a build option of the compose specification`);
   }
   const contextText = scalar(spec.context) ?? '.';
   if (/^[a-z]+:\/\/|^git@/.test(contextText)) { issues.error(`${path}.context`, 'remote build contexts are not supported; build from the source tree'); return null; }

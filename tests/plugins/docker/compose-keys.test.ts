@@ -258,7 +258,11 @@ const serviceKeys: Record<string, Treatment[]> = {
   annotations: [i('annotations: { com.example.a: b }')],
   attach: [i('attach: false')],
   blkio_config: [h('blkio_config: { weight: 300 }', (l) => [app(l).host.BlkioWeight, 300])],
-  build: [h('build: { context: ., target: prod }', (l) => [[app(l).build?.context, app(l).build?.target], [tree, 'prod']])],
+  build: [
+    h('build: { context: ., target: prod }', (l) => [[app(l).build?.context, app(l).build?.target], [tree, 'prod']]),
+    r('build: { context: ., cache_to: [user/app:cache] }', 'supported-build-options', 'services.app.build.cache_to'),
+    r('build: { context: ., tags: ["app:1"] }', 'supported-build-options', 'services.app.build.tags'),
+  ],
   cap_add: [h('cap_add: [CHOWN]', (l) => [app(l).capAdd, ['CHOWN']]), r('cap_add: [NET_ADMIN]', 'no-dangerous-capabilities')],
   cap_drop: [h('cap_drop: [ALL]', (l) => [app(l).capDrop, ['ALL']])],
   cgroup: [h('cgroup: private', (l) => [app(l).host.CgroupnsMode, 'private']), r('cgroup: host', 'no-host-pid')],

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestServer } from '../../helpers/harness.ts';
 import type { ComposeIssue, LoadedCompose, NormalizedService } from '../../../plugins/docker/types.ts';
+import { uncarriedBuildOption } from '../../../plugins/docker/compose/build-options.ts';
 import { startDockerServer } from './helpers.ts';
 
 const root = join(import.meta.dirname, '..', '..', 'fixtures', 'compose-go');
@@ -47,6 +48,11 @@ const noErrors = (l: LoadedCompose): Check => ['no errors', l.errors.map((e) => 
 const only = (l: LoadedCompose, ...paths: string[]): Check => ['the warnings', l.warnings.map((w) => w.path).sort(), paths.sort()];
 /** Dockwright refuses on purpose: the error at this path, saying why */
 const refused = (l: LoadedCompose, path: string, message: RegExp): Check => [`refused at ${path}: ${message}`, issue(l.errors, path, message), true];
+/** a build option a build through the Engine API cannot carry: no loader error; the supported-build-options rule refuses it, saying why */
+const buildRule = (l: LoadedCompose, path: string, message: RegExp): Check[] => [
+  [`no loader error at ${path}`, l.errors.filter((e) => e.path === path).map((e) => e.message), []],
+  [`supported-build-options refuses ${path}: ${message}`, message.test(uncarriedBuildOption(path.slice(path.lastIndexOf('.') + 1)) ?? ''), true],
+];
 /** Dockwright accepts and ignores on purpose: the warning at this path, saying why */
 const warned = (l: LoadedCompose, path: string, message?: RegExp): Check => [`warning at ${path}`, issue(l.warnings, path, message), true];
 /** compose's name: is accepted with a warning, the stack name wins (SPEC, wave 3) */
@@ -69,14 +75,14 @@ const fixtures: Fixture[] = [
   t('TestBuildPull', 'build_test.go', (l) => [noErrors(l), ['pull', svc(l, 'foo').build?.pull, true]]),
   t('TestBuildShmSize', 'build_test.go', (l) => [noErrors(l), ['shm_size', svc(l, 'foo').build?.shmSize, 128 * MB]]),
   t('TestDockerfileInline', 'build_test.go', (l) => [noErrors(l), ['dockerfile_inline', svc(l, 'bar').build?.dockerfileInline, 'FROM alpine\nRUN echo "hello" > /world.txt\n']]),
-  t('TestBuildSSH', 'build_test.go', (l) => [refused(l, 'services.foo.build.ssh', /needs a BuildKit session/)]),
-  t('TestBuildSecrets', 'build_test.go', (l) => [refused(l, 'services.foo.build.secrets', /build secrets need a BuildKit session/)]),
-  t('TestBuildCacheTo', 'build_test.go', (l) => [refused(l, 'services.foo.build.cache_to', /not supported/)]),
-  t('TestBuildIsolation', 'build_test.go', (l) => [refused(l, 'services.foo.build.isolation', /not supported/)]),
-  t('TestBuildPrivileged', 'build_test.go', (l) => [refused(l, 'services.foo.build.privileged', /not supported/)]),
-  t('TestBuildEntitlements', 'build_test.go', (l) => [refused(l, 'services.foo.build.entitlements', /not supported/)]),
-  t('TestBuildAttestations', 'build_test.go', (l) => [refused(l, 'services.foo.build.provenance', /not supported/), refused(l, 'services.foo.build.sbom', /not supported/)]),
-  t('TestBuildNoCacheFilter', 'build_test.go', (l) => [refused(l, 'services.list.build.no_cache_filter', /not supported/)]),
+  t('TestBuildSSH', 'build_test.go', (l) => buildRule(l, 'services.foo.build.ssh', /needs a BuildKit session/)),
+  t('TestBuildSecrets', 'build_test.go', (l) => buildRule(l, 'services.foo.build.secrets', /build secrets need a BuildKit session/)),
+  t('TestBuildCacheTo', 'build_test.go', (l) => buildRule(l, 'services.foo.build.cache_to', /not supported/)),
+  t('TestBuildIsolation', 'build_test.go', (l) => buildRule(l, 'services.foo.build.isolation', /not supported/)),
+  t('TestBuildPrivileged', 'build_test.go', (l) => buildRule(l, 'services.foo.build.privileged', /not supported/)),
+  t('TestBuildEntitlements', 'build_test.go', (l) => buildRule(l, 'services.foo.build.entitlements', /not supported/)),
+  t('TestBuildAttestations', 'build_test.go', (l) => [...buildRule(l, 'services.foo.build.provenance', /not supported/), ...buildRule(l, 'services.foo.build.sbom', /not supported/)]),
+  t('TestBuildNoCacheFilter', 'build_test.go', (l) => buildRule(l, 'services.list.build.no_cache_filter', /not supported/)),
   t('TestCapAddDrop', 'cap_add_drop_test.go', (l) => [noErrors(l), ['cap_add', svc(l, 'foo').capAdd, ['ALL']], ['cap_drop', svc(l, 'foo').capDrop, ['NET_ADMIN', 'SYS_ADMIN']]]),
   t('TestCgroupParent', 'cgroup_parent_test.go', (l) => [noErrors(l), ['cgroup_parent', svc(l, 'foo').host.CgroupParent, 'm-executor-abcd']]),
   t('TestCgroup', 'cgroup_test.go', (l) => [noErrors(l), ['cgroup', svc(l, 'foo').host.CgroupnsMode, 'private']]),
