@@ -3,6 +3,7 @@ import { dirname, join, normalize } from 'node:path';
 import { projectEnv, readHead } from './environment.ts';
 import { interpolateTree } from './interpolate.ts';
 import { cycles } from './graph.ts';
+import { Override } from './tags.ts';
 import { composeLimits } from './limits.ts';
 import { extendService } from './merge.ts';
 import type { Issues } from './issues.ts';
@@ -150,7 +151,8 @@ function mergeDocuments(base: Obj, over: Obj): Obj {
     if (!isObj(over[key])) continue;
     const merged: Obj = { ...(isObj(base[key]) ? base[key] as Obj : {}) };
     for (const [name, value] of Object.entries(over[key] as Obj)) {
-      merged[name] = key === 'services' && isObj(merged[name]) && isObj(value) ? extendService(merged[name] as Obj, value) : value;
+      const merges = key === 'services' && isObj(merged[name]) && !(merged[name] instanceof Override) && isObj(value) && !(value instanceof Override);
+      merged[name] = merges ? extendService(merged[name] as Obj, value as Obj) : value;
     }
     out[key] = merged;
   }

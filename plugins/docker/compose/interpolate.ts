@@ -1,5 +1,6 @@
 // Compose variable interpolation: $VAR, ${VAR}, ${VAR:-default}, ${VAR-default}, ${VAR:?err}, ${VAR?err}, ${VAR:+alt}, ${VAR+alt}, $$; and the walk over the whole document, within the limits.
 import { composeLimits } from './limits.ts';
+import { Override } from './tags.ts';
 import type { Issues } from './issues.ts';
 
 const nameStart = /[A-Za-z_]/;
@@ -140,6 +141,7 @@ export function interpolateTree(value: unknown, path: string, ctx: Interpolation
     return interpolate(value, path, ctx);
   }
   if (!value || typeof value !== 'object') return value;
+  if (value instanceof Override) return new Override(interpolateTree(value.value, path, ctx, depth, ancestors));
   if (depth >= composeLimits.maxDepth) ctx.issues.stop('maxDepth', path, `values are nested more than ${composeLimits.maxDepth} levels deep once aliases are expanded`);
   // a YAML alias may point at its own ancestor
   if (ancestors.has(value)) {

@@ -7,6 +7,7 @@ import { composeLimits, LimitExceeded } from './limits.ts';
 import { ignoredTopLevelKeys, networkKeys, resolveVolumesFrom, warnIgnoredTopLevelKeys } from './keys.ts';
 import { checkTargets, fileObjects } from './secrets.ts';
 import { cycles } from './graph.ts';
+import { settleTags } from './tags.ts';
 import { parseYaml } from './yaml.ts';
 import { normalizeService } from './service.ts';
 import { Issues } from './issues.ts';
@@ -156,6 +157,8 @@ function load(project: ComposeProject, issues: Issues): LoadedCompose {
     unresolved = applyExtends(raw.services, files, issues);
     issues.atMost('services', Object.keys(raw.services).length, 'services', 'services (included ones too)');
   }
+  // merges are done: !reset keys go, !override values are what they wrap
+  settleTags(raw);
   warnIgnoredTopLevelKeys(raw, issues);
   for (const key of Object.keys(raw)) {
     if (key.startsWith('x-') || topLevel.has(key) || key in ignoredTopLevelKeys) continue;

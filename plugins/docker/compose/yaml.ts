@@ -1,9 +1,10 @@
-// Reading the YAML of a compose file: one document, parsed with the core schema and merge keys, its depth, aliases and merges bounded while it is parsed.
+// Reading the YAML of a compose file: one document, parsed with the core schema, merge keys and compose's !reset / !override, its depth, aliases and merges bounded while it is parsed.
 import { CORE_SCHEMA, loadAll, mergeTag, YAMLException } from 'js-yaml';
 import { type ComposeLimit, composeLimits } from './limits.ts';
 import type { Issues } from './issues.ts';
+import { mergeTags } from './tags.ts';
 
-const yamlSchema = CORE_SCHEMA.withTags(mergeTag);
+const yamlSchema = CORE_SCHEMA.withTags(mergeTag, mergeTags);
 /** the parser's own limits, by the names it reports them with */
 const parserLimits: Record<string, ComposeLimit> = { maxDepth: 'maxDepth', maxAliases: 'maxAliases', maxTotalMergeKeys: 'maxMergeKeys' };
 

@@ -439,6 +439,50 @@ services:
   }
 });
 
+test('!reset and !override: in one file, over what extends brings, and across the files of an include', async () => {
+  const project = mkdtempSync(join(tmpdir(), 'dw-compose-tags-'));
+  try {
+    writeFileSync(join(project, 'one.yml'), 'services:\n  inc:\n    image: dockwright-test/busybox:1\n    ports: ["7070:70"]\n    environment: { KEEP: "1", DROP: "2" }\n');
+    writeFileSync(join(project, 'two.yml'), 'services:\n  inc:\n    ports: !reset []\n    environment: { DROP: !reset }\n');
+    const l = await load(`
+include:
+  - path: [one.yml, two.yml]
+services:
+  alone:
+    image: dockwright-test/busybox:1
+    command: !reset
+    ports: !override ["8080:80"]
+  base:
+    image: dockwright-test/busybox:1
+    command: ["sleep", "1"]
+    ports: ["8080:80", "8443:443"]
+    environment: { A: "1", B: "2" }
+    labels: { tier: base }
+  child:
+    extends: base
+    command: !reset null
+    ports: !override ["9090:80"]
+    environment: { B: !reset }
+    labels: !override { tier: child }
+`, {}, { workdir: project });
+    assert.deepEqual(l.errors, []);
+    const svc = (n: string) => l.services.find((s) => s.name === n)!;
+    const ports = (n: string) => svc(n).ports.map((p) => `${p.published}:${p.target}`);
+    assert.equal(svc('alone').command, null);
+    assert.deepEqual(ports('alone'), ['8080:80']);
+    assert.equal(svc('child').command, null, 'a !reset key is gone, also what extends brings');
+    assert.deepEqual(ports('child'), ['9090:80'], '!override replaces the list extends would append to');
+    assert.deepEqual(svc('child').environment, { A: '1' });
+    assert.equal(svc('child').labels.tier, 'child');
+    assert.deepEqual(ports('base'), ['8080:80', '8443:443'], 'the base keeps its own');
+    assert.deepEqual(ports('inc'), [], 'the later file of an include resets what the first set');
+    assert.deepEqual(svc('inc').environment, { KEEP: '1' });
+    assert.ok(!JSON.stringify(l.raw).includes('reset'), 'the document rules judge holds no tag');
+  } finally {
+    rmSync(project, { recursive: true, force: true });
+  }
+});
+
 test('a project name must be a stack name', async () => {
   const l = await load('services:\n  web:\n    image: x\n', {}, { name: 'Bad Name' });
   assert.match(messages(l.errors)[0], /^name: the project name "Bad Name" must match/);

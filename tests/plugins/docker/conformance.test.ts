@@ -259,6 +259,8 @@ const fixtures: Fixture[] = [
   { file: 'loader/testdata/combined/compose.yaml', from: 'loader/include_test.go TestLoadIncludeExtendsCombined', expect: (l) => [noErrors(l), ['build context', svc(l, 'service').build?.context, join(tree, 'loader/testdata/combined/dir')]] },
   { file: 'loader/testdata/include/compose.yaml', from: 'loader/include_test.go TestIncludeRelative', expect: (l) => [noErrors(l),
     ['build context "."', svc(l, 'included').build?.context, join(tree, 'loader/testdata/include')], ['volume source "."', svc(l, 'included').mounts[0]?.source, join(tree, 'loader/testdata/include')]] },
+  { file: 'loader/testdata/extends/reset.yaml', from: 'loader/loader_test.go TestLoadExtendsWihReset', expect: (l) => [noErrors(l),
+    ['!reset drops the command extends brings', svc(l, 'base').command, null], ['the rest is extended', svc(l, 'base').image, 'alpine:latest'], ['init keeps its own', svc(l, 'init').command, ['sleep', 'infinity']]] },
   { file: 'loader/testdata/extends/withdir/compose.yaml', from: 'loader/loader_test.go TestLoadExtendsWihReset (withdir: nested extends across folders)', expect: (l) => [noErrors(l), ['image', svc(l, 'test').image, 'hello-world']] },
   { file: 'loader/testdata/compose-depends-on-cycle.yaml', from: 'loader/loader_test.go TestLoadDependsOnCycle', expect: (l) => [refused(l, 'services.service1.depends_on', /dependency cycle: service1 → service2 → service3 → service1/)] },
   { file: 'loader/testdata/compose-depends-on-self.yaml', from: 'loader/loader_test.go TestLoadDependsOnSelf', expect: (l) => [refused(l, 'services.service1.depends_on', /cannot depend on itself/)] },
