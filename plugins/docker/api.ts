@@ -2,6 +2,7 @@
 import { extensionPoint, pluginRef, type PluginRef } from '../../sdk/index.ts';
 import type { AccessGuard, DockerRuntime, EdgeRouting, RegistryAuthProvider } from './types.ts';
 
+export { uncarriedBuildOption } from './compose/build-options.ts';
 export { policyHost, registryHost } from './images.ts';
 export { servingRole } from './labels.ts';
 export type { AccessGuard, ImageIssue, ContainerStatus, DeployIo, DeployResult, DockerRuntime, EdgeRouting, InstallationVolume, LoadedCompose, NormalizedService, RegistryAuthProvider, ServiceStatus } from './types.ts';

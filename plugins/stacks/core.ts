@@ -1,10 +1,11 @@
-// The stacks core: validation against the platform rules, the project a deploy runs, live state for many stacks, and the stack jobs.
-import { defineJob, Type, type Actor, type JobHandle, type PluginContext, type Principal } from '../../sdk/index.ts';
+// The stacks core: the stack rules (lookup with access, validate and save by revision, create, settings, restore, removal), the project a deploy runs, live state, and the stack jobs.
+import { defineJob, problem, Type, type Actor, type Job, type JobHandle, type PluginContext, type Principal } from '../../sdk/index.ts';
 import type { StackHook } from './api.ts';
 import type { ComposeProject, DeployIo, DockerRuntime, LoadedCompose, ServiceStatus } from '../docker/types.ts';
+import { assertAccess, canSee, type AccessEntry, type Need } from './access.ts';
 import { checkRules, type PlatformRule, type RuleError } from './rules.ts';
-import type { StackRow, StackStore, StackSummary } from './store.ts';
-import { templateVariables } from './templates.ts';
+import type { StackContent, StackDetail, StackRow, StackStore, StackSummary } from './store.ts';
+import { templateVariables, type Templates } from './templates.ts';
 import type { LiveState } from './view.ts';
 
 /** where a stack's files come from when it has a source tree (the git plugin provides one). */
@@ -35,8 +36,36 @@ export interface StackRuntime {
 export const deployKind = 'stacks.deploy';
 export const pushKind = 'stacks.push';
 export const resourceOf = (stack: string) => `stack:${stack}`;
+/** the content a revision counts, as the stack has it now */
+export const contentOf = (row: StackRow): StackContent => ({ compose: row.compose, env: row.env, template: row.template, settings: row.settings, services: row.services });
+
+/** what a removal did with the stack's named volumes */
+export interface VolumeFates { kept: string[]; removed: string[] }
+
+/** a new stack's compose file: written out, or its template's (with the template's inputs) */
+export interface NewStack { content?: string; template?: string; settings?: Record<string, unknown>; message?: string }
 
 export interface Core {
+  /** the stack as this caller may use it: 404 when absent or invisible to them, 403 when their role on it is too low */
+  stackFor(name: string, principal: Principal, need: Need): Promise<StackRow>;
+  /** stackFor without the compose text and the variables (nothing to decrypt), with what the stack's answer shows besides */
+  detailFor(name: string, principal: Principal, need: Need): Promise<StackDetail>;
+  /**
+   * Saves the content as the revision after `expected` (a 412 problem when the stack has moved on, 0 creates it) once it
+   * passes the platform rules (a 422 problem naming the broken rules otherwise: nothing is saved).
+   */
+  write(name: string, expected: number, principal: Principal, content: StackContent, message?: string): Promise<void>;
+  /** creates the stack (revision 0) from a compose file or a template; a stack hidden from the caller does not exist for them (404) */
+  create(name: string, principal: Principal, input: NewStack): Promise<void>;
+  /** new template settings, checked against the template's inputs */
+  changeSettings(row: StackRow, expected: number, principal: Principal, settings: Record<string, unknown>, message?: string): Promise<void>;
+  /** a new revision whose content equals revision `id` (based on `expected`, or the stack's current revision) */
+  restore(row: StackRow, id: number, expected: number | undefined, principal: Principal): Promise<void>;
+  /**
+   * Removes the stack at revision `expected` (412 otherwise) in a job, waiting 30 s for it: its result, or the job still
+   * running with what it will do to the named volumes the stack has now.
+   */
+  remove(row: StackRow, expected: number, volumes: boolean, actor: Actor): Promise<{ done: true; jobId: string; volumes: VolumeFates } | { done: false; job: Job; volumes: VolumeFates }>;
   /** `principal`: who asks, so that the rules' messages name only what they may see */
   validate(stack: string, content: string, env: Record<string, string>, settings?: { template: string | null; settings: Record<string, unknown> }, principal?: Principal): Promise<{ loaded: LoadedCompose; errors: RuleError[] }>;
   live(rows: readonly StackSummary[]): Promise<LiveState>;
@@ -50,8 +79,8 @@ export interface Core {
   hooks: StackHook[];
 }
 
-export function createCore(ctx: PluginContext, deps: { runtime: DockerRuntime; store: StackStore; rules: PlatformRule[]; switches: Record<string, boolean> }): Core {
-  const { runtime, store } = deps;
+export function createCore(ctx: PluginContext, deps: { runtime: DockerRuntime; store: StackStore; templates: Templates; rules: PlatformRule[]; switches: Record<string, boolean> }): Core {
+  const { runtime, store, templates } = deps;
   const sources: StackSource[] = [];
   const runtimes: StackRuntime[] = [];
   const hooks: StackHook[] = [];
@@ -167,18 +196,85 @@ export function createCore(ctx: PluginContext, deps: { runtime: DockerRuntime; s
     })),
   };
 
+  function usable<T extends { access: AccessEntry[] }>(row: T | null, name: string, principal: Principal, need: Need): T {
+    if (!row) throw problem(404, `no stack "${name}"`);
+    assertAccess(principal, name, row.access, need);
+    return row;
+  }
+
+  async function validate(stack: string, content: string, env: Record<string, string>, t?: { template: string | null; settings: Record<string, unknown> }, principal?: Principal) {
+    const [source, workdir] = await Promise.all([hasSource(stack), currentTree(stack)]);
+    // with a source tree, the file is checked as a deploy would load it there: .env, env_file, build contexts, bind mounts
+    const loaded = runtime.load({ name: stack, compose: content, variables: variablesOf(env, t), workdir });
+    const errors = await checkRules(deps.rules, deps.switches, { stack, loaded, hasSource: source, workdir, principal });
+    return { loaded, errors };
+  }
+
+  async function write(name: string, expected: number, principal: Principal, content: StackContent, message?: string) {
+    const { loaded, errors } = await validate(name, content.compose, content.env, content, principal);
+    if (errors.length) {
+      throw problem(422, `the compose file breaks ${errors.length} platform rule${errors.length > 1 ? 's' : ''}; nothing was saved`, { code: 'compose-refused', errors });
+    }
+    await ctx.revisions.write({
+      kind: 'stack', key: name, expected, actor: principal.actor, message,
+      apply: async (tx, revision) => {
+        const snapshot = await store.writeContent(tx, name, revision, { ...content, services: loaded.services.map((s) => s.name) });
+        for (const hook of hooks) await hook.saved?.(tx, name, loaded);
+        return snapshot;
+      },
+    });
+  }
+
+  /** template settings that fit its inputs (a 400 problem otherwise) */
+  function checkedSettings(template: string, given: Record<string, unknown> | undefined) {
+    const settings = { ...given };
+    const invalid = templates.check(template, settings);
+    if (invalid) throw problem(400, `the settings do not fit template ${template}`, { code: 'invalid-settings', errors: invalid });
+    return settings;
+  }
+
+  const volumesOf = async (stack: string) => (await runtime.volumes(stack).catch(() => null))?.map((v) => v.name) ?? null;
+
   return {
     jobs,
-    volumesOf: async (stack) => (await runtime.volumes(stack).catch(() => null))?.map((v) => v.name) ?? null,
+    volumesOf,
     sources,
     runtimes,
     hooks,
-    async validate(stack, content, env, t, principal) {
-      const [source, workdir] = await Promise.all([hasSource(stack), currentTree(stack)]);
-      // with a source tree, the file is checked as a deploy would load it there: .env, env_file, build contexts, bind mounts
-      const loaded = runtime.load({ name: stack, compose: content, variables: variablesOf(env, t), workdir });
-      const errors = await checkRules(deps.rules, deps.switches, { stack, loaded, hasSource: source, workdir, principal });
-      return { loaded, errors };
+    validate,
+    write,
+    stackFor: async (name, principal, need) => usable(await store.get(name), name, principal, need),
+    detailFor: async (name, principal, need) => usable(await store.detail(name), name, principal, need),
+    async create(name, principal, input) {
+      const access = (await store.accessOf([name])).get(name);
+      if (access && !canSee(principal, access)) throw problem(404, `no stack "${name}"`);
+      const template = input.template ? templates.get(input.template) : undefined;
+      if (input.template && !template) throw problem(400, `no template "${input.template}"; GET /api/v1/templates lists them`);
+      const settings = template ? checkedSettings(template.name, input.settings) : { ...input.settings };
+      const compose = input.content ?? template?.compose;
+      if (!compose) throw problem(400, 'content (the compose file) or template is required', { errors: [{ path: '/body/content', message: 'is required' }] });
+      await write(name, 0, principal, { compose, env: {}, template: template?.name ?? null, settings, services: [] }, input.message);
+    },
+    async changeSettings(row, expected, principal, given, message) {
+      if (!row.template) throw problem(409, `stack "${row.name}" was not created from a template: it has no settings`);
+      if (!templates.get(row.template)) throw problem(409, `the template "${row.template}" of this stack is no longer installed`);
+      await write(row.name, expected, principal, { ...contentOf(row), settings: checkedSettings(row.template, given) }, message);
+    },
+    async restore(row, id, expected, principal) {
+      const found = await ctx.revisions.get('stack', row.name, id);
+      if (!found) throw problem(404, `stack "${row.name}" has no revision ${id}`);
+      await write(row.name, expected ?? row.revision, principal, store.contentOf(found.snapshot), `restore of revision ${id}`);
+    },
+    async remove(row, expected, volumes, actor) {
+      const { name } = row;
+      if (row.revision !== expected) throw problem(412, `stack "${name}" is at revision ${row.revision}; read it again and retry`, { code: 'stale-revision', extra: { currentRevision: row.revision } });
+      // named before the job runs, for an answer that cannot wait for it; the job's result names them as done
+      const named = (await volumesOf(name)) ?? [];
+      const job = await jobs.remove.enqueue({ stack: name, revision: expected, volumes }, { actor, resource: resourceOf(name), serialKey: resourceOf(name) });
+      const done = await ctx.jobs.wait(job.id, 30_000);
+      if (!done?.done) return { done: false, job, volumes: volumes ? { kept: [], removed: named } : { kept: named, removed: [] } };
+      if (done.status !== 'succeeded') throw problem(409, `removing stack "${name}" failed: ${done.error}`, { extra: { jobId: done.id } });
+      return { done: true, jobId: done.id, volumes: (done.result as { volumes: VolumeFates }).volumes };
     },
     async live(rows) {
       const names = rows.map((r) => r.name);

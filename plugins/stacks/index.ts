@@ -1,7 +1,7 @@
 // The stacks plugin: compose stacks with variables, settings, revisions, deploy/stop/pull jobs, access lists, autoupdate and the deploy webhook.
-import { definePlugin, problem, Type, type AttentionItem, type Principal } from '../../sdk/index.ts';
+import { definePlugin, Type, type AttentionItem, type Principal } from '../../sdk/index.ts';
 import { accessGuards, dockerPlugin } from '../docker/api.ts';
-import { assertAccess, canSee, stackRole } from './access.ts';
+import { canSee, stackRole } from './access.ts';
 import { platformRules, stackHooks, stackRuntimes, stackSources, stackTemplates, type StacksApi } from './api.ts';
 import { createCore, deployKind, pushKind, resourceOf } from './core.ts';
 import { StackName, stackRoutes } from './routes.ts';
@@ -64,7 +64,7 @@ export default definePlugin({
       },
       refusedImages: async (loaded) => (await runtime.refusedImages(loaded.services))?.map(({ path, message }) => ({ path, message })) ?? null,
     });
-    const core = createCore(ctx, { runtime, store, rules, switches: options.rules });
+    const core = createCore(ctx, { runtime, store, templates, rules, switches: options.rules });
     const describers: ((stack: string) => Promise<Record<string, unknown>>)[] = [];
     const describe = async (stack: string) => Object.assign({ source: null }, ...(await Promise.all(describers.map((d) => d(stack)))));
 
@@ -142,11 +142,7 @@ export default definePlugin({
       exists: async (stack) => (await store.get(stack)) !== null,
       webhookKinds: { deploy: deployKind, push: pushKind },
       nameSchema: StackName,
-      access: async (stack, principal, need) => {
-        const row = await store.get(stack);
-        if (!row) throw problem(404, `no stack "${stack}"`);
-        assertAccess(principal, stack, row.access, need);
-      },
+      access: async (stack, principal, need) => { await core.stackFor(stack, principal, need); },
     };
   },
 });

@@ -1,8 +1,8 @@
 // The stack endpoints of /api/v1: stacks, compose, variables, settings, deploy/stop/pull, revisions, access list, autoupdate, deploy webhook.
-import { ActorSchema, defineRoute, JobAcceptedSchema, Nullable, problem, reply, Type, type AnyRoute, type PluginContext, type Principal } from '../../sdk/index.ts';
+import { ActorSchema, defineRoute, JobAcceptedSchema, Nullable, problem, reply, Type, type PluginContext, type RevisionMode, type RouteDef, type TSchema } from '../../sdk/index.ts';
 import { AccessEntrySchema, assertAccess, canSee, mayWrite, type AccessEntry, type Need } from './access.ts';
-import { deployKind, resourceOf, type Core } from './core.ts';
-import type { StackContent, StackDetail, StackRow, StackStore, StackSummary } from './store.ts';
+import { contentOf, deployKind, type Core } from './core.ts';
+import type { StackDetail, StackRow, StackStore, StackSummary } from './store.ts';
 import type { Templates } from './templates.ts';
 import { StackDetailSchema, stackView, StackViewSchema, visibleSettings, visibleVariables } from './view.ts';
 
@@ -35,21 +35,14 @@ export interface RouteDeps {
   describe(stack: string): Promise<Record<string, unknown>>;
 }
 
-export function stackRoutes({ ctx, core, store, templates, autoupdateCron, describe }: RouteDeps): AnyRoute[] {
-  /** the stack as this caller may use it: 404 when absent or invisible to them, 403 when their role on it is too low */
-  async function stackFor(name: string, principal: Principal, need: Need): Promise<StackRow> {
-    return usable(await store.get(name), name, principal, need);
-  }
-
-  /** stackFor without the compose text and the variables (nothing to decrypt), with what the stack's answer shows besides */
-  async function detailFor(name: string, principal: Principal, need: Need): Promise<StackDetail> {
-    return usable(await store.detail(name), name, principal, need);
-  }
-
-  function usable<T extends { access: AccessEntry[] }>(row: T | null, name: string, principal: Principal, need: Need): T {
-    if (!row) throw problem(404, `no stack "${name}"`);
-    assertAccess(principal, name, row.access, need);
-    return row;
+export function stackRoutes({ ctx, core, store, templates, autoupdateCron, describe }: RouteDeps): RouteDef<any, any, any, any, any>[] {
+  /** a route on one stack (`:name` in its path): its handler is given that stack as this caller may use it (404 when absent or invisible to them, 403 when their role is too low) */
+  function stackRoute<P extends TSchema, Q extends TSchema = TSchema, B extends TSchema = TSchema, R extends TSchema = TSchema, V extends RevisionMode | undefined = undefined>(
+    need: Need,
+    route: Omit<RouteDef<P, Q, B, R, V>, 'handler'> & { handler(req: Parameters<RouteDef<P, Q, B, R, V>['handler']>[0], stack: StackRow): ReturnType<RouteDef<P, Q, B, R, V>['handler']> },
+  ): RouteDef<P, Q, B, R, NoInfer<V>> {
+    const { handler, ...rest } = route;
+    return defineRoute<P, Q, B, R, V>({ ...rest, handler: async (req) => handler(req, await core.stackFor((req.params as { name: string }).name, req.principal, need)) });
   }
 
   /** the stack's full answer; `known`: its detail, when the caller has just read it */
@@ -61,30 +54,12 @@ export function stackRoutes({ ctx, core, store, templates, autoupdateCron, descr
     return { ...view, ...extra, source, webhooks: { ...view.webhooks, deploy: { ...view.webhooks.deploy, recent: row.recentWebhookCalls } } };
   }
 
-  async function write(name: string, expected: number, principal: Principal, content: StackContent, message?: string) {
-    const { loaded, errors } = await core.validate(name, content.compose, content.env, content, principal);
-    if (errors.length) {
-      throw problem(422, `the compose file breaks ${errors.length} platform rule${errors.length > 1 ? 's' : ''}; nothing was saved`, { code: 'compose-refused', errors });
-    }
-    await ctx.revisions.write({
-      kind: 'stack', key: name, expected, actor: principal.actor, message,
-      apply: async (tx, revision) => {
-        const snapshot = await store.writeContent(tx, name, revision, { ...content, services: loaded.services.map((s) => s.name) });
-        for (const hook of core.hooks) await hook.saved?.(tx, name, loaded);
-        return snapshot;
-      },
-    });
-  }
-
-  const contentOf = (row: StackRow): StackContent => ({ compose: row.compose, env: row.env, template: row.template, settings: row.settings, services: row.services });
-
-  const action = (verb: 'deploy' | 'stop' | 'pull', summary: string) => defineRoute({
+  const action = (verb: 'deploy' | 'stop' | 'pull', summary: string) => stackRoute('deploy', {
     method: 'POST', path: `/stacks/:name/${verb}`, scopes: ['stacks:deploy'], summary, params: Params, status: 202, response: JobAcceptedSchema,
     description: 'The job is queued even when the Docker engine does not answer; it then fails with the reason (see the overview).',
     activity: `stack.${verb}`, resource: 'stack:{name}',
-    handler: async ({ params, principal }) => {
-      await stackFor(params.name, principal, 'deploy');
-      const job = await core.start(verb, params.name, principal.actor);
+    handler: async ({ principal }, stack) => {
+      const job = await core.start(verb, stack.name, principal.actor);
       return reply(202, { ...job, jobId: job.id }, { Location: `/api/v1/jobs/${job.id}` });
     },
   });
@@ -112,11 +87,9 @@ export function stackRoutes({ ctx, core, store, templates, autoupdateCron, descr
       method: 'GET', path: '/stacks/:name', scopes: ['stacks:read'], params: Params,
       summary: 'One stack: revision, status, services with their containers, last deploy, webhooks, source',
       response: StackDetailSchema,
-      handler: async ({ params, principal }) => {
-        return fullView(params.name, await detailFor(params.name, principal, 'read'));
-      },
+      handler: async ({ params, principal }) => fullView(params.name, await core.detailFor(params.name, principal, 'read')),
     }),
-    defineRoute({
+    stackRoute('write', {
       method: 'DELETE', path: '/stacks/:name', scopes: ['stacks:write'], params: Params, revision: 'required',
       query: Type.Object({ volumes: Flag('also remove the named volumes (default: keep them; GET /volumes lists what was kept)') }),
       summary: 'Stop and remove a stack (a job; answers when it is done, or 202 with the job after 30 s); its named volumes are kept unless ?volumes=1',
@@ -124,30 +97,16 @@ export function stackRoutes({ ctx, core, store, templates, autoupdateCron, descr
       activity: 'stack.delete', resource: 'stack:{name}', status: 200, successes: [202],
       response: Type.Object({ removed: Type.String(), jobId: Type.String(), volumes: VolumeFates }),
       responses: { 202: Type.Object({ ...JobAcceptedSchema.properties, volumes: VolumeFates }) },
-      handler: async ({ params, query, revision, principal }) => {
-        const row = await stackFor(params.name, principal, 'write');
-        if (row.revision !== revision) throw problem(412, `stack "${params.name}" is at revision ${row.revision}; read it again and retry`, { code: 'stale-revision', extra: { currentRevision: row.revision } });
-        const volumes = isOn(query.volumes);
-        // named before the job runs, for a 202 answer; the job's result names them as done
-        const named = (await core.volumesOf(params.name)) ?? [];
-        const job = await core.jobs.remove.enqueue({ stack: params.name, revision: revision!, volumes },
-          { actor: principal.actor, resource: resourceOf(params.name), serialKey: resourceOf(params.name) });
-        const done = await ctx.jobs.wait(job.id, 30_000);
-        if (!done?.done) {
-          return reply(202, { ...job, jobId: job.id, volumes: volumes ? { kept: [], removed: named } : { kept: named, removed: [] } }, { Location: `/api/v1/jobs/${job.id}` });
-        }
-        if (done.status !== 'succeeded') throw problem(409, `removing stack "${params.name}" failed: ${done.error}`, { extra: { jobId: done.id } });
-        const result = done.result as { volumes: { kept: string[]; removed: string[] } };
-        return { removed: params.name, jobId: done.id, volumes: result.volumes };
+      handler: async ({ query, revision, principal }, stack) => {
+        const removal = await core.remove(stack, revision!, isOn(query.volumes), principal.actor);
+        if (!removal.done) return reply(202, { ...removal.job, jobId: removal.job.id, volumes: removal.volumes }, { Location: `/api/v1/jobs/${removal.job.id}` });
+        return { removed: stack.name, jobId: removal.jobId, volumes: removal.volumes };
       },
     }),
-    defineRoute({
+    stackRoute('read', {
       method: 'GET', path: '/stacks/:name/compose', scopes: ['stacks:read'], params: Params, summary: 'The compose file',
       response: Type.Object({ name: Type.String(), revision: Type.Integer(), content: Type.String(), template: Type.Union([Type.String(), Type.Null()]) }),
-      handler: async ({ params, principal }) => {
-        const row = await stackFor(params.name, principal, 'read');
-        return { name: row.name, revision: row.revision, content: row.compose, template: row.template };
-      },
+      handler: async (_, row) => ({ name: row.name, revision: row.revision, content: row.compose, template: row.template }),
     }),
     defineRoute({
       method: 'PUT', path: '/stacks/:name/compose', scopes: ['stacks:write'], params: Params, revision: 'required', errors: [409, 422],
@@ -161,26 +120,16 @@ export function stackRoutes({ ctx, core, store, templates, autoupdateCron, descr
       response: StackDetailSchema,
       activity: 'stack.compose.write', resource: 'stack:{name}',
       handler: async ({ params, body, revision, principal }) => {
-        const name = params.name;
+        // revision 0 (or If-None-Match: *) creates the stack; any other replaces the compose file of the one there is
         if (revision === 0) {
-          // a stack hidden from the caller does not exist for them: 404, as every other call answers, never "already exists"
-          const access = (await store.accessOf([name])).get(name);
-          if (access && !canSee(principal, access)) throw problem(404, `no stack "${name}"`);
-          const template = body.template ? templates.get(body.template) : undefined;
-          if (body.template && !template) throw problem(400, `no template "${body.template}"; GET /api/v1/templates lists them`);
-          const settings = { ...body.settings };
-          const invalid = template && templates.check(template.name, settings);
-          if (invalid) throw problem(400, `the settings do not fit template ${template.name}`, { code: 'invalid-settings', errors: invalid });
-          const compose = body.content ?? template?.compose;
-          if (!compose) throw problem(400, 'content (the compose file) or template is required', { errors: [{ path: '/body/content', message: 'is required' }] });
-          await write(name, 0, principal, { compose, env: {}, template: template?.name ?? null, settings, services: [] }, body.message);
+          await core.create(params.name, principal, body);
         } else {
-          const row = await stackFor(name, principal, 'write');
+          const row = await core.stackFor(params.name, principal, 'write');
           if (body.template !== undefined || body.settings !== undefined) throw problem(400, 'a template is chosen when a stack is created; change settings with PUT /stacks/{name}/settings');
           if (body.content === undefined) throw problem(400, 'content is required', { errors: [{ path: '/body/content', message: 'is required' }] });
-          await write(name, revision!, principal, { ...contentOf(row), compose: body.content }, body.message);
+          await core.write(params.name, revision, principal, { ...contentOf(row), compose: body.content }, body.message);
         }
-        return fullView(name);
+        return fullView(params.name);
       },
     }),
     defineRoute({
@@ -204,75 +153,63 @@ export function stackRoutes({ ctx, core, store, templates, autoupdateCron, descr
         return { valid: errors.length === 0, errors, warnings: loaded.warnings, services: loaded.services.map((s) => s.name) };
       },
     }),
-    defineRoute({
+    stackRoute('read', {
       method: 'GET', path: '/stacks/:name/env', scopes: ['stacks:read'], params: Params,
       summary: 'The variables; values of secret-looking names are hidden unless the token has stacks:write',
       response: Type.Object({ name: Type.String(), revision: Type.Integer(), values: Values, redacted: Type.Array(Type.String()) }),
-      handler: async ({ params, principal }) => {
-        const row = await stackFor(params.name, principal, 'read');
-        return { name: row.name, revision: row.revision, ...visibleVariables(row.env, mayWrite(principal, row.access)) };
-      },
+      handler: async ({ principal }, row) => ({ name: row.name, revision: row.revision, ...visibleVariables(row.env, mayWrite(principal, row.access)) }),
     }),
-    defineRoute({
+    stackRoute('write', {
       method: 'PUT', path: '/stacks/:name/env', scopes: ['stacks:write'], params: Params, revision: 'required', errors: [422],
       summary: 'Replace the variables (they fill ${VAR} in the compose file)',
       body: Type.Object({ values: Values, revision: Revision, message: Message }, { additionalProperties: false }),
       response: Type.Object({ name: Type.String(), revision: Type.Integer(), values: Values, redacted: Type.Array(Type.String()) }),
       activity: 'stack.env.write', resource: 'stack:{name}',
-      handler: async ({ params, body, revision, principal }) => {
-        const row = await stackFor(params.name, principal, 'write');
-        await write(params.name, revision!, principal, { ...contentOf(row), env: body.values }, body.message);
-        const after = (await store.get(params.name))!;
+      handler: async ({ body, revision, principal }, row) => {
+        await core.write(row.name, revision!, principal, { ...contentOf(row), env: body.values }, body.message);
+        const after = (await store.get(row.name))!;
         return { name: after.name, revision: after.revision, values: after.env, redacted: [] };
       },
     }),
-    defineRoute({
+    stackRoute('read', {
       method: 'GET', path: '/stacks/:name/settings', scopes: ['stacks:read'], params: Params, summary: "The template settings and the template's input schema",
       response: Type.Object({ name: Type.String(), revision: Type.Integer(), template: Nullable(Type.String()), settings: Settings, inputs: Nullable(Settings) }),
-      handler: async ({ params, principal }) => {
-        const row = await stackFor(params.name, principal, 'read');
-        return { name: row.name, revision: row.revision, template: row.template, settings: visibleSettings(row.settings, mayWrite(principal, row.access)), inputs: row.template ? templates.get(row.template)?.inputs ?? null : null };
-      },
+      handler: async ({ principal }, row) => ({
+        name: row.name, revision: row.revision, template: row.template, settings: visibleSettings(row.settings, mayWrite(principal, row.access)),
+        inputs: row.template ? templates.get(row.template)?.inputs ?? null : null,
+      }),
     }),
-    defineRoute({
+    stackRoute('write', {
       method: 'PUT', path: '/stacks/:name/settings', scopes: ['stacks:write'], params: Params, revision: 'required', errors: [409, 422],
       summary: "Change the template settings (validated against the template's input schema)",
       body: Type.Object({ settings: Type.Record(Type.String(), Type.Unknown()), revision: Revision, message: Message }, { additionalProperties: false }),
       response: Type.Object({ name: Type.String(), revision: Type.Integer(), template: Nullable(Type.String()), settings: Settings }),
       activity: 'stack.settings.write', resource: 'stack:{name}',
-      handler: async ({ params, body, revision, principal }) => {
-        const row = await stackFor(params.name, principal, 'write');
-        if (!row.template) throw problem(409, `stack "${params.name}" was not created from a template: it has no settings`);
-        if (!templates.get(row.template)) throw problem(409, `the template "${row.template}" of this stack is no longer installed`);
-        const settings = { ...body.settings };
-        const invalid = templates.check(row.template, settings);
-        if (invalid) throw problem(400, `the settings do not fit template ${row.template}`, { code: 'invalid-settings', errors: invalid });
-        await write(params.name, revision!, principal, { ...contentOf(row), settings }, body.message);
-        const after = (await store.get(params.name))!;
+      handler: async ({ body, revision, principal }, row) => {
+        await core.changeSettings(row, revision!, principal, body.settings, body.message);
+        const after = (await store.get(row.name))!;
         return { name: after.name, revision: after.revision, template: after.template, settings: after.settings };
       },
     }),
     action('deploy', 'Deploy the stack (a job: 202 with its id)'),
     action('stop', "Stop the stack: remove its containers, keep its volumes (a job)"),
     action('pull', 'Pull the images of the stack (a job)'),
-    defineRoute({
+    stackRoute('write', {
       method: 'PUT', path: '/stacks/:name/autoupdate', scopes: ['stacks:write'], params: Params,
       summary: 'Nightly update on or off: pull, and redeploy only when an image changed',
       body: Type.Object({ enabled: Type.Boolean() }, { additionalProperties: false }),
       response: Type.Object({ name: Type.String(), autoupdate: Type.Boolean(), schedule: Type.String() }),
       activity: 'stack.autoupdate', resource: 'stack:{name}',
-      handler: async ({ params, body, principal }) => {
-        await stackFor(params.name, principal, 'write');
-        await store.set(params.name, { autoupdate: body.enabled });
-        return { name: params.name, autoupdate: body.enabled, schedule: autoupdateCron };
+      handler: async ({ body }, stack) => {
+        await store.set(stack.name, { autoupdate: body.enabled });
+        return { name: stack.name, autoupdate: body.enabled, schedule: autoupdateCron };
       },
     }),
-    defineRoute({
+    stackRoute('read', {
       method: 'GET', path: '/stacks/:name/revisions', scopes: ['stacks:read'], params: Params, page: true, summary: 'The revision history, newest first',
       response: Type.Object(RevisionEntry),
       cursor: Type.String({ pattern: '^[1-9][0-9]{0,8}$', description: 'the revision number of the last entry of the previous page' }),
-      handler: async ({ params, page, principal }) => {
-        await stackFor(params.name, principal, 'read');
+      handler: async ({ params, page }) => {
         const before = page.cursor === undefined ? undefined : Number(page.cursor);
         if (before !== undefined && !(Number.isInteger(before) && before > 0 && before <= 2_147_483_647)) throw problem(400, 'the cursor is not one this server gave out');
         const items = await ctx.revisions.list('stack', params.name, { limit: page.limit + 1, before });
@@ -280,11 +217,10 @@ export function stackRoutes({ ctx, core, store, templates, autoupdateCron, descr
         return { items: shown.map((r) => ({ id: r.revision, ...r })), next: items.length > page.limit ? String(shown.at(-1)!.revision) : undefined };
       },
     }),
-    defineRoute({
+    stackRoute('read', {
       method: 'GET', path: '/stacks/:name/revisions/:id', scopes: ['stacks:read'], params: RevisionParams, summary: 'One revision: compose, variables, settings, author',
       response: Type.Object({ ...RevisionEntry, compose: Type.String(), values: Values, redacted: Type.Array(Type.String()), template: Nullable(Type.String()), settings: Settings }),
-      handler: async ({ params, principal }) => {
-        const row = await stackFor(params.name, principal, 'read');
+      handler: async ({ params, principal }, row) => {
         const found = await ctx.revisions.get('stack', params.name, params.id);
         if (!found) throw problem(404, `stack "${params.name}" has no revision ${params.id}`);
         const content = store.contentOf(found.snapshot);
@@ -294,56 +230,50 @@ export function stackRoutes({ ctx, core, store, templates, autoupdateCron, descr
         };
       },
     }),
-    defineRoute({
+    stackRoute('deploy', {
       method: 'POST', path: '/stacks/:name/revisions/:id/restore', scopes: ['stacks:deploy'], params: RevisionParams, revision: 'optional', errors: [422],
       summary: 'Restore a revision: a new revision whose compose, variables and settings equal it (deploy to apply it)',
       response: StackDetailSchema,
       activity: 'stack.restore', resource: 'stack:{name}',
-      handler: async ({ params, revision, principal }) => {
-        const row = await stackFor(params.name, principal, 'deploy');
-        const found = await ctx.revisions.get('stack', params.name, params.id);
-        if (!found) throw problem(404, `stack "${params.name}" has no revision ${params.id}`);
-        await write(params.name, revision ?? row.revision, principal, store.contentOf(found.snapshot), `restore of revision ${params.id}`);
-        return fullView(params.name);
+      handler: async ({ params, revision, principal }, row) => {
+        await core.restore(row, params.id, revision, principal);
+        return fullView(row.name);
       },
     }),
-    defineRoute({
+    stackRoute('read', {
       method: 'GET', path: '/stacks/:name/access', scopes: ['stacks:read'], params: Params, summary: 'The access list (empty: every user, by their role)',
       response: Type.Array(AccessEntrySchema),
-      handler: async ({ params, principal }) => (await stackFor(params.name, principal, 'read')).access,
+      handler: async (_, row) => row.access,
     }),
-    defineRoute({
+    stackRoute('write', {
       method: 'POST', path: '/stacks/:name/access', scopes: ['stacks:write'], params: Params,
       summary: 'Replace the access list; managers and admins may change it',
       body: Type.Object({ entries: Type.Array(AccessEntrySchema, { maxItems: 200 }) }, { additionalProperties: false }),
       response: Type.Object({ name: Type.String(), entries: Type.Array(AccessEntrySchema) }),
       activity: 'stack.access.write', resource: 'stack:{name}',
-      handler: async ({ params, body, principal }) => {
-        await stackFor(params.name, principal, 'write');
+      handler: async ({ body }, stack) => {
         const entries = [...new Map(body.entries.map((e) => [e.principal, e as AccessEntry])).values()];
-        await store.set(params.name, { access: entries });
-        return { name: params.name, entries };
+        await store.set(stack.name, { access: entries });
+        return { name: stack.name, entries };
       },
     }),
-    defineRoute({
+    stackRoute('write', {
       method: 'POST', path: '/stacks/:name/webhooks/deploy', scopes: ['stacks:write'], params: Params,
       summary: 'Enable or rotate the deploy webhook: the token is shown this once; the previous one stops working at once',
       response: Type.Object({ token: Type.String(), url: Type.String() }),
       activity: 'stack.webhook.deploy.rotate', resource: 'stack:{name}',
-      handler: async ({ params, principal, baseUrl }) => {
-        await stackFor(params.name, principal, 'write');
-        const token = await ctx.actionTokens.issue(deployKind, params.name);
-        return { token, url: `${baseUrl}/api/stacks/${params.name}/deploy` };
+      handler: async ({ baseUrl }, stack) => {
+        const token = await ctx.actionTokens.issue(deployKind, stack.name);
+        return { token, url: `${baseUrl}/api/stacks/${stack.name}/deploy` };
       },
     }),
-    defineRoute({
+    stackRoute('write', {
       method: 'DELETE', path: '/stacks/:name/webhooks/deploy', scopes: ['stacks:write'], params: Params, summary: 'Disable the deploy webhook',
       response: Type.Object({ name: Type.String(), enabled: Type.Boolean() }),
       activity: 'stack.webhook.deploy.disable', resource: 'stack:{name}',
-      handler: async ({ params, principal }) => {
-        await stackFor(params.name, principal, 'write');
-        await ctx.actionTokens.revoke(deployKind, params.name);
-        return { name: params.name, enabled: false };
+      handler: async (_, stack) => {
+        await ctx.actionTokens.revoke(deployKind, stack.name);
+        return { name: stack.name, enabled: false };
       },
     }),
     defineRoute({
@@ -351,5 +281,5 @@ export function stackRoutes({ ctx, core, store, templates, autoupdateCron, descr
       response: Type.Array(Type.Object({ name: Type.String(), description: Type.String(), compose: Type.String(), inputs: Settings })),
       handler: async () => templates.list(),
     }),
-  ] as AnyRoute[];
+  ];
 }

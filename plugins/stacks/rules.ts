@@ -1,5 +1,6 @@
 // Platform rules for compose files: each rule reports its own errors, with the path in the user's file; admins switch rules off per install.
 import { isWithin, problem, realExisting, type Principal } from '../../sdk/index.ts';
+import { uncarriedBuildOption } from '../docker/api.ts';
 import type { LoadedCompose } from '../docker/types.ts';
 
 export interface RuleIssue { path: string; message: string }
@@ -143,6 +144,17 @@ export function builtInRules(opts: RuleOptions): PlatformRule[] {
         ...(['postStart', 'preStop'] as const).flatMap((kind) => s.hooks[kind].flatMap((h, i) => h.privileged
           ? [{ path: `services.${s.name}.${kind === 'postStart' ? 'post_start' : 'pre_stop'}[${i}].privileged`, message: `service ${s.name} asks to run a hook privileged` }] : [])),
       ]),
+    },
+    {
+      id: 'supported-build-options', description: 'build options a build through the Engine API can carry: not BuildKit sessions (secrets, ssh, additional_contexts), cache exports, further tags, attestations, entitlements, privileged builds; switched off, those are left out of builds',
+      check: ({ loaded }) => servicesOf(loaded).flatMap(([name, s]) => {
+        const build = s.build;
+        if (!build || typeof build !== 'object' || Array.isArray(build)) return [];
+        return Object.keys(build).flatMap((key) => {
+          const why = uncarriedBuildOption(key);
+          return why ? [{ path: `services.${name}.build.${key}`, message: why }] : [];
+        });
+      }),
     },
     {
       id: 'no-host-network', description: "no network_mode: host (nor another container's network), nor a build on the host's network",

@@ -1,7 +1,7 @@
 // A service's environment: env_file entries from the source tree (in order), then `environment`, which wins; and the project's `.env`, which compose reads for interpolation.
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import { atMost } from './limits.ts';
-import { type Issues, inside, isObj, mapOrList, scalar } from './shape.ts';
+import type { Issues } from './issues.ts';
+import { inside, isObj, mapOrList, scalar } from './shape.ts';
 
 /** at most `max` bytes of a file and whether there were more: a file in the source tree may be of any size */
 export function readHead(file: string, max: number): { text: string; truncated: boolean } {
@@ -53,7 +53,7 @@ export function parseEnvFile(text: string, variables: Record<string, string>, pa
 function envFiles(v: unknown, path: string, workdir: string | undefined, variables: Record<string, string>, issues: Issues): [string, string][] {
   if (v === undefined || v === null) return [];
   const list = Array.isArray(v) ? v : [v];
-  issues.budget.take('envFiles', list.length, path, 'env_file entries');
+  issues.take('envFiles', list.length, path, 'env_file entries');
   return list.flatMap((item, i) => {
     const at = Array.isArray(v) ? `${path}[${i}]` : path;
     const file = scalar(item) ?? (isObj(item) ? scalar(item.path) : null);
@@ -63,12 +63,12 @@ function envFiles(v: unknown, path: string, workdir: string | undefined, variabl
     if (!full) return [];
     let read: { text: string; truncated: boolean };
     try {
-      read = readHead(full, issues.budget.left('envFileBytes'));
+      read = readHead(full, issues.left('envFileBytes'));
     } catch {
       if (required) issues.error(at, `env_file "${file}" is not in the source tree`);
       return [];
     }
-    issues.budget.take('envFileBytes', read.truncated ? Infinity : Buffer.byteLength(read.text), at, 'bytes read from env_file files');
+    issues.take('envFileBytes', read.truncated ? Infinity : Buffer.byteLength(read.text), at, 'bytes read from env_file files');
     return parseEnvFile(read.text, variables, at, issues);
   });
 }
@@ -83,12 +83,12 @@ export function projectEnv(workdir: string | undefined, issues: Issues, file = '
   if (!full) return {};
   let read: { text: string; truncated: boolean };
   try {
-    read = readHead(full, issues.budget.left('envFileBytes'));
+    read = readHead(full, issues.left('envFileBytes'));
   } catch {
     if (required) issues.error(path, `env_file "${file}" is not in the source tree`);
     return {};
   }
-  issues.budget.take('envFileBytes', read.truncated ? Infinity : Buffer.byteLength(read.text), path, 'bytes read from env_file files');
+  issues.take('envFileBytes', read.truncated ? Infinity : Buffer.byteLength(read.text), path, 'bytes read from env_file files');
   return Object.fromEntries(parseEnvFile(read.text, {}, path, issues));
 }
 
@@ -101,6 +101,6 @@ export function environment(service: Record<string, unknown>, path: string, work
     if (value === undefined) delete env[k];
     else env[k] = value;
   }
-  atMost('environmentPerService', Object.keys(env).length, `${path}.environment`, 'environment variables (env_file and environment together)');
+  issues.atMost('environmentPerService', Object.keys(env).length, `${path}.environment`, 'environment variables (env_file and environment together)');
   return env;
 }

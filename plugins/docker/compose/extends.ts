@@ -2,9 +2,12 @@
 import { dirname, join, normalize } from 'node:path';
 import { projectEnv, readHead } from './environment.ts';
 import { interpolateTree } from './interpolate.ts';
-import { composeLimits, LimitExceeded } from './limits.ts';
+import { cycles } from './graph.ts';
+import { Override } from './tags.ts';
+import { composeLimits } from './limits.ts';
 import { extendService } from './merge.ts';
-import { inside, isObj, type Issues, type Obj } from './shape.ts';
+import type { Issues } from './issues.ts';
+import { inside, isObj, type Obj } from './shape.ts';
 import { parseYaml } from './yaml.ts';
 
 /** where a file of the tree is seen from the project: `.` for the top */
@@ -63,6 +66,7 @@ function rebaseDocument(dir: string, doc: Obj): Obj {
  */
 export class ProjectFiles {
   private readonly documents = new Map<string, Obj | null>();
+  private readonly refused = new Set<string>();
 
   constructor(private readonly workdir: string | undefined, private readonly variables: Record<string, string>, private readonly issues: Issues) {}
 
@@ -70,9 +74,12 @@ export class ProjectFiles {
   read(file: string, path: string, variables = this.variables): Obj | null {
     const key = normalize(file);
     if (this.documents.has(key)) return this.documents.get(key)!;
+    // a file outside the tree is reported once per place that names it (the cycle search and the merge both look)
+    const refusedAt = `${key}\u0000${path}`;
+    if (this.refused.has(refusedAt)) return null;
     const full = inside(this.workdir, file, path, this.issues, 'compose file');
-    if (!full) return null;
-    this.issues.budget.take('files', 1, path, 'other compose files (extends, include)');
+    if (!full) { this.refused.add(refusedAt); return null; }
+    this.issues.take('files', 1, path, 'other compose files (extends, include)');
     let read: { text: string; truncated: boolean };
     try {
       read = readHead(full, composeLimits.maxLength);
@@ -81,7 +88,7 @@ export class ProjectFiles {
       this.documents.set(key, null);
       return null;
     }
-    if (read.truncated) throw new LimitExceeded('maxLength', path, `${file}: the compose file has more than ${composeLimits.maxLength.toLocaleString('en-US')} characters`);
+    if (read.truncated) this.issues.stop('maxLength', path, `${file}: the compose file has more than ${composeLimits.maxLength.toLocaleString('en-US')} characters`);
     const parsed = parseYaml(read.text, this.issues, { path, file });
     let doc: Obj | null = null;
     if (isObj(parsed)) doc = rebaseDocument(dirOf(file), interpolateTree(parsed, key, { variables, issues: this.issues, warned: new Set() }) as Obj);
@@ -144,7 +151,8 @@ function mergeDocuments(base: Obj, over: Obj): Obj {
     if (!isObj(over[key])) continue;
     const merged: Obj = { ...(isObj(base[key]) ? base[key] as Obj : {}) };
     for (const [name, value] of Object.entries(over[key] as Obj)) {
-      merged[name] = key === 'services' && isObj(merged[name]) && isObj(value) ? extendService(merged[name] as Obj, value) : value;
+      const merges = key === 'services' && isObj(merged[name]) && !(merged[name] instanceof Override) && isObj(value) && !(value instanceof Override);
+      merged[name] = merges ? extendService(merged[name] as Obj, value as Obj) : value;
     }
     out[key] = merged;
   }
@@ -158,44 +166,68 @@ function mergeDocuments(base: Obj, over: Obj): Obj {
  */
 export function applyExtends(services: Obj, files: ProjectFiles, issues: Issues): Set<string> {
   const failed = new Set<string>();
+  /** by `<file>\0<service>` (the file '' is this one): the service with what it extends merged in, null when that failed */
   const resolved = new Map<string, Obj | null>();
+  const keyOf = (fileKey: string, name: string) => `${fileKey}\u0000${name}`;
+  const whereOf = (fileKey: string, name: string) => (fileKey === '' ? `services.${name}.extends` : `${fileKey}: services.${name}.extends`);
+  /** the services of a file already read (files are read once: later reads answer the same document) */
+  const poolOf = (fileKey: string): Obj => {
+    const doc = fileKey === '' ? { services } : files.read(fileKey, '');
+    return isObj(doc?.services) ? doc.services : {};
+  };
 
-  const resolve = (name: string, pool: Obj, fileKey: string, chain: string[]): Obj | null => {
-    const key = `${fileKey}\u0000${name}`;
-    const known = resolved.get(key);
-    if (known !== undefined) return known;
-    const service = pool[name];
-    if (!isObj(service) || service.extends === undefined) return isObj(service) ? service : null;
-    const where = fileKey === '' ? `services.${name}.extends` : `${fileKey}: services.${name}.extends`;
-    if (chain.includes(key)) {
-      issues.error(where, `extends comes back to itself: ${[...chain, key].map((k) => k.split('\u0000').filter(Boolean).join(' → ')).join(' → ')}`);
-      return null;
-    }
-    if (chain.length >= composeLimits.extendsDepth) throw new LimitExceeded('extendsDepth', where, `more than ${composeLimits.extendsDepth} services in one chain of extends`);
+  /** what the service's `extends` names, as a pool and its file, or null after an error reported at `where` (`report`: report it) */
+  const baseOf = (service: Obj, pool: Obj, fileKey: string, where: string, report: boolean): { name: string; pool: Obj; fileKey: string } | null => {
     const spec = typeof service.extends === 'string' ? { service: service.extends } : service.extends;
-    if (!isObj(spec) || typeof spec.service !== 'string') { issues.error(where, 'must name a service: extends: <service> or { service, file }'); resolved.set(key, null); return null; }
-    if (spec.file !== undefined && typeof spec.file !== 'string') { issues.error(`${where}.file`, 'must be a path'); resolved.set(key, null); return null; }
+    const fail = (at: string, message: string) => { if (report) issues.error(at, message); return null; };
+    if (!isObj(spec) || typeof spec.service !== 'string') return fail(where, 'must name a service: extends: <service> or { service, file }');
+    if (spec.file !== undefined && typeof spec.file !== 'string') return fail(`${where}.file`, 'must be a path');
     let basePool = pool;
     let baseKey = fileKey;
     if (typeof spec.file === 'string') {
       const doc = files.read(spec.file, `${where}.file`);
-      if (!doc) { resolved.set(key, null); return null; }
+      if (!doc) return null;
       basePool = isObj(doc.services) ? doc.services : {};
       baseKey = normalize(spec.file);
     }
     if (!isObj(basePool[spec.service])) {
-      issues.error(where, `extends the service "${spec.service}", which ${typeof spec.file === 'string' ? `${spec.file} does not define` : 'this file does not define'}`);
-      resolved.set(key, null);
-      return null;
+      return fail(where, `extends the service "${spec.service}", which ${typeof spec.file === 'string' ? `${spec.file} does not define` : 'this file does not define'}`);
     }
-    const base = resolve(spec.service, basePool, baseKey, [...chain, key]);
-    const merged = base ? extendService(base, service) : null;
+    return { name: spec.service, pool: basePool, fileKey: baseKey };
+  };
+
+  // a chain that comes back to itself fails, every service on it
+  const next = (key: string): string[] => {
+    const [fileKey, name] = key.split('\u0000');
+    const pool = poolOf(fileKey);
+    const service = pool[name];
+    if (!isObj(service) || service.extends === undefined) return [];
+    const base = baseOf(service, pool, fileKey, whereOf(fileKey, name), false);
+    return base ? [keyOf(base.fileKey, base.name)] : [];
+  };
+  for (const cycle of cycles(Object.keys(services).map((name) => keyOf('', name)), next)) {
+    const [fileKey, name] = cycle[0].split('\u0000');
+    issues.error(whereOf(fileKey, name), `extends comes back to itself: ${cycle.map((k) => k.split('\u0000').filter(Boolean).join(' → ')).join(' → ')}`);
+    for (const key of cycle) resolved.set(key, null);
+  }
+
+  const resolve = (name: string, pool: Obj, fileKey: string, depth: number): Obj | null => {
+    const key = keyOf(fileKey, name);
+    const known = resolved.get(key);
+    if (known !== undefined) return known;
+    const service = pool[name];
+    if (!isObj(service) || service.extends === undefined) return isObj(service) ? service : null;
+    const where = whereOf(fileKey, name);
+    if (depth >= composeLimits.extendsDepth) issues.stop('extendsDepth', where, `more than ${composeLimits.extendsDepth} services in one chain of extends`);
+    const base = baseOf(service, pool, fileKey, where, true);
+    const baseService = base && resolve(base.name, base.pool, base.fileKey, depth + 1);
+    const merged = baseService ? extendService(baseService, service) : null;
     resolved.set(key, merged);
     return merged;
   };
 
   for (const name of Object.keys(services)) {
-    const merged = resolve(name, services, '', []);
+    const merged = resolve(name, services, '', 0);
     if (merged) services[name] = merged;
     else if (isObj(services[name]) && (services[name] as Obj).extends !== undefined) failed.add(name);
   }

@@ -1,6 +1,7 @@
 // Compose variable interpolation: $VAR, ${VAR}, ${VAR:-default}, ${VAR-default}, ${VAR:?err}, ${VAR?err}, ${VAR:+alt}, ${VAR+alt}, $$; and the walk over the whole document, within the limits.
-import { composeLimits, LimitExceeded } from './limits.ts';
-import type { Issues } from './shape.ts';
+import { composeLimits } from './limits.ts';
+import { Override } from './tags.ts';
+import type { Issues } from './issues.ts';
 
 const nameStart = /[A-Za-z_]/;
 const nameChar = /[A-Za-z0-9_]/;
@@ -49,7 +50,7 @@ export function interpolate(text: string, path: string, ctx: InterpolationContex
   if (!text.includes('$')) return text;
   const deepest = nesting(text);
   if (deepest > composeLimits.maxInterpolationDepth) {
-    throw new LimitExceeded('maxInterpolationDepth', path, `"\${" is nested ${deepest} levels deep: at most ${composeLimits.maxInterpolationDepth} are allowed`);
+    ctx.issues.stop('maxInterpolationDepth', path, `"\${" is nested ${deepest} levels deep: at most ${composeLimits.maxInterpolationDepth} are allowed`);
   }
   return expand(text, path, ctx);
 }
@@ -90,7 +91,7 @@ function expand(text: string, path: string, ctx: InterpolationContext): string {
 function lookup(name: string, path: string, ctx: InterpolationContext): string {
   const value = ctx.variables[name];
   if (value !== undefined) {
-    ctx.issues.budget.take('maxText', value.length, path, 'characters once variables are interpolated');
+    ctx.issues.take('maxText', value.length, path, 'characters once variables are interpolated');
     return value;
   }
   if (!ctx.warned.has(name)) {
@@ -133,14 +134,15 @@ function braced(body: string, whole: string, path: string, ctx: InterpolationCon
  * nesting counts against the limits, and a limit passed stops the walk at once.
  */
 export function interpolateTree(value: unknown, path: string, ctx: InterpolationContext, depth = 0, ancestors = new Set<object>()): unknown {
-  const { budget } = ctx.issues;
-  budget.take('maxNodes', 1, path, 'YAML values once aliases and merges are expanded');
+  const { issues } = ctx;
+  issues.take('maxNodes', 1, path, 'YAML values once aliases and merges are expanded');
   if (typeof value === 'string') {
-    budget.take('maxText', value.length, path, 'characters once aliases are expanded');
+    issues.take('maxText', value.length, path, 'characters once aliases are expanded');
     return interpolate(value, path, ctx);
   }
   if (!value || typeof value !== 'object') return value;
-  if (depth >= composeLimits.maxDepth) throw new LimitExceeded('maxDepth', path, `values are nested more than ${composeLimits.maxDepth} levels deep once aliases are expanded`);
+  if (value instanceof Override) return new Override(interpolateTree(value.value, path, ctx, depth, ancestors));
+  if (depth >= composeLimits.maxDepth) ctx.issues.stop('maxDepth', path, `values are nested more than ${composeLimits.maxDepth} levels deep once aliases are expanded`);
   // a YAML alias may point at its own ancestor
   if (ancestors.has(value)) {
     ctx.issues.error(path, 'a YAML alias refers to a node that contains it');
@@ -153,7 +155,7 @@ export function interpolateTree(value: unknown, path: string, ctx: Interpolation
   } else {
     const map: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
-      budget.take('maxText', k.length, path, 'characters once aliases are expanded');
+      issues.take('maxText', k.length, path, 'characters once aliases are expanded');
       const copy = interpolateTree(v, path ? `${path}.${k}` : k, ctx, depth + 1, ancestors);
       // a key "__proto__" is data, as the YAML parser keeps it, never the copy's prototype
       if (k === '__proto__') Object.defineProperty(map, k, { value: copy, enumerable: true, writable: true, configurable: true });

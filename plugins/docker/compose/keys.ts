@@ -1,9 +1,9 @@
 // The compose-spec service keys beyond the core ones of service.ts: resource, namespace and runtime settings, gpus, hooks, volumes_from, label_file; the keys accepted but ignored, each with why; unknown keys of top-level networks and volumes.
 import { homedir } from 'node:os';
-import type { HostSettings, NetworkIpam, NormalizedService, ServiceHook, ServiceKeySettings, VolumesFrom } from '../types.ts';
+import type { HostSettings, NetworkIpam, NormalizedService, ServiceHook, ServiceKeySettings, VolumesFrom } from './model.ts';
 import { parseEnvFile, readHead } from './environment.ts';
-import { atMost } from './limits.ts';
-import { bool, inside, int, isObj, type Issues, mapOrList, type Obj, scalar, str, strList } from './shape.ts';
+import type { Issues } from './issues.ts';
+import { bool, inside, int, isObj, mapOrList, type Obj, scalar, str, strList } from './shape.ts';
 import type { ServiceContext } from './service.ts';
 import { bytes, durationNs, splitWords } from './units.ts';
 
@@ -99,10 +99,14 @@ function signed(v: unknown, path: string, issues: Issues, min: number, max: numb
   return undefined;
 }
 
-function gpus(v: unknown, path: string, issues: Issues): HostSettings['DeviceRequests'] {
+/**
+ * Device requests of the engine, from `gpus` (capabilities default to gpu) and from deploy.resources.reservations.devices
+ * (compose's other way to ask for GPUs and other devices: capabilities required, no "all").
+ */
+function deviceRequests(v: unknown, path: string, issues: Issues, of: 'gpus' | 'reservations' = 'gpus'): HostSettings['DeviceRequests'] {
   if (v === undefined || v === null) return undefined;
-  if (v === 'all') return [{ Driver: '', Count: -1, Capabilities: [['gpu']], Options: {} }];
-  if (!Array.isArray(v)) { issues.error(path, 'must be "all" or a list of device requests (driver, count, device_ids, capabilities, options)'); return undefined; }
+  if (v === 'all' && of === 'gpus') return [{ Driver: '', Count: -1, Capabilities: [['gpu']], Options: {} }];
+  if (!Array.isArray(v)) { issues.error(path, `must be ${of === 'gpus' ? '"all" or ' : ''}a list of device requests (driver, count, device_ids, capabilities, options)`); return undefined; }
   return v.flatMap((item, i) => {
     const at = `${path}[${i}]`;
     if (!isObj(item)) { issues.error(at, 'must be a map'); return []; }
@@ -110,6 +114,7 @@ function gpus(v: unknown, path: string, issues: Issues): HostSettings['DeviceReq
     if (count === null) return [];
     const ids = item.device_ids === undefined ? null : strList(item.device_ids, `${at}.device_ids`, issues);
     if (ids && item.count !== undefined) { issues.error(at, 'count and device_ids cannot both be set'); return []; }
+    if (item.capabilities === undefined && of === 'reservations') { issues.error(`${at}.capabilities`, 'is required: the capabilities the device must have, like [gpu]'); return []; }
     const capabilities = item.capabilities === undefined ? ['gpu'] : strList(item.capabilities, `${at}.capabilities`, issues);
     return [{
       Driver: str(item.driver, `${at}.driver`, issues) ?? '', Count: count, ...(ids ? { DeviceIDs: ids } : {}), Capabilities: [capabilities],
@@ -197,7 +202,7 @@ function labelFiles(v: unknown, path: string, ctx: ServiceContext): Record<strin
   const out: Record<string, string> = {};
   if (v === undefined || v === null) return out;
   const list = Array.isArray(v) ? v : [v];
-  ctx.issues.budget.take('envFiles', list.length, path, 'env_file and label_file entries');
+  ctx.issues.take('envFiles', list.length, path, 'env_file and label_file entries');
   list.forEach((item, i) => {
     const at = Array.isArray(v) ? `${path}[${i}]` : path;
     const file = scalar(item);
@@ -206,18 +211,25 @@ function labelFiles(v: unknown, path: string, ctx: ServiceContext): Record<strin
     if (!full) return;
     let read: { text: string; truncated: boolean };
     try {
-      read = readHead(full, ctx.issues.budget.left('envFileBytes'));
+      read = readHead(full, ctx.issues.left('envFileBytes'));
     } catch {
       ctx.issues.error(at, `label_file "${file}" is not in the source tree`);
       return;
     }
-    ctx.issues.budget.take('envFileBytes', read.truncated ? Infinity : Buffer.byteLength(read.text), at, 'bytes read from env_file and label_file files');
+    ctx.issues.take('envFileBytes', read.truncated ? Infinity : Buffer.byteLength(read.text), at, 'bytes read from env_file and label_file files');
     for (const [k, val] of parseEnvFile(read.text, {}, at, ctx.issues)) {
       if (k.startsWith('dockwright.') && !k.startsWith('dockwright.http.')) { ctx.issues.error(at, `the label ${k}: labels starting with dockwright. are reserved (except dockwright.http.*)`); continue; }
       out[k] = val;
     }
   });
   return out;
+}
+
+/** what gpus and deploy.resources.reservations.devices ask for together; undefined when neither does */
+function devicesOf(s: Obj, path: string, issues: Issues): HostSettings['DeviceRequests'] {
+  const reservations = isObj(s.deploy) && isObj(s.deploy.resources) && isObj(s.deploy.resources.reservations) ? s.deploy.resources.reservations : {};
+  const all = [...deviceRequests(s.gpus, `${path}.gpus`, issues) ?? [], ...deviceRequests(reservations.devices, `${path}.deploy.resources.reservations.devices`, issues, 'reservations') ?? []];
+  return all.length ? all : undefined;
 }
 
 function hostSettings(s: Obj, path: string, issues: Issues): HostSettings {
@@ -234,7 +246,7 @@ function hostSettings(s: Obj, path: string, issues: Issues): HostSettings {
     DnsOptions: s.dns_opt === undefined ? undefined : strList(s.dns_opt, at('dns_opt'), issues),
     CgroupParent: str(s.cgroup_parent, at('cgroup_parent'), issues) ?? undefined,
     Runtime: str(s.runtime, at('runtime'), issues) ?? undefined,
-    DeviceRequests: gpus(s.gpus, at('gpus'), issues),
+    DeviceRequests: devicesOf(s, path, issues),
     DeviceCgroupRules: s.device_cgroup_rules === undefined ? undefined : strList(s.device_cgroup_rules, at('device_cgroup_rules'), issues),
     ...blkio(s.blkio_config, at('blkio_config'), issues),
   };
@@ -274,7 +286,7 @@ export function withServiceKeys(s: Obj, path: string, ctx: ServiceContext, base:
   const { issues } = ctx;
   const fileLabels = labelFiles(s.label_file, `${path}.label_file`, ctx);
   const labels = { ...fileLabels, ...base.labels };
-  atMost('labelsPerObject', Object.keys(labels).length, `${path}.labels`, 'labels');
+  issues.atMost('labelsPerObject', Object.keys(labels).length, `${path}.labels`, 'labels');
   const useApiSocket = bool(s.use_api_socket, `${path}.use_api_socket`, issues) ?? false;
   return {
     ...base,

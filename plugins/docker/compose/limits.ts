@@ -46,30 +46,9 @@ export const composeLimits = Object.freeze({
 
 export type ComposeLimit = keyof typeof composeLimits;
 
-/** thrown where a limit is passed: loading stops at once, since going on is exactly the work the limit prevents */
+/** the one error that stops a load (thrown by Issues, caught by loadCompose): a limit was passed at `path` */
 export class LimitExceeded extends Error {
   constructor(readonly limit: ComposeLimit, readonly path: string, message: string) {
     super(message);
   }
-}
-
-/** counts what a load has used of each shared limit */
-export class Budget {
-  private readonly used = new Map<ComposeLimit, number>();
-
-  /** takes `amount` of `limit`; past it, throws naming `what` at `path` */
-  take(limit: ComposeLimit, amount: number, path: string, what: string): void {
-    const total = (this.used.get(limit) ?? 0) + amount;
-    if (total > composeLimits[limit]) throw new LimitExceeded(limit, path, `${what}: more than ${composeLimits[limit].toLocaleString('en-US')} in one compose file`);
-    this.used.set(limit, total);
-  }
-
-  left(limit: ComposeLimit): number {
-    return composeLimits[limit] - (this.used.get(limit) ?? 0);
-  }
-}
-
-/** throws when one collection holds more entries than `limit` allows */
-export function atMost(limit: ComposeLimit, count: number, path: string, what: string): void {
-  if (count > composeLimits[limit]) throw new LimitExceeded(limit, path, `${count.toLocaleString('en-US')} ${what}: at most ${composeLimits[limit].toLocaleString('en-US')} are allowed`);
 }

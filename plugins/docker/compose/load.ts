@@ -1,14 +1,17 @@
 // Loading a compose file: YAML, interpolation (the stack's variables over the project's .env), included files and extended services, top-level networks and volumes, the active profiles' services normalized, the dependency graph checked, all within the limits.
-import type { ComposeProject, LoadedCompose, NormalizedNetwork, NormalizedService, NormalizedVolume } from '../types.ts';
+import type { ComposeProject, LoadedCompose, NormalizedNetwork, NormalizedService, NormalizedVolume } from './model.ts';
 import { projectEnv } from './environment.ts';
 import { applyExtends, applyInclude, ProjectFiles } from './extends.ts';
 import { interpolateTree } from './interpolate.ts';
-import { atMost, composeLimits, LimitExceeded } from './limits.ts';
+import { composeLimits, LimitExceeded } from './limits.ts';
 import { ignoredTopLevelKeys, networkKeys, resolveVolumesFrom, warnIgnoredTopLevelKeys } from './keys.ts';
 import { checkTargets, fileObjects } from './secrets.ts';
+import { cycles } from './graph.ts';
+import { settleTags } from './tags.ts';
 import { parseYaml } from './yaml.ts';
 import { normalizeService } from './service.ts';
-import { bool, isObj, Issues, mapOrList, type Obj, str } from './shape.ts';
+import { Issues } from './issues.ts';
+import { bool, isObj, mapOrList, type Obj, str } from './shape.ts';
 import { labelsFor } from '../labels.ts';
 
 export const projectNamePattern = /^[a-z0-9][a-z0-9_-]{0,62}$/;
@@ -19,7 +22,7 @@ function stringMap(v: unknown, path: string, issues: Issues): Record<string, str
 
 function labelMap(v: unknown, path: string, issues: Issues): Record<string, string> {
   const labels = stringMap(v, path, issues);
-  atMost('labelsPerObject', Object.keys(labels).length, path, 'labels');
+  issues.atMost('labelsPerObject', Object.keys(labels).length, path, 'labels');
   return labels;
 }
 
@@ -85,39 +88,8 @@ function checkGraph(services: NormalizedService[], issues: Issues): void {
       if (d.service === s.name) issues.error(`services.${s.name}.depends_on`, 'a service cannot depend on itself');
     });
   }
-  // depth-first with an explicit stack: a chain of a thousand services is no deeper for the call stack than one
-  const state = new Map<string, 'visiting' | 'done'>();
-  const reported = new Set<string>();
-  const chain: string[] = [];
-  const stack: { name: string; next: number }[] = [];
-  const targets = (name: string) => (byName.get(name)?.dependsOn ?? []).map((d) => d.service).filter((d) => byName.has(d) && d !== name);
-  const edges = new Map(services.map((s) => [s.name, targets(s.name)]));
-  for (const s of services) {
-    if (state.has(s.name)) continue;
-    state.set(s.name, 'visiting');
-    chain.push(s.name);
-    stack.push({ name: s.name, next: 0 });
-    while (stack.length) {
-      const top = stack[stack.length - 1];
-      const next = edges.get(top.name)![top.next++];
-      if (next === undefined) {
-        state.set(top.name, 'done');
-        stack.pop();
-        chain.pop();
-      } else if (state.get(next) === 'visiting') {
-        const cycle = [...chain.slice(chain.lastIndexOf(next)), next];
-        const key = [...cycle].sort().join(',');
-        if (!reported.has(key)) {
-          reported.add(key);
-          issues.error(`services.${next}.depends_on`, `dependency cycle: ${cycle.join(' → ')}`);
-        }
-      } else if (!state.has(next)) {
-        state.set(next, 'visiting');
-        chain.push(next);
-        stack.push({ name: next, next: 0 });
-      }
-    }
-  }
+  const edges = new Map(services.map((s) => [s.name, s.dependsOn.map((d) => d.service).filter((d) => byName.has(d) && d !== s.name)]));
+  for (const cycle of cycles(edges.keys(), (name) => edges.get(name)!)) issues.error(`services.${cycle[0]}.depends_on`, `dependency cycle: ${cycle.join(' → ')}`);
 }
 
 /** the profiles COMPOSE_PROFILES names (comma-separated, from the stack's variables or the project's .env); `*` activates all */
@@ -164,7 +136,7 @@ function load(project: ComposeProject, issues: Issues): LoadedCompose {
   const empty = (): LoadedCompose => ({ raw: {}, services: [], ...issues.done(), networks: [], volumes: [], secrets: [], configs: [] });
   if (!projectNamePattern.test(project.name)) issues.error('name', `the project name "${project.name}" must match ${projectNamePattern.source}`);
   if (project.compose.length > composeLimits.maxLength) {
-    throw new LimitExceeded('maxLength', '', `the compose file has ${project.compose.length.toLocaleString('en-US')} characters: at most ${composeLimits.maxLength.toLocaleString('en-US')} are allowed`);
+    issues.stop('maxLength', '', `the compose file has ${project.compose.length.toLocaleString('en-US')} characters: at most ${composeLimits.maxLength.toLocaleString('en-US')} are allowed`);
   }
   const parsed = parseYaml(project.compose, issues);
   if (parsed === undefined) return empty();
@@ -172,7 +144,7 @@ function load(project: ComposeProject, issues: Issues): LoadedCompose {
   // counted before anything is done per entry
   for (const key of ['services', 'networks', 'volumes'] as const) {
     const section = parsed[key];
-    if (isObj(section)) atMost(key, Object.keys(section).length, key, key);
+    if (isObj(section)) issues.atMost(key, Object.keys(section).length, key, key);
   }
   // compose reads the project's .env for interpolation; what the stack sets wins, as the shell's environment does in compose
   const variables = { ...projectEnv(project.workdir, issues), ...project.variables };
@@ -183,8 +155,10 @@ function load(project: ComposeProject, issues: Issues): LoadedCompose {
   let unresolved = new Set<string>();
   if (isObj(raw.services)) {
     unresolved = applyExtends(raw.services, files, issues);
-    atMost('services', Object.keys(raw.services).length, 'services', 'services (included ones too)');
+    issues.atMost('services', Object.keys(raw.services).length, 'services', 'services (included ones too)');
   }
+  // merges are done: !reset keys go, !override values are what they wrap
+  settleTags(raw);
   warnIgnoredTopLevelKeys(raw, issues);
   for (const key of Object.keys(raw)) {
     if (key.startsWith('x-') || topLevel.has(key) || key in ignoredTopLevelKeys) continue;

@@ -1,5 +1,6 @@
-// Compose's merge rules for a service that extends another: maps merge key by key, lists append (unique resources keep the later entry), shell commands are replaced.
+// Compose's merge rules for a service that extends another: maps merge key by key, lists append (unique resources keep the later entry), shell commands are replaced; !reset removes, !override replaces.
 import { isObj, type Obj } from './shape.ts';
+import { Override, reset } from './tags.ts';
 
 type Merger = (base: unknown, local: unknown) => unknown;
 
@@ -15,6 +16,7 @@ function toSequence(value: unknown): unknown[] {
   if (typeof value === 'string') return [value];
   if (!isObj(value)) return [];
   return Object.entries(value).flatMap(([k, v]) => {
+    if (v === reset) return [];
     if (v === null || v === undefined) return [k];
     if (Array.isArray(v)) return v.map((item) => `${k}=${String(item)}`);
     return [`${k}=${String(v)}`];
@@ -73,7 +75,11 @@ function dedupe(list: unknown[], index: Indexer): unknown[] {
   return out;
 }
 
-const sequence: Merger = (b, l) => [...toSequence(b), ...toSequence(l)];
+/** `{ KEY: !reset }` takes KEY out of the base's entries too */
+const sequence: Merger = (b, l) => {
+  const dropped = new Set(isObj(l) ? Object.keys(l).filter((k) => l[k] === reset) : []);
+  return [...toSequence(b).filter((e) => !dropped.has(keyValue(e) ?? '')), ...toSequence(l)];
+};
 const replace: Merger = (_b, l) => l;
 
 /** the keys of a service (and of its build) whose merge is not the plain one */
@@ -92,6 +98,10 @@ const special: Record<string, Merger> = {
 const buildSpecial: Record<string, Merger> = { args: sequence, labels: sequence, additional_contexts: sequence };
 
 function mergeValue(base: unknown, local: unknown, rules: Record<string, Merger> | undefined, key: string): unknown {
+  // !reset and !override win over the base as they are (settleTags removes and unwraps them once merges are done)
+  if (local === reset || local instanceof Override) return local;
+  if (base instanceof Override) return mergeValue(base.value, local, rules, key);
+  if (base === reset) return local;
   if (local === undefined || local === null) return base;
   const rule = rules?.[key];
   if (rule) return rule(base, local);

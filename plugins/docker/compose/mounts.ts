@@ -1,7 +1,8 @@
 // Compose `volumes` and `tmpfs` of a service: named volumes, bind mounts (inside the source tree when relative) and tmpfs, short and long syntax.
 import { isAbsolute } from 'node:path';
-import type { NormalizedMount, NormalizedVolume } from '../types.ts';
-import { type Issues, isObj, scalar, str, strList } from './shape.ts';
+import type { NormalizedMount, NormalizedVolume } from './model.ts';
+import type { Issues } from './issues.ts';
+import { isObj, scalar, str, strList } from './shape.ts';
 import { inside } from './shape.ts';
 import { realExisting } from '../../../sdk/index.ts';
 import { expandHome } from './keys.ts';
@@ -100,7 +101,7 @@ export function mounts(v: unknown, tmpfs: unknown, path: string, ctx: MountConte
   if (v !== undefined && v !== null && !Array.isArray(v)) ctx.issues.error(`${path}.volumes`, 'must be a list');
   if (Array.isArray(v)) {
     // counted before each bind source is resolved on the host's file system
-    ctx.issues.budget.take('mounts', v.length, `${path}.volumes`, 'volumes and tmpfs mounts');
+    ctx.issues.take('mounts', v.length, `${path}.volumes`, 'volumes and tmpfs mounts');
     v.forEach((item, i) => {
       const at = `${path}.volumes[${i}]`;
       const s = scalar(item);
@@ -109,7 +110,7 @@ export function mounts(v: unknown, tmpfs: unknown, path: string, ctx: MountConte
     });
   }
   const tmpfsEntries = strList(tmpfs, `${path}.tmpfs`, ctx.issues);
-  ctx.issues.budget.take('mounts', tmpfsEntries.length, `${path}.tmpfs`, 'volumes and tmpfs mounts');
+  ctx.issues.take('mounts', tmpfsEntries.length, `${path}.tmpfs`, 'volumes and tmpfs mounts');
   tmpfsEntries.forEach((entry, i) => {
     const [where, opts = ''] = entry.split(/:(.*)/s);
     const t = target(where, `${path}.tmpfs[${i}]`, ctx);

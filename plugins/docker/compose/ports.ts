@@ -1,6 +1,7 @@
 // Compose `ports`: the short syntax ("127.0.0.1:8080:80/udp", ranges) and the long one, as engine port bindings.
-import type { NormalizedPort } from '../types.ts';
-import { type Issues, isObj, scalar } from './shape.ts';
+import type { NormalizedPort } from './model.ts';
+import type { Issues } from './issues.ts';
+import { isObj, scalar } from './shape.ts';
 
 const protocols = new Set(['tcp', 'udp', 'sctp']);
 
@@ -24,7 +25,7 @@ function expand(path: string, entry: number, issues: Issues, hostIp: string, pub
     return [];
   }
   // counted before a range becomes one binding per port
-  issues.budget.take('ports', count, path, 'port bindings (a range counts each of its ports)');
+  issues.take('ports', count, path, 'port bindings (a range counts each of its ports)');
   return Array.from({ length: count }, (_, i) => ({
     target: t[0] + i, published: p ? p[0] + i : null, hostIp, protocol: protocol as NormalizedPort['protocol'], entry,
   }));

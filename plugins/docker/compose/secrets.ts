@@ -2,8 +2,8 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { posix } from 'node:path';
 import type { FileReference, NormalizedFileObject } from './model.ts';
-import { atMost } from './limits.ts';
-import { bool, inside, isObj, type Issues, mapOrList, type Obj, scalar, str } from './shape.ts';
+import type { Issues } from './issues.ts';
+import { bool, inside, isObj, mapOrList, type Obj, scalar, str } from './shape.ts';
 
 type Kind = NormalizedFileObject['kind'];
 const section = { secret: 'secrets', config: 'configs' } as const;
@@ -43,7 +43,7 @@ function fileContent(kind: Kind, file: string, path: string, ctx: FileObjectCont
   if (!full) return null;
   let read: { bytes: Buffer | null; size: number };
   try {
-    read = readBounded(full, Math.min(maxBytes[kind], ctx.issues.budget.left('secretFileBytes')));
+    read = readBounded(full, Math.min(maxBytes[kind], ctx.issues.left('secretFileBytes')));
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     ctx.issues.error(path, code === 'EISDIR' ? `${kind} file "${file}" is a folder: a ${kind} is one file` : `${kind} file "${file}" is not in the source tree`);
@@ -53,7 +53,7 @@ function fileContent(kind: Kind, file: string, path: string, ctx: FileObjectCont
     ctx.issues.error(path, `${kind} file "${file}" holds ${read.size.toLocaleString('en-US')} bytes: a ${kind} holds at most ${maxBytes[kind].toLocaleString('en-US')}`);
     return null;
   }
-  ctx.issues.budget.take('secretFileBytes', read.bytes ? read.size : Infinity, path, 'bytes read from the files of secrets and configs');
+  ctx.issues.take('secretFileBytes', read.bytes ? read.size : Infinity, path, 'bytes read from the files of secrets and configs');
   return read.bytes;
 }
 
@@ -65,7 +65,7 @@ export function fileObjects(doc: Obj, kind: Kind, ctx: FileObjectContext): Map<s
   if (!isObj(raw)) { ctx.issues.error(top, 'must be a map'); return out; }
   const { issues } = ctx;
   const entries = Object.entries(raw);
-  atMost('secretsAndConfigs', entries.length, top, `${top}`);
+  issues.atMost('secretsAndConfigs', entries.length, top, `${top}`);
   for (const [key, value] of entries) {
     const path = `${top}.${key}`;
     out.set(key, null);
@@ -85,7 +85,7 @@ export function fileObjects(doc: Obj, kind: Kind, ctx: FileObjectContext): Map<s
     }
     const name = str(value.name, `${path}.name`, issues) ?? legacy;
     const labels = Object.fromEntries(mapOrList(value.labels, `${path}.labels`, issues).map(([k, v]) => [k, v ?? '']));
-    atMost('labelsPerObject', Object.keys(labels).length, `${path}.labels`, 'labels');
+    issues.atMost('labelsPerObject', Object.keys(labels).length, `${path}.labels`, 'labels');
     const object = (source: NormalizedFileObject['source'], from: string | null, bytes: Buffer | null): NormalizedFileObject => ({
       kind, key, name: name ?? (external ? key : `${ctx.project}_${key}`), external, source, from, labels,
       content: bytes ? () => bytes : null,

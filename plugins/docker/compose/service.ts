@@ -1,15 +1,15 @@
 // One compose service → a NormalizedService: every supported key in its short and long forms, unsupported keys named as errors.
 import { existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import type { DependsCondition, NormalizedHealthcheck, NormalizedNetwork, NormalizedService, NormalizedVolume, ServiceNetwork } from '../types.ts';
+import type { DependsCondition, NormalizedFileObject, NormalizedHealthcheck, NormalizedNetwork, NormalizedService, NormalizedVolume, ServiceNetwork } from './model.ts';
+import { carriedBuildOptions, uncarriedBuildOption } from './build-options.ts';
 import { environment } from './environment.ts';
 import { honouredKeys, ignoredKeys, withServiceKeys } from './keys.ts';
-import { atMost } from './limits.ts';
 import { mounts } from './mounts.ts';
 import { ports } from './ports.ts';
-import type { NormalizedFileObject } from './model.ts';
 import { fileReferences } from './secrets.ts';
-import { bool, inside, int, isObj, type Issues, mapOrList, type Obj, scalar, str, strList } from './shape.ts';
+import type { Issues } from './issues.ts';
+import { bool, inside, int, isObj, mapOrList, type Obj, scalar, str, strList } from './shape.ts';
 import { bytes, durationNs, splitWords } from './units.ts';
 import { updateConfig } from './update-config.ts';
 
@@ -139,7 +139,10 @@ const newerEndpointKeys: Record<string, string> = {
 function serviceNetworks(s: Obj, name: string, path: string, ctx: ServiceContext): { mode: string | null; networks: ServiceNetwork[] } {
   const mode = str(s.network_mode, `${path}.network_mode`, ctx.issues);
   if (mode !== null) {
-    if (!['host', 'none', 'bridge'].includes(mode)) ctx.issues.error(`${path}.network_mode`, `"${mode}" is not supported (host, none or bridge; use networks to join other services)`);
+    // another container's network is judged by the no-host-network rule; a service's is not shared (use networks)
+    if (!['host', 'none', 'bridge'].includes(mode) && !/^container:[a-zA-Z0-9][a-zA-Z0-9_.-]*$/.test(mode)) {
+      ctx.issues.error(`${path}.network_mode`, `"${mode}" is not supported (host, none, bridge or container:<name>; use networks to join other services)`);
+    }
     if (s.networks !== undefined) ctx.issues.error(`${path}.networks`, 'cannot be combined with network_mode');
     return { mode, networks: [] };
   }
@@ -169,15 +172,6 @@ function serviceNetworks(s: Obj, name: string, path: string, ctx: ServiceContext
   return { mode: null, networks };
 }
 
-/** build options honoured: what `POST /build` takes without a BuildKit session */
-const buildKeys = new Set(['context', 'dockerfile', 'dockerfile_inline', 'args', 'target', 'cache_from', 'labels', 'network', 'shm_size', 'extra_hosts', 'platforms', 'no_cache', 'pull']);
-/** build options that need a BuildKit session (or Dockerfile syntax the engine's API build lacks), refused by name */
-const sessionKeys: Record<string, string> = {
-  secrets: 'build secrets need a BuildKit session, which Dockwright\'s builds through the Engine API do not open (not supported)',
-  ssh: 'SSH forwarding in a build needs a BuildKit session, which Dockwright\'s builds through the Engine API do not open (not supported)',
-  additional_contexts: 'additional build contexts need a BuildKit session and named contexts of Dockerfile syntax 1.4, which Dockwright\'s builds through the Engine API do not have (not supported); copy them into the build context or use a stage',
-};
-
 /** a cache_from entry: an image reference, or `type=registry,ref=<image>`; other cache types need buildx */
 function cacheSource(entry: string, path: string, issues: Issues): string | null {
   if (!entry.includes('=')) return entry;
@@ -192,9 +186,10 @@ function build(v: unknown, path: string, ctx: ServiceContext): NormalizedService
   const spec = typeof v === 'string' ? { context: v } : isObj(v) ? v : null;
   if (!spec) { ctx.issues.error(path, 'must be a context path or a map with context'); return null; }
   const { issues } = ctx;
+  // the options of the specification a build cannot carry are the supported-build-options rule's to refuse
   for (const key of Object.keys(spec)) {
-    if (buildKeys.has(key) || key.startsWith('x-')) continue;
-    issues.error(`${path}.${key}`, sessionKeys[key] ?? `build option "${key}" is not supported`);
+    if (carriedBuildOptions.has(key) || key.startsWith('x-') || uncarriedBuildOption(key)) continue;
+    issues.error(`${path}.${key}`, `"${key}" is not a build option of the compose specification`);
   }
   const contextText = scalar(spec.context) ?? '.';
   if (/^[a-z]+:\/\/|^git@/.test(contextText)) { issues.error(`${path}.context`, 'remote build contexts are not supported; build from the source tree'); return null; }
@@ -295,7 +290,7 @@ function devices(v: unknown, path: string, issues: Issues): NormalizedService['d
 function labels(v: unknown, path: string, issues: Issues): Record<string, string> {
   const out: Record<string, string> = {};
   const entries = mapOrList(v, path, issues);
-  atMost('labelsPerObject', entries.length, path, 'labels');
+  issues.atMost('labelsPerObject', entries.length, path, 'labels');
   for (const [k, val] of entries) {
     // dockwright.http.* is the users' own: the labels by which a service asks the edge for a hostname
     if (k.startsWith('dockwright.') && !k.startsWith('dockwright.http.')) { issues.error(`${path}.${k}`, 'labels starting with dockwright. are reserved (except dockwright.http.*)'); continue; }
@@ -324,7 +319,7 @@ export function normalizeService(name: string, s: unknown, ctx: ServiceContext):
   if (image === null && s.build === undefined) issues.error(path, `the service "${name}" has no image (and no build)`);
   if (image !== null && s.build !== undefined) issues.warn(`${path}.image`, `the built image is tagged ${`${ctx.project}-${name}`.toLowerCase()}, not ${image}, so it cannot replace an image other stacks use`);
   const replicas = int(deploy.replicas, `${path}.deploy.replicas`, issues) ?? int(s.scale, `${path}.scale`, issues) ?? 1;
-  issues.budget.take('containers', replicas, `${path}.deploy.replicas`, 'containers (the replicas of all services)');
+  issues.take('containers', replicas, `${path}.deploy.replicas`, 'containers (the replicas of all services)');
   const containerName = str(s.container_name, `${path}.container_name`, issues);
   if (containerName !== null && replicas > 1) issues.error(`${path}.container_name`, 'a service with a container_name cannot have several replicas');
   const net = serviceNetworks(s, name, path, ctx);

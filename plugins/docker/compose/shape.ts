@@ -1,33 +1,7 @@
-// Shape checks shared by the compose normalizers: issues with paths, and the "string or list", "map or KEY=VALUE list" forms.
+// Shape checks shared by the compose normalizers: the "string or list", "map or KEY=VALUE list" forms.
 import { isAbsolute, relative, resolve } from 'node:path';
 import { isWithin, realExisting } from '../../../sdk/index.ts';
-import type { ComposeIssue } from '../types.ts';
-import { Budget } from './limits.ts';
-
-/** a file broken in every one of its thousands of lines is told about its first ones, not answered with megabytes: at most 100 of each kind, the last one saying how many more */
-const shownIssues = 99;
-
-export class Issues {
-  readonly errors: ComposeIssue[] = [];
-  readonly warnings: ComposeIssue[] = [];
-  /** what this load has used of the shared limits */
-  readonly budget = new Budget();
-  private more = { errors: 0, warnings: 0 };
-  error(path: string, message: string): void { this.add('errors', { path, message }); }
-  warn(path: string, message: string): void { this.add('warnings', { path, message }); }
-  add(kind: 'errors' | 'warnings', issue: ComposeIssue): void {
-    if (this[kind].length < shownIssues) this[kind].push(issue);
-    else this.more[kind]++;
-  }
-  /** the issues, with one closing line for those not shown */
-  done(): { errors: ComposeIssue[]; warnings: ComposeIssue[] } {
-    for (const kind of ['errors', 'warnings'] as const) {
-      if (this.more[kind]) this[kind].push({ path: '', message: `… and ${this.more[kind]} more ${kind === 'errors' ? 'errors' : 'warnings'}` });
-      this.more[kind] = 0;
-    }
-    return { errors: this.errors, warnings: this.warnings };
-  }
-}
+import type { Issues } from './issues.ts';
 
 export type Obj = Record<string, unknown>;
 export const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);

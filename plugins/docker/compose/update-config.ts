@@ -1,6 +1,7 @@
 // A service's deploy.update_config (order, parallelism, delay, failure_action, monitor, max_failure_ratio) → how its containers are replaced.
-import type { NormalizedUpdateConfig } from '../types.ts';
-import { int, isObj, type Issues, scalar } from './shape.ts';
+import type { NormalizedUpdateConfig } from './model.ts';
+import type { Issues } from './issues.ts';
+import { int, isObj, scalar } from './shape.ts';
 import { durationNs } from './units.ts';
 
 const known = new Set(['order', 'parallelism', 'delay', 'failure_action', 'monitor', 'max_failure_ratio']);

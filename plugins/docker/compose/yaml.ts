@@ -1,9 +1,10 @@
-// Reading the YAML of a compose file: one document, parsed with the core schema and merge keys, its depth, aliases and merges bounded while it is parsed.
+// Reading the YAML of a compose file: one document, parsed with the core schema, merge keys and compose's !reset / !override, its depth, aliases and merges bounded while it is parsed.
 import { CORE_SCHEMA, loadAll, mergeTag, YAMLException } from 'js-yaml';
-import { type ComposeLimit, composeLimits, LimitExceeded } from './limits.ts';
-import type { Issues } from './shape.ts';
+import { type ComposeLimit, composeLimits } from './limits.ts';
+import type { Issues } from './issues.ts';
+import { mergeTags } from './tags.ts';
 
-const yamlSchema = CORE_SCHEMA.withTags(mergeTag);
+const yamlSchema = CORE_SCHEMA.withTags(mergeTag, mergeTags);
 /** the parser's own limits, by the names it reports them with */
 const parserLimits: Record<string, ComposeLimit> = { maxDepth: 'maxDepth', maxAliases: 'maxAliases', maxTotalMergeKeys: 'maxMergeKeys' };
 
@@ -23,7 +24,7 @@ export function parseYaml(text: string, issues: Issues, other?: { path: string; 
     const limit = /exceeded (maxDepth|maxAliases|maxTotalMergeKeys)\b/.exec(err.reason)?.[1];
     if (limit) {
       const name = parserLimits[limit];
-      throw new LimitExceeded(name, path, `${of}the YAML has more ${name === 'maxDepth' ? 'levels of nesting' : name === 'maxAliases' ? 'aliases' : 'keys merged with <<'} than the ${composeLimits[name].toLocaleString('en-US')} allowed${at}`);
+      issues.stop(name, path, `${of}the YAML has more ${name === 'maxDepth' ? 'levels of nesting' : name === 'maxAliases' ? 'aliases' : 'keys merged with <<'} than the ${composeLimits[name].toLocaleString('en-US')} allowed${at}`);
     }
     issues.error(path, `${of}YAML syntax error${at}: ${err.reason}`);
     return undefined;

@@ -219,14 +219,24 @@ test('keys the engine here cannot honour fail the deploy with a message naming t
     assert.match(job.error ?? '', message, `${lines}: ${job.error}`);
   }
   // what a deploy sends for gpus, created without a start: the engine keeps the device requests as compose would send them
-  const loaded = loadCompose({ name: other, compose: 'services:\n  app:\n    image: dockwright-test/busybox:1\n    gpus: [{ driver: nvidia, count: 2, capabilities: [gpu, utility], options: { a: b } }]\n', variables: {} });
+  // deploy.resources.reservations.devices too, beside them; and network_mode container:<name> (when no-host-network is off) joins that container's network
+  const loaded = loadCompose({
+    name: other, variables: {},
+    compose: `services:\n  app:\n    image: dockwright-test/busybox:1\n    gpus: [{ driver: nvidia, count: 2, capabilities: [gpu, utility], options: { a: b } }]\n    deploy: { resources: { reservations: { devices: [{ driver: nvidia, device_ids: ["0"], capabilities: [compute] }] } } }\n    network_mode: "container:${other}-gpus"\n`,
+  });
   assert.deepEqual(loaded.errors, []);
   const plan = planContainer(other, loaded.services[0], 1, 'unused', 'test-installation');
-  const created = await docker.createContainer({ ...plan.create, name: `${other}-gpus` });
+  const created = await docker.createContainer({ ...plan.create, name: `${other}-gpus`, HostConfig: { ...plan.create.HostConfig, NetworkMode: 'none' } });
+  const joined = await docker.createContainer({ ...plan.create, name: `${other}-joined` });
   try {
     const info = await created.inspect();
-    assert.deepEqual((info.HostConfig as any).DeviceRequests, [{ Driver: 'nvidia', Count: 2, DeviceIDs: null, Capabilities: [['gpu', 'utility']], Options: { a: 'b' } }]);
+    assert.deepEqual((info.HostConfig as any).DeviceRequests, [
+      { Driver: 'nvidia', Count: 2, DeviceIDs: null, Capabilities: [['gpu', 'utility']], Options: { a: 'b' } },
+      { Driver: 'nvidia', Count: 0, DeviceIDs: ['0'], Capabilities: [['compute']], Options: {} },
+    ]);
+    assert.equal((await joined.inspect()).HostConfig.NetworkMode, `container:${info.Id}`);
   } finally {
+    await joined.remove({ force: true });
     await created.remove({ force: true });
   }
 });
@@ -248,7 +258,11 @@ const serviceKeys: Record<string, Treatment[]> = {
   annotations: [i('annotations: { com.example.a: b }')],
   attach: [i('attach: false')],
   blkio_config: [h('blkio_config: { weight: 300 }', (l) => [app(l).host.BlkioWeight, 300])],
-  build: [h('build: { context: ., target: prod }', (l) => [[app(l).build?.context, app(l).build?.target], [tree, 'prod']])],
+  build: [
+    h('build: { context: ., target: prod }', (l) => [[app(l).build?.context, app(l).build?.target], [tree, 'prod']]),
+    r('build: { context: ., cache_to: [user/app:cache] }', 'supported-build-options', 'services.app.build.cache_to'),
+    r('build: { context: ., tags: ["app:1"] }', 'supported-build-options', 'services.app.build.tags'),
+  ],
   cap_add: [h('cap_add: [CHOWN]', (l) => [app(l).capAdd, ['CHOWN']]), r('cap_add: [NET_ADMIN]', 'no-dangerous-capabilities')],
   cap_drop: [h('cap_drop: [ALL]', (l) => [app(l).capDrop, ['ALL']])],
   cgroup: [h('cgroup: private', (l) => [app(l).host.CgroupnsMode, 'private']), r('cgroup: host', 'no-host-pid')],
@@ -267,7 +281,10 @@ const serviceKeys: Record<string, Treatment[]> = {
   cpuset: [h('cpuset: "0"', (l) => [app(l).host.CpusetCpus, '0'])],
   credential_spec: [i('credential_spec: { file: my.json }')],
   depends_on: [h('depends_on: { db: { condition: service_healthy } }', (l) => [app(l).dependsOn, [{ service: 'db', condition: 'service_healthy', required: true }]])],
-  deploy: [h('deploy: { replicas: 2, resources: { limits: { memory: 64m } } }', (l) => [[app(l).replicas, app(l).resources.memory], [2, 64 * 1024 ** 2]])],
+  deploy: [
+    h('deploy: { replicas: 2, resources: { limits: { memory: 64m } } }', (l) => [[app(l).replicas, app(l).resources.memory], [2, 64 * 1024 ** 2]]),
+    h('deploy: { resources: { reservations: { devices: [{ capabilities: [gpu], count: 1 }] } } }', (l) => [app(l).host.DeviceRequests?.map((d) => [d.Count, d.Capabilities]), [[1, [['gpu']]]]]),
+  ],
   develop: [i('develop: { watch: [{ action: sync, path: ./src, target: /src }] }')],
   device_cgroup_rules: [r('device_cgroup_rules: ["c 1:3 mr"]', 'no-devices')],
   devices: [r('devices: ["/dev/fuse"]', 'no-devices')],
@@ -300,7 +317,7 @@ const serviceKeys: Record<string, Treatment[]> = {
   mem_swappiness: [h('mem_swappiness: 10', (l) => [app(l).host.MemorySwappiness, 10])],
   memswap_limit: [h('mem_limit: 64m\n    memswap_limit: 128m', (l) => [app(l).host.MemorySwap, 128 * 1024 ** 2])],
   models: [i('models: [llm]')],
-  network_mode: [h('network_mode: none', (l) => [app(l).networkMode, 'none']), r('network_mode: host', 'no-host-network')],
+  network_mode: [h('network_mode: none', (l) => [app(l).networkMode, 'none']), r('network_mode: host', 'no-host-network'), r('network_mode: "container:elsewhere"', 'no-host-network')],
   networks: [h('networks: { back: { aliases: [api] } }', (l) => [app(l).networks.map((n) => [n.key, n.aliases]), [['back', ['app', 'api']]]])],
   oom_kill_disable: [h('oom_kill_disable: false', (l) => [app(l).host.OomKillDisable, false])],
   oom_score_adj: [h('oom_score_adj: 300', (l) => [app(l).host.OomScoreAdj, 300])],

@@ -337,6 +337,7 @@ services:
     extends: base
     environment: { C: deeper }
 `);
+    writeFileSync(join(project, 'common', 'loop.yml'), 'services:\n  one: { extends: two }\n  two: { extends: one }\n');
     const l = await load(`
 services:
   plain:
@@ -381,8 +382,13 @@ services:
   e: { extends: { file: ../outside.yml, service: x } }
   f: { extends: { file: common/services.yml, service: nope } }
   g: { image: x }
+  h: { extends: { file: common/loop.yml, service: one } }
+  i: { extends: { file: ../outside.yml, service: x } }
 `, {}, { workdir: project });
     const got = messages(broken.errors);
+    assert.equal(new Set(got).size, got.length, `each problem once: ${got.join('\n')}`);
+    assert.ok(got.includes('common/loop.yml: services.one.extends: extends comes back to itself: common/loop.yml → one → common/loop.yml → two → common/loop.yml → one'), got.join('\n'));
+    assert.ok(got.includes('services.i.extends.file: compose file "../outside.yml" points outside the source tree'), got.join('\n'));
     assert.ok(got.some((m) => /^services\.(a|b)\.extends: extends comes back to itself/.test(m)), got.join('\n'));
     assert.ok(got.includes('services.c.extends: extends the service "nope", which this file does not define'), got.join('\n'));
     assert.ok(got.includes('services.d.extends.file: the compose file "missing.yml" is not in the source tree'), got.join('\n'));
@@ -428,6 +434,50 @@ services:
     assert.deepEqual(messages(twice.errors), ['services.db: is defined here and in the included file db/compose.yaml: a project defines it once']);
     const bad = await load('include: db/compose.yaml\nservices:\n  a:\n    image: x\n', {}, { workdir: project });
     assert.deepEqual(messages(bad.errors), ['include: must be a list of files']);
+  } finally {
+    rmSync(project, { recursive: true, force: true });
+  }
+});
+
+test('!reset and !override: in one file, over what extends brings, and across the files of an include', async () => {
+  const project = mkdtempSync(join(tmpdir(), 'dw-compose-tags-'));
+  try {
+    writeFileSync(join(project, 'one.yml'), 'services:\n  inc:\n    image: dockwright-test/busybox:1\n    ports: ["7070:70"]\n    environment: { KEEP: "1", DROP: "2" }\n');
+    writeFileSync(join(project, 'two.yml'), 'services:\n  inc:\n    ports: !reset []\n    environment: { DROP: !reset }\n');
+    const l = await load(`
+include:
+  - path: [one.yml, two.yml]
+services:
+  alone:
+    image: dockwright-test/busybox:1
+    command: !reset
+    ports: !override ["8080:80"]
+  base:
+    image: dockwright-test/busybox:1
+    command: ["sleep", "1"]
+    ports: ["8080:80", "8443:443"]
+    environment: { A: "1", B: "2" }
+    labels: { tier: base }
+  child:
+    extends: base
+    command: !reset null
+    ports: !override ["9090:80"]
+    environment: { B: !reset }
+    labels: !override { tier: child }
+`, {}, { workdir: project });
+    assert.deepEqual(l.errors, []);
+    const svc = (n: string) => l.services.find((s) => s.name === n)!;
+    const ports = (n: string) => svc(n).ports.map((p) => `${p.published}:${p.target}`);
+    assert.equal(svc('alone').command, null);
+    assert.deepEqual(ports('alone'), ['8080:80']);
+    assert.equal(svc('child').command, null, 'a !reset key is gone, also what extends brings');
+    assert.deepEqual(ports('child'), ['9090:80'], '!override replaces the list extends would append to');
+    assert.deepEqual(svc('child').environment, { A: '1' });
+    assert.equal(svc('child').labels.tier, 'child');
+    assert.deepEqual(ports('base'), ['8080:80', '8443:443'], 'the base keeps its own');
+    assert.deepEqual(ports('inc'), [], 'the later file of an include resets what the first set');
+    assert.deepEqual(svc('inc').environment, { KEEP: '1' });
+    assert.ok(!JSON.stringify(l.raw).includes('reset'), 'the document rules judge holds no tag');
   } finally {
     rmSync(project, { recursive: true, force: true });
   }

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestServer } from '../../helpers/harness.ts';
 import type { ComposeIssue, LoadedCompose, NormalizedService } from '../../../plugins/docker/types.ts';
+import { uncarriedBuildOption } from '../../../plugins/docker/compose/build-options.ts';
 import { startDockerServer } from './helpers.ts';
 
 const root = join(import.meta.dirname, '..', '..', 'fixtures', 'compose-go');
@@ -47,6 +48,11 @@ const noErrors = (l: LoadedCompose): Check => ['no errors', l.errors.map((e) => 
 const only = (l: LoadedCompose, ...paths: string[]): Check => ['the warnings', l.warnings.map((w) => w.path).sort(), paths.sort()];
 /** Dockwright refuses on purpose: the error at this path, saying why */
 const refused = (l: LoadedCompose, path: string, message: RegExp): Check => [`refused at ${path}: ${message}`, issue(l.errors, path, message), true];
+/** a build option a build through the Engine API cannot carry: no loader error; the supported-build-options rule refuses it, saying why */
+const buildRule = (l: LoadedCompose, path: string, message: RegExp): Check[] => [
+  [`no loader error at ${path}`, l.errors.filter((e) => e.path === path).map((e) => e.message), []],
+  [`supported-build-options refuses ${path}: ${message}`, message.test(uncarriedBuildOption(path.slice(path.lastIndexOf('.') + 1)) ?? ''), true],
+];
 /** Dockwright accepts and ignores on purpose: the warning at this path, saying why */
 const warned = (l: LoadedCompose, path: string, message?: RegExp): Check => [`warning at ${path}`, issue(l.warnings, path, message), true];
 /** compose's name: is accepted with a warning, the stack name wins (SPEC, wave 3) */
@@ -69,14 +75,14 @@ const fixtures: Fixture[] = [
   t('TestBuildPull', 'build_test.go', (l) => [noErrors(l), ['pull', svc(l, 'foo').build?.pull, true]]),
   t('TestBuildShmSize', 'build_test.go', (l) => [noErrors(l), ['shm_size', svc(l, 'foo').build?.shmSize, 128 * MB]]),
   t('TestDockerfileInline', 'build_test.go', (l) => [noErrors(l), ['dockerfile_inline', svc(l, 'bar').build?.dockerfileInline, 'FROM alpine\nRUN echo "hello" > /world.txt\n']]),
-  t('TestBuildSSH', 'build_test.go', (l) => [refused(l, 'services.foo.build.ssh', /needs a BuildKit session/)]),
-  t('TestBuildSecrets', 'build_test.go', (l) => [refused(l, 'services.foo.build.secrets', /build secrets need a BuildKit session/)]),
-  t('TestBuildCacheTo', 'build_test.go', (l) => [refused(l, 'services.foo.build.cache_to', /not supported/)]),
-  t('TestBuildIsolation', 'build_test.go', (l) => [refused(l, 'services.foo.build.isolation', /not supported/)]),
-  t('TestBuildPrivileged', 'build_test.go', (l) => [refused(l, 'services.foo.build.privileged', /not supported/)]),
-  t('TestBuildEntitlements', 'build_test.go', (l) => [refused(l, 'services.foo.build.entitlements', /not supported/)]),
-  t('TestBuildAttestations', 'build_test.go', (l) => [refused(l, 'services.foo.build.provenance', /not supported/), refused(l, 'services.foo.build.sbom', /not supported/)]),
-  t('TestBuildNoCacheFilter', 'build_test.go', (l) => [refused(l, 'services.list.build.no_cache_filter', /not supported/)]),
+  t('TestBuildSSH', 'build_test.go', (l) => buildRule(l, 'services.foo.build.ssh', /needs a BuildKit session/)),
+  t('TestBuildSecrets', 'build_test.go', (l) => buildRule(l, 'services.foo.build.secrets', /build secrets need a BuildKit session/)),
+  t('TestBuildCacheTo', 'build_test.go', (l) => buildRule(l, 'services.foo.build.cache_to', /not supported/)),
+  t('TestBuildIsolation', 'build_test.go', (l) => buildRule(l, 'services.foo.build.isolation', /not supported/)),
+  t('TestBuildPrivileged', 'build_test.go', (l) => buildRule(l, 'services.foo.build.privileged', /not supported/)),
+  t('TestBuildEntitlements', 'build_test.go', (l) => buildRule(l, 'services.foo.build.entitlements', /not supported/)),
+  t('TestBuildAttestations', 'build_test.go', (l) => [...buildRule(l, 'services.foo.build.provenance', /not supported/), ...buildRule(l, 'services.foo.build.sbom', /not supported/)]),
+  t('TestBuildNoCacheFilter', 'build_test.go', (l) => buildRule(l, 'services.list.build.no_cache_filter', /not supported/)),
   t('TestCapAddDrop', 'cap_add_drop_test.go', (l) => [noErrors(l), ['cap_add', svc(l, 'foo').capAdd, ['ALL']], ['cap_drop', svc(l, 'foo').capDrop, ['NET_ADMIN', 'SYS_ADMIN']]]),
   t('TestCgroupParent', 'cgroup_parent_test.go', (l) => [noErrors(l), ['cgroup_parent', svc(l, 'foo').host.CgroupParent, 'm-executor-abcd']]),
   t('TestCgroup', 'cgroup_test.go', (l) => [noErrors(l), ['cgroup', svc(l, 'foo').host.CgroupnsMode, 'private']]),
@@ -137,6 +143,7 @@ const fixtures: Fixture[] = [
   t('TestExtraHostsLongSyntax', 'extra_hosts_test.go', (l) => [noErrors(l), ['extra_hosts', svc(l, 'foo').extraHosts, ['myhost:0.0.0.1', 'myhost:0.0.0.2']]]),
   t('TestGpus', 'gpus_test.go', (l) => [noErrors(l), ['gpus', svc(l, 'test').host.DeviceRequests, [
     { Driver: 'nvidia', Count: -1, Capabilities: [['gpu']], Options: {} }, { Driver: '3dfx', Count: 0, DeviceIDs: ['voodoo2'], Capabilities: [['directX']], Options: {} }]]]),
+  t('TestDeviceReservation', 'devices_test.go', (l) => [noErrors(l), ['reservations.devices', svc(l, 'test').host.DeviceRequests, [{ Driver: 'nvidia', Count: -1, Capabilities: [['gpu']], Options: { q_bits: '42' } }]]]),
   t('TestGpusAll', 'gpus_test.go', (l) => [noErrors(l), ['gpus: all', svc(l, 'test').host.DeviceRequests?.map((d) => d.Count), [-1]]]),
   t('TestGroupAdd', 'group_add_test.go', (l) => [noErrors(l), ['group_add', svc(l, 'foo').groupAdd, ['mail', '0']]]),
   t('TestHealthcheck', 'healthcheck_test.go', (l) => [noErrors(l), ['healthcheck', svc(l, 'foo').healthcheck, { test: ['CMD-SHELL', 'echo "hello world"'], intervalNs: 10 * SEC, timeoutNs: 1 * SEC, retries: 5, startPeriodNs: 15 * SEC }],
@@ -155,7 +162,7 @@ const fixtures: Fixture[] = [
   t('TestModels', 'models_test.go', (l) => [warned(l, 'models', /Docker Model Runner/), warned(l, 'services.test_mapping.models', /Docker Model Runner/)]),
   t('TestNetworkInternal', 'network_internal_test.go', (l) => [noErrors(l), ['only the networks services use are created', l.networks.map((n) => n.key), ['default']]]),
   t('TestNetworkEnableIPv4IPv6', 'network_ipam_test.go', (l) => [refused(l, 'networks.net1.enable_ipv4', /needs Docker Engine 28/)]),
-  t('TestNetworkMode', 'network_mode_test.go', (l) => [refused(l, 'services.foo.network_mode', /"container:0cfeab0f748b" is not supported/)]),
+  t('TestNetworkMode', 'network_mode_test.go', (l) => [noErrors(l), ['network_mode (judged by the no-host-network rule)', svc(l, 'foo').networkMode, 'container:0cfeab0f748b']]),
   t('TestServiceNetworks', 'networks_test.go', (l) => {
     const nets = svc(l, 'foo').networks;
     return [noErrors(l), ['aliases', nets.find((n) => n.key === 'some-network')?.aliases, ['foo', 'alias1', 'alias3']],
@@ -252,6 +259,8 @@ const fixtures: Fixture[] = [
   { file: 'loader/testdata/combined/compose.yaml', from: 'loader/include_test.go TestLoadIncludeExtendsCombined', expect: (l) => [noErrors(l), ['build context', svc(l, 'service').build?.context, join(tree, 'loader/testdata/combined/dir')]] },
   { file: 'loader/testdata/include/compose.yaml', from: 'loader/include_test.go TestIncludeRelative', expect: (l) => [noErrors(l),
     ['build context "."', svc(l, 'included').build?.context, join(tree, 'loader/testdata/include')], ['volume source "."', svc(l, 'included').mounts[0]?.source, join(tree, 'loader/testdata/include')]] },
+  { file: 'loader/testdata/extends/reset.yaml', from: 'loader/loader_test.go TestLoadExtendsWihReset', expect: (l) => [noErrors(l),
+    ['!reset drops the command extends brings', svc(l, 'base').command, null], ['the rest is extended', svc(l, 'base').image, 'alpine:latest'], ['init keeps its own', svc(l, 'init').command, ['sleep', 'infinity']]] },
   { file: 'loader/testdata/extends/withdir/compose.yaml', from: 'loader/loader_test.go TestLoadExtendsWihReset (withdir: nested extends across folders)', expect: (l) => [noErrors(l), ['image', svc(l, 'test').image, 'hello-world']] },
   { file: 'loader/testdata/compose-depends-on-cycle.yaml', from: 'loader/loader_test.go TestLoadDependsOnCycle', expect: (l) => [refused(l, 'services.service1.depends_on', /dependency cycle: service1 → service2 → service3 → service1/)] },
   { file: 'loader/testdata/compose-depends-on-self.yaml', from: 'loader/loader_test.go TestLoadDependsOnSelf', expect: (l) => [refused(l, 'services.service1.depends_on', /cannot depend on itself/)] },
@@ -318,7 +327,6 @@ const skipped = new Map<string, string>([
   ['TestSecretFileModeString', 'the secret it names is not declared (compose-go skips the consistency check)'],
   ['TestDependsOnXService', 'a service named x-foo (compose-go keeps it; Dockwright reads x- keys as extensions)'],
   ['TestDeployPlacement', 'swarm placement (the swarm runtime)'],
-  ['TestDeviceReservation', 'device reservations under deploy (the swarm runtime; gpus is the engine\'s)'],
   ['TestGwPriority', 'gw_priority needs API 1.48'],
   ['TestInterfaceName', 'interface_name needs API 1.49'],
   ['TestServiceNetworkDriverOpts', 'endpoint driver_opts need API 1.46'],

@@ -54,6 +54,7 @@ test('each setting that took effect on the engine is refused, one errors[] eleme
     ['ipc of the host', '    ipc: host\n', [['no-host-pid', 'services.app.ipc']]],
     ['ipc of a sibling service', '    ipc: "service:db"\n', [['no-host-pid', 'services.app.ipc']]],
     ['pid of a container, written oddly', '    pid: "container:x"\n', [['no-host-pid', 'services.app.pid']]],
+    ['the network of another container', '    network_mode: "container:elsewhere"\n', [['no-host-network', 'services.app.network_mode']]],
     ['a volume plugin', '    volumes: ["data:/data"]\n', [['allowed-volume-drivers', 'volumes.data.driver']]],
   ];
   const tops: Record<string, string> = {
@@ -135,6 +136,8 @@ test('malformed values of those keys are compose-valid errors at their paths', a
     ['volumes_from: ["app"]', 'services.app.volumes_from'],
     ['post_start: [{ user: root }]', 'services.app.post_start[0].command'],
     ['gpus: [{ count: 1, device_ids: ["0"] }]', 'services.app.gpus[0]'],
+    ['deploy: { resources: { reservations: { devices: [{ driver: nvidia, count: 1 }] } } }', 'services.app.deploy.resources.reservations.devices[0].capabilities'],
+    ['network_mode: "service:db"', 'services.app.network_mode'],
     ['label_file: ./labels', 'services.app.label_file'],
   ];
   for (const [line, path] of cases) {
