@@ -43,6 +43,8 @@ export interface KernelServices {
   health: { name: string; check: HealthCheck }[];
   /** contributions to extension points, by `<owner>.<name>` */
   extensions: Map<string, unknown[]>;
+  /** what each plugin registered, by name, for GET /plugins */
+  registered: Map<string, Registered>;
   starters: { owner: string; fn: () => Promise<void> | void }[];
   /** CLI verbs plugins add */
   commands: { owner: string; command: PluginCommand }[];
@@ -50,6 +52,9 @@ export interface KernelServices {
   /** the folder served at `/` and the plugin that asked for it */
   web?: { owner: string; dir: string };
 }
+
+/** what a plugin registered beyond routes (the route table knows those) */
+export interface Registered { scopes: string[]; jobTypes: string[]; contributes: string[] }
 
 function validOptions(plugin: PluginDef, raw: Record<string, unknown> | undefined): unknown {
   const options = structuredClone(raw ?? {});
@@ -76,6 +81,8 @@ export async function setupPlugin(plugin: PluginDef, rawOptions: Record<string, 
     fn(...args);
   };
   const dataDir = join(k.dataDir, 'plugins', owner);
+  const registered: Registered = { scopes: [], jobTypes: [], contributes: [] };
+  k.registered.set(owner, registered);
   const ctx: PluginContext = Object.freeze({
     name: owner,
     options: validOptions(plugin, rawOptions),
@@ -89,12 +96,19 @@ export async function setupPlugin(plugin: PluginDef, rawOptions: Record<string, 
     deps: Object.freeze(Object.fromEntries(requiredNames(plugin.requires).map((name) => [name, deps[name]]))),
     routes: Object.freeze({ add: registering('routes.add', (route: unknown) => k.table.add(owner, 'api', route as never)) }),
     webhooks: Object.freeze({ add: registering('webhooks.add', (route: unknown) => k.table.add(owner, 'webhook', route as never)) }),
-    scopes: Object.freeze({ define: registering('scopes.define', (defs: Record<string, ScopeDef>) => k.scopes.define(owner, defs)) }),
+    scopes: Object.freeze({
+      define: registering('scopes.define', (defs: Record<string, ScopeDef>) => {
+        k.scopes.define(owner, defs);
+        registered.scopes.push(...Object.keys(defs));
+      }),
+    }),
     jobs: Object.freeze({
       define: (def: Parameters<JobRunner['define']>[0]) => {
         if (!open) throw new Error(`plugin "${owner}": jobs.define is only possible during setup`);
         if (!def.type.startsWith(`${owner}.`)) throw new Error(`plugin "${owner}": job type "${def.type}" must start with "${owner}."`);
-        return k.jobs.define(def);
+        const handle = k.jobs.define(def);
+        registered.jobTypes.push(def.type);
+        return handle;
       },
       get: (id: string) => k.jobs.get(id),
       wait: (id: string, ms: number) => k.jobs.wait(id, ms),
@@ -122,6 +136,7 @@ export async function setupPlugin(plugin: PluginDef, rawOptions: Record<string, 
         }
         const key = `${point.owner}.${point.name}`;
         k.extensions.set(key, [...(k.extensions.get(key) ?? []), value]);
+        if (!registered.contributes.includes(key)) registered.contributes.push(key);
       }),
       of: <T>(point: ExtensionPoint<T>) => (k.extensions.get(`${point.owner}.${point.name}`) ?? []) as readonly T[],
     }),

@@ -411,10 +411,13 @@ declare const contributionType: unique symbol;
 export interface ExtensionPoint<T> {
   readonly owner: string;
   readonly name: string;
+  /** a resource provider's point: what each contribution provides (`stack runtime`, `backup target`), as GET /plugins lists it */
+  readonly resource?: string;
   readonly [contributionType]?: T;
 }
-export function extensionPoint<T>(owner: string, name: string): ExtensionPoint<T> {
-  return Object.freeze({ owner, name });
+/** `extensionPoint<BackupTarget>('backups', 'targets', { resource: 'backup target' })`; list it in the owner's `extensionPoints` */
+export function extensionPoint<T>(owner: string, name: string, opts: { resource?: string } = {}): ExtensionPoint<T> {
+  return Object.freeze({ owner, name, ...opts });
 }
 
 export interface ExtensionsApi {
@@ -500,6 +503,8 @@ export interface PluginDef<Api = unknown, O extends TSchema = TSchema, Req exten
    */
   env?: readonly string[];
   options?: O;
+  /** the extension points this plugin offers (declared in its api.ts): GET /plugins lists them with what was plugged in */
+  extensionPoints?: readonly ExtensionPoint<any>[];
   /** registers only; I/O belongs in onStart. Returns the plugin's API for the plugins that require it. */
   setup(ctx: PluginContext<Static<O>, DepsOf<Req>>): Api | Promise<Api>;
 }
