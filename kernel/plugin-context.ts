@@ -1,11 +1,11 @@
-// A plugin's context: the kernel services it may use, with registration open only while its setup runs.
+// A plugin's context: the kernel services it declared, plus registration (open only while its setup runs).
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TSchema } from '@sinclair/typebox';
 import type {
-  ActivityApi, Db, EventsApi, ExtensionPoint, HealthCheck, HeldLock, Logger, MetricFamily, OutboundApi, OverviewContributor, PluginCommand, PluginContext, PluginDef, Principal, RevisionsApi, ScopeDef, SecretsApi, VisibilityRule,
+  ActivityApi, Db, EventsApi, ExtensionPoint, HealthCheck, HeldLock, Logger, MetricFamily, OutboundApi, OverviewContributor, PluginCommand, PluginContext, PluginDef, PluginServices, Principal, ServiceName, RevisionsApi, ScopeDef, SecretsApi, VisibilityRule,
 } from '../sdk/index.ts';
-import { requiredNames } from '../sdk/index.ts';
+import { requiredNames, serviceNames } from '../sdk/index.ts';
 import type { ScopeCatalogue } from './auth/scopes.ts';
 import type { ActionTokens } from './action-tokens.ts';
 import type { MigrationSet } from './db/migrate.ts';
@@ -69,6 +69,21 @@ function envOf(plugin: PluginDef, env: Readonly<Record<string, string | undefine
   return Object.freeze(Object.fromEntries((plugin.env ?? []).filter((name) => env[name] !== undefined).map((name) => [name, env[name]])));
 }
 
+/** the services a plugin declared (every one when it declares none); another is a property that says what to declare */
+function servicesOf(plugin: PluginDef, k: KernelServices): PropertyDescriptorMap {
+  const owner = plugin.name;
+  const declared = plugin.services ?? serviceNames;
+  const unknown = declared.filter((name) => !serviceNames.includes(name));
+  if (unknown.length) throw new Error(`plugin "${owner}": services ${unknown.join(', ')} do not exist; the kernel offers ${serviceNames.join(', ')}`);
+  const services: PluginServices = {
+    db: k.db, databaseUrl: k.databaseUrl, revisions: k.revisions, activity: k.activity, actionTokens: k.actionTokens, secrets: k.secrets,
+    events: k.events, outbound: k.outbound, locks: Object.freeze({ try: (name: string) => k.locks.try(`${owner}:${name}`) }),
+  };
+  return Object.fromEntries(serviceNames.map((name) => [name, declared.includes(name)
+    ? { value: services[name], enumerable: true }
+    : { get() { throw new Error(`plugin "${owner}" uses the service ${name}, which it does not declare: add '${name}' to the services of its definition`); } }]));
+}
+
 /**
  * Runs one plugin's setup with a fresh context; afterwards every registration method refuses. Returns the plugin's API.
  * `tablePrefix`: what a third-party plugin's tables must be named with (built-in plugins keep their historical names).
@@ -83,7 +98,7 @@ export async function setupPlugin(plugin: PluginDef, rawOptions: Record<string, 
   const dataDir = join(k.dataDir, 'plugins', owner);
   const registered: Registered = { scopes: [], jobTypes: [], contributes: [] };
   k.registered.set(owner, registered);
-  const ctx: PluginContext = Object.freeze({
+  const registration: Omit<PluginContext, ServiceName> = {
     name: owner,
     options: validOptions(plugin, rawOptions),
     env: envOf(plugin, k.env),
@@ -121,14 +136,6 @@ export async function setupPlugin(plugin: PluginDef, rawOptions: Record<string, 
       cron: registering('schedule.cron', (name: string, expr: string, run: () => Promise<void>) => k.scheduler.cron(`${owner}.${name}`, expr, run)),
     }),
     migrations: Object.freeze({ from: registering('migrations.from', (dir: string | URL) => k.migrations.push({ owner, dir: migrationDir(dir), prefix: tablePrefix })) }),
-    db: k.db,
-    databaseUrl: k.databaseUrl,
-    revisions: k.revisions,
-    activity: k.activity,
-    actionTokens: k.actionTokens,
-    secrets: k.secrets,
-    events: k.events,
-    outbound: k.outbound,
     extensions: Object.freeze({
       add: registering('extensions.add', (point: ExtensionPoint<unknown>, value: unknown) => {
         if (point.owner !== owner && !requiredNames(plugin.requires).includes(point.owner)) {
@@ -151,7 +158,6 @@ export async function setupPlugin(plugin: PluginDef, rawOptions: Record<string, 
       add: registering('visibility.add', (rule: VisibilityRule) => k.visibility.add(owner, rule)),
       filter: (principal: Principal, resources: readonly (string | null)[], need: 'read' | 'act') => k.visibility.filter(principal, resources, need),
     }),
-    locks: Object.freeze({ try: (name: string) => k.locks.try(`${owner}:${name}`) }),
     metrics: Object.freeze({ add: registering('metrics.add', (family: MetricFamily) => k.metrics.add(family)) }),
     health: Object.freeze({ add: registering('health.add', (check: HealthCheck) => k.health.push({ name: owner, check })) }),
     onStart: registering('onStart', (fn: () => Promise<void> | void) => k.starters.push({ owner, fn })),
@@ -162,7 +168,9 @@ export async function setupPlugin(plugin: PluginDef, rawOptions: Record<string, 
         k.commands.push({ owner, command });
       }),
     }),
-  });
+  };
+  // the services join as properties of their own, so that an undeclared one can say what to declare
+  const ctx = Object.freeze(Object.defineProperties(registration, servicesOf(plugin, k))) as PluginContext;
   try {
     return await plugin.setup(ctx);
   } catch (err) {

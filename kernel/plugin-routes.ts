@@ -1,6 +1,6 @@
 // GET /plugins: every plugin of the config, where it came from, and what it registered (scopes, routes, jobs, extension points, migrations).
 import { Type, type Static } from '@sinclair/typebox';
-import { compareText, defineRoute, Nullable, requiredNames, type AnyRoute, type Db } from '../sdk/index.ts';
+import { compareText, defineRoute, Nullable, requiredNames, serviceNames, type AnyRoute, type Db } from '../sdk/index.ts';
 import type { Config } from './config.ts';
 import { migrationState, type MigrationSet } from './db/migrate.ts';
 import type { CompiledRoute } from './http/routes.ts';
@@ -24,6 +24,7 @@ export const PluginInfo = Type.Object({
   source: Source,
   enabled: Type.Boolean(),
   requires: Type.Array(Type.String()),
+  services: Type.Array(Type.String(), { description: 'the kernel services its context holds (what it declared; every one when it declared none)' }),
   scopes: Type.Array(Type.String()),
   routes: Type.Integer(),
   jobTypes: Type.Array(Type.String()),
@@ -52,6 +53,7 @@ async function describeLoaded({ def, source }: LoadedPlugin, d: PluginRoutesDeps
   return {
     name: def.name, version: def.version, description: def.description ?? null, source, enabled: true,
     requires: requiredNames(def.requires),
+    services: [...def.services ?? serviceNames],
     scopes: [...registered.scopes].sort(compareText),
     routes: d.routes.filter((r) => r.owner === def.name).length,
     jobTypes: [...registered.jobTypes].sort(compareText),
@@ -67,7 +69,7 @@ async function describeLoaded({ def, source }: LoadedPlugin, d: PluginRoutesDeps
 function describeDisabled(name: string, entry: Config['plugins'][string]): PluginInfo {
   const source: PluginInfo['source'] = entry.package ? { kind: 'package', package: entry.package, version: null, path: null } : entry.path ? { kind: 'path', path: entry.path } : { kind: 'built-in' };
   return {
-    name, version: null, description: null, source, enabled: false, requires: [], scopes: [], routes: 0, jobTypes: [],
+    name, version: null, description: null, source, enabled: false, requires: [], services: [], scopes: [], routes: 0, jobTypes: [],
     extensionPoints: { offered: [], used: [] }, migrations: null,
   };
 }

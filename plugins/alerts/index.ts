@@ -40,6 +40,7 @@ const Options = Type.Object({
 export default definePlugin({
   name: 'alerts',
   version: '1.0.0',
+  services: ['db', 'secrets', 'events', 'outbound'],
   extensionPoints: [alertChannelKinds],
   description: 'Alerts from every plugin\'s events, deduplicated and resolved on their own; delivered to webhook, email, Slack, Discord, Telegram, ntfy and Gotify channels',
   options: Options,

@@ -8547,6 +8547,7 @@ export interface paths {
               };
               enabled: boolean;
               requires: string[];
+              services: string[];
               scopes: string[];
               routes: number;
               jobTypes: string[];

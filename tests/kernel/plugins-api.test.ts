@@ -17,7 +17,7 @@ before(async () => {
 after(async () => { await s?.close(); });
 
 interface Info {
-  name: string; version: string | null; enabled: boolean; source: { kind: string; path?: string }; requires: string[]; scopes: string[]; routes: number; jobTypes: string[];
+  name: string; version: string | null; enabled: boolean; source: { kind: string; path?: string }; requires: string[]; services: string[]; scopes: string[]; routes: number; jobTypes: string[];
   extensionPoints: { offered: { name: string; resource: string | null; contributions: number }[]; used: string[] };
   migrations: { files: number; applied: number } | null;
 }
@@ -33,6 +33,9 @@ test('every plugin in boot order, then the disabled ones, with what each registe
   const stacks = byName.get('stacks')!;
   assert.deepEqual(stacks.source, { kind: 'built-in' });
   assert.deepEqual(stacks.requires, ['docker']);
+  assert.deepEqual(stacks.services, ['db', 'revisions', 'actionTokens', 'secrets', 'events']);
+  // the database URL only for the plugin that needs it (pg_dump of the database target)
+  assert.deepEqual(answer.body.filter((p) => p.services.includes('databaseUrl')).map((p) => p.name), ['backups', 'alerts-client']);
   assert.ok(stacks.scopes.includes('stacks:deploy'));
   assert.ok(stacks.routes > 10);
   assert.ok(stacks.jobTypes.includes('stacks.deploy'));
@@ -50,7 +53,7 @@ test('every plugin in boot order, then the disabled ones, with what each registe
   assert.deepEqual(client.source, { kind: 'path', path: `${root}/tests/fixtures/alerts-client/index.ts` });
   assert.deepEqual(client.extensionPoints, { offered: [], used: ['alerts.channel-kinds'] });
   assert.deepEqual(byName.get('swarm'), {
-    name: 'swarm', version: null, description: null, source: { kind: 'built-in' }, enabled: false, requires: [], scopes: [], routes: 0,
+    name: 'swarm', version: null, description: null, source: { kind: 'built-in' }, enabled: false, requires: [], services: [], scopes: [], routes: 0,
     jobTypes: [], extensionPoints: { offered: [], used: [] }, migrations: null,
   });
 });

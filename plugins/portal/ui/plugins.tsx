@@ -26,6 +26,7 @@ function PluginCard({ p }: { p: Plugin }) {
       {p.enabled && <dl class="summary">
         <div><dt>Source</dt><dd>{source(p)}</dd></div>
         <div><dt>Requires</dt><dd>{list(p.requires)}</dd></div>
+        <div><dt>Services</dt><dd>{list(p.services)}</dd></div>
         <div><dt>Scopes</dt><dd>{list(p.scopes)}</dd></div>
         <div><dt>Routes</dt><dd>{p.routes}</dd></div>
         <div><dt>Job types</dt><dd>{list(p.jobTypes)}</dd></div>
