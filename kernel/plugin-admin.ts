@@ -45,9 +45,10 @@ export async function addPlugin(root: string, env: NodeJS.ProcessEnv, spec: stri
   const { def, source } = await importPlugin(undefined, { package: pkg }, root);
   const existing = loadConfig(root, env).plugins[def.name];
   if (existing ? !existing.package : isBuiltIn(def.name)) throw new Error(`${pkg} holds the plugin "${def.name}", which is the name of a built-in plugin or of one loaded from a path: it cannot be added under that name`);
-  const file = writeEntry(root, env, def.name, { package: pkg, enabled: existing?.enabled ?? false });
+  const enabled = existing !== undefined && existing.enabled !== false;
+  const file = writeEntry(root, env, def.name, { package: pkg, enabled });
   const version = source.kind === 'package' ? source.version : def.version;
-  const state = existing?.enabled ? `it is enabled in ${file}: restart Dockwright to load this version` : `enable it with: npm run cli -- plugins enable ${def.name}  (then restart Dockwright)`;
+  const state = enabled ? `it is enabled in ${file}: restart Dockwright to load this version` : `enable it with: npm run cli -- plugins enable ${def.name}  (then restart Dockwright)`;
   return `installed ${pkg} ${version}: the plugin "${def.name}" ${def.version}${def.sdk ? ` (SDK ${def.sdk})` : ''}, added to ${file}\n${state}\n`;
 }
 
