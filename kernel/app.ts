@@ -7,7 +7,7 @@ import { createServer, type Server } from 'node:http';
 import { pino } from 'pino';
 import type { Logger } from '../sdk/index.ts';
 import { loadConfig, type Config } from './config.ts';
-import { loadPlugins } from './registry.ts';
+import { loadPlugins, type LoadedPlugin } from './registry.ts';
 import { openDatabase, type Database } from './db/index.ts';
 import { migrate } from './db/migrate.ts';
 import { ScopeCatalogue } from './auth/scopes.ts';
@@ -37,6 +37,7 @@ import { ClientResolver } from './http/client.ts';
 import { buildOpenApi } from './http/openapi.ts';
 import { coreRoutes } from './core-routes.ts';
 import { docsRoutes } from './docs-routes.ts';
+import { pluginRoutes } from './plugin-routes.ts';
 import { healthRoutes } from './health-routes.ts';
 import { Metrics } from './metrics.ts';
 import { setupPlugin, type KernelServices } from './plugin-context.ts';
@@ -56,6 +57,8 @@ export interface Assembled {
   jobs: JobRunner;
   services: KernelServices;
   plugins: { name: string; version: string }[];
+  /** the plugins set up, in boot order, with where each came from */
+  loaded: LoadedPlugin[];
   apis: Record<string, unknown>;
   close(): Promise<void>;
 }
@@ -101,6 +104,7 @@ export function kernelScopes(scopes: ScopeCatalogue): void {
     'users:write': { description: 'create, change, disable and remove users and teams; reset their two-factor sign-in', role: 'admin' },
     admin: { description: 'administer the installation', role: 'admin' },
     'metrics:read': { description: 'scrape /metrics (Prometheus)', role: 'operator' },
+    'plugins:read': { description: 'list the plugins of the install: source, version, scopes, routes, jobs, extension points', role: 'admin' },
   });
 }
 
@@ -120,7 +124,7 @@ export function kernelServices(parts: Pick<KernelServices, 'db' | 'databaseUrl' 
   return {
     ...parts, table: new RouteTable(), scheduler: new Scheduler(db, log.child({ part: 'scheduler' })),
     revisions: createRevisions(db), actionTokens: createActionTokens(db, secrets, tokensChannel),
-    migrations: [], extensions: new Map(), contributors: [], visibility: new Visibility(), starters: [], stoppers: [], commands: [],
+    migrations: [], extensions: new Map(), registered: new Map(), contributors: [], visibility: new Visibility(), starters: [], stoppers: [], commands: [],
     metrics: new Metrics(), health: [],
   };
 }
@@ -177,6 +181,7 @@ export async function assemble(opts: BootOptions): Promise<Assembled> {
         address: new RateLimiter(config.sessions.failedSignInsPerMinute, Date.now, 'sign-in-address'),
       }, twoFactor),
       plugins: loaded.map(({ def }) => ({ name: def.name, version: def.version })),
+      loaded,
       close: () => db.close(),
     };
   } catch (err) {
@@ -212,6 +217,7 @@ export async function boot(opts: BootOptions): Promise<Running> {
     const openapiDocument = () => (openapi ??= buildOpenApi(services.table.routes, app.scopes, kernelVersion));
     for (const route of coreRoutes({ db: app.db, jobs: app.jobs, contributors: services.contributors, visibility: services.visibility, openapi: openapiDocument })) services.table.add('kernel', 'api', route);
     for (const route of docsRoutes()) services.table.add('kernel', 'api', route);
+    for (const route of pluginRoutes({ ...services, plugins: config.plugins, loaded: app.loaded, routes: services.table.routes })) services.table.add('kernel', 'api', route);
     let started = false;
     for (const route of healthRoutes({ db: app.db, metrics: services.metrics, started: () => started, details: services.health })) services.table.add('kernel', 'root', route);
     measureKernel(app);

@@ -1,4 +1,4 @@
-// Configuration: config/default.json, then config/$NODE_ENV.json, then an optional file and the environment; validated once.
+// Configuration: config/default.json, then config/$NODE_ENV.json, config/local.json (the CLI's), an optional file and the environment; validated once.
 import { readFileSync, existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Type, type Static } from '@sinclair/typebox';
@@ -94,6 +94,9 @@ function readJson(file: string): Record<string, unknown> {
   }
 }
 
+/** this install's own settings, kept out of git: the file `npm run cli -- plugins add|enable|disable` writes */
+export const localConfigFile = (root: string): string => resolve(root, 'config/local.json');
+
 /**
  * Loads the configuration of an install rooted at `root`. `overrides` (tests, CLI) come last.
  * Environment: DOCKWRIGHT_CONFIG (extra file), PORT, HOST, DATA_DIR, DATABASE_URL, SECRET_KEY, PUBLIC_URL, LOG_LEVEL.
@@ -102,6 +105,8 @@ export function loadConfig(root: string, env: NodeJS.ProcessEnv = process.env, o
   let raw = readJson(resolve(root, 'config/default.json'));
   const envFile = resolve(root, `config/${env.NODE_ENV ?? 'development'}.json`);
   if (env.NODE_ENV && existsSync(envFile)) raw = merge(raw, readJson(envFile));
+  const local = localConfigFile(root);
+  if (existsSync(local)) raw = merge(raw, readJson(local));
   if (env.DOCKWRIGHT_CONFIG) raw = merge(raw, readJson(resolve(root, env.DOCKWRIGHT_CONFIG)));
   const fromEnv: Record<string, unknown> = {};
   if (env.PORT) fromEnv.port = Number(env.PORT);

@@ -14,6 +14,7 @@ import { Users } from './auth/users.ts';
 import { TwoFactor } from './auth/totp.ts';
 import { loadConfig } from './config.ts';
 import { coreRoutes } from './core-routes.ts';
+import { pluginRoutes } from './plugin-routes.ts';
 import { healthRoutes } from './health-routes.ts';
 import { createActivity } from './activity.ts';
 import { createEvents } from './events.ts';
@@ -43,7 +44,9 @@ export async function describeApi(root: string, overrides: Record<string, unknow
       scopes, jobs: new JobRunner(noDatabase, silent, activity, config.jobs, () => noDatabase as never), activity, secrets,
       events: createEvents(silent), outbound: createOutbound(config.outbound), locks: { try: async () => null },
     });
-    await setupPlugins(await loadPlugins(config), services);
+    const loaded = await loadPlugins(config);
+    await setupPlugins(loaded, services);
+    for (const route of pluginRoutes({ ...services, plugins: config.plugins, loaded, routes: services.table.routes })) services.table.add('kernel', 'api', route);
     let openapi: Record<string, unknown> = {};
     for (const route of coreRoutes({ db: noDatabase, jobs: services.jobs, contributors: [], visibility: services.visibility, openapi: () => openapi })) services.table.add('kernel', 'api', route);
     for (const route of healthRoutes({ db: noDatabase, metrics: services.metrics, started: () => false, details: [] })) services.table.add('kernel', 'root', route);

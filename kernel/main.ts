@@ -6,6 +6,7 @@ import { assemble, boot } from './app.ts';
 import { loadConfig } from './config.ts';
 import { installationExists, installationPlace, noInstallationMessage } from './installation.ts';
 import { newPassword } from './auth/passwords.ts';
+import { addPlugin, setEnabled } from './plugin-admin.ts';
 import { roles, type Role } from '../sdk/index.ts';
 
 /** the install root (config/, data/, package.json): above kernel/ in the sources, above dist/kernel/ in the build */
@@ -20,6 +21,8 @@ const usage = `usage: dockwright <command>
   serve                                   start the service (default)
   migrate                                 apply pending database migrations and exit
   plugins                                 list the enabled plugins in boot order, and every scope
+  plugins add <package|folder|tarball>    npm install a plugin package into this install (added to config disabled)
+  plugins enable|disable <name>           switch a plugin on or off in config/local.json; a restart applies it
   user add <name> [--role admin|operator|viewer] [--teams a,b]
   user passwd <name> [--stdin]            set a portal password: a new random one shown once, or the first line of stdin
   token create --user <name> --name <label> --scopes <a,b|*> [--expires <days>d]
@@ -86,6 +89,12 @@ async function main(argv: string[]): Promise<void> {
       process.stdout.write('\nscopes:\n');
       for (const s of app.scopes.list()) process.stdout.write(`  ${s.name.padEnd(22)} ${s.role.padEnd(9)} ${s.description}\n`);
     });
+    case 'plugins add': return print(addPlugin(root, process.env, arg ?? ''));
+    case 'plugins enable':
+    case 'plugins disable': {
+      if (!arg) fail(`usage: plugins ${sub} <name>`);
+      return print(setEnabled(root, process.env, arg, sub === 'enable'));
+    }
     case 'user add': {
       const role = (values.role ?? 'operator') as Role;
       if (!arg) fail('usage: user add <name> [--role admin|operator|viewer]');
@@ -139,6 +148,10 @@ async function main(argv: string[]): Promise<void> {
       });
     }
   }
+}
+
+async function print(text: Promise<string>): Promise<void> {
+  process.stdout.write(await text);
 }
 
 async function readStdin(): Promise<string> {

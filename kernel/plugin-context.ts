@@ -1,11 +1,11 @@
-// A plugin's context: the kernel services it may use, with registration open only while its setup runs.
+// A plugin's context: the kernel services it declared, plus registration (open only while its setup runs).
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TSchema } from '@sinclair/typebox';
 import type {
-  ActivityApi, Db, EventsApi, ExtensionPoint, HealthCheck, HeldLock, Logger, MetricFamily, OutboundApi, OverviewContributor, PluginCommand, PluginContext, PluginDef, Principal, RevisionsApi, ScopeDef, SecretsApi, VisibilityRule,
+  ActivityApi, Db, EventsApi, ExtensionPoint, HealthCheck, HeldLock, Logger, MetricFamily, OutboundApi, OverviewContributor, PluginCommand, PluginContext, PluginDef, PluginServices, Principal, ServiceName, RevisionsApi, ScopeDef, SecretsApi, VisibilityRule,
 } from '../sdk/index.ts';
-import { requiredNames } from '../sdk/index.ts';
+import { requiredNames, serviceNames } from '../sdk/index.ts';
 import type { ScopeCatalogue } from './auth/scopes.ts';
 import type { ActionTokens } from './action-tokens.ts';
 import type { MigrationSet } from './db/migrate.ts';
@@ -43,6 +43,8 @@ export interface KernelServices {
   health: { name: string; check: HealthCheck }[];
   /** contributions to extension points, by `<owner>.<name>` */
   extensions: Map<string, unknown[]>;
+  /** what each plugin registered, by name, for GET /plugins */
+  registered: Map<string, Registered>;
   starters: { owner: string; fn: () => Promise<void> | void }[];
   /** CLI verbs plugins add */
   commands: { owner: string; command: PluginCommand }[];
@@ -50,6 +52,9 @@ export interface KernelServices {
   /** the folder served at `/` and the plugin that asked for it */
   web?: { owner: string; dir: string };
 }
+
+/** what a plugin registered beyond routes (the route table knows those) */
+export interface Registered { scopes: string[]; jobTypes: string[]; contributes: string[] }
 
 function validOptions(plugin: PluginDef, raw: Record<string, unknown> | undefined): unknown {
   const options = structuredClone(raw ?? {});
@@ -64,6 +69,21 @@ function envOf(plugin: PluginDef, env: Readonly<Record<string, string | undefine
   return Object.freeze(Object.fromEntries((plugin.env ?? []).filter((name) => env[name] !== undefined).map((name) => [name, env[name]])));
 }
 
+/** the services a plugin declared (every one when it declares none); another is a property that says what to declare */
+function servicesOf(plugin: PluginDef, k: KernelServices): PropertyDescriptorMap {
+  const owner = plugin.name;
+  const declared = plugin.services ?? serviceNames;
+  const unknown = declared.filter((name) => !serviceNames.includes(name));
+  if (unknown.length) throw new Error(`plugin "${owner}": services ${unknown.join(', ')} do not exist; the kernel offers ${serviceNames.join(', ')}`);
+  const services: PluginServices = {
+    db: k.db, databaseUrl: k.databaseUrl, revisions: k.revisions, activity: k.activity, actionTokens: k.actionTokens, secrets: k.secrets,
+    events: k.events, outbound: k.outbound, locks: Object.freeze({ try: (name: string) => k.locks.try(`${owner}:${name}`) }),
+  };
+  return Object.fromEntries(serviceNames.map((name) => [name, declared.includes(name)
+    ? { value: services[name], enumerable: true }
+    : { get() { throw new Error(`plugin "${owner}" uses the service ${name}, which it does not declare: add '${name}' to the services of its definition`); } }]));
+}
+
 /**
  * Runs one plugin's setup with a fresh context; afterwards every registration method refuses. Returns the plugin's API.
  * `tablePrefix`: what a third-party plugin's tables must be named with (built-in plugins keep their historical names).
@@ -76,7 +96,9 @@ export async function setupPlugin(plugin: PluginDef, rawOptions: Record<string, 
     fn(...args);
   };
   const dataDir = join(k.dataDir, 'plugins', owner);
-  const ctx: PluginContext = Object.freeze({
+  const registered: Registered = { scopes: [], jobTypes: [], contributes: [] };
+  k.registered.set(owner, registered);
+  const registration: Omit<PluginContext, ServiceName> = {
     name: owner,
     options: validOptions(plugin, rawOptions),
     env: envOf(plugin, k.env),
@@ -89,12 +111,19 @@ export async function setupPlugin(plugin: PluginDef, rawOptions: Record<string, 
     deps: Object.freeze(Object.fromEntries(requiredNames(plugin.requires).map((name) => [name, deps[name]]))),
     routes: Object.freeze({ add: registering('routes.add', (route: unknown) => k.table.add(owner, 'api', route as never)) }),
     webhooks: Object.freeze({ add: registering('webhooks.add', (route: unknown) => k.table.add(owner, 'webhook', route as never)) }),
-    scopes: Object.freeze({ define: registering('scopes.define', (defs: Record<string, ScopeDef>) => k.scopes.define(owner, defs)) }),
+    scopes: Object.freeze({
+      define: registering('scopes.define', (defs: Record<string, ScopeDef>) => {
+        k.scopes.define(owner, defs);
+        registered.scopes.push(...Object.keys(defs));
+      }),
+    }),
     jobs: Object.freeze({
       define: (def: Parameters<JobRunner['define']>[0]) => {
         if (!open) throw new Error(`plugin "${owner}": jobs.define is only possible during setup`);
         if (!def.type.startsWith(`${owner}.`)) throw new Error(`plugin "${owner}": job type "${def.type}" must start with "${owner}."`);
-        return k.jobs.define(def);
+        const handle = k.jobs.define(def);
+        registered.jobTypes.push(def.type);
+        return handle;
       },
       get: (id: string) => k.jobs.get(id),
       wait: (id: string, ms: number) => k.jobs.wait(id, ms),
@@ -107,14 +136,6 @@ export async function setupPlugin(plugin: PluginDef, rawOptions: Record<string, 
       cron: registering('schedule.cron', (name: string, expr: string, run: () => Promise<void>) => k.scheduler.cron(`${owner}.${name}`, expr, run)),
     }),
     migrations: Object.freeze({ from: registering('migrations.from', (dir: string | URL) => k.migrations.push({ owner, dir: migrationDir(dir), prefix: tablePrefix })) }),
-    db: k.db,
-    databaseUrl: k.databaseUrl,
-    revisions: k.revisions,
-    activity: k.activity,
-    actionTokens: k.actionTokens,
-    secrets: k.secrets,
-    events: k.events,
-    outbound: k.outbound,
     extensions: Object.freeze({
       add: registering('extensions.add', (point: ExtensionPoint<unknown>, value: unknown) => {
         if (point.owner !== owner && !requiredNames(plugin.requires).includes(point.owner)) {
@@ -122,6 +143,7 @@ export async function setupPlugin(plugin: PluginDef, rawOptions: Record<string, 
         }
         const key = `${point.owner}.${point.name}`;
         k.extensions.set(key, [...(k.extensions.get(key) ?? []), value]);
+        if (!registered.contributes.includes(key)) registered.contributes.push(key);
       }),
       of: <T>(point: ExtensionPoint<T>) => (k.extensions.get(`${point.owner}.${point.name}`) ?? []) as readonly T[],
     }),
@@ -136,7 +158,6 @@ export async function setupPlugin(plugin: PluginDef, rawOptions: Record<string, 
       add: registering('visibility.add', (rule: VisibilityRule) => k.visibility.add(owner, rule)),
       filter: (principal: Principal, resources: readonly (string | null)[], need: 'read' | 'act') => k.visibility.filter(principal, resources, need),
     }),
-    locks: Object.freeze({ try: (name: string) => k.locks.try(`${owner}:${name}`) }),
     metrics: Object.freeze({ add: registering('metrics.add', (family: MetricFamily) => k.metrics.add(family)) }),
     health: Object.freeze({ add: registering('health.add', (check: HealthCheck) => k.health.push({ name: owner, check })) }),
     onStart: registering('onStart', (fn: () => Promise<void> | void) => k.starters.push({ owner, fn })),
@@ -147,7 +168,9 @@ export async function setupPlugin(plugin: PluginDef, rawOptions: Record<string, 
         k.commands.push({ owner, command });
       }),
     }),
-  });
+  };
+  // the services join as properties of their own, so that an undeclared one can say what to declare
+  const ctx = Object.freeze(Object.defineProperties(registration, servicesOf(plugin, k))) as PluginContext;
   try {
     return await plugin.setup(ctx);
   } catch (err) {

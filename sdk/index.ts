@@ -411,10 +411,13 @@ declare const contributionType: unique symbol;
 export interface ExtensionPoint<T> {
   readonly owner: string;
   readonly name: string;
+  /** a resource provider's point: what each contribution provides (`stack runtime`, `backup target`), as GET /plugins lists it */
+  readonly resource?: string;
   readonly [contributionType]?: T;
 }
-export function extensionPoint<T>(owner: string, name: string): ExtensionPoint<T> {
-  return Object.freeze({ owner, name });
+/** `extensionPoint<BackupTarget>('backups', 'targets', { resource: 'backup target' })`; list it in the owner's `extensionPoints` */
+export function extensionPoint<T>(owner: string, name: string, opts: { resource?: string } = {}): ExtensionPoint<T> {
+  return Object.freeze({ owner, name, ...opts });
 }
 
 export interface ExtensionsApi {
@@ -424,7 +427,29 @@ export interface ExtensionsApi {
   of<T>(point: ExtensionPoint<T>): readonly T[];
 }
 
-export interface PluginContext<O = unknown, D = Readonly<Record<string, unknown>>> {
+/**
+ * The kernel's services, which a plugin asks for by name in its definition's `services` (Backstage's `deps`): its context
+ * holds those, and using another is an error that says what to declare. A plugin that names none gets them all (as SDK 1.3 did).
+ */
+export interface PluginServices {
+  db: Db;
+  /** a connection URL of Dockwright's own database, for tools such as pg_dump (it may hold a password: never log it) */
+  databaseUrl: string;
+  revisions: RevisionsApi;
+  activity: ActivityApi;
+  actionTokens: ActionTokensApi;
+  secrets: SecretsApi;
+  events: EventsApi;
+  /** the outbound-address policy: every connection made for a user goes to an address it checked (see sdk/outbound.ts) */
+  outbound: OutboundApi;
+  /** one holder across all instances sharing the database (e.g. the one instance that runs the edge); null while another holds it */
+  locks: { try(name: string): Promise<HeldLock | null> };
+}
+export type ServiceName = keyof PluginServices;
+export const serviceNames: readonly ServiceName[] = ['db', 'databaseUrl', 'revisions', 'activity', 'actionTokens', 'secrets', 'events', 'outbound', 'locks'];
+
+/** what a plugin is given: who it is and its settings, the services it declared, and registration (open while its setup runs) */
+export interface PluginContext<O = unknown, D = Readonly<Record<string, unknown>>> extends Readonly<PluginServices> {
   readonly name: string;
   readonly options: O;
   /** the environment variables the plugin declared in `env` */
@@ -447,16 +472,6 @@ export interface PluginContext<O = unknown, D = Readonly<Record<string, unknown>
     cron(name: string, expression: string, run: () => Promise<void>): void;
   };
   readonly migrations: { from(dir: string | URL): void };
-  readonly db: Db;
-  /** a connection URL of Dockwright's own database, for tools such as pg_dump (it may hold a password: never log it) */
-  readonly databaseUrl: string;
-  readonly revisions: RevisionsApi;
-  readonly activity: ActivityApi;
-  readonly actionTokens: ActionTokensApi;
-  readonly secrets: SecretsApi;
-  readonly events: EventsApi;
-  /** the outbound-address policy: every connection made for a user goes to an address it checked (see sdk/outbound.ts) */
-  readonly outbound: OutboundApi;
   readonly extensions: ExtensionsApi;
   readonly overview: { add(contributor: OverviewContributor): void };
   /** serves the files of a folder at `/` (outside /api): one plugin at a time, the portal */
@@ -466,8 +481,6 @@ export interface PluginContext<O = unknown, D = Readonly<Record<string, unknown>
     /** a test for these resources by every plugin's rules (one call per rule): what the caller may see (`read`) or act on (`act`) */
     filter(principal: Principal, resources: readonly (string | null)[], need: 'read' | 'act'): Promise<(resource: string | null) => boolean>;
   };
-  /** one holder across all instances sharing the database (e.g. the one instance that runs the edge); null while another holds it */
-  readonly locks: { try(name: string): Promise<HeldLock | null> };
   /** metric families this plugin measures, scraped at /metrics */
   readonly metrics: { add(family: MetricFamily): void };
   /** a part /readyz shows under this plugin's name (the engine, the edge) */
@@ -500,6 +513,10 @@ export interface PluginDef<Api = unknown, O extends TSchema = TSchema, Req exten
    */
   env?: readonly string[];
   options?: O;
+  /** the kernel services it uses (`['db', 'events']`): its context holds exactly these; omitted, every service */
+  services?: readonly ServiceName[];
+  /** the extension points this plugin offers (declared in its api.ts): GET /plugins lists them with what was plugged in */
+  extensionPoints?: readonly ExtensionPoint<any>[];
   /** registers only; I/O belongs in onStart. Returns the plugin's API for the plugins that require it. */
   setup(ctx: PluginContext<Static<O>, DepsOf<Req>>): Api | Promise<Api>;
 }

@@ -4,7 +4,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { basename, extname } from 'node:path';
 import type pg from 'pg';
 import type { Database } from './index.ts';
-import type { Logger } from '../../sdk/index.ts';
+import type { Db, Logger } from '../../sdk/index.ts';
 
 export interface MigrationSet {
   owner: string;
@@ -32,14 +32,28 @@ const tableOf = (set: MigrationSet) => `pgmigrations_${set.owner.replace(/-/g, '
  * it does not know.
  */
 async function pending(client: pg.PoolClient, set: MigrationSet): Promise<boolean> {
-  const files = readdirSync(set.dir).filter((f) => /\.(sql|js|cjs|mjs|ts)$/.test(f)).map((f) => basename(f, extname(f)));
-  const { rows } = await client.query<{ names: string[] | null }>(
-    `SELECT CASE WHEN to_regclass($1) IS NULL THEN NULL ELSE (SELECT coalesce(array_agg(name), '{}') FROM ${tableOf(set)}) END AS names`, [`public.${tableOf(set)}`]).catch(() => ({ rows: [{ names: null }] }));
-  const applied = new Set(rows[0]?.names ?? []);
+  const { files, names } = await readSet((sql, params) => client.query<{ names: string[] | null }>(sql, params), set);
+  const applied = new Set(names ?? []);
   const known = new Set(files);
   const unknown = [...applied].filter((name) => !known.has(name)).sort();
   if (unknown.length) throw new NewerDatabaseError(set.owner, tableOf(set), unknown);
-  return rows[0]?.names === null || files.some((f) => !applied.has(f));
+  return names === null || files.some((f) => !applied.has(f));
+}
+
+/** a set's migration files, and the names its table lists (null: no table yet) */
+type NamesQuery = (sql: string, params: string[]) => Promise<{ rows: { names: string[] | null }[] }>;
+async function readSet(query: NamesQuery, set: MigrationSet): Promise<{ files: string[]; names: string[] | null }> {
+  const files = readdirSync(set.dir).filter((f) => /\.(sql|js|cjs|mjs|ts)$/.test(f)).map((f) => basename(f, extname(f)));
+  const { rows } = await query(
+    `SELECT CASE WHEN to_regclass($1) IS NULL THEN NULL ELSE (SELECT coalesce(array_agg(name), '{}') FROM ${tableOf(set)}) END AS names`, [`public.${tableOf(set)}`]).catch(() => ({ rows: [{ names: null }] }));
+  return { files, names: rows[0]?.names ?? null };
+}
+
+/** how far a set is applied: its files, how many of them the database has, the newest applied */
+export async function migrationState(db: Db, set: MigrationSet): Promise<{ files: number; applied: number; latest: string | null }> {
+  const { files, names } = await readSet((sql, params) => db.query<{ names: string[] | null }>(sql, params), set);
+  const applied = files.filter((f) => names?.includes(f)).sort();
+  return { files: files.length, applied: applied.length, latest: applied.at(-1) ?? null };
 }
 
 /** the database was migrated by a newer version than this one: it stops instead of starting */

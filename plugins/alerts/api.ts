@@ -1,5 +1,5 @@
 // The alerts plugin's public API: what a plugin that requires it gets as ctx.deps.alerts.
-import { pluginRef, type PluginRef } from '../../sdk/index.ts';
+import { extensionPoint, pluginRef, type PluginRef } from '../../sdk/index.ts';
 import type { ChannelKind } from './channels.ts';
 import type { AlertKind, RaiseInput } from './engine.ts';
 import type { Alert } from './store.ts';
@@ -18,6 +18,9 @@ export interface AlertsApi {
   raise(kind: string, input: RaiseInput): Promise<Alert>;
   resolve(kind: string, input: Pick<RaiseInput, 'resource' | 'subject'>): Promise<Alert | null>;
 }
+
+/** a kind of channel of another plugin's: `ctx.extensions.add(alertChannelKinds, kind)` (with `requires: [alertsPlugin]`) */
+export const alertChannelKinds = extensionPoint<ChannelKind>('alerts', 'channel-kinds', { resource: 'alert channel kind' });
 
 /** `requires: [alertsPlugin]` types ctx.deps.alerts */
 export const alertsPlugin: PluginRef<'alerts', AlertsApi> = pluginRef('alerts');

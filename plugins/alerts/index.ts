@@ -2,7 +2,7 @@
 import { statfs } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { defineJob, definePlugin, Type, type AttentionItem } from '../../sdk/index.ts';
-import type { AlertsApi } from './api.ts';
+import { alertChannelKinds, type AlertsApi } from './api.ts';
 import { builtInKinds, type ChannelKind } from './channels.ts';
 import { createEngine, type AlertKind, type DeliverJobInput } from './engine.ts';
 import { alertRoutes } from './routes.ts';
@@ -40,6 +40,8 @@ const Options = Type.Object({
 export default definePlugin({
   name: 'alerts',
   version: '1.0.0',
+  services: ['db', 'secrets', 'events', 'outbound'],
+  extensionPoints: [alertChannelKinds],
   description: 'Alerts from every plugin\'s events, deduplicated and resolved on their own; delivered to webhook, email, Slack, Discord, Telegram, ntfy and Gotify channels',
   options: Options,
   setup(ctx): AlertsApi {
@@ -73,6 +75,7 @@ export default definePlugin({
     };
     builtInAlertKinds.forEach(addKind);
     builtInKinds.forEach(addChannelKind);
+    ctx.onStart(() => ctx.extensions.of(alertChannelKinds).forEach(addChannelKind));
 
     const engine = createEngine({ store, secrets: ctx.secrets, sender, log: ctx.log, options: o, kinds, channelKinds, deliverJob: () => deliverJob });
     const deliverJob = ctx.jobs.define(defineJob({

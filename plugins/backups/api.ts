@@ -12,7 +12,7 @@ export interface BackupsApi {
 }
 
 /** a new kind of thing to back up, selected by `targets.<key>` in a definition (the sites plugin adds `sites`) */
-export const backupTargets = extensionPoint<BackupTarget>('backups', 'targets');
+export const backupTargets = extensionPoint<BackupTarget>('backups', 'targets', { resource: 'backup target' });
 
 /** `requires: [backupsPlugin]` types ctx.deps.backups */
 export const backupsPlugin: PluginRef<'backups', BackupsApi> = pluginRef('backups');

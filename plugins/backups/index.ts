@@ -30,6 +30,8 @@ const Options = Type.Object({
 export default definePlugin({
   name: 'backups',
   version: '1.0.0',
+  services: ['db', 'databaseUrl', 'secrets', 'events', 'outbound'],
+  extensionPoints: [backupTargets],
   description: 'Backups with restic: stack volumes, the database, targets of other plugins; schedules, retention, files, restores',
   requires: [dockerPlugin, stacksPlugin],
   options: Options,

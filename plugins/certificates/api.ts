@@ -11,7 +11,7 @@ export interface CertificatesApi {
 }
 
 /** a DNS provider for dns-01 challenges (publishes and removes _acme-challenge TXT records), tried after the configured ones */
-export const dnsProviders = extensionPoint<DnsProvider>('certificates', 'dns-providers');
+export const dnsProviders = extensionPoint<DnsProvider>('certificates', 'dns-providers', { resource: 'DNS provider' });
 
 /** `requires: [certificatesPlugin]` types ctx.deps.certificates */
 export const certificatesPlugin: PluginRef<'certificates', CertificatesApi> = pluginRef('certificates');

@@ -43,6 +43,8 @@ const Options = Type.Object({
 export default definePlugin({
   name: 'certificates',
   version: '1.0.0',
+  services: ['db', 'activity', 'secrets', 'events', 'outbound'],
+  extensionPoints: [dnsProviders],
   description: 'Certificates: ACME (HTTP-01, DNS-01) and uploads, renewed before they end and served by the edge',
   requires: [edgePlugin],
   options: Options,

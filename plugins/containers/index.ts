@@ -18,6 +18,7 @@ const Action = Type.Composite([ContainerSchema, Type.Object({ changed: Type.Bool
 export default definePlugin({
   name: 'containers',
   version: '1.0.0',
+  services: ['activity'],
   description: 'Containers: list, start, stop, restart, logs, console, resource use',
   requires: [dockerPlugin],
   setup(ctx) {

@@ -35,6 +35,8 @@ const Options = Type.Object({
 export default definePlugin({
   name: 'docker',
   version: '1.0.0',
+  services: ['events', 'outbound'],
+  extensionPoints: [accessGuards, registryAuths, edgeRoutings],
   env: ['DOCKER_HOST'],
   description: 'The Docker Engine runtime: API client, compose engine, engine health on the overview',
   options: Options,

@@ -84,6 +84,7 @@ const shownTarget = (t: RouteRow['target']): Record<string, unknown> =>
 export default definePlugin({
   name: 'edge',
   version: '1.0.0',
+  services: ['db', 'activity', 'secrets', 'events', 'locks'],
   description: 'The edge: one managed Caddy serving sites and routing hostnames to stack services, with Dockwright\'s certificates',
   requires: [dockerPlugin, stacksPlugin],
   options: Options,

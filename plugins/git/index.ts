@@ -26,6 +26,7 @@ const Options = Type.Object({
 export default definePlugin({
   name: 'git',
   version: '1.0.0',
+  services: ['db', 'activity', 'actionTokens', 'secrets', 'events', 'outbound'],
   requires: [stacksPlugin],
   options: Options,
   setup(ctx): GitApi {

@@ -11,6 +11,7 @@ function builtPortal(): string {
 export default definePlugin({
   name: 'portal',
   version: '0.1.0',
+  services: [],
   description: 'The web portal at /: the same permissions and activity log as the API (npm install builds it into dist/portal)',
   options: Type.Object({ dir: Type.Optional(Type.String({ minLength: 1, description: 'serve the portal from this folder instead of dist/portal' })) }, { additionalProperties: false }),
   setup(ctx) {

@@ -8,6 +8,7 @@ import { createStore } from './store.ts';
 export default definePlugin({
   name: 'registries',
   version: '1.0.0',
+  services: ['db', 'activity', 'secrets', 'outbound'],
   description: 'Registry logins: checked against the registry when saved, sealed at rest, used by deploys, pulls, builds and autoupdate',
   requires: [dockerPlugin],
   setup(ctx) {

@@ -26,6 +26,7 @@ const Options = Type.Object({
 export default definePlugin({
   name: 'sites',
   version: '1.0.0',
+  services: ['db', 'actionTokens', 'secrets', 'events'],
   description: 'Static sites: synced from git (optionally built in a container) or uploaded, with drafts, versions, restore and a check webhook',
   requires: [edgePlugin, gitPlugin, dockerPlugin, backupsPlugin],
   options: Options,

@@ -29,7 +29,7 @@ export interface StacksApi {
 }
 
 /** a provider of source trees (the git plugin), and the fields it adds to the stack's answer */
-export const stackSources = extensionPoint<{ source: StackSource; describe?(stack: string): Promise<Record<string, unknown>> }>('stacks', 'sources');
+export const stackSources = extensionPoint<{ source: StackSource; describe?(stack: string): Promise<Record<string, unknown>> }>('stacks', 'sources', { resource: 'stack source' });
 /** a further platform rule every compose file must pass (the edge plugin's hostname ownership) */
 export const platformRules = extensionPoint<PlatformRule>('stacks', 'rules');
 /**
@@ -45,7 +45,7 @@ export interface StackHook {
 /** a hook on a stack's saves, deploys and removal */
 export const stackHooks = extensionPoint<StackHook>('stacks', 'hooks');
 /** a runtime beside the compose runtime: it deploys the stacks it claims (the swarm plugin's) */
-export const stackRuntimes = extensionPoint<StackRuntime>('stacks', 'runtimes');
+export const stackRuntimes = extensionPoint<StackRuntime>('stacks', 'runtimes', { resource: 'stack runtime' });
 /** a further stack template */
 export const stackTemplates = extensionPoint<StackTemplate>('stacks', 'templates');
 

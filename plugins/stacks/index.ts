@@ -36,6 +36,8 @@ const Options = Type.Object({
 export default definePlugin({
   name: 'stacks',
   version: '1.0.0',
+  services: ['db', 'revisions', 'actionTokens', 'secrets', 'events'],
+  extensionPoints: [stackRuntimes, stackSources, platformRules, stackHooks, stackTemplates],
   requires: [dockerPlugin],
   options: Options,
   setup(ctx): StacksApi {

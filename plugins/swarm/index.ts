@@ -9,6 +9,7 @@ import { assertManager, listNodes, NodeView } from './nodes.ts';
 export default definePlugin({
   name: 'swarm',
   version: '0.1.0',
+  services: [],
   description: 'Docker Swarm: the swarm\'s nodes, their roles, availability, resources and tasks; nodes down as attention items',
   requires: [dockerPlugin, stacksPlugin],
   options: Type.Object({

@@ -8518,6 +8518,97 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v1/plugins": {
+    parameters: { query?: never; header?: never; path?: never; cookie?: never };
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        200: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/json": {
+              name: string;
+              version: string | null;
+              description: string | null;
+              source: {
+                kind: "built-in";
+              } | {
+                kind: "package";
+                package: string;
+                version: string | null;
+                path: string | null;
+              } | {
+                kind: "path";
+                path: string;
+              };
+              enabled: boolean;
+              requires: string[];
+              services: string[];
+              scopes: string[];
+              routes: number;
+              jobTypes: string[];
+              extensionPoints: {
+                offered: {
+                  name: string;
+                  resource: string | null;
+                  contributions: number;
+                }[];
+                used: string[];
+              };
+              migrations: {
+                files: number;
+                applied: number;
+                latest: string | null;
+              } | null;
+            }[];
+          };
+        };
+        400: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        401: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        403: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/v1/openapi.json": {
     parameters: { query?: never; header?: never; path?: never; cookie?: never };
     get: {

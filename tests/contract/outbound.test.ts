@@ -28,6 +28,7 @@ const places: Record<string, string> = {
   'kernel/outbound.ts': 'the policy itself',
   // never a user-given host
   'plugins/backups/database-target.ts': "exempt: pg_dump of Dockwright's own database (DATABASE_URL, the admin's)",
+  'kernel/plugin-admin.ts': "exempt: `plugins add` runs npm for the admin at the command line, with npm's own registry settings (never a user of the API)",
   'kernel/db/embedded.ts': 'exempt: the embedded PostgreSQL, a local child process',
   'plugins/edge/process.ts': 'exempt: Caddy as a local child process (its admin API on loopback)',
   'plugins/edge/admin.ts': "exempt: Caddy's admin API (the child's socket, or the admin's plugins.edge.options.adminAddress)",

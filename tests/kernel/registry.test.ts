@@ -89,3 +89,27 @@ test('orderPlugins keeps independent plugins in config order', () => {
   const p = (name: string, requires: string[] = []) => ({ def: { name, version: '1', requires, setup: () => undefined }, entry: {} });
   assert.deepEqual(orderPlugins([p('c', ['a']), p('b'), p('a')], {}).map((x) => x.def.name), ['a', 'c', 'b']);
 });
+
+test('a plugin is given the services it declares: another one is an error that says what to declare; an unknown name stops the boot', async () => {
+  const narrow = `export default { name: 'narrow', version: '1.0.0', services: ['db'], setup(ctx) {
+    const attempt = (fn) => { try { return fn(); } catch (err) { return err.message; } };
+    ctx.routes.add({ method: 'GET', path: '/narrow', summary: 's', scopes: ['admin'], handler: async () => ({
+      db: typeof ctx.db.query, own: Object.keys(ctx).filter((k) => ['db', 'databaseUrl', 'events'].includes(k)),
+      url: attempt(() => ctx.databaseUrl), events: attempt(() => ctx.events.emit('x', {})),
+    }) });
+  } };`;
+  const { app, cleanup, error } = await bootWith({ narrow }, { narrow: {} });
+  assert.ifError(error);
+  try {
+    const token = (await app!.tokens.create({ user: 'admin', name: 't', scopes: ['admin'] })).token;
+    const { body } = await call(app!.url, 'GET', '/api/v1/narrow', { token });
+    assert.equal(body.db, 'function');
+    assert.deepEqual(body.own, ['db']);
+    assert.equal(body.url, `plugin "narrow" uses the service databaseUrl, which it does not declare: add 'databaseUrl' to the services of its definition`);
+    assert.match(body.events, /uses the service events, which it does not declare/);
+  } finally {
+    await cleanup!();
+  }
+  const unknown = await bootWith({ odd: `export default { name: 'odd', version: '1.0.0', services: ['database'], setup() {} };` }, { odd: {} });
+  assert.match(unknown.error!.message, /plugin "odd": services database do not exist; the kernel offers db, databaseUrl, /);
+});

@@ -9,6 +9,7 @@ export default definePlugin({
   version: '1.0.0',
   sdk: '^1',                                    // the SDK versions this plugin works with: the kernel refuses others
   env: [],                                      // the environment variables it reads (ctx.env holds only these)
+  services: ['db', 'revisions'],                // the kernel services it uses (ctx holds only these)
   options: Type.Object({ maxLength: Type.Integer({ minimum: 1, default: 10_000 }) }),
   setup(ctx) {                                  // register only; do I/O in ctx.onStart
     ctx.scopes.define({

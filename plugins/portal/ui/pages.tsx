@@ -1,6 +1,7 @@
 // The kernel's own portal pages: overview with attention items, jobs with live output, the activity log, own tokens, the account, users and teams.
 import { useState } from 'preact/hooks';
 import { TwoFactor, userPages } from './users.tsx';
+import { pluginPages } from './plugins.tsx';
 import { api, can, Empty, JobOutput, Link, Loading, ok, PageTitle, ProblemBox, setSession, ShownOnce, Status, Time, useAction, useLoad, useSession, type PortalPage } from '../../../sdk/portal/kit.tsx';
 
 /** a summary value as words: nested objects as `key: value` pairs */
@@ -185,5 +186,6 @@ export const kernelPages: PortalPage[] = [
   { path: '/tokens', title: 'Tokens', nav: 95, scope: 'tokens:read', component: Tokens },
   { path: '/account', title: 'Account', component: Account },
   ...userPages,
+  ...pluginPages,
 ];
 
