@@ -139,6 +139,11 @@ export default definePlugin({
         if (describeFn) describers.push(describeFn);
       },
       deploy: (stack, actor, attach) => core.start('deploy', stack, actor, attach),
+      deployIn: (job, override) => core.deployIn(job, override),
+      state: async (stack) => {
+        const row = await store.get(stack);
+        return row && { revision: row.revision, desired: row.desired, autoupdate: row.autoupdate };
+      },
       exists: async (stack) => (await store.get(stack)) !== null,
       webhookKinds: { deploy: deployKind, push: pushKind },
       nameSchema: StackName,
