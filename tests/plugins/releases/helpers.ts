@@ -26,18 +26,23 @@ async function follow(stream: NodeJS.ReadableStream): Promise<void> {
  * the local tag is dropped so a deploy has to pull. Answers the registry's digest.
  */
 export async function publishVariant(ref: string, version: string, cmd: string[] = ['sleep', '3600']): Promise<string> {
-  const c = await docker.createContainer({ Image: 'dockwright-test/busybox:1', Cmd: ['sh', '-c', `echo ${version} > /version`] });
-  await c.start();
-  await c.wait();
-  const [repo, tag] = [ref.slice(0, ref.lastIndexOf(':')), ref.slice(ref.lastIndexOf(':') + 1)];
-  await c.commit({ repo, tag, changes: [`CMD ${JSON.stringify(cmd)}`] } as never);
-  await c.remove({ force: true });
+  await localVariant(ref, version, cmd);
   let digest = '';
   const stream = await docker.getImage(ref).push({ authconfig: { serveraddress: registry } } as Record<string, unknown>) as unknown as NodeJS.ReadableStream;
   await new Promise((resolve, reject) => docker.modem.followProgress(stream, (err) => (err ? reject(err) : resolve(null)), (e: { aux?: { Digest?: string } }) => { digest = e.aux?.Digest ?? digest; }));
   await docker.getImage(ref).remove().catch(() => undefined);
   if (!digest) throw new Error(`no digest from the push of ${ref}`);
   return digest;
+}
+
+/** a variant of the local test image (its own image id) tagged `ref` on the engine only */
+export async function localVariant(ref: string, version: string, cmd: string[] = ['sleep', '3600']): Promise<void> {
+  const c = await docker.createContainer({ Image: 'dockwright-test/busybox:1', Cmd: ['sh', '-c', `echo ${version} > /version`] });
+  await c.start();
+  await c.wait();
+  const [repo, tag] = [ref.slice(0, ref.lastIndexOf(':')), ref.slice(ref.lastIndexOf(':') + 1)];
+  await c.commit({ repo, tag, changes: [`CMD ${JSON.stringify(cmd)}`] } as never);
+  await c.remove({ force: true });
 }
 
 /** the repository digests of the image a container runs */

@@ -2,7 +2,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { TestServer } from '../../helpers/harness.ts';
-import { act, cleanupProjects, containerOf, createStack, docker, publishVariant, registry, runningDigests, startReleasesServer, uniqueName, waitJob } from './helpers.ts';
+import { act, cleanupProjects, containerOf, createStack, docker, localVariant, publishVariant, registry, runningDigests, startReleasesServer, uniqueName, waitJob } from './helpers.ts';
 
 const repo = `${registry}/${uniqueName('dwt-rel')}`;
 const app = `${repo}/app`;
@@ -38,7 +38,7 @@ const releases = async (stack: string, query = '') => (await s.api('GET', `/api/
 const alertsOf = async (kind: string, stack: string) => ((await s.api('GET', `/api/v1/alerts?kind=${kind}`)).body as any[]).filter((a) => a.resource === `stack:${stack}`);
 
 test('every deploy records a release; an update deploys the new digest; a rollback after the tag moved runs the old digest again', async () => {
-  await createStack(s, stacks.main, `services:\n  app:\n    image: ${app}:moving\n  side:\n    image: ${app}:1.0.0\n    labels: { dockwright.update: none }\n`);
+  await createStack(s, stacks.main, `services:\n  app:\n    image: ${app}:moving\n    labels: { dockwright.update.monitor: "2" }\n  side:\n    image: ${app}:1.0.0\n    labels: { dockwright.update: none }\n`);
   await act(s, 'deploy', stacks.main);
   let list = await releases(stacks.main);
   assert.equal(list.length, 1);
@@ -117,7 +117,7 @@ test('policies: minor picks 1.1.0 over 2.0.0, major 2.0.0, patch nothing newer (
 });
 
 test('a rollback to a release whose image is gone and no registry holds fails before touching anything, naming it', async () => {
-  await docker.getImage('dockwright-test/busybox:1').tag({ repo: localImage.split(':')[0], tag: '1' });
+  await localVariant(localImage, 'local');
   await createStack(s, stacks.local, `services:\n  app:\n    image: ${localImage}\n    command: ["sleep", "3600"]\n`);
   await act(s, 'deploy', stacks.local);
   const current = await s.api('GET', `/api/v1/stacks/${stacks.local}/compose`);
