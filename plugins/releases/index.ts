@@ -2,7 +2,7 @@
 import { defineJob, definePlugin, Type } from '../../sdk/index.ts';
 import { alertsPlugin } from '../alerts/api.ts';
 import { dockerPlugin, registryAuths } from '../docker/api.ts';
-import { stackHooks, stacksPlugin } from '../stacks/api.ts';
+import { stackHooks, stacksPlugin, stackUpdaters } from '../stacks/api.ts';
 import { createReleases, updatePins } from './releases.ts';
 import { releaseRoutes } from './routes.ts';
 import { createStore } from './store.ts';
@@ -79,6 +79,11 @@ export default definePlugin({
         run: (job) => updates.apply(job),
       })),
     };
+    // the nightly autoupdate of a stack that has it on: the same update as POST /stacks/{name}/update, watched and rolled back when bad
+    ctx.extensions.add(stackUpdaters, async (stack, actor) => {
+      if (!(await store.latest(stack))) return null;
+      return jobs.update.enqueue({ stack }, { actor, resource: `stack:${stack}`, serialKey: `stack:${stack}`, attachToQueued: true });
+    });
     for (const route of releaseRoutes({ stacks, store, keep: ctx.options.keep, jobs })) ctx.routes.add(route);
 
     return {

@@ -64,6 +64,8 @@ export interface StackHook {
 export const stackHooks = extensionPoint<StackHook>('stacks', 'hooks');
 /** a runtime beside the compose runtime: it deploys the stacks it claims (the swarm plugin's) */
 export const stackRuntimes = extensionPoint<StackRuntime>('stacks', 'runtimes');
+/** what the nightly autoupdate runs for a stack that has it on instead of its own pull-and-redeploy (the releases plugin's update); the first one answers, null: not for this stack */
+export const stackUpdaters = extensionPoint<(stack: string, actor: Actor) => Promise<unknown>>('stacks', 'updaters');
 /** a further stack template */
 export const stackTemplates = extensionPoint<StackTemplate>('stacks', 'templates');
 

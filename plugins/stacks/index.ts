@@ -2,7 +2,7 @@
 import { definePlugin, problem, Type, type AttentionItem, type Principal } from '../../sdk/index.ts';
 import { accessGuards, dockerPlugin } from '../docker/api.ts';
 import { assertAccess, canSee, stackRole } from './access.ts';
-import { platformRules, stackHooks, stackRuntimes, stackSources, stackTemplates, type StacksApi } from './api.ts';
+import { platformRules, stackHooks, stackRuntimes, stackSources, stackTemplates, stackUpdaters, type StacksApi } from './api.ts';
 import { createCore, deployKind, pushKind, resourceOf } from './core.ts';
 import { StackName, stackRoutes } from './routes.ts';
 import { builtInRules, dockerDefaultCapabilities, safeNetworkOptions, safeSecurityOptions, safeSysctls } from './rules.ts';
@@ -98,7 +98,10 @@ export default definePlugin({
 
     ctx.schedule.cron('autoupdate', options.autoupdateCron, async () => {
       for (const row of await store.all()) {
-        if (row.autoupdate && row.desired === 'running') await core.start('autoupdate', row.name, { kind: 'system', name: 'autoupdate' }, true);
+        if (!row.autoupdate || row.desired !== 'running') continue;
+        const updater = ctx.extensions.of(stackUpdaters)[0];
+        const actor = { kind: 'system', name: 'autoupdate' } as const;
+        if (!(updater && await updater(row.name, actor))) await core.start('autoupdate', row.name, actor, true);
       }
     });
 

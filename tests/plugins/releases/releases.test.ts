@@ -1,14 +1,14 @@
 // Releases, rollback by digest, update checks with semver policies and the automatic rollback of a bad update, against the real engine and a local registry.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import type { TestServer } from '../../helpers/harness.ts';
+import { eventually, type TestServer } from '../../helpers/harness.ts';
 import { act, cleanupProjects, containerOf, createStack, docker, localVariant, publishVariant, registry, runningDigests, startReleasesServer, uniqueName, waitJob } from './helpers.ts';
 
 const repo = `${registry}/${uniqueName('dwt-rel')}`;
 const app = `${repo}/app`;
 const bad = `${repo}/bad`;
 const digests: Record<string, string> = {};
-const stacks = { main: uniqueName('rel'), policies: uniqueName('pol'), local: uniqueName('loc'), bad: uniqueName('bad') };
+const stacks = { main: uniqueName('rel'), policies: uniqueName('pol'), local: uniqueName('loc'), bad: uniqueName('bad'), auth: uniqueName('auth') };
 const localImage = `${uniqueName('dwt-local')}:1`;
 let s: TestServer;
 
@@ -100,8 +100,8 @@ test('every deploy records a release; an update deploys the new digest; a rollba
   assert.equal((await s.api('GET', `/api/v1/stacks/nope-${stacks.main}/releases`)).status, 404);
 });
 
-test('policies: minor picks 1.1.0 over 2.0.0, major 2.0.0, patch nothing newer (pre-releases skipped), none is not checked', async () => {
-  const svc = (name: string, policy: string) => `  ${name}:\n    image: ${app}:1.0.0\n    labels: { dockwright.update: ${policy} }\n`;
+test('policies: minor picks 1.1.0 over 2.0.0, major 2.0.0, patch nothing newer (pre-releases skipped), none is not checked; the nightly autoupdate applies them', async () => {
+  const svc = (name: string, policy: string) => `  ${name}:\n    image: ${app}:1.0.0\n    labels: { dockwright.update: ${policy}, dockwright.update.monitor: "1" }\n`;
   await createStack(s, stacks.policies, `services:\n${svc('minor', 'minor')}${svc('major', 'major')}${svc('patch', 'patch')}${svc('fixed', 'none')}`);
   await act(s, 'deploy', stacks.policies);
   const check = await job(`/api/v1/stacks/${stacks.policies}/updates/check`);
@@ -114,6 +114,42 @@ test('policies: minor picks 1.1.0 over 2.0.0, major 2.0.0, patch nothing newer (
   assert.equal(by.fixed.candidate, null);
   assert.equal(by.fixed.available, false);
   assert.ok(check.result.ms >= 0);
+
+  // the nightly autoupdate of a stack that has it on is the same update: checked, deployed, watched
+  await s.api('PUT', `/api/v1/stacks/${stacks.policies}/autoupdate`, { body: { enabled: true } });
+  await s.app.services.scheduler.trigger('stacks.autoupdate');
+  const nightly = await eventually(async () => ((await s.api('GET', `/api/v1/jobs?resource=stack:${stacks.policies}&type=releases.update`)).body as any[]).find((j) => j.done), 120_000, 'the nightly update');
+  assert.equal(nightly.status, 'succeeded', nightly.error);
+  assert.equal(nightly.actor.kind, 'system');
+  const latest = (await releases(stacks.policies))[0];
+  assert.deepEqual(Object.fromEntries(latest.services.map((x: any) => [x.service, [x.image, x.origin]])), {
+    minor: [`${app}:1.1.0`, 'update'], major: [`${app}:2.0.0`, 'update'], patch: [`${app}:1.0.0`, 'compose'], fixed: [`${app}:1.0.0`, 'compose'],
+  });
+  // a plain deploy afterwards keeps the updates on top of the compose file
+  await act(s, 'deploy', stacks.policies);
+  const again = (await releases(stacks.policies))[0];
+  assert.equal(again.kind, 'deploy');
+  assert.deepEqual(again.changes.changed, []);
+  assert.equal(again.services.find((x: any) => x.service === 'minor').digest, digests['1.1.0']);
+  await s.api('PUT', `/api/v1/stacks/${stacks.policies}/autoupdate`, { body: { enabled: false } });
+});
+
+test('a registry with a login: the check authenticates with the saved login; other dockwright.* labels stay reserved', async () => {
+  const auth = process.env.REGISTRY_AUTH ?? '127.0.0.1:5001';
+  const login = await s.api('POST', '/api/v1/registries', { body: { host: auth, username: process.env.REGISTRY_AUTH_USER, password: process.env.REGISTRY_AUTH_PASSWORD } });
+  assert.ok([200, 201].includes(login.status), login.text);
+  await createStack(s, stacks.auth, `services:\n  app:\n    image: ${auth}/dockwright-test/busybox:1\n    command: ["sleep", "3600"]\n`);
+  await act(s, 'deploy', stacks.auth);
+  const check = await job(`/api/v1/stacks/${stacks.auth}/updates/check`);
+  const [svc] = (await s.api('GET', `/api/v1/stacks/${stacks.auth}/updates`)).body.services;
+  assert.equal(svc.error, null, check.output);
+  assert.match(svc.digest, /^sha256:/);
+  assert.deepEqual(svc.candidate, { tag: '1', digest: svc.digest });
+  assert.equal(svc.available, false);
+  assert.ok(!check.output.includes(process.env.REGISTRY_AUTH_PASSWORD!), 'the password never shows');
+
+  const reserved = await s.api('PUT', `/api/v1/stacks/${uniqueName('lbl')}/compose`, { body: { content: 'services:\n  app:\n    image: x:1\n    labels: { dockwright.other: "1" }\n' }, headers: { 'if-none-match': '*' } });
+  assert.equal(reserved.status, 422, reserved.text);
 });
 
 test('a rollback to a release whose image is gone and no registry holds fails before touching anything, naming it', async () => {
