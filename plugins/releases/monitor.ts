@@ -13,11 +13,14 @@ const sleep = (ms: number, signal: AbortSignal) => new Promise<void>((resolve, r
 
 export interface MonitorFailure { reason: string; container: string | null }
 
-/** null when every container of these services stayed up for `seconds`; else what went wrong first and in which container */
+/**
+ * null when every container of these services stayed up for `seconds` after it started (a replacement the runtime already
+ * watched for update_config.monitor is not watched twice); else what went wrong first and in which container
+ */
 export async function watchServices(runtime: DockerRuntime, stack: string, services: readonly string[], seconds: number, signal: AbortSignal): Promise<MonitorFailure | null> {
   const first = await runningContainers(runtime, stack);
   const restarts = new Map<string, number>();
-  const until = Date.now() + seconds * 1000;
+  let until = 0;
   for (;;) {
     const now = await runningContainers(runtime, stack);
     for (const service of services) {
@@ -27,7 +30,10 @@ export async function watchServices(runtime: DockerRuntime, stack: string, servi
         const info = await runtime.docker.getContainer(id).inspect().catch(() => null);
         if (!info) return { reason: `a container of ${service} was removed`, container: null };
         const state = info.State;
-        if (!restarts.has(id)) restarts.set(id, info.RestartCount ?? 0);
+        if (!restarts.has(id)) {
+          restarts.set(id, info.RestartCount ?? 0);
+          until = Math.max(until, (Date.parse(state.StartedAt) || Date.now()) + seconds * 1000);
+        }
         if (state.Restarting || (info.RestartCount ?? 0) > restarts.get(id)!) return { reason: `a container of ${service} restarted (it had exited with code ${state.ExitCode})`, container: id };
         if (!state.Running) return { reason: `a container of ${service} exited with code ${state.ExitCode}`, container: id };
         if (state.Health?.Status === 'unhealthy') return { reason: `a container of ${service} turned unhealthy`, container: id };

@@ -104,6 +104,7 @@ export function createUpdates(deps: {
     const shown = Object.fromEntries(chosen.map((c) => [c.service, withTag(c.image, c.candidate!.tag)]));
     const pins = Object.fromEntries(chosen.map((c) => [c.service, pinned(shown[c.service], c.candidate!.digest)]));
     job.log(`updating ${chosen.map((c) => `${c.service} to ${shown[c.service]} (${c.candidate!.digest})`).join(', ')}`);
+    const monitors = Object.fromEntries(chosen.map((c) => [c.service, previous.services.find((p) => p.service === c.service)!.monitorSeconds]));
     const composeImages = new Map<string, string>();
     const kept = { pins: {} as Record<string, string>, shown: {} as Record<string, string> };
     const existing = await store.updates(stack);
@@ -113,7 +114,7 @@ export function createUpdates(deps: {
         project: (prepared) => {
           for (const s of runtime.load(prepared).services) composeImages.set(s.name, s.image);
           Object.assign(kept, updatePins(existing, composeImages));
-          return { ...prepared, compose: withImages(prepared.compose, { ...kept.pins, ...pins }) };
+          return { ...prepared, compose: withImages(prepared.compose, { ...kept.pins, ...pins }, monitors) };
         },
         note: {
           kind: 'update', images: { ...kept.shown, ...shown },
@@ -124,8 +125,8 @@ export function createUpdates(deps: {
       failure = { reason: `the update's deploy failed: ${(err as Error).message}`, container: null };
     }
     if (!failure) {
-      const seconds = Math.max(...chosen.map((c) => previous.services.find((p) => p.service === c.service)!.monitorSeconds));
-      job.log(`watching ${chosen.map((c) => c.service).join(', ')} for ${seconds} s`);
+      const seconds = Math.max(...Object.values(monitors));
+      job.log(`watching ${chosen.map((c) => c.service).join(', ')} until ${seconds} s after their new containers started`);
       failure = await watchServices(runtime, stack, chosen.map((c) => c.service), seconds, job.signal);
     }
     if (failure) {

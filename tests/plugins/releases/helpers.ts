@@ -25,8 +25,8 @@ async function follow(stream: NodeJS.ReadableStream): Promise<void> {
  * A variant of the local test image (a file /version holding `version`, and `cmd` as its command), pushed as `ref`;
  * the local tag is dropped so a deploy has to pull. Answers the registry's digest.
  */
-export async function publishVariant(ref: string, version: string, cmd: string[] = ['sleep', '3600']): Promise<string> {
-  await localVariant(ref, version, cmd);
+export async function publishVariant(ref: string, version: string, cmd: string[] = ['sleep', '3600'], base?: string): Promise<string> {
+  await localVariant(ref, version, cmd, base);
   let digest = '';
   const stream = await docker.getImage(ref).push({ authconfig: { serveraddress: registry } } as Record<string, unknown>) as unknown as NodeJS.ReadableStream;
   await new Promise((resolve, reject) => docker.modem.followProgress(stream, (err) => (err ? reject(err) : resolve(null)), (e: { aux?: { Digest?: string } }) => { digest = e.aux?.Digest ?? digest; }));
@@ -36,8 +36,8 @@ export async function publishVariant(ref: string, version: string, cmd: string[]
 }
 
 /** a variant of the local test image (its own image id) tagged `ref` on the engine only */
-export async function localVariant(ref: string, version: string, cmd: string[] = ['sleep', '3600']): Promise<void> {
-  const c = await docker.createContainer({ Image: 'dockwright-test/busybox:1', Cmd: ['sh', '-c', `echo ${version} > /version`] });
+export async function localVariant(ref: string, version: string, cmd: string[] = ['sleep', '3600'], base = 'dockwright-test/busybox:1'): Promise<void> {
+  const c = await docker.createContainer({ Image: base, Cmd: ['sh', '-c', `echo ${version} > /version`] });
   await c.start();
   await c.wait();
   const [repo, tag] = [ref.slice(0, ref.lastIndexOf(':')), ref.slice(ref.lastIndexOf(':') + 1)];
