@@ -184,4 +184,5 @@ test('an update whose new version exits is rolled back by itself: the job fails 
   const alert = await alertsOf('update-rolled-back', stacks.bad);
   assert.equal(alert.length, 1);
   assert.equal(alert[0].severity, 'warning');
+  assert.deepEqual(await alertsOf('job-failed', stacks.bad), [], 'the rolled-back update has its own alert');
 });
