@@ -2,7 +2,7 @@
 import { defineJob, definePlugin, Type } from '../../sdk/index.ts';
 import { alertsPlugin } from '../alerts/api.ts';
 import { dockerPlugin, registryAuths } from '../docker/api.ts';
-import { stackHooks, stacksPlugin, stackUpdaters } from '../stacks/api.ts';
+import { stackDescribers, stackHooks, stacksPlugin, stackUpdaters } from '../stacks/api.ts';
 import { createReleases, updatePins } from './releases.ts';
 import { releaseRoutes } from './routes.ts';
 import { createStore } from './store.ts';
@@ -53,6 +53,12 @@ export default definePlugin({
       async removed(tx, stack) {
         await store.removeStack(tx, stack);
       },
+    });
+
+    // the stack's own answer shows which image each service runs and why
+    ctx.extensions.add(stackDescribers, async (stack) => {
+      const latest = await store.latest(stack);
+      return { release: latest && { number: latest.number, services: latest.services.map(({ service, image, digest, origin }) => ({ service, image, digest, origin })) } };
     });
 
     const StackInput = Type.Object({ stack: Type.String() });

@@ -66,6 +66,8 @@ export const stackHooks = extensionPoint<StackHook>('stacks', 'hooks');
 export const stackRuntimes = extensionPoint<StackRuntime>('stacks', 'runtimes');
 /** what the nightly autoupdate runs for a stack that has it on instead of its own pull-and-redeploy (the releases plugin's update); the first one answers, null: not for this stack */
 export const stackUpdaters = extensionPoint<(stack: string, actor: Actor) => Promise<unknown>>('stacks', 'updaters');
+/** fields another plugin adds to a stack's full answer (GET /stacks/{name}): the releases plugin's `release` */
+export const stackDescribers = extensionPoint<(stack: string) => Promise<Record<string, unknown>>>('stacks', 'describers');
 /** a further stack template */
 export const stackTemplates = extensionPoint<StackTemplate>('stacks', 'templates');
 

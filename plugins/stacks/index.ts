@@ -2,7 +2,7 @@
 import { definePlugin, problem, Type, type AttentionItem, type Principal } from '../../sdk/index.ts';
 import { accessGuards, dockerPlugin } from '../docker/api.ts';
 import { assertAccess, canSee, stackRole } from './access.ts';
-import { platformRules, stackHooks, stackRuntimes, stackSources, stackTemplates, stackUpdaters, type StacksApi } from './api.ts';
+import { platformRules, stackDescribers, stackHooks, stackRuntimes, stackSources, stackTemplates, stackUpdaters, type StacksApi } from './api.ts';
 import { createCore, deployKind, pushKind, resourceOf } from './core.ts';
 import { StackName, stackRoutes } from './routes.ts';
 import { builtInRules, dockerDefaultCapabilities, safeNetworkOptions, safeSecurityOptions, safeSysctls } from './rules.ts';
@@ -89,6 +89,7 @@ export default definePlugin({
       for (const template of ctx.extensions.of(stackTemplates)) templates.add(template);
       core.runtimes.push(...ctx.extensions.of(stackRuntimes));
       core.hooks.push(...ctx.extensions.of(stackHooks));
+      describers.push(...ctx.extensions.of(stackDescribers));
       for (const { source, describe: describeFn } of ctx.extensions.of(stackSources)) {
         core.sources.push(source);
         if (describeFn) describers.push(describeFn);

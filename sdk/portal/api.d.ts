@@ -920,6 +920,15 @@ export interface paths {
               source: {
                 [key: string]: unknown;
               } | null;
+              release?: {
+                number: number;
+                services: {
+                  service: string;
+                  image: string;
+                  digest: string | null;
+                  origin: "compose" | "update";
+                }[];
+              } | null;
             };
           };
         };
@@ -1233,6 +1242,15 @@ export interface paths {
               updatedAt: string;
               source: {
                 [key: string]: unknown;
+              } | null;
+              release?: {
+                number: number;
+                services: {
+                  service: string;
+                  image: string;
+                  digest: string | null;
+                  origin: "compose" | "update";
+                }[];
               } | null;
             };
           };
@@ -2428,6 +2446,15 @@ export interface paths {
               updatedAt: string;
               source: {
                 [key: string]: unknown;
+              } | null;
+              release?: {
+                number: number;
+                services: {
+                  service: string;
+                  image: string;
+                  digest: string | null;
+                  origin: "compose" | "update";
+                }[];
               } | null;
             };
           };

@@ -73,6 +73,8 @@ test('every deploy records a release; an update deploys the new digest; a rollba
   assert.equal(list[0].kind, 'update');
   assert.deepEqual(list[0].changes.changed, [{ service: 'app', from: { image: `${app}:moving`, digest: digests.moving1 }, to: { image: `${app}:moving`, digest: digests.moving2 } }]);
   assert.equal((await s.api('GET', `/api/v1/stacks/${stacks.main}/updates`)).body.services.find((x: any) => x.service === 'app').origin, 'update');
+  const view = (await s.api('GET', `/api/v1/stacks/${stacks.main}`)).body;
+  assert.deepEqual(view.release.services.map((x: any) => [x.service, x.image, x.digest, x.origin]), [['app', `${app}:moving`, digests.moving2, 'update'], ['side', `${app}:1.0.0`, digests['1.0.0'], 'compose']]);
   assert.equal((await alertsOf('update-available', stacks.main))[0].status, 'resolved');
 
   // the old image is gone from the engine: the rollback pulls it by digest
