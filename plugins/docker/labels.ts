@@ -12,6 +12,10 @@ export const label = {
   preStop: 'dockwright.pre-stop',
 } as const;
 
+/** a dockwright.* label a compose file may set: the edge's dockwright.http.* and the update policy's dockwright.update(.monitor) */
+export const userLabel = (k: string): boolean => k.startsWith('dockwright.http.') || k === 'dockwright.update' || k === 'dockwright.update.monitor';
+export const reservedLabelMessage = 'labels starting with dockwright. are reserved (except dockwright.http.*, dockwright.update and dockwright.update.monitor)';
+
 /**
  * Whose a container (network, volume) is, by its labels. Managed without an installation label: made before installations
  * were labelled, adopted as this installation's (every installation on the engine adopts it alike).

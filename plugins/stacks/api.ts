@@ -1,13 +1,20 @@
 // The stacks plugin's public API: what a plugin that requires it gets as ctx.deps.stacks.
 import type { TString } from '@sinclair/typebox';
-import { extensionPoint, pluginRef, type Actor, type Db, type Job, type PluginRef, type Principal } from '../../sdk/index.ts';
+import { extensionPoint, pluginRef, type Actor, type Db, type Job, type JobRun, type PluginRef, type Principal } from '../../sdk/index.ts';
 import type { LoadedCompose } from '../docker/types.ts';
 import type { Need } from './access.ts';
-import type { StackRuntime, StackSource } from './core.ts';
+import type { DeployOverride, StackRuntime, StackSource } from './core.ts';
+import type { ComposeProject } from '../docker/types.ts';
 import type { PlatformRule } from './rules.ts';
 import type { StackTemplate } from './templates.ts';
 
-export type { Need, PlatformRule, StackRuntime, StackSource, StackTemplate };
+export type { DeployOverride, Need, PlatformRule, StackRuntime, StackSource, StackTemplate };
+
+/** a successful deploy: the project as deployed (its variables are secret) and the deploy's note (DeployOverride) */
+export interface StackDeployed {
+  stack: string; revision: number; commit: string | null; jobId: string;
+  project: ComposeProject; loaded: LoadedCompose; note: Record<string, unknown>;
+}
 
 /** what other plugins may do with stacks */
 export interface StacksApi {
@@ -26,6 +33,13 @@ export interface StacksApi {
   webhookKinds: { deploy: string; push: string };
   /** the stack for this caller: a 404 problem when absent or invisible to them, 403 when their role on it is too low */
   access(stack: string, principal: Principal, need: Need): Promise<void>;
+  /**
+   * Deploys the stack inside the calling job, which must hold the stack's serial key (`stack:<name>`, see `resourceOf`),
+   * as a deploy job does (hooks, the stack's state, the deployed event); `override` deploys other content.
+   */
+  deployIn(job: JobRun<{ stack: string }>, override?: DeployOverride): Promise<Record<string, unknown>>;
+  /** the stack's saved state: revision and whether it should run */
+  state(stack: string): Promise<{ revision: number; desired: string; autoupdate: boolean } | null>;
 }
 
 /** a provider of source trees (the git plugin), and the fields it adds to the stack's answer */
@@ -40,12 +54,20 @@ export const platformRules = extensionPoint<PlatformRule>('stacks', 'rules');
 export interface StackHook {
   saved?(tx: Db, stack: string, loaded: LoadedCompose): Promise<void>;
   deploying?(stack: string, loaded: LoadedCompose): Promise<void>;
+  /** before a plain deploy (not another plugin's deployIn with an override): the project to deploy instead, or null */
+  adjust?(stack: string, project: ComposeProject, loaded: LoadedCompose): Promise<ComposeProject | null>;
+  /** after every successful deploy, by any path (API, webhook, push, autoupdate, another plugin's deployIn): what was deployed */
+  deployed?(deploy: StackDeployed): Promise<void>;
   removed?(tx: Db, stack: string): Promise<void>;
 }
 /** a hook on a stack's saves, deploys and removal */
 export const stackHooks = extensionPoint<StackHook>('stacks', 'hooks');
 /** a runtime beside the compose runtime: it deploys the stacks it claims (the swarm plugin's) */
 export const stackRuntimes = extensionPoint<StackRuntime>('stacks', 'runtimes', { resource: 'stack runtime' });
+/** what the nightly autoupdate runs for a stack that has it on instead of its own pull-and-redeploy (the releases plugin's update); the first one answers, null: not for this stack */
+export const stackUpdaters = extensionPoint<(stack: string, actor: Actor) => Promise<unknown>>('stacks', 'updaters');
+/** fields another plugin adds to a stack's full answer (GET /stacks/{name}): the releases plugin's `release` */
+export const stackDescribers = extensionPoint<(stack: string) => Promise<Record<string, unknown>>>('stacks', 'describers');
 /** a further stack template */
 export const stackTemplates = extensionPoint<StackTemplate>('stacks', 'templates');
 

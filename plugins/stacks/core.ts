@@ -77,6 +77,18 @@ export interface Core {
   sources: StackSource[];
   runtimes: StackRuntime[];
   hooks: StackHook[];
+  /** deploys the stack in a job of another plugin that holds the stack's serial key (resourceOf), as a deploy job would */
+  deployIn(job: DeployJob, override?: DeployOverride): Promise<Record<string, unknown>>;
+}
+
+type DeployJob = { input: { stack: string }; log(l: string): void; redact(s: string): void; signal: AbortSignal; id: string };
+/** a deploy of other content than the stack's saved one: `project` turns the prepared project into the one to deploy */
+export interface DeployOverride {
+  project(prepared: ComposeProject): ComposeProject;
+  /** the stack revision the deployed content comes from */
+  revision?: number;
+  /** handed to the deployed hooks as it is */
+  note?: Record<string, unknown>;
 }
 
 export function createCore(ctx: PluginContext, deps: { runtime: DockerRuntime; store: StackStore; templates: Templates; rules: PlatformRule[]; switches: Record<string, boolean> }): Core {
@@ -114,10 +126,18 @@ export function createCore(ctx: PluginContext, deps: { runtime: DockerRuntime; s
   }
 
   const Input = Type.Object({ stack: Type.String() });
-  const deploy = async (job: { input: { stack: string }; log(l: string): void; redact(s: string): void; signal: AbortSignal; id: string }) => {
-    const { row, project, commit, loaded, fromSource } = await load(job.input.stack, job);
+  const deploy = async (job: DeployJob, override?: DeployOverride) => {
+    const prepared = await load(job.input.stack, job);
+    const { row, commit, fromSource } = prepared;
+    // what another plugin deploys instead (a release pinned by digest): the stack's source tree as prepared, its content its own
+    let project = override ? override.project(prepared.project) : prepared.project;
+    // a plain deploy: what other plugins keep on top of the compose file (an applied image update)
+    for (const hook of override ? [] : hooks) project = (await hook.adjust?.(row.name, project, prepared.loaded)) ?? project;
+    const loaded = project === prepared.project ? prepared.loaded : runtime.load(project);
+    if (loaded.errors.length) throw new Error(`the compose file to deploy is refused: ${loaded.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`);
+    const revision = override?.revision ?? row.revision;
     const other = runtimes.find((r) => r.claims(loaded));
-    job.log(`deploying ${row.name} at revision ${row.revision}${commit ? `, commit ${commit}` : ''}${other ? ` on the ${other.name} runtime` : ''}`);
+    job.log(`deploying ${row.name} at revision ${revision}${commit ? `, commit ${commit}` : ''}${other ? ` on the ${other.name} runtime` : ''}`);
     try {
       // a secret's content is read by the runtime: it hands it to the job's redaction
       const io = { log: job.log, signal: job.signal, redact: job.redact };
@@ -127,9 +147,13 @@ export function createCore(ctx: PluginContext, deps: { runtime: DockerRuntime; s
       if (!other) await others((r) => r.remove(row.name, io));
       const result = other ? await other.deploy(project, loaded, io) : await runtime.deploy(project, io);
       // a stack deployed from a source tree shows the services of the file that deployed, not of its stored placeholder
-      await store.set(row.name, { desired: 'running', deployed_revision: row.revision, ...(fromSource ? { services: loaded.services.map((s) => s.name) } : {}) });
-      ctx.events.emit('stack.deployed', { stack: row.name, revision: row.revision, commit, jobId: job.id });
-      return { revision: row.revision, commit, ...result };
+      await store.set(row.name, { desired: 'running', deployed_revision: revision, ...(fromSource ? { services: loaded.services.map((s) => s.name) } : {}) });
+      for (const hook of hooks) {
+        await hook.deployed?.({ stack: row.name, revision, commit, jobId: job.id, project, loaded, note: override?.note ?? {} })
+          .catch((err: Error) => job.log(`the deploy succeeded, but a plugin could not note it: ${err.message}`));
+      }
+      ctx.events.emit('stack.deployed', { stack: row.name, revision, commit, jobId: job.id });
+      return { revision, commit, ...result };
     } catch (err) {
       // no error text here: it is raw; listeners read the job, whose error is redacted
       ctx.events.emit('stack.deploy.failed', { stack: row.name, revision: row.revision, jobId: job.id });
@@ -238,6 +262,10 @@ export function createCore(ctx: PluginContext, deps: { runtime: DockerRuntime; s
   return {
     jobs,
     volumesOf,
+    async deployIn(job, override) {
+      await store.set(job.input.stack, { last_deploy_job: job.id, last_job: job.id });
+      return deploy(job, override);
+    },
     sources,
     runtimes,
     hooks,

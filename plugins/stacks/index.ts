@@ -2,7 +2,7 @@
 import { definePlugin, Type, type AttentionItem, type Principal } from '../../sdk/index.ts';
 import { accessGuards, dockerPlugin } from '../docker/api.ts';
 import { canSee, stackRole } from './access.ts';
-import { platformRules, stackHooks, stackRuntimes, stackSources, stackTemplates, type StacksApi } from './api.ts';
+import { platformRules, stackDescribers, stackHooks, stackRuntimes, stackSources, stackTemplates, stackUpdaters, type StacksApi } from './api.ts';
 import { createCore, deployKind, pushKind, resourceOf } from './core.ts';
 import { StackName, stackRoutes } from './routes.ts';
 import { builtInRules, dockerDefaultCapabilities, safeNetworkOptions, safeSecurityOptions, safeSysctls } from './rules.ts';
@@ -91,6 +91,7 @@ export default definePlugin({
       for (const template of ctx.extensions.of(stackTemplates)) templates.add(template);
       core.runtimes.push(...ctx.extensions.of(stackRuntimes));
       core.hooks.push(...ctx.extensions.of(stackHooks));
+      describers.push(...ctx.extensions.of(stackDescribers));
       for (const { source, describe: describeFn } of ctx.extensions.of(stackSources)) {
         core.sources.push(source);
         if (describeFn) describers.push(describeFn);
@@ -100,7 +101,10 @@ export default definePlugin({
 
     ctx.schedule.cron('autoupdate', options.autoupdateCron, async () => {
       for (const row of await store.all()) {
-        if (row.autoupdate && row.desired === 'running') await core.start('autoupdate', row.name, { kind: 'system', name: 'autoupdate' }, true);
+        if (!row.autoupdate || row.desired !== 'running') continue;
+        const updater = ctx.extensions.of(stackUpdaters)[0];
+        const actor = { kind: 'system', name: 'autoupdate' } as const;
+        if (!(updater && await updater(row.name, actor))) await core.start('autoupdate', row.name, actor, true);
       }
     });
 
@@ -141,6 +145,11 @@ export default definePlugin({
         if (describeFn) describers.push(describeFn);
       },
       deploy: (stack, actor, attach) => core.start('deploy', stack, actor, attach),
+      deployIn: (job, override) => core.deployIn(job, override),
+      state: async (stack) => {
+        const row = await store.get(stack);
+        return row && { revision: row.revision, desired: row.desired, autoupdate: row.autoupdate };
+      },
       exists: async (stack) => (await store.get(stack)) !== null,
       webhookKinds: { deploy: deployKind, push: pushKind },
       nameSchema: StackName,

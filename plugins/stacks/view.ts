@@ -74,6 +74,13 @@ export const StackDetailSchema = Type.Object({
     push: Type.Object({ enabled: Type.Boolean() }),
   }),
   source: Nullable(Type.Record(Type.String(), Type.Unknown(), { description: 'the git or upload source (GET /stacks/{name}/source), null without one' })),
+  release: Type.Optional(Nullable(Type.Object({
+    number: Type.Integer(),
+    services: Type.Array(Type.Object({
+      service: Type.String(), image: Type.String(), digest: Nullable(Type.String()),
+      origin: Type.Union([Type.Literal('compose'), Type.Literal('update')], { description: 'its compose file, or an update on top of it' }),
+    })),
+  }, { description: 'the releases plugin: the current release (GET /stacks/{name}/releases), per service which image it runs and why; null before the first' }))),
 });
 
 const noContainers = Object.freeze([]) as unknown as never[];

@@ -8,6 +8,7 @@ import { root, startServer, type TestServer } from '../helpers/harness.ts';
 import { freePort } from '../plugins/docker/helpers.ts';
 import { createStack, waitJob } from '../plugins/stacks/helpers.ts';
 import { rfc2136Provider } from '../../plugins/certificates/rfc2136.ts';
+import { registryClient } from '../../plugins/releases/registry.ts';
 import { OutboundRefused } from '../../sdk/index.ts';
 
 /**
@@ -21,6 +22,8 @@ const places: Record<string, string> = {
   'plugins/registries/login-check.ts': 'the registry login',
   'plugins/docker/images.ts': 'image pulls (the registry of an image)',
   'plugins/stacks/core.ts': 'image pulls (through the docker runtime: images.ts)',
+  'plugins/releases/releases.ts': 'image pulls by digest for a rollback (through the docker runtime: images.ts)',
+  'plugins/releases/registry.ts': 'update checks (the Registry HTTP API of an image\'s registry)',
   'plugins/sites/sync.ts': 'image pulls (a site build\'s image, through the engine: checked by the stack rule outbound-registry)',
   'plugins/alerts/send.ts': 'alert channels (webhook, e-mail, …)',
   'plugins/certificates/acme.ts': 'ACME',
@@ -116,6 +119,11 @@ test('each place refuses a loopback target before connecting when loopback is no
   // DNS updates (RFC 2136) through the kernel's own policy
   const dns = rfc2136Provider({ server: p, zone: 'example.com', keyName: 'k', keyAlgorithm: 'hmac-sha256', keySecret: Buffer.from('secret').toString('base64') }, s.app.services.outbound);
   await assert.rejects(dns.addTxt('_acme-challenge.www.example.com', 'x'), (err) => err instanceof OutboundRefused);
+  // update checks: the Registry HTTP API (manifests and tags) of an image's registry
+  const registry = registryClient(s.app.services.outbound, null);
+  await assert.rejects(registry.digest(p, 'x', '1'), (err) => err instanceof OutboundRefused);
+  await assert.rejects(registry.tags(p, 'x'), (err) => err instanceof OutboundRefused);
+  await registry.close();
 
   assert.equal(trap.connections, 0, 'nothing connected to the loopback listener');
   assert.deepEqual((await s.api('GET', '/api/v1/backups')).body, [], 'no refused definition was stored');

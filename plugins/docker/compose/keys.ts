@@ -2,6 +2,7 @@
 import { homedir } from 'node:os';
 import type { HostSettings, NetworkIpam, NormalizedService, ServiceHook, ServiceKeySettings, VolumesFrom } from './model.ts';
 import { parseEnvFile, readHead } from './environment.ts';
+import { reservedLabelMessage, userLabel } from '../labels.ts';
 import type { Issues } from './issues.ts';
 import { bool, inside, int, isObj, mapOrList, type Obj, scalar, str, strList } from './shape.ts';
 import type { ServiceContext } from './service.ts';
@@ -218,7 +219,7 @@ function labelFiles(v: unknown, path: string, ctx: ServiceContext): Record<strin
     }
     ctx.issues.take('envFileBytes', read.truncated ? Infinity : Buffer.byteLength(read.text), at, 'bytes read from env_file and label_file files');
     for (const [k, val] of parseEnvFile(read.text, {}, at, ctx.issues)) {
-      if (k.startsWith('dockwright.') && !k.startsWith('dockwright.http.')) { ctx.issues.error(at, `the label ${k}: labels starting with dockwright. are reserved (except dockwright.http.*)`); continue; }
+      if (k.startsWith('dockwright.') && !userLabel(k)) { ctx.issues.error(at, `the label ${k}: ${reservedLabelMessage}`); continue; }
       out[k] = val;
     }
   });

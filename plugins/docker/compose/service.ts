@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { DependsCondition, NormalizedFileObject, NormalizedHealthcheck, NormalizedNetwork, NormalizedService, NormalizedVolume, ServiceNetwork } from './model.ts';
 import { carriedBuildOptions, uncarriedBuildOption } from './build-options.ts';
+import { reservedLabelMessage, userLabel } from '../labels.ts';
 import { environment } from './environment.ts';
 import { honouredKeys, ignoredKeys, withServiceKeys } from './keys.ts';
 import { mounts } from './mounts.ts';
@@ -292,8 +293,8 @@ function labels(v: unknown, path: string, issues: Issues): Record<string, string
   const entries = mapOrList(v, path, issues);
   issues.atMost('labelsPerObject', entries.length, path, 'labels');
   for (const [k, val] of entries) {
-    // dockwright.http.* is the users' own: the labels by which a service asks the edge for a hostname
-    if (k.startsWith('dockwright.') && !k.startsWith('dockwright.http.')) { issues.error(`${path}.${k}`, 'labels starting with dockwright. are reserved (except dockwright.http.*)'); continue; }
+    // dockwright.http.* (a hostname at the edge) and dockwright.update(.monitor) (the update policy) are the users' own
+    if (k.startsWith('dockwright.') && !userLabel(k)) { issues.error(`${path}.${k}`, reservedLabelMessage); continue; }
     out[k] = val ?? '';
   }
   return out;

@@ -363,7 +363,7 @@ function Source({ name }: { name: string }) {
 
 const tabs = [
   { id: '', label: 'Overview' }, { id: 'compose', label: 'Compose' }, { id: 'variables', label: 'Variables' }, { id: 'settings', label: 'Settings' },
-  { id: 'revisions', label: 'Revisions' }, { id: 'webhook', label: 'Webhook' }, { id: 'access', label: 'Access' }, { id: 'source', label: 'Git source' },
+  { id: 'revisions', label: 'Revisions' }, { id: 'releases', label: 'Releases' }, { id: 'webhook', label: 'Webhook' }, { id: 'access', label: 'Access' }, { id: 'source', label: 'Git source' },
 ];
 
 function Stack({ params }: { params: Record<string, string> }) {

@@ -1,0 +1,94 @@
+// Through the edge, no request fails while a bad update is deployed and rolled back to the previous release by digest, nor while a good one is applied.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startServer } from '../../helpers/harness.ts';
+import { edgeAnswers, edgeRunning, freePort, viaEdge, type EdgeServer } from '../edge/helpers.ts';
+import { act, cleanupProjects, containerOf, createStack, docker, publishVariant, registry, runningDigests, uniqueName, waitJob } from './helpers.ts';
+
+const repo = `${registry}/${uniqueName('dwt-reledge')}/web`;
+const stack = uniqueName('reledge');
+const host = `${stack}.test`;
+const digests: Record<string, string> = {};
+let s: EdgeServer;
+
+before(async () => {
+  digests.good = await publishVariant(`${repo}:1.0.0`, 'good', ['httpd', '-f', '-p', '8080', '-h', '/www'], 'dockwright-test/web:1');
+  // a version that dies after 3 s, before it is ever ready
+  digests.bad = await publishVariant(`${repo}:1.0.1`, 'bad', ['sh', '-c', 'echo bad version up; sleep 3; echo bad version dies; exit 4'], 'dockwright-test/web:1');
+  const [httpPort, httpsPort] = [await freePort(), await freePort()];
+  const server = await startServer({
+    config: { rateLimit: { perMinute: 100_000 } },
+    plugins: {
+      docker: { options: { healthTimeoutMs: 60_000, stopTimeoutSeconds: 1, reconcile: false } },
+      containers: {}, stacks: {}, alerts: {}, registries: {}, releases: {},
+      edge: { options: { httpPort, httpsPort, pollIntervalMs: 100, resyncIntervalMs: 60_000, drainMs: 1000 } },
+    },
+  });
+  s = Object.assign(server, { httpPort, httpsPort });
+  await edgeRunning(s);
+});
+after(async () => {
+  await cleanupProjects(stack);
+  await s?.close();
+  for (const i of await docker.listImages({ filters: { reference: [repo] } })) await docker.getImage(i.Id).remove({ force: true }).catch(() => undefined);
+});
+
+test('behind the edge: a bad update is rolled back, and a good one applied, with no failed request', async () => {
+  await createStack(s, stack, `services:
+  web:
+    image: ${repo}:1.0.0
+    environment: { MESSAGE: "hello" }
+    labels:
+      dockwright.http.host: "${host}"
+      dockwright.http.port: "8080"
+      dockwright.update: patch
+      dockwright.update.monitor: "3"
+`);
+  await act(s, 'deploy', stack);
+  await edgeAnswers(s.httpPort, host, '/cgi-bin/env', (a) => a.status === 200);
+
+  const bad = await underTraffic(() => job());
+  assert.equal(bad.job.status, 'failed', bad.job.output);
+  assert.match(bad.job.error ?? '', /went back to release 1/);
+  assert.match(bad.job.error ?? '', /did not become ready/);
+  assert.deepEqual(bad.failed, [], `${bad.failed.length} of ${bad.sent} requests failed`);
+  assert.ok(bad.sent > 30, `traffic ran through the update and the rollback (${bad.sent} requests)`);
+  const running = await runningDigests((await containerOf(stack, 'web'))!.Id);
+  assert.ok(running.some((d) => d.endsWith(digests.good)), running.join(', '));
+  const alerts = ((await s.api('GET', '/api/v1/alerts?kind=update-rolled-back')).body as any[]).filter((a) => a.resource === `stack:${stack}`);
+  assert.equal(alerts.length, 1);
+
+  // a good version: the update goes through, watched, with no failed request
+  digests.fixed = await publishVariant(`${repo}:1.0.2`, 'fixed', ['httpd', '-f', '-p', '8080', '-h', '/www'], 'dockwright-test/web:1');
+  const good = await underTraffic(() => job());
+  assert.equal(good.job.status, 'succeeded', `${good.job.error}\n${good.job.output}`);
+  assert.deepEqual(good.failed, [], `${good.failed.length} of ${good.sent} requests failed`);
+  const now = await runningDigests((await containerOf(stack, 'web'))!.Id);
+  assert.ok(now.some((d) => d.endsWith(digests.fixed)), now.join(', '));
+});
+
+async function job() {
+  const res = await s.api('POST', `/api/v1/stacks/${stack}/update`, { body: {} });
+  assert.equal(res.status, 202, res.text);
+  return waitJob(s, res.body.id);
+}
+
+/** GET through the edge every 30 ms while `during` runs: what did not answer 200 */
+async function underTraffic<T>(during: () => Promise<T>): Promise<{ job: T; sent: number; failed: string[] }> {
+  let sent = 0;
+  let stop = false;
+  const failed: string[] = [];
+  const traffic = (async () => {
+    while (!stop) {
+      sent++;
+      await viaEdge(s.httpPort, host, '/cgi-bin/env').then((a) => { if (a.status !== 200) failed.push(`${a.status} ${a.body.slice(0, 80)}`); }, (err: Error) => failed.push(err.message));
+      await new Promise((r) => setTimeout(r, 30));
+    }
+  })();
+  try {
+    return { job: await during(), sent, failed };
+  } finally {
+    stop = true;
+    await traffic;
+  }
+}
