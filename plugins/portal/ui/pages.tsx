@@ -64,12 +64,14 @@ function Jobs() {
 
 function Job({ params }: { params: Record<string, string> }) {
   const cancel = useAction();
+  // a finished job has nothing to cancel: the button waits for the job's state and leaves when it is done
+  const [open, setOpen] = useState(false);
   return (
     <>
       <PageTitle title={`Job ${params.id.slice(0, 8)}`} />
-      {can('jobs:cancel') && <button type="button" onClick={() => cancel.run(() => ok(api.POST('/api/v1/jobs/{id}/cancel', { params: { path: { id: params.id } } })))}>Cancel job</button>}
+      {can('jobs:cancel') && open && <button type="button" onClick={() => cancel.run(() => ok(api.POST('/api/v1/jobs/{id}/cancel', { params: { path: { id: params.id } } })))}>Cancel job</button>}
       <ProblemBox problem={cancel.problem} />
-      <JobOutput id={params.id} />
+      <JobOutput id={params.id} onUpdate={(j) => setOpen(!j.done)} />
     </>
   );
 }
