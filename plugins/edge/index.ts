@@ -171,6 +171,7 @@ export default definePlugin({
       covers,
       challengeDir: edge.challengeDir,
       network: edgeNetworkName,
+      ports: { http: ctx.options.httpPort, https: ctx.options.httpsPort },
     };
   },
 });
