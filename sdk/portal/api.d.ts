@@ -751,7 +751,7 @@ export interface paths {
             "application/json": {
               name: string;
               revision: number;
-              status: "running" | "partial" | "stopped" | "failed" | "deploying" | "never-deployed" | "unknown";
+              status: "running" | "partial" | "stopped" | "down" | "failed" | "deploying" | "never-deployed" | "unknown";
               engineError?: string;
               services: {
                 name: string;
@@ -862,7 +862,7 @@ export interface paths {
             "application/json": {
               name: string;
               revision: number;
-              status: "running" | "partial" | "stopped" | "failed" | "deploying" | "never-deployed" | "unknown";
+              status: "running" | "partial" | "stopped" | "down" | "failed" | "deploying" | "never-deployed" | "unknown";
               engineError?: string;
               services: {
                 name: string;
@@ -1176,7 +1176,7 @@ export interface paths {
             "application/json": {
               name: string;
               revision: number;
-              status: "running" | "partial" | "stopped" | "failed" | "deploying" | "never-deployed" | "unknown";
+              status: "running" | "partial" | "stopped" | "down" | "failed" | "deploying" | "never-deployed" | "unknown";
               engineError?: string;
               services: {
                 name: string;
@@ -2371,7 +2371,7 @@ export interface paths {
             "application/json": {
               name: string;
               revision: number;
-              status: "running" | "partial" | "stopped" | "failed" | "deploying" | "never-deployed" | "unknown";
+              status: "running" | "partial" | "stopped" | "down" | "failed" | "deploying" | "never-deployed" | "unknown";
               engineError?: string;
               services: {
                 name: string;
@@ -8667,6 +8667,17 @@ export interface paths {
                 resource?: string;
                 since?: string;
               }[];
+              host: {
+                memory: {
+                  totalBytes: number;
+                  freeBytes: number;
+                };
+                disk: {
+                  path: string;
+                  totalBytes: number;
+                  freeBytes: number;
+                } | null;
+              };
             };
           };
         };

@@ -14,6 +14,8 @@ export interface PortalPage {
   title: string;
   /** shown in the main navigation, ordered by this number */
   nav?: number;
+  /** pages of one group share one entry of the main navigation (the first the user may see) and a row of links above the page */
+  group?: string;
   /** the page is offered only when the user holds this scope (a switched-off plugin defines none) */
   scope?: string;
   component: (props: { params: Record<string, string> }) => VNode | null;
@@ -136,6 +138,14 @@ export function duration(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)} ms`;
   const s = Math.round(ms / 1000);
   return s < 60 ? `${s} s` : `${Math.floor(s / 60)} min ${s % 60} s`;
+}
+
+/** a value as words, never as JSON: nested objects as `key: value` pairs, lists joined, nothing as "none" */
+export function words(v: unknown): string {
+  if (v === null || v === undefined) return 'none';
+  if (Array.isArray(v)) return v.length ? v.map(words).join(', ') : 'none';
+  if (typeof v === 'object') return Object.entries(v as Record<string, unknown>).map(([k, x]) => `${k}: ${words(x)}`).join(', ');
+  return String(v);
 }
 
 /** names in the order people expect: ac2 before ac10 */
