@@ -63,4 +63,4 @@ function Edge() {
   );
 }
 
-export const pages: PortalPage[] = [{ path: '/edge', title: 'Edge', nav: 35, scope: 'edge:read', component: Edge }];
+export const pages: PortalPage[] = [{ path: '/edge', title: 'Edge', nav: 35, group: 'edge', scope: 'edge:read', component: Edge }];

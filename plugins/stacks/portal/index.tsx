@@ -1,6 +1,10 @@
-// The stacks plugin's portal pages: the list with live status, a new stack, and a stack's compose, variables, settings, revisions, actions, webhook, access list and git source.
+// The stacks plugin's portal pages: the list with live status, a new stack, and a stack's compose, variables, settings, resource use, revisions, actions, webhook, access list and git source (tabs); the volumes page.
+import type { VNode } from 'preact';
 import { useState } from 'preact/hooks';
-import { api, can, Empty, enc, JobOutput, Link, Loading, navigate, ok, PageTitle, ProblemBox, ShownOnce, Status, Tabs, Time, useAction, useLoad, type PortalPage, type Problem } from '../../../sdk/portal/kit.tsx';
+import { api, bytes, can, Empty, enc, JobOutput, Link, Loading, naturally, navigate, ok, PageTitle, ProblemBox, ShownOnce, Status, Tabs, Time, useAction, useLoad, words, type PortalPage, type Problem } from '../../../sdk/portal/kit.tsx';
+import { OwnerHostnames } from '../../../sdk/portal/edge.tsx';
+import { ResourcePlots, useHistory } from '../../../sdk/portal/plot.tsx';
+import { volumePages } from './volumes.tsx';
 import { ComposeEditor, Diff, useValidation, type Issue } from './editor.tsx';
 
 interface StackView {
@@ -20,7 +24,7 @@ const issuesOf = (p?: Problem, text?: string) => (p?.status === 422 ? ((p.errors
 import { lineOf as lineFor } from './editor.tsx';
 
 function StackList() {
-  const stacks = useLoad(async () => (await ok(api.GET('/api/v1/stacks', { params: { query: { limit: 200 } } }))) as unknown as StackView[], [], 3000);
+  const stacks = useLoad(async () => ((await ok(api.GET('/api/v1/stacks', { params: { query: { limit: 200 } } }))) as unknown as StackView[]).sort((a, b) => naturally(a.name, b.name)), [], 3000);
   return (
     <>
       <PageTitle title="Stacks">{can('stacks:write') && <Link href="/stacks-new" class="button">New stack</Link>}</PageTitle>
@@ -37,6 +41,13 @@ function StackList() {
       ))}
     </>
   );
+}
+
+/** why a save was refused: a 422's rule errors are pinned to their lines in the editor, so its message is said once here; any other problem in full */
+function Refusal({ problem }: { problem?: Problem }) {
+  if (!problem) return null;
+  if (problem.status === 422 && (problem.errors ?? []).length) return <p class="error-text" role="alert" data-testid="refusal">Not saved: {problem.detail}</p>;
+  return <ProblemBox problem={problem} />;
 }
 
 function NewStack() {
@@ -61,7 +72,7 @@ function NewStack() {
         <ComposeEditor value={text} onInput={setText} issues={issues} />
         <div class="actions"><button type="submit" class="primary" disabled={save.busy}>Create stack</button>{live.checking && <span class="muted" role="status">checking…</span>}</div>
       </form>
-      {save.problem?.status !== 422 && <ProblemBox problem={save.problem} />}
+      <Refusal problem={save.problem} />
     </>
   );
 }
@@ -78,6 +89,7 @@ function Overview({ stack, reload }: { stack: StackView; reload(): void }) {
     <>
       <p><Status value={stack.status} /> revision {stack.revision}{stack.deployedRevision !== null && <> · deployed revision {stack.deployedRevision} <Time at={stack.deployedAt} /></>}</p>
       {stack.engineError && <p class="error-text">{stack.engineError}</p>}
+      {can('edge:read') && <div class="hosts">Hostnames: <OwnerHostnames owner={`stack:${stack.name}`} /></div>}
       {can('stacks:deploy') && (
         <div class="actions">
           <button type="button" class="primary" onClick={() => run('deploy')} disabled={act.busy}>Deploy</button>
@@ -159,7 +171,7 @@ function ComposeForm({ name, base }: { name: string; base: { revision: number; c
           </div>
         </>
       )}
-      {save.problem && save.problem.status !== 422 && save.problem.status !== 412 && <ProblemBox problem={save.problem} />}
+      {!conflict && <Refusal problem={save.problem} />}
     </form>
   );
 }
@@ -327,7 +339,7 @@ function Source({ name }: { name: string }) {
   const none = source.error?.status === 404;
   return (
     <>
-      {source.data && <dl class="summary">{Object.entries(source.data).map(([k, v]) => <div><dt>{k}</dt><dd><code>{typeof v === 'object' ? JSON.stringify(v) : String(v)}</code></dd></div>)}</dl>}
+      {source.data && <dl class="summary">{Object.entries(source.data).map(([k, v]) => <div><dt>{k}</dt><dd><code>{words(v)}</code></dd></div>)}</dl>}
       {none ? <Empty>This stack has no git source: deploys use its own compose file.</Empty> : <Loading what={source} />}
       {writable && (
         <>
@@ -361,29 +373,59 @@ function Source({ name }: { name: string }) {
   );
 }
 
-const tabs = [
-  { id: '', label: 'Overview' }, { id: 'compose', label: 'Compose' }, { id: 'variables', label: 'Variables' }, { id: 'settings', label: 'Settings' },
-  { id: 'revisions', label: 'Revisions' }, { id: 'webhook', label: 'Webhook' }, { id: 'access', label: 'Access' }, { id: 'source', label: 'Git source' },
+/** a stack's live resource use: its totals polled every few seconds, the last 15 minutes kept in memory on this page */
+function Resources({ name }: { name: string }) {
+  const [samples, add] = useHistory();
+  const stats = useLoad(async () => {
+    const s = await ok(api.GET('/api/v1/stacks/{name}/stats', path(name)));
+    add({ at: Date.parse(s.at), values: [s.cpuPercent, s.memory.used, s.network.rxBytes, s.network.txBytes] });
+    return s;
+  }, [name], 3000);
+  const s = stats.data;
+  return (
+    <>
+      <Loading what={stats} />
+      {s && (s.containers.length === 0 ? <Empty>No container of this stack runs.</Empty> : (
+        <>
+          <ResourcePlots samples={samples} />
+          <table data-testid="stack-stats">
+            <thead><tr><th scope="col">Container</th><th scope="col">CPU</th><th scope="col">Memory</th><th scope="col">Network received / sent</th></tr></thead>
+            <tbody>{s.containers.map((c) => (
+              <tr><td><Link href={`/containers/${enc(c.id)}`}>{c.name}</Link></td><td>{c.cpuPercent.toFixed(1)} %</td><td>{bytes(c.memory.used)} <span class="muted">of {bytes(c.memory.limit)}</span></td><td>{bytes(c.network.rxBytes)} / {bytes(c.network.txBytes)}</td></tr>
+            ))}</tbody>
+          </table>
+        </>
+      ))}
+    </>
+  );
+}
+
+/** the sections of a stack's page, each a tab; a section is offered when the user holds its scope (new ones join this list) */
+interface Section { id: string; label: string; scope?: string; render(stack: StackView, reload: () => void): VNode }
+const sections: Section[] = [
+  { id: '', label: 'Overview', render: (s, reload) => <Overview stack={s} reload={reload} /> },
+  { id: 'compose', label: 'Compose', render: (s) => <Compose name={s.name} /> },
+  { id: 'variables', label: 'Variables', render: (s) => <Variables name={s.name} /> },
+  { id: 'settings', label: 'Settings', render: (s) => <Settings name={s.name} /> },
+  { id: 'resources', label: 'Resource use', scope: 'containers:stats', render: (s) => <Resources name={s.name} /> },
+  { id: 'revisions', label: 'Revisions', render: (s, reload) => <Revisions name={s.name} onRestored={reload} /> },
+  { id: 'webhook', label: 'Webhook', render: (s, reload) => <Webhook stack={s} reload={reload} /> },
+  { id: 'access', label: 'Access', render: (s) => <Access name={s.name} /> },
+  { id: 'source', label: 'Git source', render: (s) => <Source name={s.name} /> },
 ];
 
 function Stack({ params }: { params: Record<string, string> }) {
   const name = params.name;
   const tab = params.tab ?? '';
   const stack = useLoad(async () => (await ok(api.GET('/api/v1/stacks/{name}', path(name)))) as unknown as StackView, [name], 3000);
-  const base = `/stacks/${enc(name)}`;
+  const offered = sections.filter((s) => !s.scope || can(s.scope));
+  const section = offered.find((s) => s.id === tab);
   return (
     <>
       <PageTitle title={`Stack ${name}`}>{stack.data && <Status value={stack.data.status} />}</PageTitle>
-      <Tabs tabs={tabs} current={tab} base={base} />
+      <Tabs tabs={offered} current={tab} base={`/stacks/${enc(name)}`} />
       {stack.error && <ProblemBox problem={stack.error} />}
-      {tab === '' && stack.data && <Overview stack={stack.data} reload={stack.reload} />}
-      {tab === 'compose' && <Compose name={name} />}
-      {tab === 'variables' && <Variables name={name} />}
-      {tab === 'settings' && <Settings name={name} />}
-      {tab === 'revisions' && <Revisions name={name} onRestored={stack.reload} />}
-      {tab === 'webhook' && stack.data && <Webhook stack={stack.data} reload={stack.reload} />}
-      {tab === 'access' && <Access name={name} />}
-      {tab === 'source' && <Source name={name} />}
+      {stack.data && (section ? section.render(stack.data, stack.reload) : <Empty>No such section.</Empty>)}
     </>
   );
 }
@@ -393,4 +435,5 @@ export const pages: PortalPage[] = [
   { path: '/stacks-new', title: 'New stack', scope: 'stacks:write', component: NewStack },
   { path: '/stacks/:name', title: 'Stack', scope: 'stacks:read', component: Stack },
   { path: '/stacks/:name/:tab', title: 'Stack', scope: 'stacks:read', component: Stack },
+  ...volumePages,
 ];
