@@ -4,6 +4,7 @@ import { useState } from 'preact/hooks';
 import { api, bytes, can, Empty, enc, JobOutput, Link, Loading, naturally, navigate, ok, PageTitle, ProblemBox, ShownOnce, Status, Tabs, Time, useAction, useLoad, words, type PortalPage, type Problem } from '../../../sdk/portal/kit.tsx';
 import { OwnerHostnames } from '../../../sdk/portal/edge.tsx';
 import { ResourcePlots, useHistory } from '../../../sdk/portal/plot.tsx';
+import { DeleteStack, PushWebhook, TemplatePicker } from './more.tsx';
 import { volumePages } from './volumes.tsx';
 import { ComposeEditor, Diff, useValidation, type Issue } from './editor.tsx';
 
@@ -56,10 +57,12 @@ function NewStack() {
   const live = useValidation(name, text);
   const save = useAction();
   const [submitted, setSubmitted] = useState('');
+  const [template, setTemplate] = useState<{ name: string; settings: Record<string, unknown> }>();
   const create = async (e: Event) => {
     e.preventDefault();
     setSubmitted(text);
-    const made = await save.run(() => ok(api.PUT('/api/v1/stacks/{name}/compose', { ...path(name), params: { path: { name }, header: { 'If-None-Match': '*' } }, body: { content: text } })));
+    const body = { content: text, ...(template ? { template: template.name, settings: template.settings } : {}) };
+    const made = await save.run(() => ok(api.PUT('/api/v1/stacks/{name}/compose', { ...path(name), params: { path: { name }, header: { 'If-None-Match': '*' } }, body })));
     if (made) navigate(`/stacks/${enc(name)}`);
   };
   // the refusal's errors belong to the text that was sent: once it is edited, the live check speaks again
@@ -69,6 +72,7 @@ function NewStack() {
       <PageTitle title="New stack" />
       <form onSubmit={create}>
         <label>Name (lowercase letters, digits and -)<input name="stack-name" required pattern="[a-z0-9][a-z0-9\-]{0,62}" value={name} onInput={(e) => setName(e.currentTarget.value)} /></label>
+        <TemplatePicker onPick={(t) => { setTemplate(t ?? undefined); if (t && t.name !== template?.name) setText(t.compose); }} />
         <ComposeEditor value={text} onInput={setText} issues={issues} />
         <div class="actions"><button type="submit" class="primary" disabled={save.busy}>Create stack</button>{live.checking && <span class="muted" role="status">checking…</span>}</div>
       </form>
@@ -109,6 +113,7 @@ function Overview({ stack, reload }: { stack: StackView; reload(): void }) {
       </table>
       <label class="check"><input type="checkbox" checked={stack.autoupdate} disabled={!can('stacks:write')} onChange={(e) => autoupdate(e.currentTarget.checked)} /> Nightly auto-update</label>
       {stack.lastDeploy && <p>Last deploy: <Link href={`/jobs/${stack.lastDeploy.jobId}`}><Status value={stack.lastDeploy.status} /></Link> {stack.lastDeploy.error} <Time at={stack.lastDeploy.finishedAt} /></p>}
+      <DeleteStack name={stack.name} revision={stack.revision} />
     </>
   );
 }
@@ -327,7 +332,7 @@ function Access({ name }: { name: string }) {
   );
 }
 
-function Source({ name }: { name: string }) {
+function Source({ name, push, reload }: { name: string; push: boolean; reload(): void }) {
   const source = useLoad(async () => (await ok(api.GET('/api/v1/stacks/{name}/source', path(name)))) as unknown as Record<string, unknown>, [name]);
   const [url, setUrl] = useState('');
   const [branch, setBranch] = useState('main');
@@ -368,6 +373,7 @@ function Source({ name }: { name: string }) {
           )}
         </>
       )}
+      {!none && source.data && source.data.kind === 'git' && <PushWebhook name={name} enabled={push} reload={reload} />}
       <ProblemBox problem={act.problem} />
     </>
   );
@@ -411,7 +417,7 @@ const sections: Section[] = [
   { id: 'revisions', label: 'Revisions', render: (s, reload) => <Revisions name={s.name} onRestored={reload} /> },
   { id: 'webhook', label: 'Webhook', render: (s, reload) => <Webhook stack={s} reload={reload} /> },
   { id: 'access', label: 'Access', render: (s) => <Access name={s.name} /> },
-  { id: 'source', label: 'Git source', render: (s) => <Source name={s.name} /> },
+  { id: 'source', label: 'Git source', render: (s, reload) => <Source name={s.name} push={s.webhooks.push?.enabled ?? false} reload={reload} /> },
 ];
 
 function Stack({ params }: { params: Record<string, string> }) {

@@ -20,6 +20,7 @@ before(async () => {
   s = await startSitesServer({
     more: {
       containers: {}, registries: {}, alerts: {}, portal: {},
+      stacks: { options: { templates: { hello: { description: 'a greeting', compose: 'services:\n  app:\n    image: dockwright-test/busybox:1\n    environment: { MESSAGE: "${MESSAGE}" }\n', inputs: { properties: { MESSAGE: { type: 'string', title: 'Message' } }, required: ['MESSAGE'] } } } } },
       // never asked in this test: an ACME directory on a closed loopback port
       certificates: { options: { directoryUrl: 'https://127.0.0.1:9/dir', sweepIntervalMs: 3_600_000 } },
     },
@@ -138,4 +139,33 @@ test('a finished job offers no "Cancel job"', async () => {
   await page.goto(`/jobs/${job.id}`);
   await page.locator('.job .status-succeeded').waitFor();
   assert.equal(await page.getByRole('button', { name: 'Cancel job' }).count(), 0);
+});
+
+test('delete a stack from its page: asked first, then gone', async () => {
+  await page.goto('/stacks/ac1');
+  await page.getByRole('button', { name: 'Delete stack…' }).click();
+  await page.getByRole('button', { name: 'Yes, delete ac1' }).click();
+  await page.getByRole('heading', { name: 'Stacks', level: 1 }).waitFor();
+  assert.equal((await s.api('GET', '/api/v1/stacks/ac1')).status, 404);
+});
+
+test('a new stack from a template: its inputs as fields, the compose file filled in', async () => {
+  await page.goto('/stacks-new');
+  await page.getByLabel('Name (lowercase letters, digits and -)').fill('greeter');
+  await page.getByLabel('Template').selectOption('hello');
+  assert.match(await page.getByTestId('compose').inputValue(), /MESSAGE/);
+  await page.getByLabel('Message').fill('hi there');
+  await page.getByRole('button', { name: 'Create stack' }).click();
+  await page.getByRole('heading', { name: 'Stack greeter' }).waitFor();
+  const settings = await s.api('GET', '/api/v1/stacks/greeter/settings');
+  assert.equal(settings.body.template, 'hello');
+  assert.deepEqual(settings.body.settings, { MESSAGE: 'hi there' });
+});
+
+test('a refused compose save says why, beside the rule errors at their lines', async () => {
+  await page.goto('/stacks/greeter/compose');
+  const text = await page.getByTestId('compose').inputValue();
+  await page.getByTestId('compose').fill(text.replace('image: dockwright-test/busybox:1', 'image: dockwright-test/busybox:1\n    privileged: true'));
+  await page.getByRole('button', { name: 'Save compose file' }).click();
+  await page.getByTestId('refusal').getByText(/Not saved: the compose file breaks 1 platform rule/).waitFor();
 });
