@@ -59,7 +59,7 @@ function Certificates() {
     <>
       <PageTitle title="Certificates" />
       <Loading what={list} />
-      {list.data && (list.data.length === 0 ? <Empty>No certificates: the edge serves plain HTTP, or its own automatic ones.</Empty> : (
+      {list.data && (list.data.length === 0 ? <Empty>No certificates: the edge serves its hostnames over plain HTTP until one covers them.</Empty> : (
         <table data-testid="certificates">
           <thead><tr><th scope="col">Name</th><th scope="col">Domains</th><th scope="col">Source</th><th scope="col">Issuer</th><th scope="col">Not after</th><th scope="col">Status</th><th scope="col">Last error</th><th scope="col">Used by</th></tr></thead>
           <tbody>{list.data.map((c) => (
