@@ -4,7 +4,7 @@ import { useState } from 'preact/hooks';
 import { api, bytes, can, Empty, enc, JobOutput, Link, Loading, naturally, navigate, ok, PageTitle, ProblemBox, ShownOnce, Status, Tabs, Time, useAction, useLoad, words, type PortalPage, type Problem } from '../../../sdk/portal/kit.tsx';
 import { OwnerHostnames } from '../../../sdk/portal/edge.tsx';
 import { ResourcePlots, useHistory } from '../../../sdk/portal/plot.tsx';
-import { DeleteStack, PushWebhook, TemplatePicker } from './more.tsx';
+import { DeleteStack, InputFields, PushWebhook, settingsOf, TemplatePicker } from './more.tsx';
 import { volumePages } from './volumes.tsx';
 import { ComposeEditor, Diff, useValidation, type Issue } from './editor.tsx';
 
@@ -222,23 +222,27 @@ function Variables({ name }: { name: string }) {
 
 function Settings({ name }: { name: string }) {
   const settings = useLoad(async () => (await ok(api.GET('/api/v1/stacks/{name}/settings', path(name)))) as unknown as { revision: number; template: string | null; settings: Record<string, unknown>; inputs: unknown }, [name]);
-  const [text, setText] = useState<string>();
+  const [values, setValues] = useState<Record<string, string>>();
+  const [said, setSaid] = useState('');
   const save = useAction();
   const data = settings.data;
   if (!data) return <Loading what={settings} />;
   if (!data.template) return <Empty>This stack was not created from a template, so it has no settings.</Empty>;
-  const value = text ?? JSON.stringify(data.settings, null, 2);
+  const current = values ?? Object.fromEntries(Object.entries(data.settings).map(([k, v]) => [k, String(v)]));
+  const writable = can('stacks:write');
   const submit = async (e: Event) => {
     e.preventDefault();
-    let parsed: Record<string, unknown>;
-    try { parsed = JSON.parse(value); } catch { await save.run(() => Promise.reject({ status: 400, title: 'Bad JSON', detail: 'the settings are not valid JSON', type: '' })); return; }
-    if (await save.run(() => ok(api.PUT('/api/v1/stacks/{name}/settings', { params: { path: { name }, header: ifMatch(data.revision) }, body: { settings: parsed } })))) { setText(undefined); settings.reload(); }
+    setSaid('');
+    if (await save.run(() => ok(api.PUT('/api/v1/stacks/{name}/settings', { params: { path: { name }, header: ifMatch(data.revision) }, body: { settings: settingsOf(data.inputs, current) } })))) {
+      setValues(undefined); setSaid('Saved: deploy to apply them.'); settings.reload();
+    }
   };
   return (
     <form onSubmit={submit}>
-      <p>Template <code>{data.template}</code></p>
-      <label>Settings (JSON)<textarea rows={10} value={value} readOnly={!can('stacks:write')} onInput={(e) => setText(e.currentTarget.value)} /></label>
-      {can('stacks:write') && <button type="submit" class="primary" disabled={save.busy}>Save settings</button>}
+      <p>The inputs of template <code>{data.template}</code>; they become the stack's variables.</p>
+      <InputFields schema={data.inputs} values={current} set={(k, v) => setValues({ ...current, [k]: v })} readOnly={!writable} />
+      {writable && <button type="submit" class="primary" disabled={save.busy}>Save settings</button>}
+      {said && <p role="status">{said}</p>}
       <ProblemBox problem={save.problem} />
     </form>
   );

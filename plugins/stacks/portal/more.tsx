@@ -66,6 +66,30 @@ export function PushWebhook({ name, enabled, reload }: { name: string; enabled: 
 
 type Template = paths['/api/v1/templates']['get']['responses'][200]['content']['application/json'][number];
 interface Input { type?: string; title?: string; description?: string; default?: unknown; enum?: unknown[] }
+const propertiesOf = (schema: unknown) => ((schema as { properties?: Record<string, Input> } | undefined)?.properties) ?? {};
+
+/** what the fields hold, typed as the template's inputs ask (numbers, booleans); empty fields are left out */
+export function settingsOf(schema: unknown, values: Record<string, string>): Record<string, unknown> {
+  const props = propertiesOf(schema);
+  return Object.fromEntries(Object.entries(values).filter(([, x]) => x !== '').map(([k, x]) => [k, props[k]?.type === 'integer' || props[k]?.type === 'number' ? Number(x) : props[k]?.type === 'boolean' ? x === 'true' : x]));
+}
+
+/** a template's inputs (a JSON Schema of an object) as form fields; secret-looking ones as passwords */
+export function InputFields({ schema, values, set, readOnly = false }: { schema: unknown; values: Record<string, string>; set(k: string, v: string): void; readOnly?: boolean }) {
+  return (
+    <>
+      {Object.entries(propertiesOf(schema)).map(([k, input]) => {
+        const label = <>{input.title ?? k}{input.description && <span class="muted"> ({input.description})</span>}</>;
+        if (input.enum || input.type === 'boolean') {
+          const options = input.enum ?? [true, false];
+          return <label>{label}<select value={values[k] ?? String(input.default ?? '')} disabled={readOnly} onChange={(e) => set(k, e.currentTarget.value)}>{options.map((o) => <option>{String(o)}</option>)}</select></label>;
+        }
+        return <label>{label}<input value={values[k] ?? ''} readOnly={readOnly} placeholder={input.default !== undefined ? String(input.default) : ''} inputMode={input.type === 'integer' || input.type === 'number' ? 'numeric' : undefined}
+          type={(/pass|secret|token|key/i.test(k) ? 'password' : 'text') as 'text'} onInput={(e) => set(k, e.currentTarget.value)} /></label>;
+      })}
+    </>
+  );
+}
 
 /** a template picker with its inputs as fields: choosing one fills the compose text and answers the settings to send */
 export function TemplatePicker({ onPick }: { onPick(t: { name: string; compose: string; settings: Record<string, unknown> } | null): void }) {
@@ -73,18 +97,13 @@ export function TemplatePicker({ onPick }: { onPick(t: { name: string; compose: 
   const [picked, setPicked] = useState<Template>();
   const [values, setValues] = useState<Record<string, string>>({});
   if (!templates.data?.length) return null;
-  const inputs = Object.entries(((picked?.inputs as { properties?: Record<string, Input> } | undefined)?.properties) ?? {});
-  const settingsOf = (t: Template, v: Record<string, string>) => {
-    const props = ((t.inputs as { properties?: Record<string, Input> }).properties) ?? {};
-    return Object.fromEntries(Object.entries(v).filter(([, x]) => x !== '').map(([k, x]) => [k, props[k]?.type === 'integer' || props[k]?.type === 'number' ? Number(x) : props[k]?.type === 'boolean' ? x === 'true' : x]));
-  };
   const choose = (name: string) => {
     const t = templates.data!.find((x) => x.name === name);
     setPicked(t);
     setValues({});
     onPick(t ? { name: t.name, compose: t.compose, settings: {} } : null);
   };
-  const set = (k: string, x: string) => { const next = { ...values, [k]: x }; setValues(next); onPick({ name: picked!.name, compose: picked!.compose, settings: settingsOf(picked!, next) }); };
+  const set = (k: string, x: string) => { const next = { ...values, [k]: x }; setValues(next); onPick({ name: picked!.name, compose: picked!.compose, settings: settingsOf(picked!.inputs, next) }); };
   return (
     <fieldset>
       <legend>Start from</legend>
@@ -92,9 +111,7 @@ export function TemplatePicker({ onPick }: { onPick(t: { name: string; compose: 
         <option value="">a compose file of my own</option>
         {templates.data.map((t) => <option value={t.name}>{t.name}: {t.description}</option>)}
       </select></label>
-      {inputs.map(([k, input]) => (input.enum
-        ? <label>{input.title ?? k}{input.description && <span class="muted"> ({input.description})</span>}<select value={values[k] ?? String(input.default ?? '')} onChange={(e) => set(k, e.currentTarget.value)}>{input.enum.map((o) => <option>{String(o)}</option>)}</select></label>
-        : <label>{input.title ?? k}{input.description && <span class="muted"> ({input.description})</span>}<input value={values[k] ?? ''} placeholder={input.default !== undefined ? String(input.default) : ''} type={(/pass|secret|token|key/i.test(k) ? 'password' : 'text') as 'text'} onInput={(e) => set(k, e.currentTarget.value)} /></label>))}
+      {picked && <InputFields schema={picked.inputs} values={values} set={set} />}
     </fieldset>
   );
 }

@@ -149,7 +149,7 @@ test('delete a stack from its page: asked first, then gone', async () => {
   assert.equal((await s.api('GET', '/api/v1/stacks/ac1')).status, 404);
 });
 
-test('a new stack from a template: its inputs as fields, the compose file filled in', async () => {
+test('a new stack from a template: its inputs as fields, the compose file filled in; its settings edited as the same fields', async () => {
   await page.goto('/stacks-new');
   await page.getByLabel('Name (lowercase letters, digits and -)').fill('greeter');
   await page.getByLabel('Template').selectOption('hello');
@@ -160,6 +160,13 @@ test('a new stack from a template: its inputs as fields, the compose file filled
   const settings = await s.api('GET', '/api/v1/stacks/greeter/settings');
   assert.equal(settings.body.template, 'hello');
   assert.deepEqual(settings.body.settings, { MESSAGE: 'hi there' });
+  // its settings are the same fields, never JSON
+  await page.goto('/stacks/greeter/settings');
+  assert.equal(await page.getByLabel('Message').inputValue(), 'hi there');
+  await page.getByLabel('Message').fill('hello again');
+  await page.getByRole('button', { name: 'Save settings' }).click();
+  await page.getByRole('status').getByText(/^Saved/).waitFor();
+  assert.deepEqual((await s.api('GET', '/api/v1/stacks/greeter/settings')).body.settings, { MESSAGE: 'hello again' });
 });
 
 test('a refused compose save says why, beside the rule errors at their lines', async () => {
