@@ -1,4 +1,4 @@
-// The portal SDK's edge links: a hostname's address with the edge's port when it is not 80/443, and an owner's hostnames as links (for stack and site pages).
+// The portal SDK's edge links: a hostname's address with the edge's port when it is not 80/443 (the Edge page), and an owner's hostnames as links from GET /edge/links (stack and site pages, any user).
 import { api, can, ok, useLoad, type paths } from './kit.tsx';
 
 export type EdgeView = paths['/api/v1/edge']['get']['responses'][200]['content']['application/json'];
@@ -14,21 +14,15 @@ export function useEdge() {
   return useLoad(async () => (can('edge:read') ? ok(api.GET('/api/v1/edge')) : undefined), [], 10_000);
 }
 
-/** the hostnames an owner (`stack:web`, `site:blog`) holds on the edge, each a link that opens it (`known`: the names the caller knows without the edge, shown as text to users who may not read it) */
-export function OwnerHostnames({ owner, known = [] }: { owner: string; known?: string[] }) {
-  const edge = useEdge().data;
-  const routes = edge?.routes.filter((r) => r.owner === owner) ?? [];
-  const held = edge ? [...new Set([...edge.hostnames.filter((h) => h.owner === owner).map((h) => h.hostname), ...known])] : known;
+/** the hostnames an owner (`stack:web`, `site:blog`) holds on the edge, each a link that opens it; `only`: just these (a site's own, not its preview's) */
+export function OwnerHostnames({ owner, only }: { owner: string; only?: string[] }) {
+  const links = useLoad(() => ok(api.GET('/api/v1/edge/links')), [owner], 10_000);
+  const held = (links.data ?? []).filter((l) => l.owner === owner && (!only || only.includes(l.hostname)));
+  if (!links.data) return only?.length ? <ul class="plain">{only.map((h) => <li><code>{h}</code></li>)}</ul> : <span class="muted">none</span>;
   if (!held.length) return <span class="muted">none</span>;
   return (
-    <ul class="plain" data-testid="hostnames">{held.map((hostname) => {
-      const served = routes.filter((r) => r.hostname === hostname);
-      const url = edge && hostUrl(hostname, served.some((r) => r.https), edge.ports);
-      return (
-        <li>{url ? <a href={url} target="_blank" rel="noreferrer">{url}</a> : <code>{hostname}</code>}
-          {edge && !served.length && <span class="muted"> (not routed now)</span>}
-          {served.filter((r) => r.path !== '/').map((r) => <span class="muted"> {r.path}</span>)}</li>
-      );
-    })}</ul>
+    <ul class="plain" data-testid="hostnames">{held.map((l) => (
+      <li><a href={l.url} target="_blank" rel="noreferrer">{l.url}</a>{!l.routed && <span class="muted"> (not routed now)</span>}</li>
+    ))}</ul>
   );
 }

@@ -93,7 +93,7 @@ function Overview({ stack, reload }: { stack: StackView; reload(): void }) {
     <>
       <p><Status value={stack.status} /> revision {stack.revision}{stack.deployedRevision !== null && <> · deployed revision {stack.deployedRevision} <Time at={stack.deployedAt} /></>}</p>
       {stack.engineError && <p class="error-text">{stack.engineError}</p>}
-      {can('edge:read') && <div class="hosts">Hostnames: <OwnerHostnames owner={`stack:${stack.name}`} /></div>}
+      <div class="hosts">Hostnames: <OwnerHostnames owner={`stack:${stack.name}`} /></div>
       {can('stacks:deploy') && (
         <div class="actions">
           <button type="button" class="primary" onClick={() => run('deploy')} disabled={act.busy}>Deploy</button>

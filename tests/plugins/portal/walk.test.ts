@@ -34,6 +34,7 @@ before(async () => {
   const backup = await s.api('PUT', '/api/v1/backups/nightly', { body: { targets: { stacks: [stack] }, schedule: '@daily', retention: { last: 2 } } });
   assert.equal(backup.status, 201, backup.text);
   await addUser(s, 'ada', 'admin');
+  await addUser(s, 'vic', 'viewer');
   browser = await launch();
   page = await signedIn(browser, s, 'ada', { width: 1400, height: 900 });
   page.on('pageerror', (e) => errors.push(`${page.url()}: ${e.message}`));
@@ -116,6 +117,18 @@ test('the Edge page: each hostname with its owner, state and a link that opens i
   await page.getByTestId('hostnames').getByRole('link', { name: `http://blog.sites.test:${s.httpPort}/` }).waitFor();
   await page.goto('/sites/blog/draft');
   await page.getByRole('link', { name: `http://draft--blog.preview.test:${s.httpPort}/` }).waitFor();
+
+  // a viewer (no edge:read) gets the same links on the pages it may read, from GET /edge/links
+  const viewer = await signedIn(browser, s, 'vic');
+  await viewer.goto(`/stacks/${stack}`);
+  await viewer.getByTestId('hostnames').getByRole('link', { name: `http://${host}:${s.httpPort}/` }).waitFor();
+  await viewer.goto('/sites/blog');
+  await viewer.getByTestId('hostnames').getByRole('link', { name: `http://blog.sites.test:${s.httpPort}/` }).waitFor();
+  assert.equal(await viewer.getByTestId('hostnames').getByRole('link').count(), 1, "the site's own hostnames, not its preview");
+  assert.equal(await viewer.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Edge' }).count(), 0);
+  await viewer.context().close();
+  const links = await s.api('GET', '/api/v1/edge/links', { token: s.admin });
+  assert.deepEqual(links.body.find((l: any) => l.hostname === host), { hostname: host, owner: `stack:${stack}`, url: `http://${host}:${s.httpPort}/`, https: false, routed: true });
 });
 
 test('the stack list sorts naturally; a stack whose container crashed is down; the overview shows the host', async () => {
