@@ -58,9 +58,13 @@ test('the console: opened from the container page, echo hi answers hi, the termi
   const before = await size();
   await page.setViewportSize({ width: 700, height: 900 });
   await until(async () => (await size()) !== before, 10_000, 'the terminal to refit');
-  await page.keyboard.type('clear; stty size');
-  await page.keyboard.press('Enter');
-  await until(async () => (await screen()).includes(await size()), 10_000, 'the new size, as the shell sees it');
+  // asked again until it answers: the layout may settle in more than one step, each a resize the shell is told of
+  await until(async () => {
+    await page.keyboard.type('clear; stty size');
+    await page.keyboard.press('Enter');
+    await new Promise((r) => setTimeout(r, 300));
+    return (await screen()).includes(await size());
+  }, 15_000, 'the new size, as the shell sees it', 500);
   await page.setViewportSize({ width: 1280, height: 900 });
   await shot(page, 'container-console');
   await page.getByRole('button', { name: 'Close console' }).click();
