@@ -12,6 +12,13 @@ export function useHistory(windowMs = 15 * 60_000): [Sample[], (s: Sample) => vo
   return [samples, add, () => setSamples([])];
 }
 
+/** the time axis spans at least the last minute: a first sample is not drawn across the years uPlot would pick for it */
+function showTime(u: uPlot): void {
+  const xs = u.data[0];
+  const max = xs.length ? xs[xs.length - 1] : Date.now() / 1000;
+  u.setScale('x', { min: Math.min(xs.length ? xs[0] : max, max - 60), max });
+}
+
 /** a line per series over time; `format` writes the axis and the legend values (bytes, percent) */
 export function LivePlot({ title, series, samples, format, height = 160 }: { title: string; series: string[]; samples: Sample[]; format(v: number): string; height?: number }) {
   const box = useRef<HTMLDivElement>(null);
@@ -27,17 +34,18 @@ export function LivePlot({ title, series, samples, format, height = 160 }: { tit
       plot.current = new UPlot({
         width: box.current.clientWidth || 300, height,
         series: [{}, ...series.map((label, i) => ({ label, stroke: colours[i % colours.length], width: 1.5, value: (_: uPlot, v: number | null) => (v === null ? '—' : format(v)) }))],
-        axes: [axis, { ...axis, size: 70, values: (_: uPlot, ticks: number[]) => ticks.map(format) }],
-        // one sample spans a minute, not the years uPlot would pick; the y axis starts at 0 and is never thinner than 1
-        scales: { x: { time: true, range: (_: uPlot, min: number, max: number) => (max - min < 60 ? [max - 60, max] : [min, max]) }, y: { range: (_: uPlot, _min: number, max: number) => [0, Math.max(max, 1) * 1.1] } },
+        axes: [axis, { ...axis, size: 84, values: (_: uPlot, ticks: number[]) => ticks.map(format) }],
+        // the y axis starts at 0 and is never thinner than 1
+        scales: { y: { range: (_: uPlot, _min: number, max: number) => [0, Math.max(max, 1) * 1.1] } },
         legend: { live: true },
       }, data(), box.current);
+      showTime(plot.current);
       observer = new ResizeObserver(() => { if (box.current && plot.current) plot.current.setSize({ width: box.current.clientWidth, height }); });
       observer.observe(box.current);
     });
     return () => { gone = true; observer?.disconnect(); plot.current?.destroy(); plot.current = undefined; };
   }, [series.join('\n')]);
-  useEffect(() => { plot.current?.setData(data()); }, [samples]);
+  useEffect(() => { if (plot.current) { plot.current.setData(data()); showTime(plot.current); } }, [samples]);
   const last = samples.at(-1);
   return (
     <figure class="plot" aria-label={title}>

@@ -131,8 +131,13 @@ test('the Edge page: each hostname with its owner, state and a link that opens i
   assert.deepEqual(links.body.find((l: any) => l.hostname === host), { hostname: host, owner: `stack:${stack}`, url: `http://${host}:${s.httpPort}/`, https: false, routed: true });
 });
 
-test('the stack list sorts naturally; a stack whose container crashed is down; the overview shows the host', async () => {
+test('the stack list sorts naturally; a stack\'s resource use as plots; a stack whose container crashed is down; the overview shows the host', async () => {
+  await page.goto(`/stacks/${stack}/resources`);
+  await page.getByTestId('stack-stats').getByRole('link', { name: `${stack}-web-1` }).waitFor();
+  await eventually(async () => (await page.getByTestId('plots').locator('canvas').count()) === 3, 10_000, 'three plots');
+  await shot(page, 'stack-resources');
   await page.goto('/stacks');
+  await page.getByTestId('stacks').getByRole('link', { name: 'ac10' }).waitFor();
   const names = await page.getByTestId('stacks').locator('tbody tr td:first-child').allInnerTexts();
   assert.deepEqual(names.filter((n) => n.startsWith('ac')), ['ac1', 'ac2', 'ac10']);
   await docker.getContainer(`${stack}-web-1`).kill();
