@@ -215,7 +215,7 @@ export async function boot(opts: BootOptions): Promise<Running> {
     // the document is built at its first request: building it sorts with ICU collation, whose data costs RSS in every process
     let openapi: Record<string, unknown> | undefined;
     const openapiDocument = () => (openapi ??= buildOpenApi(services.table.routes, app.scopes, kernelVersion));
-    for (const route of coreRoutes({ db: app.db, jobs: app.jobs, contributors: services.contributors, visibility: services.visibility, openapi: openapiDocument })) services.table.add('kernel', 'api', route);
+    for (const route of coreRoutes({ db: app.db, jobs: app.jobs, contributors: services.contributors, visibility: services.visibility, openapi: openapiDocument, dataDir: app.config.dataDir })) services.table.add('kernel', 'api', route);
     for (const route of docsRoutes()) services.table.add('kernel', 'api', route);
     for (const route of pluginRoutes({ ...services, plugins: config.plugins, loaded: app.loaded, routes: services.table.routes })) services.table.add('kernel', 'api', route);
     let started = false;

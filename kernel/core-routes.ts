@@ -1,4 +1,6 @@
-// The kernel's own endpoints: the OpenAPI document, /me, /overview, /jobs (their output followed too) and /activity.
+// The kernel's own endpoints: the OpenAPI document, /me, /overview (with the host's free memory and disk), /jobs (their output followed too) and /activity.
+import { readFile, statfs } from 'node:fs/promises';
+import { freemem, totalmem } from 'node:os';
 import { Type, type Static } from '@sinclair/typebox';
 import type { AttentionItem, Db, OverviewContributor, Principal } from '../sdk/index.ts';
 import { Readable } from 'node:stream';
@@ -27,6 +29,23 @@ export interface CoreDeps {
   visibility: Visibility;
   openapi(): unknown;
   contributors: readonly { owner: string; contributor: OverviewContributor }[];
+  /** DATA_DIR: the overview tells the free space of its file system */
+  dataDir: string;
+}
+
+const HostSchema = Type.Object({
+  memory: Type.Object({ totalBytes: Type.Number(), freeBytes: Type.Number({ description: "what programs can still get (Linux's MemAvailable: free memory and the cache it can drop)" }) }),
+  disk: Type.Union([Type.Object({ path: Type.String({ description: 'the folder measured: DATA_DIR' }), totalBytes: Type.Number(), freeBytes: Type.Number() }), Type.Null()], { description: 'the file system of DATA_DIR; null when it cannot be read' }),
+}, { description: "the host's free memory and disk beside the counts" });
+
+/** the memory programs can still get (MemAvailable where Linux tells it, else the free memory) and the free space of DATA_DIR's file system */
+export async function hostResources(dataDir: string): Promise<Static<typeof HostSchema>> {
+  const available = await readFile('/proc/meminfo', 'utf8').then((t) => /^MemAvailable:\s+(\d+) kB/m.exec(t)?.[1], () => undefined);
+  const fs = await statfs(dataDir).catch(() => null);
+  return {
+    memory: { totalBytes: totalmem(), freeBytes: available ? Number(available) * 1024 : freemem() },
+    disk: fs ? { path: dataDir, totalBytes: fs.blocks * fs.bsize, freeBytes: fs.bavail * fs.bsize } : null,
+  };
 }
 
 export async function overviewFor(principal: Principal, contributors: CoreDeps['contributors'], visibility: Visibility) {
@@ -89,8 +108,12 @@ export function coreRoutes(deps: CoreDeps): AnyRoute[] {
           severity: Type.String(), kind: Type.String(), source: Type.String(), message: Type.String(),
           resource: Type.Optional(Type.String()), since: Type.Optional(Type.String()),
         })),
+        host: HostSchema,
       }),
-      handler: async ({ principal }) => overviewFor(principal, deps.contributors, visibility),
+      handler: async ({ principal }) => {
+        const [parts, host] = await Promise.all([overviewFor(principal, deps.contributors, visibility), hostResources(deps.dataDir)]);
+        return { ...parts, host };
+      },
     }),
     defineRoute({
       method: 'GET', path: '/jobs', scopes: ['jobs:read'], page: true, cursor: SeqCursor, summary: 'List jobs, newest first',

@@ -48,7 +48,7 @@ export async function describeApi(root: string, overrides: Record<string, unknow
     await setupPlugins(loaded, services);
     for (const route of pluginRoutes({ ...services, plugins: config.plugins, loaded, routes: services.table.routes })) services.table.add('kernel', 'api', route);
     let openapi: Record<string, unknown> = {};
-    for (const route of coreRoutes({ db: noDatabase, jobs: services.jobs, contributors: [], visibility: services.visibility, openapi: () => openapi })) services.table.add('kernel', 'api', route);
+    for (const route of coreRoutes({ db: noDatabase, jobs: services.jobs, contributors: [], visibility: services.visibility, openapi: () => openapi, dataDir: '' })) services.table.add('kernel', 'api', route);
     for (const route of healthRoutes({ db: noDatabase, metrics: services.metrics, started: () => false, details: [] })) services.table.add('kernel', 'root', route);
     const limiter = new RateLimiter(1);
     const twoFactor = new TwoFactor(noDatabase, secrets);

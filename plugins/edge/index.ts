@@ -130,6 +130,26 @@ export default definePlugin({
       },
     });
 
+    // the addresses of a caller's stacks and sites, for links on their pages: any user, each owner as its kind's read scope
+    // and access list allow (sites:read is the sites plugin's; owners of another kind need edge:read)
+    const readScope = (owner: string) => ({ stack: 'stacks:read', site: 'sites:read' } as Record<string, string>)[owner.slice(0, owner.indexOf(':'))] ?? 'edge:read';
+    ctx.routes.add({
+      method: 'GET', path: '/edge/links', authenticated: true, optionalScopes: ['stacks:read', 'edge:read'],
+      summary: "The addresses of the hostnames of the stacks and sites the caller may read, as links with the edge's port",
+      description: "url is https when a certificate covers the hostname, and names the edge's port when it is not 80/443. routed: whether a route serves it now (a saved, undeployed stack's hostname is held, not routed).",
+      response: Type.Array(Type.Object({ hostname: Type.String(), owner: Type.String(), url: Type.String(), https: Type.Boolean(), routed: Type.Boolean() })),
+      async handler({ principal }: { principal: Principal }) {
+        const [routes, hostnames, certificates] = await Promise.all([store.routes(), store.hostnames(), store.certificateList()]);
+        const seen = await ctx.visibility.filter(principal, hostnames.map((h) => h.owner), 'read');
+        const { httpPort, httpsPort } = ctx.options;
+        return hostnames.filter((h) => seen(h.owner) && principal.can(readScope(h.owner))).map((h) => {
+          const https = certificates.some((c) => c.domains.some((d) => covers(d, h.hostname)));
+          const port = https ? (httpsPort === 443 ? '' : `:${httpsPort}`) : (httpPort === 80 ? '' : `:${httpPort}`);
+          return { hostname: h.hostname, owner: h.owner, url: `${https ? 'https' : 'http'}://${h.hostname}${port}/`, https, routed: routes.some((r) => r.hostname === h.hostname) };
+        });
+      },
+    });
+
     ctx.overview.add({
       scope: 'edge:read',
       async summary() {
@@ -172,6 +192,7 @@ export default definePlugin({
       covers,
       challengeDir: edge.challengeDir,
       network: edgeNetworkName,
+      ports: { http: ctx.options.httpPort, https: ctx.options.httpsPort },
     };
   },
 });

@@ -83,4 +83,6 @@ export interface EdgeApi {
   readonly challengeDir: string;
   /** the Docker network Caddy reaches services on */
   readonly network: string;
+  /** the ports the edge listens on (plugins.edge.options httpPort, httpsPort): a link to a hostname names the port when it is not 80/443 */
+  readonly ports: { readonly http: number; readonly https: number };
 }

@@ -47,7 +47,8 @@ export function createSites(deps: { ctx: PluginContext; store: SiteStore; files:
   /** any site's preview hostname, the site's own included: they are served only as previews */
   const isPreviewHost = (hostname: string) => settings.previewDomain !== null && hostname.endsWith(`.${settings.previewDomain}`)
     && hostname.startsWith(previewPrefix) && !hostname.slice(0, -(settings.previewDomain.length + 1)).includes('.');
-  const previewUrl = (name: string) => { const h = previewHost(name); return h ? `http://${h}/` : null; };
+  /** the preview's address, with the edge's port when it is not 80 */
+  const previewUrl = (name: string) => { const h = previewHost(name); return h ? `http://${h}${edge.ports.http === 80 ? '' : `:${edge.ports.http}`}/` : null; };
 
   function routesOf(row: Pick<SiteRow, 'name' | 'hostnames' | 'previewHash'>): StaticRoute[] {
     const routes: StaticRoute[] = row.hostnames.map((hostname) => ({ kind: 'static', hostname, root: files.servedLink(row.name) }));

@@ -128,7 +128,7 @@ export default definePlugin({
           if (view.status === 'failed') {
             return [{ severity: 'critical', kind: 'deploy-failed', resource: resourceOf(r.name), message: `the last deploy of ${r.name} failed: ${view.lastDeploy?.error ?? ''}`, since: view.lastDeploy?.finishedAt ?? undefined }];
           }
-          if (r.desired === 'running' && (view.status === 'partial' || view.status === 'stopped')) {
+          if (r.desired === 'running' && (view.status === 'partial' || view.status === 'down')) {
             const down = view.services.filter((s) => s.declared && !s.containers.some((c) => c.state === 'running')).map((s) => s.name);
             return [{ severity: 'warning', kind: 'services-down', resource: resourceOf(r.name), message: `${r.name}: ${down.length ? down.join(', ') : 'services'} should run but ${down.length === 1 ? 'is' : 'are'} not running` }];
           }

@@ -3,7 +3,8 @@ import { ActorSchema, JobStatusSchema, Nullable, Type, type Job } from '../../sd
 import type { ServiceStatus } from '../docker/types.ts';
 import type { StackSummary } from './store.ts';
 
-export type StackStatus = 'running' | 'partial' | 'stopped' | 'failed' | 'deploying' | 'never-deployed' | 'unknown';
+/** `down`: it should run (deployed, not stopped) but no service runs, crashed or removed behind Dockwright's back; `stopped`: stopped on purpose */
+export type StackStatus = 'running' | 'partial' | 'stopped' | 'down' | 'failed' | 'deploying' | 'never-deployed' | 'unknown';
 
 const secretName = /(pass|secret|token|key|private|credential|auth|salt|cert|dsn|api_?key)/i;
 export const looksSecret = (name: string) => secretName.test(name);
@@ -25,9 +26,10 @@ export function deriveStatus(row: StackSummary, services: readonly ServiceStatus
   if (lastDeploy && !lastDeploy.done) return 'deploying';
   if (services === null) return 'unknown';
   if (lastDeploy?.status === 'failed') return 'failed';
-  if (!services.some((s) => s.containers.length)) return row.desired === 'none' ? 'never-deployed' : 'stopped';
+  const idle = row.desired === 'running' ? 'down' : 'stopped';
+  if (!services.some((s) => s.containers.length)) return row.desired === 'none' ? 'never-deployed' : idle;
   const up = new Set(services.filter((s) => s.containers.some((c) => c.state === 'running' && c.health !== 'unhealthy')).map((s) => s.service));
-  if (!up.size) return 'stopped';
+  if (!up.size) return idle;
   return row.services.every((name) => up.has(name)) ? 'running' : 'partial';
 }
 
@@ -42,7 +44,7 @@ export interface LiveState {
 const ContainerSchema = Type.Object({
   id: Type.String(), name: Type.String(), state: Type.String(), status: Type.String(), health: Nullable(Type.String()), image: Type.String(), createdAt: Type.String(),
 });
-const StatusSchema = Type.Union(['running', 'partial', 'stopped', 'failed', 'deploying', 'never-deployed', 'unknown'].map((s) => Type.Literal(s as StackStatus)));
+const StatusSchema = Type.Union(['running', 'partial', 'stopped', 'down', 'failed', 'deploying', 'never-deployed', 'unknown'].map((s) => Type.Literal(s as StackStatus)));
 
 /** a stack in lists: the answer of stackView */
 export const StackViewSchema = Type.Object({

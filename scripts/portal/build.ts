@@ -1,4 +1,4 @@
-// The portal's build: the API's types from its route table, then one minified bundle of the shell and every plugin's plugins/<name>/portal/index.tsx pages.
+// The portal's build: the API's types from its route table, then one minified bundle of the shell and every plugin's plugins/<name>/portal/index.tsx pages (the terminal and the plots in chunks loaded on first use).
 import { build, type Plugin } from 'esbuild';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
@@ -46,7 +46,7 @@ export async function buildPortal(root: string, out = join(root, 'dist', 'portal
   mkdirSync(out, { recursive: true });
   const result = await build({
     entryPoints: { app: join(root, 'plugins', 'portal', 'ui', 'main.tsx'), style: join(root, 'plugins', 'portal', 'ui', 'style.css') },
-    outdir: out, entryNames: '[name]-[hash]', bundle: true, minify: true, format: 'esm', target: ['es2020', 'chrome100', 'firefox100', 'safari15'],
+    outdir: out, entryNames: '[name]-[hash]', bundle: true, minify: true, format: 'esm', splitting: true, chunkNames: 'chunk-[hash]', target: ['es2020', 'chrome100', 'firefox100', 'safari15'],
     jsx: 'automatic', jsxImportSource: 'preact', plugins: [pagesModule(root)], metafile: true, logLevel: 'warning', legalComments: 'none',
     define: { 'process.env.NODE_ENV': '"production"' },
   });

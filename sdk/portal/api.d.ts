@@ -751,7 +751,7 @@ export interface paths {
             "application/json": {
               name: string;
               revision: number;
-              status: "running" | "partial" | "stopped" | "failed" | "deploying" | "never-deployed" | "unknown";
+              status: "running" | "partial" | "stopped" | "down" | "failed" | "deploying" | "never-deployed" | "unknown";
               engineError?: string;
               services: {
                 name: string;
@@ -862,7 +862,7 @@ export interface paths {
             "application/json": {
               name: string;
               revision: number;
-              status: "running" | "partial" | "stopped" | "failed" | "deploying" | "never-deployed" | "unknown";
+              status: "running" | "partial" | "stopped" | "down" | "failed" | "deploying" | "never-deployed" | "unknown";
               engineError?: string;
               services: {
                 name: string;
@@ -1185,7 +1185,7 @@ export interface paths {
             "application/json": {
               name: string;
               revision: number;
-              status: "running" | "partial" | "stopped" | "failed" | "deploying" | "never-deployed" | "unknown";
+              status: "running" | "partial" | "stopped" | "down" | "failed" | "deploying" | "never-deployed" | "unknown";
               engineError?: string;
               services: {
                 name: string;
@@ -2389,7 +2389,7 @@ export interface paths {
             "application/json": {
               name: string;
               revision: number;
-              status: "running" | "partial" | "stopped" | "failed" | "deploying" | "never-deployed" | "unknown";
+              status: "running" | "partial" | "stopped" | "down" | "failed" | "deploying" | "never-deployed" | "unknown";
               engineError?: string;
               services: {
                 name: string;
@@ -4763,6 +4763,69 @@ export interface paths {
                 at: string;
               }[];
             };
+          };
+        };
+        400: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        401: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        403: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/edge/links": {
+    parameters: { query?: never; header?: never; path?: never; cookie?: never };
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        200: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/json": {
+              hostname: string;
+              owner: string;
+              url: string;
+              https: boolean;
+              routed: boolean;
+            }[];
           };
         };
         400: {
@@ -9310,6 +9373,17 @@ export interface paths {
                 resource?: string;
                 since?: string;
               }[];
+              host: {
+                memory: {
+                  totalBytes: number;
+                  freeBytes: number;
+                };
+                disk: {
+                  path: string;
+                  totalBytes: number;
+                  freeBytes: number;
+                } | null;
+              };
             };
           };
         };

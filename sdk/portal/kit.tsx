@@ -14,6 +14,8 @@ export interface PortalPage {
   title: string;
   /** shown in the main navigation, ordered by this number */
   nav?: number;
+  /** pages of one group share one entry of the main navigation (the first the user may see) and a row of links above the page */
+  group?: string;
   /** the page is offered only when the user holds this scope (a switched-off plugin defines none) */
   scope?: string;
   component: (props: { params: Record<string, string> }) => VNode | null;
@@ -120,6 +122,35 @@ export function Link(props: AnchorHTMLAttributes & { href: string }) {
 
 export const enc = encodeURIComponent;
 
+// ------------------------------------------------------------------ words
+
+/** a size as people read it: 512 B, 3.4 KiB, 12.0 MiB, 1.50 GiB */
+export function bytes(n: number | null | undefined): string {
+  if (n === null || n === undefined) return '—';
+  if (n < 1024) return `${n} B`;
+  if (n < 1 << 20) return `${(n / 1024).toFixed(1)} KiB`;
+  if (n < 1 << 30) return `${(n / (1 << 20)).toFixed(1)} MiB`;
+  return `${(n / (1 << 30)).toFixed(2)} GiB`;
+}
+
+/** a duration as people read it: 850 ms, 12 s, 3 min 5 s */
+export function duration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  const s = Math.round(ms / 1000);
+  return s < 60 ? `${s} s` : `${Math.floor(s / 60)} min ${s % 60} s`;
+}
+
+/** a value as words, never as JSON: nested objects as `key: value` pairs, lists joined, nothing as "none" */
+export function words(v: unknown): string {
+  if (v === null || v === undefined) return 'none';
+  if (Array.isArray(v)) return v.length ? v.map(words).join(', ') : 'none';
+  if (typeof v === 'object') return Object.entries(v as Record<string, unknown>).map(([k, x]) => `${k}: ${words(x)}`).join(', ');
+  return String(v);
+}
+
+/** names in the order people expect: ac2 before ac10 */
+export const naturally = new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' }).compare;
+
 // ------------------------------------------------------------------ data
 
 export interface Loaded<T> { data?: T; error?: Problem; loading: boolean; reload(): void }
@@ -220,8 +251,8 @@ export function ShownOnce({ label, secret, extra }: { label: string; secret: str
 
 type Job = paths['/api/v1/jobs/{id}']['get']['responses'][200]['content']['application/json'];
 
-/** a job's output as it grows, polled until the job is done */
-export function JobOutput({ id, onDone, everyMs = 1000 }: { id: string; onDone?: (job: Job) => void; everyMs?: number }) {
+/** a job's output as it grows, polled until the job is done; onUpdate hears every state read */
+export function JobOutput({ id, onDone, onUpdate, everyMs = 1000 }: { id: string; onDone?: (job: Job) => void; onUpdate?: (job: Job) => void; everyMs?: number }) {
   const [job, setJob] = useState<Job>();
   const [problem, setProblem] = useState<Problem>();
   const pre = useRef<HTMLPreElement>(null);
@@ -233,6 +264,7 @@ export function JobOutput({ id, onDone, everyMs = 1000 }: { id: string; onDone?:
         const next = await ok(api.GET('/api/v1/jobs/{id}', { params: { path: { id } } }));
         if (stop) return;
         setJob(next);
+        onUpdate?.(next);
         if (next.done) { onDone?.(next); return; }
       } catch (err) {
         if (isProblem(err)) setProblem(err);
@@ -246,7 +278,8 @@ export function JobOutput({ id, onDone, everyMs = 1000 }: { id: string; onDone?:
   return (
     <section class="job" aria-label={`job ${id}`}>
       <p>Job <Link href={`/jobs/${id}`}><code>{id.slice(0, 8)}</code></Link> {job ? <Status value={job.status} /> : <span class="muted">starting…</span>} {job?.error && <span class="error-text">{job.error}</span>}</p>
-      <pre ref={pre} class="output" role="log" aria-live="polite" data-testid="job-output">{job?.output ?? ''}</pre>
+      {job?.output ? <pre ref={pre} class="output" role="log" aria-live="polite" data-testid="job-output">{job.output}</pre>
+        : <p class="muted" role="log" data-testid="job-output">{job?.done ? 'The job wrote no output.' : 'No output yet.'}</p>}
       <ProblemBox problem={problem} />
     </section>
   );

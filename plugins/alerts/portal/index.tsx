@@ -110,7 +110,7 @@ function ChannelForm({ onCreated }: { onCreated(secret: string | undefined): voi
       <label>Least severity sent<select value={minSeverity} onChange={(e) => setMinSeverity(e.currentTarget.value as Severity)}>
         {severities.map((s) => <option value={s}>{s}</option>)}
       </select></label>
-      <label>Alert kinds (separated by spaces or commas; empty: all)<input value={events} onInput={(e) => setEvents(e.currentTarget.value)} placeholder="job.failed backup.failed" /></label>
+      <label>Alert kinds (separated by spaces or commas; empty: all)<input value={events} onInput={(e) => setEvents(e.currentTarget.value)} placeholder="job-failed backup-failed" /></label>
       <div class="actions"><button type="submit" class="primary" disabled={act.busy}>Create channel</button></div>
       <ProblemBox problem={act.problem} />
     </form>
@@ -173,6 +173,6 @@ function Channels() {
 }
 
 export const pages: PortalPage[] = [
-  { path: '/alerts', title: 'Alerts', nav: 70, scope: 'alerts:read', component: Alerts },
-  { path: '/alert-channels', title: 'Alert channels', nav: 71, scope: 'alerts:read', component: Channels },
+  { path: '/alerts', title: 'Alerts', nav: 70, group: 'alerts', scope: 'alerts:read', component: Alerts },
+  { path: '/alert-channels', title: 'Alert channels', nav: 71, group: 'alerts', scope: 'alerts:read', component: Channels },
 ];

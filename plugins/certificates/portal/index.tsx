@@ -134,6 +134,6 @@ function Certificate({ params }: { params: Record<string, string> }) {
 }
 
 export const pages: PortalPage[] = [
-  { path: '/certificates', title: 'Certificates', nav: 40, scope: 'certificates:read', component: Certificates },
+  { path: '/certificates', title: 'Certificates', nav: 40, group: 'edge', scope: 'certificates:read', component: Certificates },
   { path: '/certificates/:name', title: 'Certificate', scope: 'certificates:read', component: Certificate },
 ];

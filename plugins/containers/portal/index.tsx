@@ -1,6 +1,7 @@
-// The containers plugin's portal pages: the list with state and health, start/stop/restart, a container's live logs, console and resource use.
+// The containers plugin's portal pages: the list with state and health, start/stop/restart, a container's live logs, console (xterm.js) and resource use (uPlot).
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, can, Empty, enc, Link, Loading, ok, PageTitle, ProblemBox, Status, useAction, useLoad, useSession, type PortalPage, type Problem } from '../../../sdk/portal/kit.tsx';
+import { api, bytes, can, Empty, enc, Link, Loading, ok, PageTitle, ProblemBox, Status, useAction, useLoad, useSession, type PortalPage, type Problem } from '../../../sdk/portal/kit.tsx';
+import { ResourcePlots, useHistory } from '../../../sdk/portal/plot.tsx';
 
 function Containers() {
   const list = useLoad(() => ok(api.GET('/api/v1/containers', { params: { query: { limit: 500 } } })), [], 3000);
@@ -49,91 +50,65 @@ function LiveLogs({ id }: { id: string }) {
     <section aria-labelledby="logs-title">
       <div class="page-head"><h2 id="logs-title">Logs</h2><button type="button" onClick={() => setFollowing(!following)} aria-pressed={following}>{following ? 'Pause' : 'Follow'}</button></div>
       <ProblemBox problem={problem} />
-      <pre ref={pre} class="output" role="log" aria-live="off" data-testid="logs">{text}</pre>
+      {text ? <pre ref={pre} class="output" role="log" aria-live="off" data-testid="logs">{text}</pre>
+        : <p class="muted" role="log" data-testid="logs">{following ? 'No log lines yet: new ones appear here as they are written.' : 'Paused.'}</p>}
     </section>
   );
 }
 
-/** what a terminal prints that a plain text view cannot show: colour and cursor escapes, bells, carriage returns before a newline */
-const escapes = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][0-9A-Za-z]|\x1b[=>78]|\x07|\r(?=\n)/g;
-
-/** the keys a terminal sends for what is typed (the text view is focused); undefined: the browser keeps the key */
-function keyBytes(e: KeyboardEvent): string | undefined {
-  if (e.ctrlKey && !e.altKey && e.key.length === 1 && /[a-z@\[\\\]^_]/i.test(e.key)) return String.fromCharCode(e.key.toUpperCase().charCodeAt(0) & 0x1f);
-  if (e.metaKey || (e.ctrlKey && !e.altKey)) return undefined;
-  const named: Record<string, string> = {
-    Enter: '\r', Backspace: '\x7f', Tab: '\t', Escape: '\x1b', ArrowUp: '\x1b[A', ArrowDown: '\x1b[B', ArrowRight: '\x1b[C', ArrowLeft: '\x1b[D',
-    Home: '\x1b[H', End: '\x1b[F', Delete: '\x1b[3~',
-  };
-  if (named[e.key]) return named[e.key];
-  return e.key.length === 1 ? e.key : undefined;
-}
-
-/** a console into the container: a WebSocket to its shell, shown as plain text (no xterm.js in this build); keys typed in the view go to the shell */
+/** a console into the container: a WebSocket to its shell in an xterm.js terminal, sized to its box (and resized with it) */
 function Console({ id }: { id: string }) {
   const session = useSession();
   const [open, setOpen] = useState(false);
-  const [text, setText] = useState('');
   const [status, setStatus] = useState('');
-  const view = useRef<HTMLPreElement>(null);
-  const socket = useRef<WebSocket | null>(null);
+  const [size, setSize] = useState<{ cols: number; rows: number }>();
+  const box = useRef<HTMLDivElement>(null);
   useEffect(() => {
     if (!open || !session) return;
-    const url = `${location.origin.replace(/^http/, 'ws')}/api/v1/containers/${enc(id)}/exec?csrf=${enc(session.csrf)}`;
-    const ws = socket.current = new WebSocket(url);
-    setText('');
+    let gone = false;
+    let cleanup = () => {};
     setStatus('connecting…');
-    ws.onopen = () => {
-      setStatus('connected');
-      const el = view.current;
-      // the size of the view in characters of its monospace font
-      const cols = el ? Math.max(20, Math.floor(el.clientWidth / 8.4)) : 80;
-      ws.send(JSON.stringify({ resize: { cols, rows: 24 } }));
-      el?.focus();
-    };
-    ws.onmessage = (e) => setText((t) => (t + String(e.data)).replace(escapes, '').slice(-100_000));
-    ws.onclose = (e) => { setStatus(e.reason ? `closed (${e.reason})` : e.code === 1006 ? 'refused or cut off' : 'closed'); };
-    return () => ws.close();
+    Promise.all([import('@xterm/xterm'), import('@xterm/addon-fit')]).then(([{ Terminal }, { FitAddon }]) => {
+      if (gone || !box.current) return;
+      const term = new Terminal({ cursorBlink: true, fontSize: 13, scrollback: 5000, fontFamily: 'ui-monospace, monospace' });
+      const fit = new FitAddon();
+      term.loadAddon(fit);
+      term.open(box.current);
+      fit.fit();
+      const ws = new WebSocket(`${location.origin.replace(/^http/, 'ws')}/api/v1/containers/${enc(id)}/exec?csrf=${enc(session.csrf)}`);
+      const resize = () => { setSize({ cols: term.cols, rows: term.rows }); if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ resize: { cols: term.cols, rows: term.rows } })); };
+      ws.onopen = () => { setStatus('connected'); resize(); term.focus(); };
+      ws.onmessage = (e) => term.write(String(e.data));
+      ws.onclose = (e) => { setStatus(e.reason ? `closed (${e.reason})` : e.code === 1006 ? 'refused or cut off' : 'closed'); };
+      term.onData((d) => { if (ws.readyState === WebSocket.OPEN) ws.send(d); });
+      term.onResize(resize);
+      const observer = new ResizeObserver(() => fit.fit());
+      observer.observe(box.current);
+      cleanup = () => { observer.disconnect(); ws.close(); term.dispose(); };
+    }).catch((err) => setStatus(`could not start the terminal: ${String(err)}`));
+    return () => { gone = true; cleanup(); };
   }, [open, id]);
-  useEffect(() => { if (view.current) view.current.scrollTop = view.current.scrollHeight; }, [text]);
-  const onKeyDown = (e: KeyboardEvent) => {
-    const bytes = keyBytes(e);
-    if (bytes === undefined || socket.current?.readyState !== WebSocket.OPEN) return;
-    e.preventDefault();
-    socket.current.send(bytes);
-  };
   return (
     <section aria-labelledby="console-title">
       <div class="page-head"><h2 id="console-title">Console</h2>
         <button type="button" onClick={() => setOpen(!open)} aria-pressed={open}>{open ? 'Close console' : 'Open console'}</button>
         {status && <span class="muted" data-testid="console-status">{status}</span>}
       </div>
-      {open && (
-        <pre ref={view} class="output" tabIndex={0} role="textbox" aria-multiline="true" aria-label="Console: type here, keys go to the shell"
-          data-testid="console" onKeyDown={onKeyDown}>{text}</pre>
-      )}
+      {open && <div ref={box} class="terminal" data-testid="console" data-cols={size?.cols} data-rows={size?.rows} aria-label="Console: keys typed here go to the shell" />}
     </section>
   );
 }
 
 interface Snapshot { at: string; cpuPercent: number; cpus: number; memory: { used: number; limit: number; percent: number }; network: { rxBytes: number; txBytes: number } }
 
-const bytes = (n: number) => (n >= 1 << 30 ? `${(n / (1 << 30)).toFixed(2)} GiB` : n >= 1 << 20 ? `${(n / (1 << 20)).toFixed(1)} MiB` : `${(n / 1024).toFixed(0)} KiB`);
-
-/** the last values as a line: a small SVG, scaled to its largest value */
-function Spark({ values, label }: { values: number[]; label: string }) {
-  const max = Math.max(1, ...values);
-  const points = values.map((v, i) => `${(i / Math.max(1, values.length - 1)) * 200},${40 - (v / max) * 38}`).join(' ');
-  return <svg viewBox="0 0 200 40" width="200" height="40" role="img" aria-label={label}><polyline fill="none" stroke="currentColor" stroke-width="1.5" points={points} /></svg>;
-}
-
 /** live resource use: the stats stream (follow=1), the last 15 minutes kept in memory on this page */
 function LiveStats({ id }: { id: string }) {
-  const [history, setHistory] = useState<Snapshot[]>([]);
+  const [last, setLast] = useState<Snapshot>();
+  const [samples, add, reset] = useHistory();
   const [problem, setProblem] = useState<Problem>();
   useEffect(() => {
     const abort = new AbortController();
-    setHistory([]);
+    reset();
     (async () => {
       const { response, error } = await api.GET('/api/v1/containers/{id}/stats', { params: { path: { id }, query: { follow: '1' } as never }, parseAs: 'stream', signal: abort.signal });
       if (!response.ok || !response.body) { setProblem({ ...(error as Problem), status: response.status }); return; }
@@ -145,23 +120,27 @@ function LiveStats({ id }: { id: string }) {
         pending += value;
         const lines = pending.split('\n');
         pending = lines.pop() ?? '';
-        const parsed = lines.filter(Boolean).map((l) => JSON.parse(l) as Snapshot);
-        if (parsed.length) setHistory((h) => [...h, ...parsed].slice(-900));
+        for (const s of lines.filter(Boolean).map((l) => JSON.parse(l) as Snapshot)) {
+          setLast(s);
+          add({ at: Date.parse(s.at), values: [s.cpuPercent, s.memory.used, s.network.rxBytes, s.network.txBytes] });
+        }
       }
     })().catch((err) => { if (!abort.signal.aborted) setProblem({ status: 0, title: 'stats', detail: String(err), type: '' }); });
     return () => abort.abort();
   }, [id]);
-  const last = history.at(-1);
   return (
     <section aria-labelledby="stats-title">
       <h2 id="stats-title">Resource use</h2>
       <ProblemBox problem={problem} />
       {!last ? <p class="muted">Reading…</p> : (
-        <dl class="stats" data-testid="stats">
-          <dt>CPU</dt><dd><span data-testid="stats-cpu">{last.cpuPercent.toFixed(1)} %</span> <span class="muted">of {last.cpus * 100} %</span> <Spark values={history.map((h) => h.cpuPercent)} label="CPU over the last minutes" /></dd>
-          <dt>Memory</dt><dd><span data-testid="stats-memory">{bytes(last.memory.used)}</span> <span class="muted">of {bytes(last.memory.limit)}</span> <Spark values={history.map((h) => h.memory.used)} label="memory over the last minutes" /></dd>
-          <dt>Network</dt><dd>received {bytes(last.network.rxBytes)}, sent {bytes(last.network.txBytes)}</dd>
-        </dl>
+        <>
+          <dl class="stats" data-testid="stats">
+            <dt>CPU</dt><dd><span data-testid="stats-cpu">{last.cpuPercent.toFixed(1)} %</span> <span class="muted">of {last.cpus * 100} %</span></dd>
+            <dt>Memory</dt><dd><span data-testid="stats-memory">{bytes(last.memory.used)}</span> <span class="muted">of {bytes(last.memory.limit)}</span></dd>
+            <dt>Network</dt><dd>received {bytes(last.network.rxBytes)}, sent {bytes(last.network.txBytes)}</dd>
+          </dl>
+          <ResourcePlots samples={samples} />
+        </>
       )}
     </section>
   );
@@ -194,6 +173,6 @@ function Container({ params }: { params: Record<string, string> }) {
 }
 
 export const pages: PortalPage[] = [
-  { path: '/containers', title: 'Containers', nav: 20, scope: 'containers:read', component: Containers },
+  { path: '/containers', title: 'Containers', nav: 20, group: 'containers', scope: 'containers:read', component: Containers },
   { path: '/containers/:id', title: 'Container', scope: 'containers:read', component: Container },
 ];

@@ -80,7 +80,13 @@ function Shell({ session }: { session: SessionInfo }) {
     setSession(null);
     navigate('/');
   };
-  const nav = visible.filter((p) => p.nav !== undefined).sort((a, b) => a.nav! - b.nav!);
+  const listed = visible.filter((p) => p.nav !== undefined).sort((a, b) => a.nav! - b.nav!);
+  // a group is one entry of the main navigation, its first page; its pages link to each other above the page
+  const groupOf = (p: PortalPage) => p.group ?? p.path;
+  const nav = listed.filter((p, i) => listed.findIndex((q) => groupOf(q) === groupOf(p)) === i);
+  const here = found && listed.find((p) => path.startsWith(p.path) && (path === p.path || /[/-]/.test(path[p.path.length])));
+  const siblings = here?.group ? listed.filter((p) => p.group === here.group) : [];
+  const current = (p: PortalPage) => (path === '/' && p.path === '/overview') || Boolean(here && groupOf(here) === groupOf(p));
   return (
     <>
       <a class="skip" href="#main">Skip to content</a>
@@ -88,7 +94,7 @@ function Shell({ session }: { session: SessionInfo }) {
         <Link href="/" class="brand">Dockwright</Link>
         <button type="button" class="menu" aria-expanded={menu} aria-controls="nav" onClick={() => setMenu(!menu)}>Menu</button>
         <nav id="nav" aria-label="Main" class={menu ? 'open' : ''} onClick={() => setMenu(false)}>
-          {nav.map((p) => <Link href={p.path} aria-current={path.startsWith(p.path) || (path === '/' && p.path === '/overview') ? 'page' : undefined}>{p.title}</Link>)}
+          {nav.map((p) => <Link href={p.path} aria-current={current(p) ? 'page' : undefined}>{p.title}</Link>)}
         </nav>
         <div class="who">
           <Link href="/account" data-testid="who">{session.user.name} <span class="muted">({session.user.role})</span></Link>
@@ -96,6 +102,11 @@ function Shell({ session }: { session: SessionInfo }) {
         </div>
       </header>
       <main id="main">
+        {siblings.length > 1 && (
+          <nav class="tabs group" aria-label="Section">
+            {siblings.map((p) => <Link href={p.path} aria-current={p === here ? 'page' : undefined}>{p.title}</Link>)}
+          </nav>
+        )}
         {found ? <found.page.component params={found.params!} key={path} /> : <><PageTitle title="Not found" /><p>No page here. <Link href="/">Go to the overview</Link>.</p></>}
       </main>
     </>

@@ -1,14 +1,9 @@
-// The kernel's own portal pages: overview with attention items, jobs with live output, the activity log, own tokens, the account, users and teams.
+// The kernel's own portal pages: overview with attention items and the host's free memory and disk, jobs with live output, the activity log, own tokens, the account, users and teams.
 import { useState } from 'preact/hooks';
 import { TwoFactor, userPages } from './users.tsx';
 import { pluginPages } from './plugins.tsx';
-import { api, can, Empty, JobOutput, Link, Loading, ok, PageTitle, ProblemBox, setSession, ShownOnce, Status, Time, useAction, useLoad, useSession, type PortalPage } from '../../../sdk/portal/kit.tsx';
+import { api, bytes, can, Empty, JobOutput, Link, Loading, ok, PageTitle, ProblemBox, setSession, ShownOnce, Status, Time, useAction, useLoad, useSession, words, type PortalPage } from '../../../sdk/portal/kit.tsx';
 
-/** a summary value as words: nested objects as `key: value` pairs */
-function plain(v: unknown): string {
-  if (v && typeof v === 'object') return Object.entries(v as Record<string, unknown>).map(([k, x]) => `${k}: ${plain(x)}`).join(', ');
-  return String(v);
-}
 
 function Overview() {
   const overview = useLoad(() => ok(api.GET('/api/v1/overview')), [], 5000);
@@ -30,8 +25,12 @@ function Overview() {
           <section aria-labelledby="summary">
             <h2 id="summary">Summary</h2>
             <dl class="summary">
+              <div data-testid="host"><dt>host</dt><dd>
+                <span class="kv">memory free: <strong>{bytes(o.host.memory.freeBytes)}</strong> of {bytes(o.host.memory.totalBytes)}</span>
+                {o.host.disk && <span class="kv">disk free: <strong>{bytes(o.host.disk.freeBytes)}</strong> of {bytes(o.host.disk.totalBytes)} <span class="muted">(DATA_DIR)</span></span>}
+              </dd></div>
               {Object.entries(o.summary).map(([owner, value]) => (
-                <div><dt>{owner}</dt><dd>{value && typeof value === 'object' ? Object.entries(value as Record<string, unknown>).map(([k, v]) => <span class="kv">{k}: <strong>{plain(v)}</strong></span>) : String(value)}</dd></div>
+                <div><dt>{owner}</dt><dd>{value && typeof value === 'object' ? Object.entries(value as Record<string, unknown>).map(([k, v]) => <span class="kv">{k}: <strong>{words(v)}</strong></span>) : String(value)}</dd></div>
               ))}
             </dl>
           </section>
@@ -65,12 +64,14 @@ function Jobs() {
 
 function Job({ params }: { params: Record<string, string> }) {
   const cancel = useAction();
+  // a finished job has nothing to cancel: the button waits for the job's state and leaves when it is done
+  const [open, setOpen] = useState(false);
   return (
     <>
       <PageTitle title={`Job ${params.id.slice(0, 8)}`} />
-      {can('jobs:cancel') && <button type="button" onClick={() => cancel.run(() => ok(api.POST('/api/v1/jobs/{id}/cancel', { params: { path: { id: params.id } } })))}>Cancel job</button>}
+      {can('jobs:cancel') && open && <button type="button" onClick={() => cancel.run(() => ok(api.POST('/api/v1/jobs/{id}/cancel', { params: { path: { id: params.id } } })))}>Cancel job</button>}
       <ProblemBox problem={cancel.problem} />
-      <JobOutput id={params.id} />
+      <JobOutput id={params.id} onUpdate={(j) => setOpen(!j.done)} />
     </>
   );
 }
@@ -183,7 +184,7 @@ export const kernelPages: PortalPage[] = [
   { path: '/jobs', title: 'Jobs', nav: 80, scope: 'jobs:read', component: Jobs },
   { path: '/jobs/:id', title: 'Job', scope: 'jobs:read', component: Job },
   { path: '/activity', title: 'Activity', nav: 90, scope: 'activity:read', component: Activity },
-  { path: '/tokens', title: 'Tokens', nav: 95, scope: 'tokens:read', component: Tokens },
+  { path: '/tokens', title: 'Tokens', nav: 98, group: 'people', scope: 'tokens:read', component: Tokens },
   { path: '/account', title: 'Account', component: Account },
   ...userPages,
   ...pluginPages,

@@ -270,7 +270,7 @@ function Teams() {
 }
 
 export const userPages: PortalPage[] = [
-  { path: '/users', title: 'Users', nav: 96, scope: 'users:read', component: Users },
+  { path: '/users', title: 'Users', nav: 96, group: 'people', scope: 'users:read', component: Users },
   { path: '/users/:name', title: 'User', scope: 'users:read', component: User },
-  { path: '/teams', title: 'Teams', nav: 97, scope: 'users:read', component: Teams },
+  { path: '/teams', title: 'Teams', nav: 97, group: 'people', scope: 'users:read', component: Teams },
 ];

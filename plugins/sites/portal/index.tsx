@@ -2,6 +2,7 @@
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { api, can, Empty, enc, JobOutput, Link, Loading, navigate, ok, PageTitle, ProblemBox, ShownOnce, Status, Tabs, Time, useAction, useLoad, type paths, type PortalPage } from '../../../sdk/portal/kit.tsx';
+import { OwnerHostnames } from '../../../sdk/portal/edge.tsx';
 
 type SiteView = paths['/api/v1/sites/{name}']['get']['responses'][200]['content']['application/json'];
 type SiteBody = paths['/api/v1/sites/{name}']['put']['requestBody']['content']['application/json'];
@@ -139,7 +140,7 @@ function Overview({ site, reload }: { site: SiteView; reload(): void }) {
   return (
     <>
       <dl class="summary">
-        <div><dt>Hostnames</dt><dd>{site.hostnames.length ? site.hostnames.map((h) => <div><code>{h}</code></div>) : <span class="muted">none</span>}</dd></div>
+        <div><dt>Hostnames</dt><dd><OwnerHostnames owner={`site:${site.name}`} only={site.hostnames} /></dd></div>
         <div><dt>Source</dt><dd>{source ? <><code>{source.url}</code> branch <code>{source.branch}</code>{source.path && <> folder <code>{source.path}</code></>}{source.build && <> built in <code>{source.build.image}</code></>}{source.credentials && <span class="muted"> (with credentials)</span>}</> : <span class="muted">none: upload-only</span>}</dd></div>
         <div><dt>Published version</dt><dd>{site.version || <span class="muted">none yet</span>}{site.syncedCommit && <> from commit <code>{short(site.syncedCommit)}</code></>}</dd></div>
         <div><dt>Last deploy</dt><dd>{site.lastDeploy ? <>version {site.lastDeploy.version} <Time at={site.lastDeploy.at} /></> : <span class="muted">never</span>}</dd></div>

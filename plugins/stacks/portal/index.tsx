@@ -1,6 +1,11 @@
-// The stacks plugin's portal pages: the list with live status, a new stack, and a stack's compose, variables, settings, revisions, actions, webhook, access list and git source.
+// The stacks plugin's portal pages: the list with live status, a new stack, and a stack's compose, variables, settings, resource use, revisions, actions, webhook, access list and git source (tabs); the volumes page.
+import type { VNode } from 'preact';
 import { useState } from 'preact/hooks';
-import { api, can, Empty, enc, JobOutput, Link, Loading, navigate, ok, PageTitle, ProblemBox, ShownOnce, Status, Tabs, Time, useAction, useLoad, type PortalPage, type Problem } from '../../../sdk/portal/kit.tsx';
+import { api, bytes, can, Empty, enc, JobOutput, Link, Loading, naturally, navigate, ok, PageTitle, ProblemBox, ShownOnce, Status, Tabs, Time, useAction, useLoad, words, type PortalPage, type Problem } from '../../../sdk/portal/kit.tsx';
+import { OwnerHostnames } from '../../../sdk/portal/edge.tsx';
+import { ResourcePlots, useHistory } from '../../../sdk/portal/plot.tsx';
+import { DeleteStack, InputFields, PushWebhook, settingsOf, TemplatePicker } from './more.tsx';
+import { volumePages } from './volumes.tsx';
 import { ComposeEditor, Diff, useValidation, type Issue } from './editor.tsx';
 
 interface StackView {
@@ -20,7 +25,7 @@ const issuesOf = (p?: Problem, text?: string) => (p?.status === 422 ? ((p.errors
 import { lineOf as lineFor } from './editor.tsx';
 
 function StackList() {
-  const stacks = useLoad(async () => (await ok(api.GET('/api/v1/stacks', { params: { query: { limit: 200 } } }))) as unknown as StackView[], [], 3000);
+  const stacks = useLoad(async () => ((await ok(api.GET('/api/v1/stacks', { params: { query: { limit: 200 } } }))) as unknown as StackView[]).sort((a, b) => naturally(a.name, b.name)), [], 3000);
   return (
     <>
       <PageTitle title="Stacks">{can('stacks:write') && <Link href="/stacks-new" class="button">New stack</Link>}</PageTitle>
@@ -39,16 +44,25 @@ function StackList() {
   );
 }
 
+/** why a save was refused: a 422's rule errors are pinned to their lines in the editor, so its message is said once here; any other problem in full */
+function Refusal({ problem }: { problem?: Problem }) {
+  if (!problem) return null;
+  if (problem.status === 422 && (problem.errors ?? []).length) return <p class="error-text" role="alert" data-testid="refusal">Not saved: {problem.detail}</p>;
+  return <ProblemBox problem={problem} />;
+}
+
 function NewStack() {
   const [name, setName] = useState('');
   const [text, setText] = useState('services:\n  web:\n    image: nginx:alpine\n');
   const live = useValidation(name, text);
   const save = useAction();
   const [submitted, setSubmitted] = useState('');
+  const [template, setTemplate] = useState<{ name: string; settings: Record<string, unknown> }>();
   const create = async (e: Event) => {
     e.preventDefault();
     setSubmitted(text);
-    const made = await save.run(() => ok(api.PUT('/api/v1/stacks/{name}/compose', { ...path(name), params: { path: { name }, header: { 'If-None-Match': '*' } }, body: { content: text } })));
+    const body = { content: text, ...(template ? { template: template.name, settings: template.settings } : {}) };
+    const made = await save.run(() => ok(api.PUT('/api/v1/stacks/{name}/compose', { ...path(name), params: { path: { name }, header: { 'If-None-Match': '*' } }, body })));
     if (made) navigate(`/stacks/${enc(name)}`);
   };
   // the refusal's errors belong to the text that was sent: once it is edited, the live check speaks again
@@ -58,10 +72,11 @@ function NewStack() {
       <PageTitle title="New stack" />
       <form onSubmit={create}>
         <label>Name (lowercase letters, digits and -)<input name="stack-name" required pattern="[a-z0-9][a-z0-9\-]{0,62}" value={name} onInput={(e) => setName(e.currentTarget.value)} /></label>
+        <TemplatePicker onPick={(t) => { setTemplate(t ?? undefined); if (t && t.name !== template?.name) setText(t.compose); }} />
         <ComposeEditor value={text} onInput={setText} issues={issues} />
         <div class="actions"><button type="submit" class="primary" disabled={save.busy}>Create stack</button>{live.checking && <span class="muted" role="status">checking…</span>}</div>
       </form>
-      {save.problem?.status !== 422 && <ProblemBox problem={save.problem} />}
+      <Refusal problem={save.problem} />
     </>
   );
 }
@@ -78,6 +93,7 @@ function Overview({ stack, reload }: { stack: StackView; reload(): void }) {
     <>
       <p><Status value={stack.status} /> revision {stack.revision}{stack.deployedRevision !== null && <> · deployed revision {stack.deployedRevision} <Time at={stack.deployedAt} /></>}</p>
       {stack.engineError && <p class="error-text">{stack.engineError}</p>}
+      <div class="hosts">Hostnames: <OwnerHostnames owner={`stack:${stack.name}`} /></div>
       {can('stacks:deploy') && (
         <div class="actions">
           <button type="button" class="primary" onClick={() => run('deploy')} disabled={act.busy}>Deploy</button>
@@ -97,6 +113,7 @@ function Overview({ stack, reload }: { stack: StackView; reload(): void }) {
       </table>
       <label class="check"><input type="checkbox" checked={stack.autoupdate} disabled={!can('stacks:write')} onChange={(e) => autoupdate(e.currentTarget.checked)} /> Nightly auto-update</label>
       {stack.lastDeploy && <p>Last deploy: <Link href={`/jobs/${stack.lastDeploy.jobId}`}><Status value={stack.lastDeploy.status} /></Link> {stack.lastDeploy.error} <Time at={stack.lastDeploy.finishedAt} /></p>}
+      <DeleteStack name={stack.name} revision={stack.revision} />
     </>
   );
 }
@@ -159,7 +176,7 @@ function ComposeForm({ name, base }: { name: string; base: { revision: number; c
           </div>
         </>
       )}
-      {save.problem && save.problem.status !== 422 && save.problem.status !== 412 && <ProblemBox problem={save.problem} />}
+      {!conflict && <Refusal problem={save.problem} />}
     </form>
   );
 }
@@ -205,23 +222,27 @@ function Variables({ name }: { name: string }) {
 
 function Settings({ name }: { name: string }) {
   const settings = useLoad(async () => (await ok(api.GET('/api/v1/stacks/{name}/settings', path(name)))) as unknown as { revision: number; template: string | null; settings: Record<string, unknown>; inputs: unknown }, [name]);
-  const [text, setText] = useState<string>();
+  const [values, setValues] = useState<Record<string, string>>();
+  const [said, setSaid] = useState('');
   const save = useAction();
   const data = settings.data;
   if (!data) return <Loading what={settings} />;
   if (!data.template) return <Empty>This stack was not created from a template, so it has no settings.</Empty>;
-  const value = text ?? JSON.stringify(data.settings, null, 2);
+  const current = values ?? Object.fromEntries(Object.entries(data.settings).map(([k, v]) => [k, String(v)]));
+  const writable = can('stacks:write');
   const submit = async (e: Event) => {
     e.preventDefault();
-    let parsed: Record<string, unknown>;
-    try { parsed = JSON.parse(value); } catch { await save.run(() => Promise.reject({ status: 400, title: 'Bad JSON', detail: 'the settings are not valid JSON', type: '' })); return; }
-    if (await save.run(() => ok(api.PUT('/api/v1/stacks/{name}/settings', { params: { path: { name }, header: ifMatch(data.revision) }, body: { settings: parsed } })))) { setText(undefined); settings.reload(); }
+    setSaid('');
+    if (await save.run(() => ok(api.PUT('/api/v1/stacks/{name}/settings', { params: { path: { name }, header: ifMatch(data.revision) }, body: { settings: settingsOf(data.inputs, current) } })))) {
+      setValues(undefined); setSaid('Saved: deploy to apply them.'); settings.reload();
+    }
   };
   return (
     <form onSubmit={submit}>
-      <p>Template <code>{data.template}</code></p>
-      <label>Settings (JSON)<textarea rows={10} value={value} readOnly={!can('stacks:write')} onInput={(e) => setText(e.currentTarget.value)} /></label>
-      {can('stacks:write') && <button type="submit" class="primary" disabled={save.busy}>Save settings</button>}
+      <p>The inputs of template <code>{data.template}</code>; they become the stack's variables.</p>
+      <InputFields schema={data.inputs} values={current} set={(k, v) => setValues({ ...current, [k]: v })} readOnly={!writable} />
+      {writable && <button type="submit" class="primary" disabled={save.busy}>Save settings</button>}
+      {said && <p role="status">{said}</p>}
       <ProblemBox problem={save.problem} />
     </form>
   );
@@ -315,7 +336,7 @@ function Access({ name }: { name: string }) {
   );
 }
 
-function Source({ name }: { name: string }) {
+function Source({ name, push, reload }: { name: string; push: boolean; reload(): void }) {
   const source = useLoad(async () => (await ok(api.GET('/api/v1/stacks/{name}/source', path(name)))) as unknown as Record<string, unknown>, [name]);
   const [url, setUrl] = useState('');
   const [branch, setBranch] = useState('main');
@@ -327,7 +348,7 @@ function Source({ name }: { name: string }) {
   const none = source.error?.status === 404;
   return (
     <>
-      {source.data && <dl class="summary">{Object.entries(source.data).map(([k, v]) => <div><dt>{k}</dt><dd><code>{typeof v === 'object' ? JSON.stringify(v) : String(v)}</code></dd></div>)}</dl>}
+      {source.data && <dl class="summary">{Object.entries(source.data).map(([k, v]) => <div><dt>{k}</dt><dd><code>{words(v)}</code></dd></div>)}</dl>}
       {none ? <Empty>This stack has no git source: deploys use its own compose file.</Empty> : <Loading what={source} />}
       {writable && (
         <>
@@ -356,34 +377,67 @@ function Source({ name }: { name: string }) {
           )}
         </>
       )}
+      {!none && source.data && source.data.kind === 'git' && <PushWebhook name={name} enabled={push} reload={reload} />}
       <ProblemBox problem={act.problem} />
     </>
   );
 }
 
-const tabs = [
-  { id: '', label: 'Overview' }, { id: 'compose', label: 'Compose' }, { id: 'variables', label: 'Variables' }, { id: 'settings', label: 'Settings' },
-  { id: 'revisions', label: 'Revisions' }, { id: 'releases', label: 'Releases' }, { id: 'webhook', label: 'Webhook' }, { id: 'access', label: 'Access' }, { id: 'source', label: 'Git source' },
+/** a stack's live resource use: its totals polled every few seconds, the last 15 minutes kept in memory on this page */
+function Resources({ name }: { name: string }) {
+  const [samples, add] = useHistory();
+  const stats = useLoad(async () => {
+    const s = await ok(api.GET('/api/v1/stacks/{name}/stats', path(name)));
+    add({ at: Date.parse(s.at), values: [s.cpuPercent, s.memory.used, s.network.rxBytes, s.network.txBytes] });
+    return s;
+  }, [name], 3000);
+  const s = stats.data;
+  return (
+    <>
+      <Loading what={stats} />
+      {s && (s.containers.length === 0 ? <Empty>No container of this stack runs.</Empty> : (
+        <>
+          <ResourcePlots samples={samples} />
+          <table data-testid="stack-stats">
+            <thead><tr><th scope="col">Container</th><th scope="col">CPU</th><th scope="col">Memory</th><th scope="col">Network received / sent</th></tr></thead>
+            <tbody>{s.containers.map((c) => (
+              <tr><td><Link href={`/containers/${enc(c.id)}`}>{c.name}</Link></td><td>{c.cpuPercent.toFixed(1)} %</td><td>{bytes(c.memory.used)} <span class="muted">of {bytes(c.memory.limit)}</span></td><td>{bytes(c.network.rxBytes)} / {bytes(c.network.txBytes)}</td></tr>
+            ))}</tbody>
+          </table>
+        </>
+      ))}
+    </>
+  );
+}
+
+/** the sections of a stack's page, each a tab; a section is offered when the user holds its scope (new ones join this list) */
+interface Section { id: string; label: string; scope?: string; render(stack: StackView, reload: () => void): VNode }
+const sections: Section[] = [
+  { id: '', label: 'Overview', render: (s, reload) => <Overview stack={s} reload={reload} /> },
+  { id: 'compose', label: 'Compose', render: (s) => <Compose name={s.name} /> },
+  { id: 'variables', label: 'Variables', render: (s) => <Variables name={s.name} /> },
+  { id: 'settings', label: 'Settings', render: (s) => <Settings name={s.name} /> },
+  { id: 'resources', label: 'Resource use', scope: 'containers:stats', render: (s) => <Resources name={s.name} /> },
+  { id: 'revisions', label: 'Revisions', render: (s, reload) => <Revisions name={s.name} onRestored={reload} /> },
+  // the releases plugin's own page (/stacks/:name/releases) answers this tab; without that plugin, this says so
+  { id: 'releases', label: 'Releases', render: () => <Empty>Releases, rollback and updates come with the releases plugin, which is not enabled.</Empty> },
+  { id: 'webhook', label: 'Webhook', render: (s, reload) => <Webhook stack={s} reload={reload} /> },
+  { id: 'access', label: 'Access', render: (s) => <Access name={s.name} /> },
+  { id: 'source', label: 'Git source', render: (s, reload) => <Source name={s.name} push={s.webhooks.push?.enabled ?? false} reload={reload} /> },
 ];
 
 function Stack({ params }: { params: Record<string, string> }) {
   const name = params.name;
   const tab = params.tab ?? '';
   const stack = useLoad(async () => (await ok(api.GET('/api/v1/stacks/{name}', path(name)))) as unknown as StackView, [name], 3000);
-  const base = `/stacks/${enc(name)}`;
+  const offered = sections.filter((s) => !s.scope || can(s.scope));
+  const section = offered.find((s) => s.id === tab);
   return (
     <>
       <PageTitle title={`Stack ${name}`}>{stack.data && <Status value={stack.data.status} />}</PageTitle>
-      <Tabs tabs={tabs} current={tab} base={base} />
+      <Tabs tabs={offered} current={tab} base={`/stacks/${enc(name)}`} />
       {stack.error && <ProblemBox problem={stack.error} />}
-      {tab === '' && stack.data && <Overview stack={stack.data} reload={stack.reload} />}
-      {tab === 'compose' && <Compose name={name} />}
-      {tab === 'variables' && <Variables name={name} />}
-      {tab === 'settings' && <Settings name={name} />}
-      {tab === 'revisions' && <Revisions name={name} onRestored={stack.reload} />}
-      {tab === 'webhook' && stack.data && <Webhook stack={stack.data} reload={stack.reload} />}
-      {tab === 'access' && <Access name={name} />}
-      {tab === 'source' && <Source name={name} />}
+      {stack.data && (section ? section.render(stack.data, stack.reload) : <Empty>No such section.</Empty>)}
     </>
   );
 }
@@ -393,4 +447,5 @@ export const pages: PortalPage[] = [
   { path: '/stacks-new', title: 'New stack', scope: 'stacks:write', component: NewStack },
   { path: '/stacks/:name', title: 'Stack', scope: 'stacks:read', component: Stack },
   { path: '/stacks/:name/:tab', title: 'Stack', scope: 'stacks:read', component: Stack },
+  ...volumePages,
 ];

@@ -1,4 +1,4 @@
-// The container page in a real Chromium: the console (type echo hi, see hi; its size sent), live CPU of a container that burns it, a viewer without a console.
+// The container page in a real Chromium: the console in xterm.js (type echo hi, see hi; its size sent, and sent again on a resize), live CPU of a container that burns it as numbers and plots, a viewer without a console.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
@@ -44,26 +44,45 @@ test('the console: opened from the container page, echo hi answers hi, the termi
   await page.getByRole('button', { name: 'Open console' }).click();
   await until(async () => (await page.getByTestId('console-status').textContent()) === 'connected', 10_000, 'the console to connect');
   const view = page.getByTestId('console');
-  await view.focus();
+  /** the terminal's screen, a line per row (xterm.js draws its rows as elements) */
+  const screen = async () => (await view.locator('.xterm-rows > div').allTextContents()).map((l) => l.replace(/\u00a0/g, ' ').trimEnd());
+  await view.click();
   await page.keyboard.type('echo hi-$((40+2))');
   await page.keyboard.press('Enter');
-  await until(async () => /\nhi-42/.test((await view.textContent()) ?? ''), 10_000, 'hi-42 in the console');
+  await until(async () => (await screen()).includes('hi-42'), 10_000, 'hi-42 in the console');
+  const size = async () => `${await view.getAttribute('data-rows')} ${await view.getAttribute('data-cols')}`;
   await page.keyboard.type('stty size');
   await page.keyboard.press('Enter');
-  await until(async () => /\n24 \d+/.test((await view.textContent()) ?? ''), 10_000, 'the size the page sent');
+  await until(async () => (await screen()).includes(await size()), 10_000, 'the size of the terminal, as the shell sees it');
+  // a narrower window: the terminal fits itself again and the shell is told
+  const before = await size();
+  await page.setViewportSize({ width: 700, height: 900 });
+  await until(async () => (await size()) !== before, 10_000, 'the terminal to refit');
+  // asked again until it answers: the layout may settle in more than one step, each a resize the shell is told of
+  await until(async () => {
+    await page.keyboard.type('clear; stty size');
+    await page.keyboard.press('Enter');
+    await new Promise((r) => setTimeout(r, 300));
+    return (await screen()).includes(await size());
+  }, 15_000, 'the new size, as the shell sees it', 500);
+  await page.setViewportSize({ width: 1280, height: 900 });
   await shot(page, 'container-console');
   await page.getByRole('button', { name: 'Close console' }).click();
   const ended = await until(async () => (await s.api('GET', '/api/v1/activity?action=containers.exec&limit=100')).body.find((a: any) => a.result === 'ok' && a.actor.name === 'olga'), 10_000, 'the session\'s end in the activity log');
   assert.equal(ended.actor.channel, 'portal');
 });
 
-test('live resource use: the CPU of a container that burns it, and its memory', async () => {
+test('live resource use: the CPU of a container that burns it, and its memory, as numbers and as plots', async () => {
   await page.goto(`/containers/${id}`);
   await until(async () => {
     const text = await page.getByTestId('stats-cpu').textContent({ timeout: 500 }).catch(() => null);
     return text !== null && parseFloat(text) > 10;
   }, 8_000, 'the CPU above 10 %');
   assert.match((await page.getByTestId('stats-memory').textContent()) ?? '', /[KMG]iB/);
+  // uPlot draws each plot on a canvas, with a legend naming its series
+  await until(async () => (await page.getByTestId('plots').locator('canvas').count()) === 3, 8_000, 'three plots');
+  assert.match(await page.getByRole('figure', { name: 'CPU' }).innerText(), /now \d+\.\d %/);
+  await shot(page, 'container-plots');
 });
 
 test('a viewer sees the resource use but no console', async () => {

@@ -43,3 +43,9 @@ export function unnamed(p: Page): Promise<string[]> {
     })
     .map((el) => el.outerHTML.slice(0, 120)));
 }
+
+/** opens a page from the main navigation; a page of a group (Alert channels under Alerts) through its group's entry, then its link above the page */
+export async function nav(p: Page, name: string, group?: string): Promise<void> {
+  await p.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: group ?? name, exact: true }).click();
+  if (group) await p.getByRole('navigation', { name: 'Section' }).getByRole('link', { name, exact: true }).click();
+}

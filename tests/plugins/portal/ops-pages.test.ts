@@ -6,7 +6,7 @@ import type { Browser, Page } from 'playwright-core';
 import { eventually, startServer, type TestServer } from '../../helpers/harness.ts';
 import { startReceiver, type Receiver } from '../alerts/helpers.ts';
 import { freePort, makeCert, routeHosts, startAcmeEnv, type AcmeEnv, type Made } from '../certificates/helpers.ts';
-import { addUser, launch, shot, signedIn, unnamed } from './helpers.ts';
+import { addUser, launch, nav, shot, signedIn, unnamed } from './helpers.ts';
 
 let s: TestServer;
 let rx: Receiver;
@@ -45,10 +45,9 @@ after(async () => {
   await acme?.stop();
 });
 
-const nav = (p: Page, name: string) => p.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
 
 test('a webhook channel made in the page: its signing secret shown once, a test delivered to the receiver', async () => {
-  await nav(page, 'Alert channels');
+  await nav(page, 'Alert channels', 'Alerts');
   await page.getByRole('heading', { name: 'Alert channels' }).waitFor();
   assert.equal(await page.evaluate(() => document.activeElement?.tagName), 'H1', 'focus on the page heading');
   await page.getByLabel(/^Channel kind/).selectOption('webhook');
@@ -112,7 +111,7 @@ test('an alert raised by a failed backup is listed and acknowledged in the page'
 test('upload a certificate: listed, its detail shows the chain and never a key; a mismatched key shows its problem', async () => {
   const leaf = await makeCert({ cn: 'shop.test', domains: ['shop.test'], issuer: ca });
   const other = await makeCert({ cn: 'shop.test', domains: ['shop.test'], issuer: ca });
-  await nav(page, 'Certificates');
+  await nav(page, 'Certificates', 'Edge');
   await page.getByRole('heading', { name: 'Certificates' }).waitFor();
   await page.getByLabel('Name (letters, digits, dot, underscore and hyphen)').fill('shop');
   await page.getByLabel('Certificate (PEM, leaf first, then its chain)').fill(leaf.certificate + ca.certificate);
@@ -153,7 +152,7 @@ test('upload a certificate: listed, its detail shows the chain and never a key; 
 test('request a certificate from the ACME CA (pebble): the job\'s output shown as it runs, then the certificate listed', async () => {
   const host = 'req.ok.dwtest.test';
   await routeHosts(s, 'req', [host]);
-  await nav(page, 'Certificates');
+  await nav(page, 'Certificates', 'Edge');
   await page.getByLabel(/^Domains/).fill(host);
   await page.getByLabel(/^Challenge/).selectOption('http-01');
   await page.getByRole('button', { name: 'Request certificate' }).click();
@@ -173,7 +172,7 @@ test('a viewer sees alerts, channels and certificates but no write control', asy
   await nav(viewer, 'Alerts');
   await viewer.getByTestId('alerts').getByText('backup:nightly').waitFor();
   assert.equal(await main.getByRole('button').count(), 0, 'no acknowledge');
-  await nav(viewer, 'Alert channels');
+  await nav(viewer, 'Alert channels', 'Alerts');
   await viewer.getByTestId('channels').getByRole('cell', { name: 'ops hook', exact: true }).waitFor();
   assert.equal(await main.getByRole('button').count(), 0, 'no channel buttons');
   assert.equal(await main.locator('input, textarea').count(), 0, 'no channel form');
@@ -196,7 +195,7 @@ test('delete asks first: a channel and a certificate', async () => {
   await page.getByRole('heading', { name: 'Certificates' }).waitFor();
   assert.equal((await s.api('GET', '/api/v1/certificates/shop')).status, 404);
 
-  await nav(page, 'Alert channels');
+  await nav(page, 'Alert channels', 'Alerts');
   await page.getByRole('button', { name: 'Delete ops hook…' }).click();
   assert.equal((await s.api('GET', '/api/v1/alerts/channels')).body.length, 1);
   await page.getByRole('button', { name: 'Yes, delete ops hook' }).click();

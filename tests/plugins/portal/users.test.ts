@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { Secret, TOTP } from 'otpauth';
 import type { Browser, Page } from 'playwright-core';
 import { startServer, type TestServer } from '../../helpers/harness.ts';
-import { addUser, launch, shot, signedIn, unnamed } from './helpers.ts';
+import { addUser, launch, nav, shot, signedIn, unnamed } from './helpers.ts';
 
 let server: TestServer;
 let browser: Browser;
@@ -25,7 +25,6 @@ after(async () => {
   await server?.close();
 });
 
-const nav = (p: Page, name: string) => p.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
 
 /** a fresh browser at the sign-in form, the name and password typed */
 async function signInForm(name: string, password: string): Promise<Page> {
@@ -39,7 +38,7 @@ async function signInForm(name: string, password: string): Promise<Page> {
 }
 
 test('an admin makes a team and a user with a one-time password; the user replaces it, enrols an authenticator and signs in with a code', async () => {
-  await nav(admin, 'Teams');
+  await nav(admin, 'Teams', 'Users');
   await admin.getByRole('heading', { name: 'Teams', level: 1 }).waitFor();
   await admin.getByLabel('Team name').fill('ops');
   await admin.getByLabel('Description').fill('runs the night');

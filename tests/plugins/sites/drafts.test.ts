@@ -33,7 +33,7 @@ test('draft: written, not served, previewed with the token only; publish; discar
   assert.equal(write.status, 200, write.text);
   assert.equal(write.body.files, 4);
   assert.equal(write.body.basedOn, 1);
-  assert.equal(write.body.previewUrl, `http://${preview}/`);
+  assert.equal(write.body.previewUrl, `http://${preview}:${s.httpPort}/`, "the preview link keeps the edge's port");
   assert.deepEqual((await s.api('GET', '/api/v1/sites/blog/draft/files')).body.map((f: any) => [f.path, f.contentType]),
     [['assets/f1.txt', 'text/plain; charset=utf-8'], ['assets/f2.txt', 'text/plain; charset=utf-8'], ['index.html', 'text/html; charset=utf-8'], ['new/logo.svg', 'image/svg+xml']]);
   assert.equal((await viaEdge(s.httpPort, 'blog.sites.test', '/')).body, '<p>version 1</p>\n', 'the draft is not served');

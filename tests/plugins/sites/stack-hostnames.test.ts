@@ -147,7 +147,7 @@ test('a stack cannot name a site\'s preview hostname, whether that site exists y
 
   const created = await s.api('PUT', `/api/v1/sites/${site}`, { body: { hostnames: [`${site}.sites.test`] } });
   assert.equal(created.status, 201, created.text);
-  assert.equal(created.body.previewUrl, `http://${preview}/`);
+  assert.equal(created.body.previewUrl, `http://${preview}:${s.httpPort}/`);
   const hostnames = (await s.api('GET', '/api/v1/edge')).body.hostnames;
   assert.equal(hostnames.find((h: any) => h.hostname === preview)?.owner, `site:${site}`);
   const again = await s.api('POST', `/api/v1/stacks/${stack}/validate`, { body: { content: webCompose(preview) } });

@@ -27,7 +27,7 @@ test('upload → served through Caddy; versions, restore, files and file; keepVe
   assert.equal(created.body.version, 0);
   assert.equal(created.body.source, null);
   assert.match(created.body.previewToken, /^dwp_/);
-  assert.equal(created.body.previewUrl, 'http://draft--docs.preview.test/');
+  assert.equal(created.body.previewUrl, `http://draft--docs.preview.test:${s.httpPort}/`, 'the preview link keeps the edge\'s port');
   assert.ok(!created.body.previewUrl.includes(created.body.previewToken));
   assert.equal((await viaEdge(s.httpPort, 'docs.sites.test', '/')).status, 404, 'nothing published yet');
 
