@@ -1,0 +1,26 @@
+// Stage handler: the route's handler runs with its Call; on a WebSocket route it may take the connection over.
+import type { Call as HandlerCall } from '../call.ts';
+import { Call, type CallServices } from '../call.ts';
+import type { Exchange } from '../exchange.ts';
+import { handshake, type WebSockets } from '../upgrade.ts';
+import { answerHead } from './respond.ts';
+import type { Stage } from './stage.ts';
+
+export interface HandlerOptions extends CallServices { webSockets: WebSockets }
+
+export function handler(options: HandlerOptions): Stage {
+  function allowUpgrade(x: Exchange, call: HandlerCall): void {
+    const accept = handshake(x.req);
+    call.upgrader = () => {
+      x.upgraded = true;
+      return options.webSockets.open(x.req, x.res, accept, answerHead(x));
+    };
+  }
+
+  return async (x: Exchange) => {
+    const call = new Call(x, options);
+    const { route } = x.entry;
+    if (route.websocket) allowUpgrade(x, call);
+    x.out = await route.handler(call as never);
+  };
+}
