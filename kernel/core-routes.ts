@@ -3,7 +3,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { AttentionItem, Db, OverviewContributor, Principal } from '../sdk/index.ts';
 import { ActorSchema as Actor, defineRoute, JobSchema, problem, reply, type AnyRoute } from '../sdk/index.ts';
 import type { JobRunner } from './jobs/runner.ts';
-import type { Visibility } from './visibility.ts';
+import type { Visibility } from './services/visibility.ts';
 
 const ActivityEntrySchema = Type.Object({
   id: Type.Integer(), at: Type.String({ format: 'date-time' }), actor: Actor, action: Type.String(),

@@ -2,7 +2,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Principal } from '../../sdk/index.ts';
 import type { RateDecision } from '../rate-limit.ts';
-import type { RouteMeter } from '../metrics.ts';
+import type { RouteMeter } from '../services/metrics.ts';
 import type { CompiledRoute } from './routes.ts';
 
 /** the request as polka hands it on: path, parsed query and route params; an Upgrade request also has its socket's first bytes */

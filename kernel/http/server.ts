@@ -4,7 +4,7 @@ import type { Duplex } from 'node:stream';
 import polka from 'polka';
 import type { ActivityApi, Logger } from '../../sdk/index.ts';
 import { problem } from '../../sdk/index.ts';
-import type { Metrics } from '../metrics.ts';
+import type { Metrics } from '../services/metrics.ts';
 import type { ApiRequest } from './exchange.ts';
 import { Router } from './router.ts';
 import type { RouteTable } from './routes.ts';

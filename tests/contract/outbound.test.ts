@@ -25,7 +25,7 @@ const places: Record<string, string> = {
   'plugins/alerts/send.ts': 'alert channels (webhook, e-mail, …)',
   'plugins/certificates/acme.ts': 'ACME',
   'plugins/certificates/rfc2136.ts': 'DNS updates (RFC 2136)',
-  'kernel/outbound.ts': 'the policy itself',
+  'kernel/services/outbound.ts': 'the policy itself',
   // never a user-given host
   'plugins/backups/database-target.ts': "exempt: pg_dump of Dockwright's own database (DATABASE_URL, the admin's)",
   'kernel/db/embedded.ts': 'exempt: the embedded PostgreSQL, a local child process',

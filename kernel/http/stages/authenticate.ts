@@ -4,7 +4,7 @@ import type { Actor, Principal } from '../../../sdk/index.ts';
 import { problem } from '../../../sdk/index.ts';
 import { csrfHeader } from '../../auth/sessions.ts';
 import { wellFormed } from '../../auth/tokens.ts';
-import { actionTokenPrefix } from '../../action-tokens.ts';
+import { actionTokenPrefix } from '../../services/action-tokens.ts';
 import type { RateDecision } from '../../rate-limit.ts';
 import type { ClientResolver } from '../client.ts';
 import type { Exchange } from '../exchange.ts';

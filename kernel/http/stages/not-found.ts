@@ -1,7 +1,7 @@
 // polka's onNoMatch: the portal's files outside the API, else 405 with Allow for a path that answers other methods, else 404.
 import type { ServerResponse } from 'node:http';
 import { problem } from '../../../sdk/index.ts';
-import type { Metrics } from '../../metrics.ts';
+import type { Metrics } from '../../services/metrics.ts';
 import type { RateLimiter } from '../../rate-limit.ts';
 import { sendProblem, type Head } from '../answer.ts';
 import type { ClientResolver } from '../client.ts';

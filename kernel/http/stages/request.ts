@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { hashToken, tokenPrefix, wellFormed } from '../../auth/tokens.ts';
-import type { RouteMeter } from '../../metrics.ts';
+import type { RouteMeter } from '../../services/metrics.ts';
 import type { ClientResolver } from '../client.ts';
 import { anonymous, defaultPage, type ApiRequest, type Exchange } from '../exchange.ts';
 import { noParams } from '../router.ts';
