@@ -138,6 +138,6 @@ export default definePlugin({
       },
     });
 
-    return { addTarget };
+    return {};
   },
 });

@@ -132,12 +132,6 @@ export default definePlugin({
     });
 
     return {
-      addRule: (rule) => { rules.push(rule); },
-      addTemplate: (template) => templates.add(template),
-      addSource: (source, describeFn) => {
-        core.sources.push(source);
-        if (describeFn) describers.push(describeFn);
-      },
       deploy: (stack, actor, attach) => core.start('deploy', stack, actor, attach),
       exists: async (stack) => (await store.get(stack)) !== null,
       webhookKinds: { deploy: deployKind, push: pushKind },
