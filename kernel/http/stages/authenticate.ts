@@ -41,25 +41,45 @@ function checkOrigin(req: IncomingMessage, baseUrl: string): void {
 export function authenticate(options: AuthenticateOptions): Stage {
   const { budget } = options;
 
-  /** a user's bearer token or portal session, the shared budget, the route's scopes */
-  async function user(x: Exchange): Promise<void> {
-    const { entry: { route, mount }, req, bearer, tokenHash } = x;
+  /** without a bearer, a portal session cookie (with its CSRF header) stands in for one */
+  async function session(x: Exchange): Promise<void> {
+    const { entry: { route }, req } = x;
     // a browser's WebSocket sends no headers of its own: its session's CSRF value comes as the query parameter csrf
-    if (route.websocket && bearer === undefined && req.headers[csrfHeader] === undefined && typeof req.query.csrf === 'string') req.headers[csrfHeader] = req.query.csrf;
-    // without a bearer, a portal session cookie (with its CSRF header) may stand in for one
-    const session = bearer === undefined ? await options.session?.(req) : undefined;
-    if (route.websocket && session) checkOrigin(req, options.clients.baseUrl(req));
-    if (bearer === undefined && session === undefined) throw problem(401, 'missing bearer token: send Authorization: Bearer <token>', { headers: unauthorizedHeaders });
-    const pending = bearer === undefined ? session! : tokenHash ? options.authenticate(bearer, tokenHash) : null;
-    const who = pending instanceof Promise ? await pending : pending;
-    if (!who) throw problem(401, bearer === undefined ? 'the session has expired or was signed out: sign in again' : 'the token is wrong, revoked or expired', { headers: unauthorizedHeaders });
+    if (route.websocket && req.headers[csrfHeader] === undefined && typeof req.query.csrf === 'string') req.headers[csrfHeader] = req.query.csrf;
+    const who = await options.session?.(req);
+    if (who === undefined) throw problem(401, 'missing bearer token: send Authorization: Bearer <token>', { headers: unauthorizedHeaders });
+    if (route.websocket && who) checkOrigin(req, options.clients.baseUrl(req));
+    if (!who) throw problem(401, 'the session has expired or was signed out: sign in again', { headers: unauthorizedHeaders });
+    return admit(x, who);
+  }
+
+  /** a bearer token (its principal usually comes from this instance's cache, without a promise) */
+  function token(x: Exchange, bearer: string): void | Promise<void> {
+    const who = x.tokenHash ? options.authenticate(bearer, x.tokenHash) : null;
+    return who instanceof Promise ? who.then((found) => admit(x, found)) : admit(x, who);
+  }
+
+  /** the principal found: the shared budget spent, the route's scopes checked */
+  function admit(x: Exchange, who: Principal | null): void | Promise<void> {
+    if (!who) throw problem(401, 'the token is wrong, revoked or expired', { headers: unauthorizedHeaders });
     x.principal = who;
+    const { entry: { route, mount }, tokenHash } = x;
     if (budget && mount === 'api' && !route.upload && tokenHash) {
       const spending = budget.take(`t:${tokenHash}`);
-      const shared = spending instanceof Promise ? await spending : spending;
-      if (!shared.allowed || shared.remaining < (x.rate?.remaining ?? Infinity)) x.rate = shared;
-      if (!shared.allowed) throw problem(429, `more than ${budget.limit} requests per minute with this token across all instances; retry after ${shared.reset} s`, { headers: { 'Retry-After': String(shared.reset) } });
+      if (spending instanceof Promise) return spending.then((shared) => { spend(x, shared); checkScopes(x, who); });
+      spend(x, spending);
     }
+    checkScopes(x, who);
+  }
+
+  /** the per-token budget shared with the other instances: the nearer limit's headers go on the answer */
+  function spend(x: Exchange, shared: RateDecision): void {
+    if (!shared.allowed || shared.remaining < (x.rate?.remaining ?? Infinity)) x.rate = shared;
+    if (!shared.allowed) throw problem(429, `more than ${budget!.limit} requests per minute with this token across all instances; retry after ${shared.reset} s`, { headers: { 'Retry-After': String(shared.reset) } });
+  }
+
+  function checkScopes(x: Exchange, who: Principal): void {
+    const { route } = x.entry;
     const missing = route.scopes?.length ? route.scopes.filter((s) => !who.can(s)) : noScopes;
     if (missing.length) throw problem(403, `this token lacks the scope ${missing.join(', ')}`, { code: 'missing-scope', extra: { requiredScopes: route.scopes } });
   }
@@ -77,7 +97,7 @@ export function authenticate(options: AuthenticateOptions): Stage {
 
   return (x: Exchange) => {
     const { route } = x.entry;
-    if (route.scopes?.length || route.authenticated) return user(x);
+    if (route.scopes?.length || route.authenticated) return x.bearer === undefined ? session(x) : token(x, x.bearer);
     if (route.actionToken) return webhook(x, route.actionToken.kind, route.actionToken.param);
   };
 }

@@ -17,10 +17,13 @@ export function handler(options: HandlerOptions): Stage {
     };
   }
 
-  return async (x: Exchange) => {
+  return (x: Exchange) => {
     const call = new Call(x, options);
     const { route } = x.entry;
     if (route.websocket) allowUpgrade(x, call);
-    x.out = await route.handler(call as never);
+    const out: unknown = route.handler(call as never);
+    // most handlers are async; one that answers at once costs no promise
+    if (typeof (out as PromiseLike<unknown> | undefined)?.then !== 'function') { x.out = out; return; }
+    return Promise.resolve(out).then((value) => { x.out = value; });
   };
 }
