@@ -225,7 +225,7 @@ export async function boot(opts: BootOptions): Promise<Running> {
         ? new RateBudget(app.db, config.rateLimit.perMinute, { chunk: Math.max(1, Math.ceil(config.rateLimit.perMinute * config.rateLimit.shared.chunkFraction)) }, log.child({ part: 'rate-limit' }))
         : undefined,
       clients,
-      limits: { body: config.http.bodyLimit, upload: config.http.uploadLimit },
+      limits: { body: config.http.bodyLimit, upload: config.http.uploadLimit }, batchAnswers: config.http.batchAnswers,
       authenticate: (bearer, tokenHash) => app.tokens.authenticate(bearer, tokenHash),
       verifyActionToken: (kind, resource, token) => services.actionTokens.verify(kind, resource, token),
       session: (req) => app.sessions.authenticate(req),

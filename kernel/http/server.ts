@@ -5,6 +5,7 @@ import polka from 'polka';
 import type { ActivityApi, Logger } from '../../sdk/index.ts';
 import { problem } from '../../sdk/index.ts';
 import type { Metrics } from '../services/metrics.ts';
+import { answerWriter } from './answer.ts';
 import type { ApiRequest } from './exchange.ts';
 import { Router } from './router.ts';
 import type { RouteTable } from './routes.ts';
@@ -29,6 +30,8 @@ export interface HttpDeps extends LimitsOptions, AuthenticateOptions, InputOptio
   web?(req: IncomingMessage, res: ServerResponse): boolean;
   /** counts every answer by route template and status, with its latency */
   metrics?: Metrics;
+  /** the answers of one turn of the event loop written together at its end (config http.batchAnswers); default true */
+  batchAnswers?: boolean;
 }
 
 const methods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
@@ -43,13 +46,14 @@ export function createHttpServer(deps: HttpDeps): Server {
   const router = new Router<Middleware[]>();
   const recordActivity = activityRecorder(deps);
   const webSockets = new WebSockets();
+  const answers = answerWriter(deps.batchAnswers ?? true);
   // the stages every route shares, in the order of a request's path; onRequest, made per route, comes first
   const stages = [
     limits(deps),
     authenticate(deps),
     input(deps),
     handler({ clients: deps.clients, log: deps.log, webSockets }),
-    respond({ log: deps.log, recordActivity }),
+    respond({ log: deps.log, recordActivity, answers }),
   ].map(middleware);
   for (const entry of deps.table.routes) {
     const meter = deps.metrics?.route(entry.route.method, entry.fullPath);
@@ -57,8 +61,8 @@ export function createHttpServer(deps: HttpDeps): Server {
   }
 
   const app = polka({
-    onError: onError({ log: deps.log, failures: deps.failures, recordActivity }),
-    onNoMatch: onNoMatch({ ...deps, allowed: (path) => methods.filter((m) => router.find(m, path)) }),
+    onError: onError({ log: deps.log, failures: deps.failures, recordActivity, answers }),
+    onNoMatch: onNoMatch({ ...deps, answers, allowed: (path) => methods.filter((m) => router.find(m, path)) }),
   } as never) as unknown as Polka;
   // polka asks `find` for a request's route: ours (exact paths from a map, then polka's own patterns)
   app.find = (method, path) => router.find(method, path);

@@ -4,12 +4,12 @@ import type { Logger, Problem } from '../../../sdk/index.ts';
 import { diskFull, isProblem, problem } from '../../../sdk/index.ts';
 import { isDatabaseUnavailable } from '../../db/errors.ts';
 import type { RateLimiter } from '../../rate-limit.ts';
-import { sendProblem } from '../answer.ts';
+import type { AnswerWriter } from '../answer.ts';
 import type { ApiRequest, Exchange } from '../exchange.ts';
 import type { RecordActivity } from './activity.ts';
 import { answerHead, observe } from './respond.ts';
 
-export interface ErrorOptions { log: Logger; failures: RateLimiter; recordActivity: RecordActivity }
+export interface ErrorOptions { log: Logger; failures: RateLimiter; recordActivity: RecordActivity; answers: AnswerWriter }
 
 /** how long a client is asked to wait when the database is out of reach (a restart takes a second or two) */
 const databaseRetryAfter = '2';
@@ -28,7 +28,7 @@ function toProblem(err: unknown, requestId: string): Problem {
   return problem(500, `internal error; the log has the details under request id ${requestId}`);
 }
 
-export function onError({ log, failures, recordActivity }: ErrorOptions): (err: unknown, req: ApiRequest, res: ServerResponse) => void {
+export function onError({ log, failures, recordActivity, answers: { sendProblem } }: ErrorOptions): (err: unknown, req: ApiRequest, res: ServerResponse) => void {
   async function answerProblem(err: unknown, x: Exchange): Promise<void> {
     const { entry: { route, mount, fullPath }, req, requestId, ip } = x;
     const p = isProblem(err) ? err : toProblem(err, requestId);

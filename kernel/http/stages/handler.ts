@@ -1,5 +1,4 @@
 // Stage handler: the route's handler runs with its Call; on a WebSocket route it may take the connection over.
-import type { Call as HandlerCall } from '../call.ts';
 import { Call, type CallServices } from '../call.ts';
 import type { Exchange } from '../exchange.ts';
 import { handshake, type WebSockets } from '../upgrade.ts';
@@ -9,7 +8,7 @@ import type { Stage } from './stage.ts';
 export interface HandlerOptions extends CallServices { webSockets: WebSockets }
 
 export function handler(options: HandlerOptions): Stage {
-  function allowUpgrade(x: Exchange, call: HandlerCall): void {
+  function allowUpgrade(x: Exchange, call: Call): void {
     const accept = handshake(x.req);
     call.upgrader = () => {
       x.upgraded = true;

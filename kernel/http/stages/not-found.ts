@@ -3,7 +3,7 @@ import type { ServerResponse } from 'node:http';
 import { problem } from '../../../sdk/index.ts';
 import type { Metrics } from '../../services/metrics.ts';
 import type { RateLimiter } from '../../rate-limit.ts';
-import { sendProblem, type Head } from '../answer.ts';
+import type { AnswerWriter, Head } from '../answer.ts';
 import type { ClientResolver } from '../client.ts';
 import type { ApiRequest } from '../exchange.ts';
 import { requestIdOf } from './request.ts';
@@ -14,11 +14,12 @@ export interface NotFoundOptions {
   /** answers requests outside the API (the portal's files); false: not found */
   web?(req: ApiRequest, res: ServerResponse): boolean;
   metrics?: Metrics;
+  answers: AnswerWriter;
   /** the methods a path answers */
   allowed(path: string): string[];
 }
 
-export function onNoMatch({ clients, limiter, web, metrics, allowed }: NotFoundOptions): (req: ApiRequest, res: ServerResponse) => void {
+export function onNoMatch({ clients, limiter, web, metrics, allowed, answers: { sendProblem } }: NotFoundOptions): (req: ApiRequest, res: ServerResponse) => void {
   function answer(req: ApiRequest, res: ServerResponse): void {
     const path = req.path;
     if (!path.startsWith('/api/') && web?.(req, res)) return;

@@ -2,13 +2,13 @@
 import { pipeline } from 'node:stream/promises';
 import type { Logger, Page } from '../../../sdk/index.ts';
 import { isReply } from '../../../sdk/index.ts';
-import { headOf, send, type Head } from '../answer.ts';
+import { headOf, type AnswerWriter, type Head } from '../answer.ts';
 import { gone } from '../call.ts';
 import type { ApiRequest, Exchange } from '../exchange.ts';
 import type { RecordActivity } from './activity.ts';
 import type { Stage } from './stage.ts';
 
-export interface RespondOptions { log: Logger; recordActivity: RecordActivity }
+export interface RespondOptions { log: Logger; recordActivity: RecordActivity; answers: AnswerWriter }
 
 /** what every answer of a route carries, success or problem: its request id and the rate limit it was counted against */
 export function answerHead(x: Exchange): Head {
@@ -30,7 +30,7 @@ function pageLink(req: ApiRequest, next: string, limit: number): string {
   return `<${req.path}?${params}>; rel="next"`;
 }
 
-export function respond({ log, recordActivity }: RespondOptions): Stage {
+export function respond({ log, recordActivity, answers: { send } }: RespondOptions): Stage {
   /** a reply's stream: its head now, its body piped (a stream counts when its head leaves) */
   function stream(x: Exchange, status: number, head: Head, body: NodeJS.ReadableStream & { destroy(): void }, contentType: string | undefined): void {
     // the client may have left while the handler ran: a follow stream would otherwise live on
