@@ -14,12 +14,12 @@ import { ScopeCatalogue } from './auth/scopes.ts';
 import { Tokens, tokensChannel } from './auth/tokens.ts';
 import { RateLimiter } from './rate-limit.ts';
 import { RateBudget } from './rate-budget.ts';
-import { createRevisions } from './revisions.ts';
-import { createActivity } from './activity.ts';
-import { actionTokensChanged, createActionTokens } from './action-tokens.ts';
-import { createSecrets, loadSecretKey } from './secrets.ts';
-import { createEvents } from './events.ts';
-import { createOutbound, type NameResolver } from './outbound.ts';
+import { createRevisions } from './services/revisions.ts';
+import { createActivity } from './services/activity.ts';
+import { actionTokensChanged, createActionTokens } from './services/action-tokens.ts';
+import { createSecrets, loadSecretKey } from './services/secrets.ts';
+import { createEvents } from './services/events.ts';
+import { createOutbound, type NameResolver } from './services/outbound.ts';
 import { JobRunner, jobsCancelChannel, jobsDoneChannel } from './jobs/runner.ts';
 import { Scheduler } from './jobs/scheduler.ts';
 import { RouteTable } from './http/routes.ts';
@@ -39,9 +39,9 @@ import { coreRoutes } from './core-routes.ts';
 import { docsRoutes } from './docs-routes.ts';
 import { pluginRoutes } from './plugin-routes.ts';
 import { healthRoutes } from './health-routes.ts';
-import { Metrics } from './metrics.ts';
+import { Metrics } from './services/metrics.ts';
 import { setupPlugin, type KernelServices } from './plugin-context.ts';
-import { Visibility } from './visibility.ts';
+import { Visibility } from './services/visibility.ts';
 
 export const kernelVersion = '0.1.0';
 
@@ -234,7 +234,7 @@ export async function boot(opts: BootOptions): Promise<Running> {
         ? new RateBudget(app.db, config.rateLimit.perMinute, { chunk: Math.max(1, Math.ceil(config.rateLimit.perMinute * config.rateLimit.shared.chunkFraction)) }, log.child({ part: 'rate-limit' }))
         : undefined,
       clients,
-      limits: { body: config.http.bodyLimit, upload: config.http.uploadLimit },
+      limits: { body: config.http.bodyLimit, upload: config.http.uploadLimit }, batchAnswers: config.http.batchAnswers,
       authenticate: (bearer, tokenHash) => app.tokens.authenticate(bearer, tokenHash),
       verifyActionToken: (kind, resource, token) => services.actionTokens.verify(kind, resource, token),
       session: (req) => app.sessions.authenticate(req),

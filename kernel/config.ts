@@ -25,7 +25,11 @@ export const ConfigSchema = Type.Object({
     /** backoff of the LISTEN connection's reconnects */
     reconnect: Type.Object({ minMs: Type.Integer({ minimum: 1 }), maxMs: Type.Integer({ minimum: 1 }) }),
   }),
-  http: Type.Object({ bodyLimit: Type.Integer({ minimum: 1024 }), uploadLimit: Type.Integer({ minimum: 1024 }) }),
+  http: Type.Object({
+    bodyLimit: Type.Integer({ minimum: 1024 }), uploadLimit: Type.Integer({ minimum: 1024 }),
+    /** the answers of one turn of the event loop written together at its end (less CPU under load); false writes each at once */
+    batchAnswers: Type.Optional(Type.Boolean({ default: true })),
+  }),
   /** SIGTERM/SIGINT: how long requests in flight and running jobs may take to finish (new requests are answered 503 meanwhile) */
   shutdown: Type.Object({ graceMs: Type.Integer({ minimum: 0 }) }),
   rateLimit: Type.Object({

@@ -7,7 +7,7 @@ import { Readable } from 'node:stream';
 import { ActorSchema as Actor, defineRoute, JobSchema, problem, reply, streamReply, type AnyRoute } from '../sdk/index.ts';
 import { followOutput } from './jobs/follow.ts';
 import type { JobRunner } from './jobs/runner.ts';
-import type { Visibility } from './visibility.ts';
+import type { Visibility } from './services/visibility.ts';
 
 const ActivityEntrySchema = Type.Object({
   id: Type.Integer(), at: Type.String({ format: 'date-time' }), actor: Actor, action: Type.String(),

@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import type { Db, HealthCheck } from '../sdk/index.ts';
 import { defineRoute, problem, streamReply, type AnyRoute } from '../sdk/index.ts';
-import type { Metrics } from './metrics.ts';
+import type { Metrics } from './services/metrics.ts';
 
 export interface HealthDeps {
   db: Db;

@@ -7,15 +7,15 @@ import type {
 } from '../sdk/index.ts';
 import { requiredNames, serviceNames } from '../sdk/index.ts';
 import type { ScopeCatalogue } from './auth/scopes.ts';
-import type { ActionTokens } from './action-tokens.ts';
+import type { ActionTokens } from './services/action-tokens.ts';
 import type { MigrationSet } from './db/migrate.ts';
 import { migrationDir } from './db/migrate.ts';
 import { compileCoercing } from './http/validate.ts';
 import type { RouteTable } from './http/routes.ts';
 import type { JobRunner } from './jobs/runner.ts';
-import type { Metrics } from './metrics.ts';
+import type { Metrics } from './services/metrics.ts';
 import type { Scheduler } from './jobs/scheduler.ts';
-import type { Visibility } from './visibility.ts';
+import type { Visibility } from './services/visibility.ts';
 
 export interface KernelServices {
   db: Db;

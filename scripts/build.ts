@@ -104,8 +104,8 @@ rmSync(out, { recursive: true, force: true });
 const browserOnly = (f: string) => /(^|\/)portal\//.test(relative(root, f).split(sep).join('/')) && relative(root, f).split(sep).join('/') !== 'plugins/portal/index.ts';
 const all = trees.flatMap((t) => files(join(root, t))).filter((f) => !browserOnly(f));
 const sources = all.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'));
-// what is started or imported by path: the service and CLI, the SDK and its test kit (package.json exports), each built-in plugin (loaded by folder)
-const entries = sources.filter((f) => /^(kernel\/main|sdk\/index|sdk\/testing\/index|plugins\/[^/]+\/index)\.ts$/.test(relative(root, f).split(sep).join('/')));
+// what is started or imported by path: the service and CLI, the SDK and the kernel's test kit (package.json exports), each built-in plugin (loaded by folder)
+const entries = sources.filter((f) => /^(kernel\/main|sdk\/index|kernel\/test-kit|plugins\/[^/]+\/index)\.ts$/.test(relative(root, f).split(sep).join('/')));
 await build({
   entryPoints: entries,
   outdir: out,

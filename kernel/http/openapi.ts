@@ -3,7 +3,7 @@ import type { TSchema } from '@sinclair/typebox';
 import type { ScopeCatalogue } from '../auth/scopes.ts';
 import { sessionCookie } from '../auth/sessions.ts';
 import type { CompiledRoute } from './routes.ts';
-import { ifMatchPattern } from './server.ts';
+import { ifMatchPattern } from './stages/input.ts';
 
 const problemRef = { $ref: '#/components/schemas/Problem' };
 const errorText: Record<number, string> = {

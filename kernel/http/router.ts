@@ -1,7 +1,8 @@
 // Finding a request's route: exact paths in a map (no allocation, and they win over patterns), `:param` paths through polka's router.
 import polka from 'polka';
 
-export interface Found<H> { handler: H; params: Record<string, string> }
+/** polka's shape of a match: what `find` returns to its request handler */
+export interface Found<H> { handlers: H; params: Record<string, string> }
 
 /** the params of every exact path: one frozen object, not one per request */
 export const noParams: Record<string, string> = Object.freeze({}) as Record<string, string>;
@@ -27,12 +28,12 @@ export class Router<H> {
 
   find(method: string, rawPath: string): Found<H> | null {
     const path = normal(rawPath);
-    const handler = this.exact.get(`${method} ${path}`);
-    if (handler !== undefined) return { handler, params: noParams };
-    const found = this.patterns.find(method as never, path) as false | { params: Record<string, string>; handlers: H[] };
+    const handlers = this.exact.get(`${method} ${path}`);
+    if (handlers !== undefined) return { handlers, params: noParams };
+    const found = this.patterns.find(method as never, path) as false | { params: Record<string, string>; handlers: [H] };
     if (!found) return null;
     // a parameter is never empty: `/stacks//deploy` names no stack
     for (const k in found.params) if (found.params[k] === '') return null;
-    return { handler: found.handlers[0], params: found.params };
+    return { handlers: found.handlers[0], params: found.params };
   }
 }

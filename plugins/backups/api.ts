@@ -4,12 +4,8 @@ import type { BackupTarget } from './targets.ts';
 
 export type { BackupTarget, Prepared, Source, TargetIo } from './targets.ts';
 
-/** what other plugins may do with backups */
-export interface BackupsApi {
-  /** a new kind of thing to back up, selected by `targets.<key>` in a definition (the sites plugin registers `sites`) */
-  /** @deprecated contribute to the extension point backupTargets */
-  addTarget(target: BackupTarget): void;
-}
+/** what other plugins may do with backups: nothing yet (a new kind of thing to back up comes through the extension point backupTargets) */
+export type BackupsApi = Record<string, never>;
 
 /** a new kind of thing to back up, selected by `targets.<key>` in a definition (the sites plugin adds `sites`) */
 export const backupTargets = extensionPoint<BackupTarget>('backups', 'targets', { resource: 'backup target' });

@@ -140,6 +140,6 @@ export default definePlugin({
       },
     });
 
-    return { addTarget };
+    return {};
   },
 });

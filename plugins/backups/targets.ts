@@ -23,7 +23,7 @@ export interface Prepared {
 }
 
 /**
- * A kind of thing a backup can hold. Plugins register targets (`backups.addTarget`); a definition selects them by key in
+ * A kind of thing a backup can hold. Plugins contribute targets (the extension point `backupTargets`); a definition selects them by key in
  * its `targets` object, and every file of a target lives below `/<key>/` in the snapshot.
  */
 export interface BackupTarget {

@@ -18,12 +18,6 @@ export interface StackDeployed {
 
 /** what other plugins may do with stacks */
 export interface StacksApi {
-  /** @deprecated contribute to the extension point platformRules (ctx.extensions.add) */
-  addRule(rule: PlatformRule): void;
-  /** @deprecated contribute to the extension point stackTemplates */
-  addTemplate(template: StackTemplate): void;
-  /** @deprecated contribute to the extension point stackSources */
-  addSource(source: StackSource, describe?: (stack: string) => Promise<Record<string, unknown>>): void;
   /** queues a deploy of the stack (attached to a queued one when asked) */
   deploy(stack: string, actor: Actor, attach?: boolean): Promise<Job & { attached: boolean }>;
   exists(stack: string): Promise<boolean>;

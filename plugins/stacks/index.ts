@@ -138,12 +138,6 @@ export default definePlugin({
     });
 
     return {
-      addRule: (rule) => { rules.push(rule); },
-      addTemplate: (template) => templates.add(template),
-      addSource: (source, describeFn) => {
-        core.sources.push(source);
-        if (describeFn) describers.push(describeFn);
-      },
       deploy: (stack, actor, attach) => core.start('deploy', stack, actor, attach),
       deployIn: (job, override) => core.deployIn(job, override),
       state: async (stack) => {

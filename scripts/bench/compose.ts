@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createRuntime, runtimeDefaults } from '../../plugins/docker/runtime.ts';
 import { endpointOf } from '../../plugins/docker/client.ts';
-import { createOutbound } from '../../kernel/outbound.ts';
+import { createOutbound } from '../../kernel/services/outbound.ts';
 
 const run = promisify(execFile);
 const args = process.argv.slice(2);

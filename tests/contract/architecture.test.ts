@@ -1,4 +1,4 @@
-// House rules checked on the source itself: plugins import only the SDK (and the api.ts and types of the plugins they require), every file says what it owns, no shell.
+// House rules checked on the source itself: plugins import only the SDK (and the api.ts and types of the plugins they require), imports point down (plugins → sdk ← kernel), every file says what it owns, no shell.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -33,6 +33,15 @@ test('plugins import only the SDK, their own files, libraries, and types of the 
       }
     }
   }
+  assert.deepEqual(problems, []);
+});
+
+test('the layers point one way: the SDK imports neither the kernel nor a plugin, the kernel no plugin', () => {
+  const below: Record<string, string[]> = { sdk: ['kernel/', 'plugins/'], kernel: ['plugins/'] };
+  const problems = Object.entries(below).flatMap(([layer, above]) => files(join(root, layer)).flatMap((file) =>
+    imports(readFileSync(file, 'utf8'))
+      .filter(({ spec }) => spec.startsWith('.') && above.some((a) => relative(root, join(file, '..', spec)).startsWith(a)))
+      .map(({ spec }) => `${relative(root, file)} imports ${spec}`)));
   assert.deepEqual(problems, []);
 });
 

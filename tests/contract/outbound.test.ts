@@ -28,7 +28,7 @@ const places: Record<string, string> = {
   'plugins/alerts/send.ts': 'alert channels (webhook, e-mail, …)',
   'plugins/certificates/acme.ts': 'ACME',
   'plugins/certificates/rfc2136.ts': 'DNS updates (RFC 2136)',
-  'kernel/outbound.ts': 'the policy itself',
+  'kernel/services/outbound.ts': 'the policy itself',
   // never a user-given host
   'plugins/backups/database-target.ts': "exempt: pg_dump of Dockwright's own database (DATABASE_URL, the admin's)",
   'kernel/plugin-admin.ts': "exempt: `plugins add` runs npm for the admin at the command line, with npm's own registry settings (never a user of the API)",
@@ -42,7 +42,7 @@ const places: Record<string, string> = {
   'plugins/certificates/routes.ts': 'exempt: store.request() names a database row, not a connection',
   'sdk/outbound.ts': 'the policy as plugins see it',
   'sdk/testing/contract.ts': 'exempt: the test kit reads the served OpenAPI document',
-  'sdk/testing/index.ts': 'exempt: the test kit calls the service under test',
+  'kernel/test-kit.ts': 'exempt: the test kit calls the service under test',
 };
 const primitives = /(?<![.\w])(spawn|spawnSync|execFile|execFileSync|exec|execSync|fork)\(|(?<=child_process\.)\w+\(|\bfetch\(|createConnection\(|\bconnect\(\{|\.request\(|createSocket\(|createTransport\(|new acme\.Client|\.pull\(|from 'undici'|import\('undici'\)|from 'node:(dgram|tls)'|import \{[^}]*\b(request|get|connect|createConnection)\b[^}]*\} from 'node:(http|https|net)'/;
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { boot, type Running } from '../../kernel/app.ts';
-import type { NameResolver } from '../../kernel/outbound.ts';
+import type { NameResolver } from '../../kernel/services/outbound.ts';
 import { checkContract, forgetContract, prepareContract } from '../../sdk/testing/contract.ts';
 import { findCaddy, stopCaddy } from '../../plugins/edge/process.ts';
 

@@ -176,7 +176,8 @@ test('every answer carries its request id and its rate limit, and a length that 
   rateLimited(removed);
 });
 
-test('answers made in the same moment each reach their own caller: many connections at once, and requests pipelined on one', async () => {
+/** answers made in the same moment each reach their own caller: many connections at once, and requests pipelined on one */
+async function answersReachTheirCallers(s: TestServer): Promise<void> {
   // 40 callers at once on their own connections: every answer is the one its request asked for
   const answers = await Promise.all(Array.from({ length: 40 }, async (_, i) => {
     const path = i % 4 === 3 ? `/api/v1/probe/items/missing-${i}` : '/api/v1/me';
@@ -217,4 +218,15 @@ test('answers made in the same moment each reach their own caller: many connecti
   socket.destroy();
   assert.deepEqual(heads.map((h) => /x-request-id: (\S+)/i.exec(h)?.[1]), ['one', 'two', 'three']);
   assert.deepEqual(heads.map((h) => h.split(' ')[1]), ['200', '404', '200']);
+}
+
+test('answers made in the same moment each reach their own caller: many connections at once, and requests pipelined on one', () => answersReachTheirCallers(s));
+
+test('with http.batchAnswers false every answer is ended as it is made, and each still reaches its own caller whole', async () => {
+  const unbatched = await startServer({ config: { http: { bodyLimit: 4096, uploadLimit: 1_000_000, batchAnswers: false } } });
+  try {
+    await answersReachTheirCallers(unbatched);
+  } finally {
+    await unbatched.close();
+  }
 });

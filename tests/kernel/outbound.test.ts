@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { fetch as undiciFetch } from 'undici';
-import { createOutbound, ipLiteral, nonGlobal, type NameResolver } from '../../kernel/outbound.ts';
+import { createOutbound, ipLiteral, nonGlobal, type NameResolver } from '../../kernel/services/outbound.ts';
 import { OutboundRefused, Problem } from '../../sdk/index.ts';
 
 /** a resolver answering from a table, recording every name it was asked: no DNS query ever leaves the machine */

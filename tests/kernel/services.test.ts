@@ -5,7 +5,7 @@ import { statSync, readFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { call, startServer, eventually, type TestServer } from '../helpers/harness.ts';
-import { createSecrets, loadSecretKey } from '../../kernel/secrets.ts';
+import { createSecrets, loadSecretKey } from '../../kernel/services/secrets.ts';
 
 let s: TestServer;
 before(async () => { s = await startServer(); });

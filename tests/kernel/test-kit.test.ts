@@ -2,7 +2,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { defineRoute, Type } from '../../sdk/index.ts';
-import { startTestKernel, type TestKernel } from '../../sdk/testing/index.ts';
+import { startTestKernel, type TestKernel } from '../../kernel/test-kit.ts';
 import { probePath } from '../helpers/harness.ts';
 
 const kits: TestKernel[] = [];

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type Dockerode from 'dockerode';
-import { createOutbound } from '../../../kernel/outbound.ts';
+import { createOutbound } from '../../../kernel/services/outbound.ts';
 import { pushImage } from '../../../plugins/docker/images.ts';
 import type { TestServer } from '../../helpers/harness.ts';
 import { cleanupProjects, deployOk, projectContainers, recordingServer, run, startDockerServer, uniqueName, type RecordingServer } from './helpers.ts';

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { Logger } from '../../../sdk/index.ts';
-import { createSecrets, loadSecretKey } from '../../../kernel/secrets.ts';
+import { createSecrets, loadSecretKey } from '../../../kernel/services/secrets.ts';
 import { eventually, startServer, type TestServer } from '../../helpers/harness.ts';
 import { tgz } from '../git/archives.ts';
 import { act, cleanupProjects, containerOf, createStack, docker, freePort, uniqueName, waitJob } from '../stacks/helpers.ts';

@@ -7,7 +7,7 @@ import type { Duplex } from 'node:stream';
 import { createRequire } from 'node:module';
 import ipaddr from 'ipaddr.js';
 import type { Agent as UndiciAgent } from 'undici';
-import { OutboundRefused, problem, type OutboundAddress, type OutboundApi } from '../sdk/index.ts';
+import { OutboundRefused, problem, type OutboundAddress, type OutboundApi } from '../../sdk/index.ts';
 
 export interface OutboundConfig {
   /** host names (`git.internal`, `*.corp.example`), addresses or CIDRs that may be reached although not global unicast */

@@ -1,5 +1,5 @@
 // In-process events (deploy failed, container died, …): listeners run after the emitter's work, and a failing listener is logged, never thrown back.
-import type { EventsApi, Logger } from '../sdk/index.ts';
+import type { EventsApi, Logger } from '../../sdk/index.ts';
 
 export function createEvents(log: Logger): EventsApi {
   const listeners = new Map<string, ((payload: Record<string, unknown>) => void | Promise<void>)[]>();

@@ -1,5 +1,5 @@
 // Resource visibility: the rules plugins give (a stack's access list) applied to what the kernel lists, jobs and activity.
-import type { Principal, VisibilityRule } from '../sdk/index.ts';
+import type { Principal, VisibilityRule } from '../../sdk/index.ts';
 
 export class Visibility {
   private readonly rules: VisibilityRule[] = [];

@@ -2,7 +2,7 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { SecretsApi } from '../sdk/index.ts';
+import type { SecretsApi } from '../../sdk/index.ts';
 
 const version = 'v1';
 

@@ -1,5 +1,5 @@
 // The activity log: who did what to which resource, with what result — written for every write route and every job.
-import type { ActivityApi, ActivityEntry, Db } from '../sdk/index.ts';
+import type { ActivityApi, ActivityEntry, Db } from '../../sdk/index.ts';
 
 export function createActivity(db: Db): ActivityApi {
   return {

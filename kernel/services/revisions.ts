@@ -1,6 +1,6 @@
 // Revisions: optimistic concurrency by a one-statement compare-and-swap on revision_heads, and the snapshot history.
-import type { Actor, Db, RevisionInfo, RevisionsApi, Snapshot } from '../sdk/index.ts';
-import { problem } from '../sdk/index.ts';
+import type { Actor, Db, RevisionInfo, RevisionsApi, Snapshot } from '../../sdk/index.ts';
+import { problem } from '../../sdk/index.ts';
 
 const infoColumns = `revision, author, message, created_at AS "createdAt"`;
 

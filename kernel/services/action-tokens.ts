@@ -1,7 +1,7 @@
 // Single-action tokens and shared secrets for webhooks: shown once, hash (or sealed secret) stored, rotate, revoke, cooldown; which resources have one, kept in memory while changes are announced.
 import { timingSafeEqual } from 'node:crypto';
-import type { ActionTokensApi, Db, SecretsApi } from '../sdk/index.ts';
-import { hashToken, newSecretToken } from './auth/tokens.ts';
+import type { ActionTokensApi, Db, SecretsApi } from '../../sdk/index.ts';
+import { hashToken, newSecretToken } from '../auth/tokens.ts';
 
 export const actionTokenPrefix = 'dwh_';
 /** the notification (on the token channel) that some resource's webhook was enabled or disabled */

@@ -1,5 +1,5 @@
 // The service's measurements: kept as plain numbers where they happen (a request costs a few increments), and written in Prometheus' text format by prom-client only when scraped.
-import type { MetricFamily, MetricSample } from '../sdk/index.ts';
+import type { MetricFamily, MetricSample } from '../../sdk/index.ts';
 
 /** seconds: from a fast read to a slow upload */
 const latencyBuckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];

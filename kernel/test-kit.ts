@@ -1,4 +1,4 @@
-// The plugin test kit (`dockwright/sdk/testing`): a real kernel with exactly the given plugins on a throw-away database, a typed client, tokens.
+// The plugin test kit (`dockwright/sdk/testing`, served by the kernel so that the SDK never imports it): a real kernel with exactly the given plugins on a throw-away database, a typed client, tokens.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
@@ -7,13 +7,13 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import type { Static, TSchema } from '@sinclair/typebox';
 import pg from 'pg';
-import { boot, type Running } from '../../kernel/app.ts';
-import { embeddedPaths, startEmbedded } from '../../kernel/db/embedded.ts';
-import type { RouteDef, Role } from '../index.ts';
-import { sdkVersion } from '../version.ts';
-import { checkContract, forgetContract, prepareContract } from './contract.ts';
+import { boot, type Running } from './app.ts';
+import { embeddedPaths, startEmbedded } from './db/embedded.ts';
+import type { RouteDef, Role } from '../sdk/index.ts';
+import { sdkVersion } from '../sdk/version.ts';
+import { checkContract, forgetContract, prepareContract } from '../sdk/testing/contract.ts';
 
-export { checkContract } from './contract.ts';
+export { checkContract } from '../sdk/testing/contract.ts';
 
 /** how a plugin is enabled: a built-in by name ({}), a folder or file (`path`, relative to the working directory), or an npm `package` */
 export interface TestPluginEntry { path?: string; package?: string; options?: Record<string, unknown> }
