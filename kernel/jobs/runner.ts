@@ -145,8 +145,9 @@ export class JobRunner implements JobsApi {
     return { ...toJob(row), attached };
   }
 
-  get(id: string): Promise<Job | null> {
-    return this.store.get(id);
+  /** a job finished here lately is answered from memory (it never changes again), any other is read */
+  async get(id: string): Promise<Job | null> {
+    return this.waits.recentlyFinished(id) ?? this.store.get(id);
   }
 
   latest(type: string, resource: string): Promise<Job | null> {
@@ -361,7 +362,7 @@ export class JobRunner implements JobsApi {
         }
         for (const row of rows) {
           const job = toJob(row);
-          this.waits.done(job);
+          this.waits.finishedHere(job);
           if (job.status === 'failed') this.opts.onFailed?.(job);
           for (const listener of this.finishListeners) listener(job);
         }
