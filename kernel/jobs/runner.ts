@@ -145,9 +145,13 @@ export class JobRunner implements JobsApi {
     return { ...toJob(row), attached };
   }
 
-  /** a job finished here lately is answered from memory (it never changes again), any other is read */
+  /** a job finished here, or read finished, lately is answered from memory (it never changes again); any other is read */
   async get(id: string): Promise<Job | null> {
-    return this.waits.recentlyFinished(id) ?? this.store.get(id);
+    const kept = this.waits.recentlyFinished(id);
+    if (kept) return kept;
+    const job = await this.store.get(id);
+    if (job?.done) this.waits.remember(structuredClone(job));
+    return job;
   }
 
   latest(type: string, resource: string): Promise<Job | null> {

@@ -4,15 +4,15 @@ import type { Job } from '../../sdk/index.ts';
 import { Batcher } from './batch.ts';
 import type { JobStore } from './store.ts';
 
-/** the jobs finished here that are kept for the waits and reads that come after their finish: how many, and how much output */
+/** the finished jobs kept for the waits and reads that come after their finish: how many, and how much output */
 const recentKept = 1000;
 const recentOutputKept = 1 << 20;
 
 export class Waits {
   private readonly finished = new EventEmitter().setMaxListeners(0);
   /**
-   * The jobs finished here lately, as their finish wrote them (the oldest forgotten past the bounds): a finished job never
-   * changes again, so a wait or a read that comes after the finish needs no query.
+   * The jobs finished here lately, as their finish wrote them, and finished ones read lately: a finished job never changes
+   * again, so a wait or a read that comes after needs no query.
    */
   private readonly recent = new Map<string, Job>();
   private recentOutput = 0;
@@ -55,14 +55,24 @@ export class Waits {
   /** a job this instance finished: its waits here answer, and it is kept for those that come later */
   finishedHere(job: Job): void {
     this.done(job);
-    if (job.output.length > recentOutputKept / 16) return;
+    this.remember(job);
+  }
+
+  /** keeps a finished job for the waits and reads that come later, forgetting the oldest kept past the bounds */
+  remember(job: Job): void {
+    if (!job.done || job.output.length > recentOutputKept / 16) return;
+    this.forget(job.id);
     this.recent.set(job.id, job);
     this.recentOutput += job.output.length;
-    for (const [id, old] of this.recent) {
+    for (const id of this.recent.keys()) {
       if (this.recent.size <= recentKept && this.recentOutput <= recentOutputKept) break;
-      this.recent.delete(id);
-      this.recentOutput -= old.output.length;
+      this.forget(id);
     }
+  }
+
+  private forget(id: string): void {
+    this.recentOutput -= this.recent.get(id)?.output.length ?? 0;
+    this.recent.delete(id);
   }
 
   /** a copy of the job if it finished here lately (every caller gets its own) */
