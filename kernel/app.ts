@@ -20,7 +20,7 @@ import { actionTokensChanged, createActionTokens } from './services/action-token
 import { createSecrets, loadSecretKey } from './services/secrets.ts';
 import { createEvents } from './services/events.ts';
 import { createOutbound, type NameResolver } from './services/outbound.ts';
-import { JobRunner, jobsCancelChannel, jobsDoneChannel } from './jobs/runner.ts';
+import { JobRunner } from './jobs/runner.ts';
 import { Scheduler } from './jobs/scheduler.ts';
 import { RouteTable } from './http/routes.ts';
 import { createHttpServer } from './http/server.ts';
@@ -157,9 +157,10 @@ export async function assemble(opts: BootOptions): Promise<Assembled> {
     const activity = createActivity(db);
     const secrets = createSecrets(loadSecretKey(config.secretKey, config.dataDir));
     const events = createEvents(log);
-    const jobs = new JobRunner(db, log.child({ part: 'jobs' }), activity, config.jobs, () => db.session(),
-      (job) => events.emit('job.failed', { jobId: job.id, type: job.type, resource: job.resource, error: job.error }),
-      (name) => db.tryLock(name));
+    const jobs = new JobRunner({
+      db, log: log.child({ part: 'jobs' }), activity, settings: config.jobs,
+      onFailed: (job) => events.emit('job.failed', { jobId: job.id, type: job.type, resource: job.resource, error: job.error }),
+    });
     // the kernel's own schema first: plugins are given the installation id while they set up
     // (named from the folder above: the production build may put this code in dist/chunks/, one level down like kernel/)
     await migrate(db, [{ owner: 'kernel', dir: fileURLToPath(new URL('../kernel/migrations', import.meta.url)) }], log);
@@ -260,16 +261,6 @@ export async function boot(opts: BootOptions): Promise<Running> {
         services.actionTokens.caching(true);
       },
     });
-    // finishes and cancels of jobs on other instances: a wait here answers at once, a cancel reaches the job's instance
-    const unlistenJobs = await app.db.listen(jobsDoneChannel, {
-      notify: (payload) => void app.jobs.announced(payload ?? ''),
-      down: () => undefined,
-      up: () => void app.jobs.announced(),
-    });
-    const unlistenCancels = await app.db.listen(jobsCancelChannel, {
-      notify: (payload) => { if (payload) app.jobs.abortHere(payload); },
-      down: () => undefined, up: () => undefined,
-    });
     await app.jobs.start();
     services.scheduler.start();
     for (const { owner, fn } of services.starters) {
@@ -300,7 +291,7 @@ export async function boot(opts: BootOptions): Promise<Running> {
         const grace = config.shutdown.graceMs;
         const [{ cut }] = await Promise.all([draining.drain(grace), services.scheduler.stop().then(() => app.jobs.stop(grace))]);
         if (cut > 0) log.warn({ cut, graceMs: grace }, 'requests still running after the shutdown grace were cut');
-        await Promise.all([unlisten(), unlistenJobs(), unlistenCancels()]);
+        await unlisten();
         for (const { owner, fn } of [...services.stoppers].reverse()) {
           await Promise.resolve().then(fn).catch((err) => log.error({ err, plugin: owner }, 'plugin failed to stop'));
         }

@@ -41,7 +41,7 @@ export async function describeApi(root: string, overrides: Record<string, unknow
     const secrets = createSecrets(randomBytes(32));
     const services = kernelServices({
       db: noDatabase, databaseUrl: 'postgres://describe.invalid/none', log: silent, env: {}, dataDir, installationId: '00000000-0000-4000-8000-000000000000',
-      scopes, jobs: new JobRunner(noDatabase, silent, activity, config.jobs, () => noDatabase as never), activity, secrets,
+      scopes, jobs: new JobRunner({ db: noDatabase, log: silent, activity, settings: config.jobs }), activity, secrets,
       events: createEvents(silent), outbound: createOutbound(config.outbound), locks: { try: async () => null },
     });
     const loaded = await loadPlugins(config);

@@ -3,7 +3,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { call, startChild, startServer, eventually, type TestServer } from '../helpers/harness.ts';
-import { claimUpdate } from '../../kernel/jobs/runner.ts';
+import { claimUpdate } from '../../kernel/jobs/store.ts';
 
 let s: TestServer;
 before(async () => { s = await startServer({ config: { jobs: { concurrency: 4, outputLimit: 4096 } } }); });
@@ -288,9 +288,9 @@ test('waits begun together read their jobs in one query, and the finishes this i
 });
 
 test('a finish committed with its answer lost still wakes its wait at once', async () => {
-  const jobs = s.app.jobs as unknown as { finishLane?: { query: (...args: unknown[]) => Promise<unknown> } };
+  const jobs = s.app.jobs as unknown as { finishSession?: { query: (...args: unknown[]) => Promise<unknown> } };
   await s.api('GET', `/api/v1/jobs/${(await startJob({ ms: 10 })).id}/wait?timeout=30`); // the finish connection is open
-  const lane = jobs.finishLane!;
+  const lane = jobs.finishSession!;
   const real = lane.query;
   lane.query = async (...args: unknown[]) => {
     await real.apply(lane, args);
