@@ -83,4 +83,6 @@ export interface EdgeApi {
   readonly challengeDir: string;
   /** the Docker network Caddy reaches services on */
   readonly network: string;
+  /** the routes services declare with their labels (dockwright.http.*) as a stack's are read, and what is wrong with them */
+  routesOf(project: string, services: readonly { name: string; labels: Record<string, string> }[]): { routes: ProxyRoute[]; issues: { path: string; message: string }[] };
 }

@@ -4,10 +4,10 @@ import { extensionPoint, pluginRef, type Actor, type Db, type Job, type PluginRe
 import type { LoadedCompose } from '../docker/types.ts';
 import type { Need } from './access.ts';
 import type { StackRuntime, StackSource } from './core.ts';
-import type { PlatformRule } from './rules.ts';
+import type { PlatformRule, RuleError } from './rules.ts';
 import type { StackTemplate } from './templates.ts';
 
-export type { Need, PlatformRule, StackRuntime, StackSource, StackTemplate };
+export type { Need, PlatformRule, RuleError, StackRuntime, StackSource, StackTemplate };
 
 /** what other plugins may do with stacks */
 export interface StacksApi {
@@ -26,6 +26,10 @@ export interface StacksApi {
   webhookKinds: { deploy: string; push: string };
   /** the stack for this caller: a 404 problem when absent or invisible to them, 403 when their role on it is too low */
   access(stack: string, principal: Principal, need: Need): Promise<void>;
+  /** the stored compose file and the variables a deploy interpolates with (template inputs applied); null when there is no such stack */
+  content(stack: string): Promise<{ compose: string; variables: Record<string, string> } | null>;
+  /** the platform rules' errors for a compose file loaded for this stack (a preview of it: no more than the stack gets) */
+  check(stack: string, loaded: LoadedCompose, workdir?: string): Promise<RuleError[]>;
 }
 
 /** a provider of source trees (the git plugin), and the fields it adds to the stack's answer */

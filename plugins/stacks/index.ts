@@ -5,9 +5,9 @@ import { assertAccess, canSee, stackRole } from './access.ts';
 import { platformRules, stackHooks, stackRuntimes, stackSources, stackTemplates, type StacksApi } from './api.ts';
 import { createCore, deployKind, pushKind, resourceOf } from './core.ts';
 import { StackName, stackRoutes } from './routes.ts';
-import { builtInRules, dockerDefaultCapabilities, safeNetworkOptions, safeSecurityOptions, safeSysctls } from './rules.ts';
+import { builtInRules, checkRules, dockerDefaultCapabilities, safeNetworkOptions, safeSecurityOptions, safeSysctls } from './rules.ts';
 import { createStore } from './store.ts';
-import { Templates } from './templates.ts';
+import { Templates, templateVariables } from './templates.ts';
 import { stackView, statusOf } from './view.ts';
 import { volumeRoutes } from './volumes.ts';
 import { deployWebhook } from './webhook.ts';
@@ -147,6 +147,11 @@ export default definePlugin({
         if (!row) throw problem(404, `no stack "${stack}"`);
         assertAccess(principal, stack, row.access, need);
       },
+      content: async (stack) => {
+        const row = await store.get(stack);
+        return row && { compose: row.compose, variables: row.template ? templateVariables(row.settings, row.env) : row.env };
+      },
+      check: (stack, loaded, workdir) => checkRules(rules, options.rules, { stack, loaded, hasSource: workdir !== undefined, workdir }),
     };
   },
 });
