@@ -3,11 +3,12 @@ import { defineJob, problem, Type, type Actor, type Job, type PluginContext } fr
 import type { AlertsApi } from '../alerts/api.ts';
 import type { ComposeProject, DockerRuntime, LoadedCompose } from '../docker/api.ts';
 import type { EdgeApi } from '../edge/api.ts';
-import type { ProxyRoute } from '../edge/types.ts';
 import type { GitApi } from '../git/api.ts';
 import type { StacksApi } from '../stacks/api.ts';
 import { hostnameOf } from './hostnames.ts';
 import type { PreviewStore } from './store.ts';
+
+type ProxyRoute = ReturnType<EdgeApi['routesOf']>['routes'][number];
 
 export const tokenKind = 'preview';
 export const projectOf = (stack: string, key: string) => `${stack}-${key}`;
