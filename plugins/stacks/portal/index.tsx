@@ -364,6 +364,8 @@ function Source({ name }: { name: string }) {
 const tabs = [
   { id: '', label: 'Overview' }, { id: 'compose', label: 'Compose' }, { id: 'variables', label: 'Variables' }, { id: 'settings', label: 'Settings' },
   { id: 'revisions', label: 'Revisions' }, { id: 'webhook', label: 'Webhook' }, { id: 'access', label: 'Access' }, { id: 'source', label: 'Git source' },
+  // the previews plugin's page (/stacks/:name/previews), when it is enabled
+  { id: 'previews', label: 'Previews' },
 ];
 
 function Stack({ params }: { params: Record<string, string> }) {

@@ -5,8 +5,8 @@ import { git, pushCall, type TestRepo } from '../git/helpers.ts';
 
 export interface PreviewServer extends TestServer { httpPort: number }
 
-export async function startPreviewServer(allowedLocalRoots: string[], more: Omit<StartOptions, 'plugins'> & { previews?: Record<string, unknown> } = {}): Promise<PreviewServer> {
-  const { previews = {}, ...rest } = more;
+export async function startPreviewServer(allowedLocalRoots: string[], more: Omit<StartOptions, 'plugins'> & { previews?: Record<string, unknown>; portal?: boolean } = {}): Promise<PreviewServer> {
+  const { previews = {}, portal = false, ...rest } = more;
   const httpPort = await freePort();
   const s = await startServer({
     ...rest,
@@ -19,6 +19,7 @@ export async function startPreviewServer(allowedLocalRoots: string[], more: Omit
       edge: { options: { httpPort, httpsPort: await freePort(), pollIntervalMs: 100, resyncIntervalMs: 60_000 } },
       alerts: {},
       previews: { options: { webhookWindowSeconds: 1, ...previews } },
+      ...(portal ? { portal: {} } : {}),
     },
   });
   return Object.assign(s, { httpPort });
