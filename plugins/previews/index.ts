@@ -5,7 +5,7 @@ import { dockerPlugin } from '../docker/api.ts';
 import { edgePlugin } from '../edge/api.ts';
 import { gitPlugin, pullRequestReceivers } from '../git/api.ts';
 import { stacksPlugin } from '../stacks/api.ts';
-import { createPreviews, resourceOf } from './core.ts';
+import { createPreviews, resourceOf, tokenKind } from './core.ts';
 import { pullRequestReceiver } from './pull-requests.ts';
 import { previewRoutes } from './routes.ts';
 import { createStore } from './store.ts';
@@ -45,8 +45,9 @@ export default definePlugin({
       },
     });
 
-    // removing a stack removes its previews (their jobs need nothing of the stack)
+    // removing a stack removes its previews (their jobs need nothing of the stack) and its preview token
     ctx.events.on('stack.removed', async ({ stack }) => {
+      await ctx.actionTokens.revoke(tokenKind, String(stack));
       for (const row of await store.list(String(stack))) await previews.remove(row.stack, row.key, system);
     });
     ctx.schedule.every('idle', ctx.options.idleCheckIntervalMs, async () => {
@@ -57,10 +58,12 @@ export default definePlugin({
       }
     });
     ctx.onStart(async () => {
-      // a removal interrupted by a restart (its job failed as interrupted) is taken up again: nothing of it survives
+      // a removal interrupted by a restart (its job failed as interrupted) is taken up again, and so are the previews of
+      // a stack removed while this process could not hear of it: nothing of them survives
       for (const row of await store.all()) {
         const open = row.lastJob ? await ctx.jobs.get(row.lastJob) : null;
-        if (row.status === 'removing' && (!open || open.done)) await previews.remove(row.stack, row.key, system);
+        const orphan = !(await stacks.exists(row.stack));
+        if ((row.status === 'removing' || orphan) && (!open || open.done)) await previews.remove(row.stack, row.key, system);
         else if ((row.status === 'deploying' || row.status === 'queued') && open?.done) await store.set(row.stack, row.key, { status: 'failed' });
       }
     });

@@ -2,7 +2,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { eventually } from '../../helpers/harness.ts';
-import { containerOf, docker, freePort } from '../docker/helpers.ts';
+import { containerOf, freePort } from '../docker/helpers.ts';
 import { edgeAnswers, edgeRunning, viaEdge } from '../edge/helpers.ts';
 import { act, cleanupProjects, createStack, busybox, repoRoot, setSource, TestRepo, uniqueName, waitJob } from '../git/helpers.ts';
 import { deliver, leftovers, previewCompose, pullRequest, setPullRef, startPreviewServer, type PreviewServer } from './helpers.ts';
@@ -15,6 +15,7 @@ const host = `${name}.app.test`;
 const previewHost = (key: string) => `${key}.${name}.preview.test`;
 let secret: string;
 let port: number;
+let previewToken: string;
 
 before(async () => {
   s = await startPreviewServer([repos.root]);
@@ -131,6 +132,7 @@ test('the API and the preview token: a branch with variables; maxActive refuses 
   const enabled = await s.api('POST', `/api/v1/stacks/${name}/webhooks/preview`);
   assert.equal(enabled.status, 200, enabled.text);
   const token = enabled.body.token;
+  previewToken = token;
   assert.match(enabled.body.url, new RegExp(`/api/stacks/${name}/previews/\\{key\\}$`));
   const viaToken = await fetch(`${s.url}/api/stacks/${name}/previews/ci-1`, {
     method: 'PUT', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ ref: 'feature', variables: { EXTRA: 'from-token' } }),
@@ -181,5 +183,6 @@ test('closed: the preview leaves nothing behind (containers, networks, volumes, 
   await eventually(async () => (await leftovers(`${name}-ci-1`)).containers.length === 0 && (await leftovers(`${name}-ci-1`)).volumes.length === 0, 60_000, 'the preview ci-1 removed with its stack', 200);
   assert.deepEqual(await leftovers(`${name}-ci-1`), { containers: [], networks: [], volumes: [] });
   await edgeAnswers(s.httpPort, previewHost('ci-1'), '/', (a) => a.status === 404);
-  assert.ok(docker);
+  const revoked = await fetch(`${s.url}/api/stacks/${name}/previews/ci-1`, { method: 'DELETE', headers: { authorization: `Bearer ${previewToken}` } });
+  assert.equal(revoked.status, 401, 'the preview token goes with its stack');
 });
