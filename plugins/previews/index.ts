@@ -49,6 +49,8 @@ export default definePlugin({
     ctx.events.on('stack.removed', async ({ stack }) => {
       await ctx.actionTokens.revoke(tokenKind, String(stack));
       for (const row of await store.list(String(stack))) await previews.remove(row.stack, row.key, system);
+      // without previews its settings go now (else the last removal job drops them): a new stack of that name starts afresh
+      await store.dropSettings(String(stack));
     });
     ctx.schedule.every('idle', ctx.options.idleCheckIntervalMs, async () => {
       for (const row of await store.idle()) {

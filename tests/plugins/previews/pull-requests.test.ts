@@ -128,6 +128,10 @@ test('the API and the preview token: a branch with variables; maxActive refuses 
   const alerts = (await s.api('GET', '/api/v1/alerts')).body;
   assert.ok(alerts.some((a: any) => a.kind === 'preview-limit' && a.resource === `stack:${name}`), JSON.stringify(alerts));
   assert.equal((await s.api('PUT', `/api/v1/stacks/${name}/previews/Bad_Key`, { body: {} })).status, 400);
+  const full = await deliver(s, name, secret, pullRequest('opened', 9, '3'.repeat(40)));
+  assert.equal(full.status, 202, full.text);
+  assert.equal(full.body.ignored, true);
+  assert.match(full.body.reason, /maxActive/);
 
   const enabled = await s.api('POST', `/api/v1/stacks/${name}/webhooks/preview`);
   assert.equal(enabled.status, 200, enabled.text);
@@ -185,4 +189,9 @@ test('closed: the preview leaves nothing behind (containers, networks, volumes, 
   await edgeAnswers(s.httpPort, previewHost('ci-1'), '/', (a) => a.status === 404);
   const revoked = await fetch(`${s.url}/api/stacks/${name}/previews/ci-1`, { method: 'DELETE', headers: { authorization: `Bearer ${previewToken}` } });
   assert.equal(revoked.status, 401, 'the preview token goes with its stack');
+  await createStack(s, name, busybox());
+  const fresh = (await s.api('GET', `/api/v1/stacks/${name}/previews`)).body;
+  assert.deepEqual([fresh.enabled, fresh.previews, fresh.variables], [false, [], {}], 'a new stack of that name starts without previews');
+  const recreated = (await s.api('GET', `/api/v1/stacks/${name}`)).body;
+  await s.api('DELETE', `/api/v1/stacks/${name}`, { headers: { 'if-match': `"${recreated.revision}"` } });
 });
