@@ -4,7 +4,7 @@ import { alertsPlugin } from '../alerts/api.ts';
 import { dockerPlugin } from '../docker/api.ts';
 import { edgePlugin } from '../edge/api.ts';
 import { gitPlugin, pullRequestReceivers } from '../git/api.ts';
-import { stacksPlugin } from '../stacks/api.ts';
+import { projectParents, stacksPlugin } from '../stacks/api.ts';
 import { createPreviews, resourceOf, tokenKind } from './core.ts';
 import { pullRequestReceiver } from './pull-requests.ts';
 import { previewRoutes } from './routes.ts';
@@ -34,6 +34,8 @@ export default definePlugin({
     for (const route of previewRoutes({ ctx, previews, store, stacks, edge })) ctx.routes.add(route);
     for (const route of previewWebhook({ ctx, previews, stacks, windowSeconds: ctx.options.webhookWindowSeconds })) ctx.webhooks.add(route);
     ctx.extensions.add(pullRequestReceivers, pullRequestReceiver(previews, store));
+    // a preview's containers, volumes and jobs are as visible, and as usable, as its stack's
+    ctx.extensions.add(projectParents, (projects) => store.parentsOf(projects));
 
     // a preview's edge routes (owner preview:<stack>/<key>) are as visible as its stack
     ctx.visibility.add({

@@ -69,6 +69,11 @@ export function createStore(db: Db, secrets: SecretsApi) {
     async all(): Promise<PreviewRow[]> {
       return (await db.query<Record<string, unknown>>('SELECT * FROM previews ORDER BY stack, key')).rows.map(rowOf);
     },
+    /** the stack of each of these compose projects that is a preview (`<stack>-<key>`) */
+    async parentsOf(projects: readonly string[]): Promise<Map<string, string>> {
+      const { rows } = await db.query<{ project: string; stack: string }>("SELECT stack || '-' || key AS project, stack FROM previews WHERE stack || '-' || key = ANY($1)", [projects]);
+      return new Map(rows.map((r) => [r.project, r.stack]));
+    },
     async counts(): Promise<Map<string, number>> {
       const { rows } = await db.query<{ stack: string; n: number }>('SELECT stack, count(*)::int AS n FROM previews GROUP BY stack');
       return new Map(rows.map((r) => [r.stack, r.n]));

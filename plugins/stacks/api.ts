@@ -50,6 +50,8 @@ export interface StackHook {
 export const stackHooks = extensionPoint<StackHook>('stacks', 'hooks');
 /** a runtime beside the compose runtime: it deploys the stacks it claims (the swarm plugin's) */
 export const stackRuntimes = extensionPoint<StackRuntime>('stacks', 'runtimes');
+/** the stack whose access list governs a compose project that is no stack (a preview of it): project → stack, for the projects it knows */
+export const projectParents = extensionPoint<(projects: readonly string[]) => Promise<ReadonlyMap<string, string>>>('stacks', 'project-parents');
 /** a further stack template */
 export const stackTemplates = extensionPoint<StackTemplate>('stacks', 'templates');
 

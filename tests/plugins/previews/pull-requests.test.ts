@@ -152,11 +152,18 @@ test('the API and the preview token: a branch with variables; maxActive refuses 
 });
 
 test('a viewer outside the stack\'s access list sees no preview anywhere; the overview counts them for others', async () => {
-  const viewer = await s.token('viewer', ['stacks:read', 'jobs:read', 'activity:read'], { name: `outsider-${name}` });
+  const viewer = await s.token('viewer', ['stacks:read', 'jobs:read', 'activity:read', 'containers:read'], { name: `outsider-${name}` });
+  const insider = await s.token('operator', ['stacks:read', 'containers:read'], { name: `insider-${name}` });
   const before = (await s.api('GET', '/api/v1/overview')).body;
   assert.equal(before.summary.previews.total, 2, JSON.stringify(before.summary));
   const stack = (await s.api('GET', `/api/v1/stacks/${name}`)).body;
-  assert.equal((await s.api('POST', `/api/v1/stacks/${name}/access`, { body: { entries: [{ principal: 'user:somebody-else', role: 'manager' }] } })).status, 200);
+  assert.equal((await s.api('POST', `/api/v1/stacks/${name}/access`, { body: { entries: [{ principal: 'user:somebody-else', role: 'manager' }, { principal: `user:insider-${name}`, role: 'viewer' }] } })).status, 200);
+  const theirs = await s.api('GET', '/api/v1/containers', { token: insider });
+  assert.ok(theirs.text.includes(`${name}-pr-7`), 'someone on the stack\'s list sees its previews\' containers');
+  assert.equal((await s.api('GET', `/api/v1/stacks/${name}/previews`, { token: insider })).body.previews.length, 2);
+  const outside = await s.api('GET', '/api/v1/containers', { token: viewer });
+  assert.equal(outside.status, 200, outside.text);
+  assert.ok(!outside.text.includes(name), 'no container of the stack or its previews');
   assert.equal((await s.api('GET', `/api/v1/stacks/${name}/previews`, { token: viewer })).status, 404);
   assert.equal((await s.api('GET', '/api/v1/overview', { token: viewer })).body.summary.previews.total, 0);
   const jobs = await s.api('GET', `/api/v1/jobs?resource=stack:${name}`, { token: viewer });
