@@ -5,7 +5,8 @@ import type { AccessGuard, DockerRuntime, EdgeRouting, RegistryAuthProvider } fr
 export { uncarriedBuildOption } from './compose/build-options.ts';
 export { policyHost, registryHost } from './images.ts';
 export { servingRole } from './labels.ts';
-export type { AccessGuard, ImageIssue, ContainerStatus, DeployIo, DeployResult, DockerRuntime, EdgeRouting, InstallationVolume, LoadedCompose, NormalizedService, RegistryAuthProvider, ServiceStatus } from './types.ts';
+export type { AccessGuard, ComposeProject, ImageIssue, ContainerStatus, DeployIo, DeployResult, DockerRuntime, EdgeRouting, InstallationVolume, LoadedCompose, NormalizedService, PreviewOf, RegistryAuthProvider, ServiceStatus } from './types.ts';
+export { previewLabels } from './preview.ts';
 
 /** which compose projects a caller may see or act on (the stacks plugin's access lists); the first one decides */
 export const accessGuards = extensionPoint<AccessGuard>('docker', 'access-guard');

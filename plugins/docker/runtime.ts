@@ -14,6 +14,7 @@ import { installationVolumes, removeVolume, removeVolumes, takeDown, volumeProje
 import { removeServiceFiles, type SecretsDir } from './secrets.ts';
 import { containerNameHolders, engineState, projectStatus, publishedPorts, servicesOfProjects } from './status.ts';
 import { projectNamePattern } from './compose/load.ts';
+import { asPreview } from './preview.ts';
 import type { ContainerWatch } from './watch.ts';
 
 export interface RuntimeOptions {
@@ -41,8 +42,11 @@ export interface RuntimeOptions {
 
 export const runtimeDefaults = { timeoutMs: 30_000, pullTimeoutMs: 600_000, healthTimeoutMs: 120_000, stopTimeoutSeconds: 10, parallel: 8, builder: 'auto' as BuilderChoice };
 
+/** the project as compose loads it, changed into a preview when it is one */
+const load = (project: ComposeProject): LoadedCompose => (project.preview ? asPreview(loadCompose(project), project.preview) : loadCompose(project));
+
 function loadOrThrow(project: ComposeProject): LoadedCompose {
-  const loaded = loadCompose(project);
+  const loaded = load(project);
   if (loaded.errors.length) {
     const list = loaded.errors.map((e) => `${e.path ? `${e.path}: ` : ''}${e.message}`).join('; ');
     throw new Error(`the compose file of "${project.name}" has ${loaded.errors.length === 1 ? 'an error' : `${loaded.errors.length} errors`}: ${list}`);
@@ -86,7 +90,7 @@ export function createRuntime(opts: RuntimeOptions): DockerRuntime {
     docker,
     endpoint: opts.endpoint,
     installationId: installation,
-    load: loadCompose,
+    load,
     async deploy(project, io) {
       const loaded = loadOrThrow(project);
       return settling(project.name, () => deployProject({ docker, installation, images, stopSeconds: opts.stopTimeoutSeconds, healthTimeoutMs: opts.healthTimeoutMs, parallel: opts.parallel, secretsDir: opts.secretsDir, routing: opts.routing?.() ?? null }, project.name, loaded, io));

@@ -7,7 +7,7 @@ import type { ComposeProject, LoadedCompose, NormalizedService } from './compose
 export type {
   ComposeIssue, ComposeProject, DependsCondition, FileReference, HostSettings, LoadedCompose,
   NetworkIpam, NormalizedBuild, NormalizedFileObject, NormalizedHealthcheck, NormalizedMount, NormalizedNetwork,
-  NormalizedPort, NormalizedService, NormalizedUpdateConfig, NormalizedVolume, ServiceHook, ServiceKeySettings,
+  NormalizedPort, NormalizedService, PreviewOf, NormalizedUpdateConfig, NormalizedVolume, ServiceHook, ServiceKeySettings,
   ServiceNetwork, VolumesFrom,
 } from './compose/model.ts';
 

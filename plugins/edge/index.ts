@@ -8,7 +8,7 @@ import { edgeNetwork } from './network.ts';
 import { createOwners } from './owners.ts';
 import { edgeCommands } from './commands.ts';
 import { hashPassword } from './passwords.ts';
-import { edgeRules, followStacks, readinessOf, stackHostnames } from './stacks.ts';
+import { declaredRoutes, edgeRules, followStacks, readinessOf, stackHostnames } from './stacks.ts';
 import { createStore, type RouteRow } from './store.ts';
 import type { EdgeApi } from './types.ts';
 
@@ -193,6 +193,7 @@ export default definePlugin({
       challengeDir: edge.challengeDir,
       network: edgeNetworkName,
       ports: { http: ctx.options.httpPort, https: ctx.options.httpsPort },
+      routesOf: declaredRoutes,
     };
   },
 });

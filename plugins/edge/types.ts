@@ -85,4 +85,6 @@ export interface EdgeApi {
   readonly network: string;
   /** the ports the edge listens on (plugins.edge.options httpPort, httpsPort): a link to a hostname names the port when it is not 80/443 */
   readonly ports: { readonly http: number; readonly https: number };
+  /** the routes services declare with their labels (dockwright.http.*) as a stack's are read, and what is wrong with them */
+  routesOf(project: string, services: readonly { name: string; labels: Record<string, string> }[]): { routes: ProxyRoute[]; issues: { path: string; message: string }[] };
 }

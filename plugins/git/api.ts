@@ -1,13 +1,19 @@
 // The git plugin's API for other plugins (sites): the same remote rules, fetching and archive rules the stack source uses.
 import { join } from 'node:path';
-import { pluginRef, problem, type OutboundApi, type PluginRef, type TSchema } from '../../sdk/index.ts';
+import { extensionPoint, pluginRef, problem, type Actor, type OutboundApi, type PluginRef, type TSchema } from '../../sdk/index.ts';
 import { ArchiveRefused, extractArchive, type ArchiveLimits, type Extracted } from './archive.ts';
 import { secretsOf, type Credentials, type Git } from './git.ts';
+import type { PreviewTree, PreviewWant } from './previews.ts';
 import { checkRemote, CredentialsSchema, type CheckedRemote } from './remote.ts';
 import { gitProblem } from './sources.ts';
 import { createWorkspace } from './workspace.ts';
 
-export type { ArchiveLimits, CheckedRemote, Credentials, Extracted };
+export type { ArchiveLimits, CheckedRemote, Credentials, Extracted, PreviewTree, PreviewWant };
+
+/** a signed `pull_request` delivery to a stack's push receiver, verified and parsed; the answer is the delivery's outcome */
+export type PullRequestReceiver = (delivery: { stack: string; payload: Record<string, unknown>; actor: Actor }) => Promise<{ outcome: string; reason: string | null; jobId: string | null }>;
+/** who handles pull requests (the previews plugin); without one they are acknowledged and ignored */
+export const pullRequestReceivers = extensionPoint<PullRequestReceiver>('git', 'pull-requests');
 
 /** `requires: [gitPlugin]` types ctx.deps.git */
 export const gitPlugin: PluginRef<'git', GitApi> = pluginRef('git');
@@ -29,9 +35,15 @@ export interface GitApi {
   removeCheckout(key: string): Promise<void>;
   /** what a job must redact while these credentials are in use */
   secretsOf(credentials: Credentials | null): string[];
+  /**
+   * The tree of the stack's source for its preview `key`, checked out in a folder of that preview: at `want.ref` (else
+   * `want.branch`, else the stack's branch), at `want.commit` when given. null when the stack has no source; a failure is an Error.
+   */
+  previewTree(stack: string, key: string, want: PreviewWant, io: { log(line: string): void; redact(secret: string): void; signal?: AbortSignal }): Promise<PreviewTree | null>;
+  removePreviewTree(stack: string, key: string): Promise<void>;
 }
 
-export function createGitApi(deps: { git: Git; dataDir: () => string; allowedLocalRoots: readonly string[]; outbound: OutboundApi; archive: ArchiveLimits }): GitApi {
+export function createGitApi(deps: { git: Git; dataDir: () => string; allowedLocalRoots: readonly string[]; outbound: OutboundApi; archive: ArchiveLimits; previews: Pick<GitApi, 'previewTree' | 'removePreviewTree'> }): GitApi {
   const workspace = createWorkspace(() => join(deps.dataDir(), 'checkouts'), deps.git);
   return {
     credentialsSchema: CredentialsSchema,
@@ -61,5 +73,6 @@ export function createGitApi(deps: { git: Git; dataDir: () => string; allowedLoc
     },
     removeCheckout: (key) => workspace.removeRepo(key),
     secretsOf: (credentials) => secretsOf(credentials),
+    ...deps.previews,
   };
 }

@@ -1,9 +1,11 @@
 // The git plugin: a stack's source from a git repository or an uploaded archive, pin/unpin, polling and the push receiver.
+import { join } from 'node:path';
 import { definePlugin, keyedLock, Type } from '../../sdk/index.ts';
 import { stackSources, stacksPlugin } from '../stacks/api.ts';
-import { createGitApi, type GitApi } from './api.ts';
+import { createGitApi, pullRequestReceivers, type GitApi } from './api.ts';
 import { defaultArchiveLimits } from './archive.ts';
 import { createGit } from './git.ts';
+import { previewTrees } from './previews.ts';
 import { pushReceiver } from './push.ts';
 import { sourceRoutes } from './routes.ts';
 import { createSources } from './sources.ts';
@@ -37,6 +39,7 @@ export default definePlugin({
     const store = createStore(ctx.db, options.keepDeliveries);
     const git = createGit({ allowFile: options.allowedLocalRoots.length > 0, timeoutMs: options.gitTimeoutMs, maxOutputBytes: options.gitOutputLimit, outbound: ctx.outbound, stateDir: () => ctx.dataDir });
     const workspace = createWorkspace(() => ctx.dataDir, git);
+    const previews = previewTrees({ store, workspace: createWorkspace(() => join(ctx.dataDir, 'previews'), git), stacks: workspace, secrets: ctx.secrets, searchDepth: options.pinSearchDepth });
     const sources = createSources({
       store, workspace, lock: keyedLock(), secrets: ctx.secrets, stacks, log: ctx.log,
       settings: { pinSearchDepth: options.pinSearchDepth, archive: { maxEntries: options.archiveMaxEntries, maxBytes: options.archiveMaxBytes } },
@@ -44,7 +47,8 @@ export default definePlugin({
 
     ctx.extensions.add(stackSources, { source: sources.source, describe: async (stack) => ({ source: await sources.viewOf(stack) }) });
     for (const route of sourceRoutes({ stacks, sources, store, actionTokens: ctx.actionTokens, outbound: ctx.outbound, allowedLocalRoots: options.allowedLocalRoots })) ctx.routes.add(route);
-    for (const route of pushReceiver({ stacks, store, actionTokens: ctx.actionTokens, activity: ctx.activity })) ctx.webhooks.add(route);
+    const pullRequests = () => ctx.extensions.of(pullRequestReceivers)[0] ?? null;
+    for (const route of pushReceiver({ stacks, store, actionTokens: ctx.actionTokens, activity: ctx.activity, pullRequests })) ctx.webhooks.add(route);
 
     ctx.events.on('stack.deployed', async ({ stack, commit }) => {
       if (typeof stack !== 'string' || !(await store.get(stack))) return;
@@ -61,6 +65,7 @@ export default definePlugin({
     return createGitApi({
       git, dataDir: () => ctx.dataDir, allowedLocalRoots: options.allowedLocalRoots, outbound: ctx.outbound,
       archive: { maxEntries: options.archiveMaxEntries, maxBytes: options.archiveMaxBytes },
+      previews: { previewTree: previews.at, removePreviewTree: previews.remove },
     });
   },
 });

@@ -2,6 +2,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { defineRoute, JobSchema, Nullable, problem, reply, Type, type ActionTokensApi, type ActivityApi, type Actor, type AnyRoute } from '../../sdk/index.ts';
 import type { StacksApi } from '../stacks/index.ts';
+import type { PullRequestReceiver } from './api.ts';
 import type { SourceStore } from './store.ts';
 
 type Headers = Readonly<Record<string, string | string[] | undefined>>;
@@ -33,8 +34,10 @@ export function signatureValid(secret: string, body: Buffer, headers: Headers): 
 
 interface PushPayload { ref?: unknown; after?: unknown; deleted?: unknown }
 
-export function pushReceiver({ stacks, store, actionTokens, activity }: {
+export function pushReceiver({ stacks, store, actionTokens, activity, pullRequests }: {
   stacks: StacksApi; store: SourceStore; actionTokens: ActionTokensApi; activity: ActivityApi;
+  /** who handles pull_request deliveries (the previews plugin), when one is enabled */
+  pullRequests: () => PullRequestReceiver | null;
 }): AnyRoute[] {
   return [
     defineRoute({
@@ -45,12 +48,14 @@ export function pushReceiver({ stacks, store, actionTokens, activity }: {
         outcome: Type.String(), reason: Nullable(Type.String()), deliveryId: Nullable(Type.String()), jobId: Type.Optional(Nullable(Type.String())),
         attached: Type.Optional(Type.Boolean()), job: Type.Optional(JobSchema),
       }),
-      summary: 'Push receiver for GitHub, Gitea and Forgejo: a push to the configured branch deploys the stack',
+      summary: 'Push receiver for GitHub, Gitea and Forgejo: a push to the configured branch deploys the stack; pull requests make previews',
       description: 'Signed with the push secret (POST /api/v1/stacks/{name}/webhooks/push): X-Hub-Signature-256 (sha256=<hex>), '
         + 'X-Gitea-Signature or X-Forgejo-Signature (<hex>), HMAC-SHA256 of the raw body. The body is the JSON push payload '
         + '(content type application/json). ping → 200 acknowledged; other events, other branches, tags, deleted branches or a pinned '
         + 'stack → 202 ignored with a reason; a push to the branch → 202 with the deploy job (actor github). A repeated delivery id '
-        + 'is acknowledged with the first outcome and starts nothing.',
+        + 'is acknowledged with the first outcome and starts nothing. A pull_request event (opened, reopened, synchronize) creates or '
+        + 'updates the preview pr-<number> at its head commit, closed removes it (202 with the job; ignored with a reason when '
+        + 'previews are off, the pull request comes from a fork, or the limit of previews is reached).',
       handler: async ({ params, headers, rawBody, ip }) => {
         const name = params.name;
         const body = rawBody ?? Buffer.alloc(0);
@@ -84,13 +89,19 @@ export function pushReceiver({ stacks, store, actionTokens, activity }: {
         const actor: Actor = { kind: 'github', name, address: ip };
         const finish = async (status: number, outcome: string, reason: string | null, jobId: string | null, extra: Record<string, unknown> = {}) => {
           await store.finishDelivery(delivery.id, outcome, reason, jobId);
-          await activity.record({ actor, action: 'stack.push', resource: `stack:${name}`, result: outcome === 'deployed' ? 'ok' : outcome, detail: { provider: provider.name, event, deliveryId, ref, commit: after, reason, jobId } });
+          await activity.record({ actor, action: event === 'pull_request' ? 'stack.pull-request' : 'stack.push', resource: `stack:${name}`, result: outcome === 'deployed' || outcome === 'removed' ? 'ok' : outcome, detail: { provider: provider.name, event, deliveryId, ref, commit: after, reason, jobId } });
           return reply(status, { ...(outcome === 'ignored' ? { ignored: true } : { acknowledged: true }), outcome, reason, deliveryId, ...extra });
         };
 
         try {
           if (event === 'ping') return await finish(200, 'acknowledged', 'ping', null);
-          if (event !== 'push') return await finish(202, 'ignored', `the event "${event}" deploys nothing: only push does`, null);
+          if (event === 'pull_request') {
+            const receiver = pullRequests();
+            if (!receiver) return await finish(202, 'ignored', 'previews are not enabled on this installation', null);
+            const done = await receiver({ stack: name, payload: payload as Record<string, unknown>, actor });
+            return await finish(202, done.outcome, done.reason, done.jobId, done.jobId ? { jobId: done.jobId } : {});
+          }
+          if (event !== 'push') return await finish(202, 'ignored', `the event "${event}" deploys nothing: only push and pull_request do`, null);
           const row = await store.get(name);
           if (!row || row.kind !== 'git') return await finish(202, 'ignored', 'the stack has no git source', null);
           if (ref!.startsWith('refs/tags/')) return await finish(202, 'ignored', `${ref} is a tag; the stack follows the branch ${row.branch}`, null);

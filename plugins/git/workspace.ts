@@ -64,6 +64,18 @@ export function createWorkspace(root: () => string, git: Git) {
       return (await git([...repo, 'rev-parse', '--verify', '--quiet', `${refOf(remote.branch)}^{commit}`])).trim();
     },
 
+    /** fetches a ref of the remote (`refs/pull/7/head`, `refs/heads/x`; shallow) and answers its commit; NotFound when the remote has no such ref */
+    async fetchRef(stack: string, remote: Remote, ref: string, signal?: AbortSignal): Promise<string> {
+      const repo = await ensureRepo(stack);
+      try {
+        await fetch(repo, remote, `+${ref}:refs/remotes/source/fetched`, 1, signal);
+      } catch (err) {
+        if (err instanceof GitError && /couldn't find remote ref/i.test(err.stderr)) throw new NotFound(`the repository has no ${ref}`);
+        throw err;
+      }
+      return (await git([...repo, 'rev-parse', '--verify', '--quiet', 'refs/remotes/source/fetched^{commit}'])).trim();
+    },
+
     /** the full id of a commit given in full or abbreviated, fetching it (or more history of the branch) when it is not here yet */
     async findCommit(stack: string, remote: Remote, id: string, searchDepth: number, signal?: AbortSignal): Promise<string> {
       const repo = await ensureRepo(stack);

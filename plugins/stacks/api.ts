@@ -5,10 +5,10 @@ import type { LoadedCompose } from '../docker/types.ts';
 import type { Need } from './access.ts';
 import type { DeployOverride, StackRuntime, StackSource } from './core.ts';
 import type { ComposeProject } from '../docker/types.ts';
-import type { PlatformRule } from './rules.ts';
+import type { PlatformRule, RuleError } from './rules.ts';
 import type { StackTemplate } from './templates.ts';
 
-export type { DeployOverride, Need, PlatformRule, StackRuntime, StackSource, StackTemplate };
+export type { DeployOverride, Need, PlatformRule, RuleError, StackRuntime, StackSource, StackTemplate };
 
 /** a successful deploy: the project as deployed (its variables are secret) and the deploy's note (DeployOverride) */
 export interface StackDeployed {
@@ -34,6 +34,10 @@ export interface StacksApi {
   deployIn(job: JobRun<{ stack: string }>, override?: DeployOverride): Promise<Record<string, unknown>>;
   /** the stack's saved state: revision and whether it should run */
   state(stack: string): Promise<{ revision: number; desired: string; autoupdate: boolean } | null>;
+  /** the stored compose file and the variables a deploy interpolates with (template inputs applied); null when there is no such stack */
+  content(stack: string): Promise<{ compose: string; variables: Record<string, string> } | null>;
+  /** the platform rules' errors for a compose file loaded for this stack (a preview of it: no more than the stack gets) */
+  check(stack: string, loaded: LoadedCompose, workdir?: string): Promise<RuleError[]>;
 }
 
 /** a provider of source trees (the git plugin), and the fields it adds to the stack's answer */
@@ -62,6 +66,8 @@ export const stackRuntimes = extensionPoint<StackRuntime>('stacks', 'runtimes', 
 export const stackUpdaters = extensionPoint<(stack: string, actor: Actor) => Promise<unknown>>('stacks', 'updaters');
 /** fields another plugin adds to a stack's full answer (GET /stacks/{name}): the releases plugin's `release` */
 export const stackDescribers = extensionPoint<(stack: string) => Promise<Record<string, unknown>>>('stacks', 'describers');
+/** the stack whose access list governs a compose project that is no stack (a preview of it): project → stack, for the projects it knows */
+export const projectParents = extensionPoint<(projects: readonly string[]) => Promise<ReadonlyMap<string, string>>>('stacks', 'project-parents');
 /** a further stack template */
 export const stackTemplates = extensionPoint<StackTemplate>('stacks', 'templates');
 

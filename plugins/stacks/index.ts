@@ -1,13 +1,13 @@
 // The stacks plugin: compose stacks with variables, settings, revisions, deploy/stop/pull jobs, access lists, autoupdate and the deploy webhook.
 import { definePlugin, Type, type AttentionItem, type Principal } from '../../sdk/index.ts';
 import { accessGuards, dockerPlugin } from '../docker/api.ts';
-import { canSee, stackRole } from './access.ts';
-import { platformRules, stackDescribers, stackHooks, stackRuntimes, stackSources, stackTemplates, stackUpdaters, type StacksApi } from './api.ts';
+import { canSee, stackRole, type AccessEntry } from './access.ts';
+import { platformRules, projectParents, stackDescribers, stackHooks, stackRuntimes, stackSources, stackTemplates, stackUpdaters, type StacksApi } from './api.ts';
 import { createCore, deployKind, pushKind, resourceOf } from './core.ts';
 import { StackName, stackRoutes } from './routes.ts';
-import { builtInRules, dockerDefaultCapabilities, safeNetworkOptions, safeSecurityOptions, safeSysctls } from './rules.ts';
+import { builtInRules, checkRules, dockerDefaultCapabilities, safeNetworkOptions, safeSecurityOptions, safeSysctls } from './rules.ts';
 import { createStore } from './store.ts';
-import { Templates } from './templates.ts';
+import { Templates, templateVariables } from './templates.ts';
 import { stackView, statusOf } from './view.ts';
 import { volumeRoutes } from './volumes.ts';
 import { deployWebhook } from './webhook.ts';
@@ -77,8 +77,13 @@ export default definePlugin({
     // a stack's containers, jobs and activity are as visible, and as usable, as the stack; what is no stack (any more) is for admins
     const allowed = async (principal: Principal, names: readonly string[], act: boolean) => {
       const access = await store.accessOf(names);
+      // a project that is no stack but a preview of one is as visible, and as usable, as that stack
+      const others = names.filter((n) => !access.has(n));
+      const parents = new Map<string, string>();
+      if (others.length) for (const parentsOf of ctx.extensions.of(projectParents)) for (const [p, stack] of await parentsOf(others)) parents.set(p, stack);
+      const parentAccess = parents.size ? await store.accessOf([...new Set(parents.values())]) : new Map<string, AccessEntry[]>();
       return new Set(names.filter((n) => {
-        const entries = access.get(n);
+        const entries = access.get(n) ?? parentAccess.get(parents.get(n) ?? '');
         if (!entries) return principal.role === 'admin';
         const role = stackRole(principal, entries);
         return role === 'unlimited' || (role !== null && (!act || role !== 'viewer'));
@@ -148,6 +153,11 @@ export default definePlugin({
       webhookKinds: { deploy: deployKind, push: pushKind },
       nameSchema: StackName,
       access: async (stack, principal, need) => { await core.stackFor(stack, principal, need); },
+      content: async (stack) => {
+        const row = await store.get(stack);
+        return row && { compose: row.compose, variables: row.template ? templateVariables(row.settings, row.env) : row.env };
+      },
+      check: (stack, loaded, workdir) => checkRules(rules, options.rules, { stack, loaded, hasSource: workdir !== undefined, workdir }),
     };
   },
 });

@@ -39,7 +39,12 @@ export interface ComposeProject {
   variables: Record<string, string>;
   /** source tree: env_file, relative bind mounts and build contexts are resolved inside it; escapes are refused */
   workdir?: string;
+  /** deployed as a preview of a stack (preview.ts): its own volumes and networks, no published ports, these hostnames */
+  preview?: PreviewOf;
 }
+
+/** the preview `key` of the stack `parent`; `hostnames` maps each service the edge routes to its preview hostname (others lose theirs) */
+export interface PreviewOf { key: string; parent: string; hostnames: Readonly<Record<string, string>> }
 
 /** path like "services.web.ports[0]"; `limit` names the bound of compose/limits.ts a refused file went past */
 export interface ComposeIssue { path: string; message: string; limit?: string }

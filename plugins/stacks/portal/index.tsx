@@ -410,6 +410,8 @@ function Resources({ name }: { name: string }) {
   );
 }
 
+const notEnabled = (plugin: string, what: string) => <Empty>{what} come with the {plugin} plugin, which is not enabled.</Empty>;
+
 /** the sections of a stack's page, each a tab; a section is offered when the user holds its scope (new ones join this list) */
 interface Section { id: string; label: string; scope?: string; render(stack: StackView, reload: () => void): VNode }
 const sections: Section[] = [
@@ -419,11 +421,12 @@ const sections: Section[] = [
   { id: 'settings', label: 'Settings', render: (s) => <Settings name={s.name} /> },
   { id: 'resources', label: 'Resource use', scope: 'containers:stats', render: (s) => <Resources name={s.name} /> },
   { id: 'revisions', label: 'Revisions', render: (s, reload) => <Revisions name={s.name} onRestored={reload} /> },
-  // the releases plugin's own page (/stacks/:name/releases) answers this tab; without that plugin, this says so
-  { id: 'releases', label: 'Releases', render: () => <Empty>Releases, rollback and updates come with the releases plugin, which is not enabled.</Empty> },
+  // tabs another plugin's page answers (/stacks/:name/releases, /stacks/:name/previews); without that plugin, they say so
+  { id: 'releases', label: 'Releases', render: () => notEnabled('releases', 'Releases, rollback and updates') },
   { id: 'webhook', label: 'Webhook', render: (s, reload) => <Webhook stack={s} reload={reload} /> },
   { id: 'access', label: 'Access', render: (s) => <Access name={s.name} /> },
   { id: 'source', label: 'Git source', render: (s, reload) => <Source name={s.name} push={s.webhooks.push?.enabled ?? false} reload={reload} /> },
+  { id: 'previews', label: 'Previews', render: () => notEnabled('previews', 'Previews of pull requests') },
 ];
 
 function Stack({ params }: { params: Record<string, string> }) {

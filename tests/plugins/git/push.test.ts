@@ -102,7 +102,7 @@ test('pushes to another branch, tags, deleted branches and other events are ackn
     ['push', pushPayload('refs/tags/v1', head), /is a tag/],
     ['push', { ...pushPayload('refs/heads/main', '0'.repeat(40)), deleted: true }, /deleted/],
     ['issues', { action: 'opened' }, /only push/],
-    ['pull_request', { action: 'opened' }, /only push/],
+    ['pull_request', { action: 'opened' }, /previews are not enabled/],
   ];
   for (const [event, payload, reason] of cases) {
     const res = await pushCall(s, name, payload, { secret, event });

@@ -1,0 +1,97 @@
+// Previews of a stack without a source (its stored compose file) through the API: container_name suffixed, a taken hostname refused, idle previews removed, a removal interrupted by a restart finished at the next start.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import pg from 'pg';
+import { eventually } from '../../helpers/harness.ts';
+import { containerOf } from '../docker/helpers.ts';
+import { edgeAnswers, edgeRunning, viaEdge } from '../edge/helpers.ts';
+import { cleanupProjects, createStack, uniqueName, waitJob } from '../git/helpers.ts';
+import { leftovers, startPreviewServer, type PreviewServer } from './helpers.ts';
+
+let s: PreviewServer;
+/** the first server, whose database and data dir a restart reuses: its close() removes them */
+let first: PreviewServer | undefined;
+const name = uniqueName('pvl');
+const other = uniqueName('pvo');
+const previewHost = (key: string) => `${key}.${name}.preview.test`;
+const compose = (host: string, extra = '') => `services:
+  web:
+    image: dockwright-test/web:1
+    container_name: ${name}-fixed
+    environment: { MESSAGE: "\${MESSAGE:-stored}" }
+    labels:
+      dockwright.http.host: "${host}"
+      dockwright.http.port: "8080"
+${extra}`;
+
+before(async () => {
+  s = await startPreviewServer([], { previews: { idleCheckIntervalMs: 1000 } });
+  await edgeRunning(s);
+  await createStack(s, name, compose(`${name}.app.test`));
+  const put = await s.api('PUT', `/api/v1/stacks/${name}/previews`, { body: { enabled: true, hostname: '{key}.{stack}.preview.test' } });
+  assert.equal(put.status, 200, put.text);
+});
+after(async () => {
+  await s?.close();
+  await first?.close();
+  await cleanupProjects(name, other, ...['api-1', 'api-2', 'api-3'].map((k) => `${name}-${k}`));
+});
+
+const create = async (key: string, body: Record<string, unknown> = {}) => {
+  const res = await s.api('PUT', `/api/v1/stacks/${name}/previews/${key}`, { body });
+  assert.equal(res.status, 202, res.text);
+  return waitJob(s, res.body.jobId);
+};
+
+test('a stack without a source previews its stored compose file; container_name gets the key; a hostname another stack holds is refused', async () => {
+  const job = await create('api-1', { variables: { MESSAGE: 'api' } });
+  assert.equal(job.status, 'succeeded', `${job.error}\n${job.output}`);
+  await edgeAnswers(s.httpPort, previewHost('api-1'), '/cgi-bin/env', (a) => a.status === 200 && a.body.includes('message=api'));
+  const c = await containerOf(`${name}-api-1`, 'web');
+  assert.equal(c?.Names[0], `/${name}-fixed-api-1`);
+
+  await createStack(s, other, `services:
+  web:
+    image: dockwright-test/web:1
+    labels:
+      dockwright.http.host: "${previewHost('api-2')}"
+      dockwright.http.port: "8080"
+`);
+  const refused = await create('api-2');
+  assert.equal(refused.status, 'failed');
+  assert.match(refused.error ?? '', new RegExp(`${previewHost('api-2').replaceAll('.', '\\.')} is taken by another owner`));
+  assert.deepEqual((await leftovers(`${name}-api-2`)).containers, [], 'nothing was deployed');
+  const listed = (await s.api('GET', `/api/v1/stacks/${name}/previews`)).body.previews.find((p: any) => p.key === 'api-2');
+  assert.equal(listed.status, 'failed');
+  assert.equal((await s.api('DELETE', `/api/v1/stacks/${name}/previews/api-2`)).status, 202);
+  await eventually(async () => !(await s.api('GET', `/api/v1/stacks/${name}/previews`)).body.previews.some((p: any) => p.key === 'api-2'), 30_000, 'api-2 removed', 200);
+});
+
+test('a preview idle for its stack\'s idleDays is removed on schedule', async () => {
+  const db = new pg.Client({ connectionString: s.databaseUrl });
+  await db.connect();
+  try {
+    await db.query("UPDATE previews SET updated_at = now() - interval '8 days' WHERE stack = $1 AND key = 'api-1'", [name]);
+  } finally {
+    await db.end();
+  }
+  await eventually(async () => (await s.api('GET', `/api/v1/stacks/${name}/previews`)).body.previews.length === 0, 60_000, 'the idle preview removed', 250);
+  assert.deepEqual(await leftovers(`${name}-api-1`), { containers: [], networks: [], volumes: [] });
+  await edgeAnswers(s.httpPort, previewHost('api-1'), '/', (a) => a.status === 404);
+  const activity = (await s.api('GET', `/api/v1/activity?resource=stack:${name}`)).body;
+  assert.ok(activity.some((a: any) => a.action === 'stack.preview.remove' && a.actor.kind === 'system' && /idle/.test(a.detail?.reason ?? '')), JSON.stringify(activity));
+});
+
+test('a removal interrupted by a restart is finished at the next start: nothing of the preview survives', async () => {
+  assert.equal((await create('api-3')).status, 'succeeded');
+  await edgeAnswers(s.httpPort, previewHost('api-3'), '/', (a) => a.status === 200);
+  const removal = await s.api('DELETE', `/api/v1/stacks/${name}/previews/api-3`);
+  assert.equal(removal.status, 202, removal.text);
+  first = s;
+  await s.stop();
+  s = await startPreviewServer([], { reuse: { databaseUrl: first.databaseUrl, dataDir: first.dataDir } });
+  await edgeRunning(s);
+  await eventually(async () => (await s.api('GET', `/api/v1/stacks/${name}/previews`)).body.previews.length === 0, 60_000, 'the removal finished', 250);
+  assert.deepEqual(await leftovers(`${name}-api-3`), { containers: [], networks: [], volumes: [] });
+  assert.equal((await viaEdge(s.httpPort, previewHost('api-3'), '/')).status, 404);
+});
