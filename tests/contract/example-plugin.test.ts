@@ -35,7 +35,9 @@ async function copyOfInstall(dir: string): Promise<string> {
 
 /** npm never reaches a registry here: offline, and pointed at a loopback port nothing listens on */
 const offline = { ...npmEnv, npm_config_offline: 'true', npm_config_registry: 'http://127.0.0.1:9/' };
-const cli = (install: string, ...args: string[]) => run('npm', ['run', '--silent', 'cli', '--', ...args], { cwd: install, env: { ...offline, NODE_ENV: 'test' }, timeout: 180_000 });
+const cli = (install: string, ...args: string[]) => cliWith({}, install, ...args);
+/** the CLI with more environment: the installation it acts on (DATABASE_URL, DATA_DIR) */
+const cliWith = (env: Record<string, string>, install: string, ...args: string[]) => run('npm', ['run', '--silent', 'cli', '--', ...args], { cwd: install, env: { ...offline, NODE_ENV: 'test', ...env }, timeout: 180_000 });
 const failure = (p: Promise<unknown>) => p.then(() => assert.fail('expected the command to fail'), (err: { stderr: string }) => err.stderr);
 
 /** `npm run cli -- serve` of the install on a database of its own; answers its URL and first admin token */
@@ -117,6 +119,13 @@ test('the notes example: packed, installed into a copy of an install with the RE
       jobTypes: [], extensionPoints: { offered: [], used: [] }, migrations: null,
     });
     assert.equal((await call(service.url, 'GET', '/api/v1/plugins')).status, 401);
+
+    // a package made for another Dockwright is refused at boot (here the CLI's, on the same installation), naming both versions
+    const installed = join(install, 'node_modules/dockwright-plugin-notes/package.json');
+    const manifest = readFileSync(installed, 'utf8');
+    writeFileSync(installed, JSON.stringify({ ...JSON.parse(manifest), peerDependencies: { dockwright: '>=9.0.0' } }));
+    assert.match(await failure(cliWith({ DATABASE_URL: database.url, DATA_DIR: dataDir }, install, 'plugins')), /package dockwright-plugin-notes 1\.0\.0 supports dockwright >=9\.0\.0 \(its peerDependencies\), but this is dockwright 0\.1\.0/);
+    writeFileSync(installed, manifest);
   } finally {
     forgetContract(service.url);
     await service.stop();
@@ -133,10 +142,6 @@ test('the notes example: packed, installed into a copy of an install with the RE
   assert.match(result.stdout, /^# pass 3$/m, `${result.stdout}\n${result.stderr}`);
   assert.match(result.stdout, /^# fail 0$/m);
 
-  // a package made for another Dockwright is refused at boot, naming both versions
-  const installed = join(install, 'node_modules/dockwright-plugin-notes/package.json');
-  writeFileSync(installed, JSON.stringify({ ...JSON.parse(readFileSync(installed, 'utf8')), peerDependencies: { dockwright: '>=9.0.0' } }));
-  assert.match(await failure(cli(install, 'plugins')), /package dockwright-plugin-notes 1\.0\.0 supports dockwright >=9\.0\.0 \(its peerDependencies\), but this is dockwright 0\.1\.0/);
 });
 
 test("the README's plugin section is the example, as written", () => {
