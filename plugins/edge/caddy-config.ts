@@ -39,7 +39,10 @@ function handlersOf(r: RouteRow, addresses: ConfigInput['addresses']): Json[] {
   const t = r.target as { project: string; service: string; port: number };
   const dial = (addresses.get(`${t.project}/${t.service}`) ?? []).map((ip) => ({ dial: `${ip.includes(':') ? `[${ip}]` : ip}:${t.port}` }));
   if (!dial.length) return [text(502, `${r.hostname}: no running container of service ${t.service} (stack ${t.project}) on the edge network\n`)];
-  return [{ handler: 'reverse_proxy', upstreams: dial }];
+  // a connection refused (a container that just stopped, or crashed) is tried again on another upstream, or on the same once
+  // the edge has moved on, for up to a few seconds: the client sees a slower answer, not a 502; one that failed is skipped
+  // for a moment. Only a failed connection is tried again: a request that reached an upstream is never sent twice.
+  return [{ handler: 'reverse_proxy', upstreams: dial, load_balancing: { try_duration: '5s', try_interval: '100ms' }, health_checks: { passive: { fail_duration: '2s' } } }];
 }
 
 /** routes of these hostnames, longest path prefix first, then a 404 for any other host */

@@ -28,8 +28,16 @@ export interface EdgeNetwork {
 
 const statusOf = (err: unknown) => (err as { statusCode?: number }).statusCode;
 
+/** the signals of a stop (docker stop, swarm's shutdown of an old task): not a reload's HUP */
+const stopSignals = new Set(['2', '3', '9', '15']);
+
+/** a swarm task joins its service's routes once ready (healthy, when it has a healthcheck), as swarm's start-first waits for it */
+const taskReady = (c: { Labels: Record<string, string>; Status?: string }) => !c.Labels['com.docker.swarm.task.id'] || !/\((health: starting|unhealthy)\)/.test(c.Status ?? '');
+
 export function edgeNetwork(docker: Dockerode, name: string, log: Logger, retryMs: number): EdgeNetwork {
   let stream: NodeJS.ReadableStream | null = null;
+  /** containers sent a stop signal and still running: what they have finishes, nothing new is sent to them */
+  const stopping = new Set<string>();
   let stopped = false;
   let retry: NodeJS.Timeout | null = null;
 
@@ -56,15 +64,16 @@ export function edgeNetwork(docker: Dockerode, name: string, log: Logger, retryM
     async addresses() {
       const list = await docker.listContainers({ filters: { network: [name], status: ['running'], label: [managed] } });
       const serving = new Map<string, string[]>();
-      const replaced = new Map<string, string[]>();
+      // routed only while its service has no serving one: set aside by a replacement, told to stop, a swarm task not ready yet
+      const fallback = new Map<string, string[]>();
       for (const c of list) {
         const ip = c.NetworkSettings?.Networks?.[name]?.IPAddress;
         const key = `${c.Labels['dockwright.project']}/${c.Labels['dockwright.service']}`;
         const role = servingRole((c.Names?.[0] ?? '').replace(/^\//, ''));
-        const into = role === 'serving' ? serving : role === 'replaced' ? replaced : null;
+        const into = role === 'starting' ? null : role === 'replaced' || stopping.has(c.Id) || !taskReady(c) ? fallback : serving;
         if (ip && into) into.set(key, [...(into.get(key) ?? []), ip].sort());
       }
-      for (const [key, ips] of replaced) if (!serving.has(key)) serving.set(key, ips);
+      for (const [key, ips] of fallback) if (!serving.has(key)) serving.set(key, ips);
       return serving;
     },
     async attachAll() {
@@ -75,7 +84,7 @@ export function edgeNetwork(docker: Dockerode, name: string, log: Logger, retryM
       const open = async () => {
         if (stopped) return;
         try {
-          const s = (await docker.getEvents({ filters: { type: ['container'], event: ['create', 'start', 'die', 'destroy', 'rename'], label: [hostLabel] } })) as NodeJS.ReadableStream;
+          const s = (await docker.getEvents({ filters: { type: ['container'], event: ['create', 'start', 'kill', 'die', 'destroy', 'rename', 'health_status'], label: [hostLabel] } })) as NodeJS.ReadableStream;
           stream = s;
           let buffer = '';
           s.on('data', (chunk: Buffer) => {
@@ -88,7 +97,12 @@ export function edgeNetwork(docker: Dockerode, name: string, log: Logger, retryM
               try { event = JSON.parse(line); } catch { continue; }
               if (event.Actor?.Attributes?.['dockwright.managed'] !== 'true') continue;
               if (event.Action === 'create' && event.id) connect(event.id).then(changed, (err) => log.warn({ err }, 'a container could not join the edge network'));
-              else changed();
+              else {
+                // a stop signal (swarm's stop of an old task, a stop) takes it out of the routes before it exits
+                if (event.id && event.Action === 'kill') { if (stopSignals.has(event.Actor?.Attributes?.signal ?? '')) stopping.add(event.id); }
+                else if (event.id && /^(start|die|destroy)$/.test(event.Action ?? '')) stopping.delete(event.id);
+                changed();
+              }
             }
           });
           const again = () => {

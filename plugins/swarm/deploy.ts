@@ -47,7 +47,21 @@ const ns = (seconds: unknown): number | undefined => {
   return Number(m[1]) * ({ ms: 1e6, s: 1e9, m: 60e9, h: 3600e9 }[m[2] ?? 's'] ?? 1e9);
 };
 
-function updateConfig(v: unknown, fallback: 'rollback' | 'pause') {
+/** the labels by which a service asks the edge for a hostname: its tasks carry them, so the edge follows the tasks */
+const edgeLabels = (serviceLabels: Record<string, string>) => Object.fromEntries(Object.entries(serviceLabels).filter(([k]) => k.startsWith('dockwright.http.')));
+
+/**
+ * The update order a service gets when update_config names none: start-first for a service the edge routes (a new task
+ * beside the old, health-gated, as the compose runtime does), unless it publishes a port in host mode (which cannot
+ * be bound twice on a node); stop-first, swarm's own default, for the others.
+ */
+function defaultOrder(s: NormalizedService, raw: Obj): 'start-first' | 'stop-first' {
+  const routed = s.labels['dockwright.http.host'] !== undefined;
+  const hostPorts = s.ports.some((p) => p.published && isHostMode(raw, p.target));
+  return routed && !hostPorts ? 'start-first' : 'stop-first';
+}
+
+function updateConfig(v: unknown, fallback: 'rollback' | 'pause', order: 'start-first' | 'stop-first' = 'stop-first') {
   const c = isObj(v) ? v : {};
   return {
     Parallelism: typeof c.parallelism === 'number' ? c.parallelism : 1,
@@ -55,7 +69,7 @@ function updateConfig(v: unknown, fallback: 'rollback' | 'pause') {
     FailureAction: typeof c.failure_action === 'string' ? c.failure_action : fallback,
     Monitor: ns(c.monitor) ?? 5e9,
     MaxFailureRatio: typeof c.max_failure_ratio === 'number' ? c.max_failure_ratio : 0,
-    Order: c.order === 'start-first' ? 'start-first' : 'stop-first',
+    Order: c.order === 'start-first' || c.order === 'stop-first' ? c.order : order,
   };
 }
 
@@ -181,7 +195,7 @@ function specOf(deps: SwarmDeps, project: ComposeProject, loaded: LoadedCompose,
         ...(s.entrypoint ? { Command: s.entrypoint } : {}),
         ...(s.command ? { Args: s.command } : {}),
         Env: Object.entries(s.environment).map(([k, v]) => `${k}=${v}`),
-        Labels: ownLabels(deps, project.name, { [labels.service]: s.name }),
+        Labels: ownLabels(deps, project.name, { ...edgeLabels(s.labels), [labels.service]: s.name }),
         ...(s.user ? { User: s.user } : {}),
         ...(s.workingDir ? { Dir: s.workingDir } : {}),
         ...(s.hostname ? { Hostname: s.hostname } : {}),
@@ -217,8 +231,8 @@ function specOf(deps: SwarmDeps, project: ComposeProject, loaded: LoadedCompose,
       ...(s.logging ? { LogDriver: { Name: s.logging.driver, Options: s.logging.options } } : {}),
     },
     Mode: { Replicated: { Replicas: s.replicas } },
-    UpdateConfig: updateConfig(deploy.update_config, 'rollback'),
-    RollbackConfig: updateConfig(deploy.rollback_config, 'pause'),
+    UpdateConfig: updateConfig(deploy.update_config, 'rollback', defaultOrder(s, raw)),
+    RollbackConfig: updateConfig(deploy.rollback_config, 'pause', defaultOrder(s, raw)),
     EndpointSpec: {
       Ports: s.ports.filter((p) => p.published).map((p) => ({
         Protocol: p.protocol, TargetPort: p.target, PublishedPort: Number(p.published),
