@@ -14,6 +14,7 @@ import { Users } from './auth/users.ts';
 import { TwoFactor } from './auth/totp.ts';
 import { loadConfig } from './config.ts';
 import { coreRoutes } from './core-routes.ts';
+import { docsRoutes } from './docs-routes.ts';
 import { pluginRoutes } from './plugin-routes.ts';
 import { healthRoutes } from './health-routes.ts';
 import { createActivity } from './services/activity.ts';
@@ -49,6 +50,7 @@ export async function describeApi(root: string, overrides: Record<string, unknow
     for (const route of pluginRoutes({ ...services, plugins: config.plugins, loaded, routes: services.table.routes })) services.table.add('kernel', 'api', route);
     let openapi: Record<string, unknown> = {};
     for (const route of coreRoutes({ db: noDatabase, jobs: services.jobs, contributors: [], visibility: services.visibility, openapi: () => openapi, dataDir: '' })) services.table.add('kernel', 'api', route);
+    for (const route of docsRoutes()) services.table.add('kernel', 'api', route);
     for (const route of healthRoutes({ db: noDatabase, metrics: services.metrics, started: () => false, details: [] })) services.table.add('kernel', 'root', route);
     const limiter = new RateLimiter(1);
     const twoFactor = new TwoFactor(noDatabase, secrets);

@@ -23,6 +23,7 @@ export default definePlugin({
   version: '1.0.0',
   description: 'Preview environments: pull requests and CI branches of a stack deployed as isolated projects on their own hostnames',
   requires: [dockerPlugin, stacksPlugin, edgePlugin, gitPlugin, alertsPlugin],
+  services: ['db', 'activity', 'actionTokens', 'secrets', 'events'],
   options: Options,
   setup(ctx) {
     const { docker, stacks, edge, git, alerts } = ctx.deps;

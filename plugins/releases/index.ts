@@ -18,6 +18,7 @@ export default definePlugin({
   version: '1.0.0',
   description: 'Releases of stacks pinned by digest, rollback, update checks with semver policies (label dockwright.update) and automatic rollback of a bad update',
   requires: [dockerPlugin, stacksPlugin, alertsPlugin],
+  services: ['db', 'secrets', 'outbound'],
   options: Options,
   setup(ctx) {
     const runtime = ctx.deps.docker;
