@@ -1,20 +1,14 @@
 // The stacks plugin's public API: what a plugin that requires it gets as ctx.deps.stacks.
 import type { TString } from '@sinclair/typebox';
-import { extensionPoint, pluginRef, type Actor, type Db, type Job, type JobRun, type PluginRef, type Principal } from '../../sdk/index.ts';
+import { extensionPoint, pluginRef, type Actor, type Job, type JobRun, type PluginRef, type Principal } from '../../sdk/index.ts';
 import type { LoadedCompose } from '../docker/types.ts';
 import type { Need } from './access.ts';
-import type { DeployOverride, StackRuntime, StackSource } from './core.ts';
-import type { ComposeProject } from '../docker/types.ts';
+import type { DeployOverride, StackDeployed, StackHook, StackRuntime, StackSource } from './core.ts';
 import type { PlatformRule, RuleError } from './rules.ts';
 import type { StackTemplate } from './templates.ts';
 
-export type { DeployOverride, Need, PlatformRule, RuleError, StackRuntime, StackSource, StackTemplate };
+export type { DeployOverride, Need, PlatformRule, RuleError, StackDeployed, StackHook, StackRuntime, StackSource, StackTemplate };
 
-/** a successful deploy: the project as deployed (its variables are secret) and the deploy's note (DeployOverride) */
-export interface StackDeployed {
-  stack: string; revision: number; commit: string | null; jobId: string;
-  project: ComposeProject; loaded: LoadedCompose; note: Record<string, unknown>;
-}
 
 /** what other plugins may do with stacks */
 export interface StacksApi {
@@ -44,20 +38,6 @@ export interface StacksApi {
 export const stackSources = extensionPoint<{ source: StackSource; describe?(stack: string): Promise<Record<string, unknown>> }>('stacks', 'sources', { resource: 'stack source' });
 /** a further platform rule every compose file must pass (the edge plugin's hostname ownership) */
 export const platformRules = extensionPoint<PlatformRule>('stacks', 'rules');
-/**
- * What another plugin keeps in step with a stack's saved content (the edge's hostname claims). `saved` and `removed`
- * run inside the transaction that saves or removes the stack: a problem thrown there refuses the change, and nothing is
- * saved. `deploying` runs in a deploy job before any container changes: an error thrown fails the deploy with its message.
- */
-export interface StackHook {
-  saved?(tx: Db, stack: string, loaded: LoadedCompose): Promise<void>;
-  deploying?(stack: string, loaded: LoadedCompose): Promise<void>;
-  /** before a plain deploy (not another plugin's deployIn with an override): the project to deploy instead, or null */
-  adjust?(stack: string, project: ComposeProject, loaded: LoadedCompose): Promise<ComposeProject | null>;
-  /** after every successful deploy, by any path (API, webhook, push, autoupdate, another plugin's deployIn): what was deployed */
-  deployed?(deploy: StackDeployed): Promise<void>;
-  removed?(tx: Db, stack: string): Promise<void>;
-}
 /** a hook on a stack's saves, deploys and removal */
 export const stackHooks = extensionPoint<StackHook>('stacks', 'hooks');
 /** a runtime beside the compose runtime: it deploys the stacks it claims (the swarm plugin's) */

@@ -1,12 +1,32 @@
 // The stacks core: the stack rules (lookup with access, validate and save by revision, create, settings, restore, removal), the project a deploy runs, live state, and the stack jobs.
-import { defineJob, problem, Type, type Actor, type Job, type JobHandle, type PluginContext, type Principal } from '../../sdk/index.ts';
-import type { StackHook } from './api.ts';
+import { defineJob, problem, Type, type Actor, type Db, type Job, type JobHandle, type PluginContext, type Principal } from '../../sdk/index.ts';
 import type { ComposeProject, DeployIo, DockerRuntime, LoadedCompose, ServiceStatus } from '../docker/types.ts';
 import { assertAccess, canSee, type AccessEntry, type Need } from './access.ts';
 import { checkRules, type PlatformRule, type RuleError } from './rules.ts';
 import type { StackContent, StackDetail, StackRow, StackStore, StackSummary } from './store.ts';
 import { templateVariables, type Templates } from './templates.ts';
 import type { LiveState } from './view.ts';
+
+/**
+ * What another plugin keeps in step with a stack's saved content (the edge's hostname claims), through the extension point stackHooks. `saved` and `removed`
+ * run inside the transaction that saves or removes the stack: a problem thrown there refuses the change, and nothing is
+ * saved. `deploying` runs in a deploy job before any container changes: an error thrown fails the deploy with its message.
+ */
+export interface StackHook {
+  saved?(tx: Db, stack: string, loaded: LoadedCompose): Promise<void>;
+  deploying?(stack: string, loaded: LoadedCompose): Promise<void>;
+  /** before a plain deploy (not another plugin's deployIn with an override): the project to deploy instead, or null */
+  adjust?(stack: string, project: ComposeProject, loaded: LoadedCompose): Promise<ComposeProject | null>;
+  /** after every successful deploy, by any path (API, webhook, push, autoupdate, another plugin's deployIn): what was deployed */
+  deployed?(deploy: StackDeployed): Promise<void>;
+  removed?(tx: Db, stack: string): Promise<void>;
+}
+
+/** a successful deploy: the project as deployed (its variables are secret) and the deploy's note (DeployOverride) */
+export interface StackDeployed {
+  stack: string; revision: number; commit: string | null; jobId: string;
+  project: ComposeProject; loaded: LoadedCompose; note: Record<string, unknown>;
+}
 
 /** where a stack's files come from when it has a source tree (the git plugin provides one). */
 export interface StackSource {

@@ -1,11 +1,10 @@
 // The compose-spec service keys beyond the core ones of service.ts: resource, namespace and runtime settings, gpus, hooks, volumes_from, label_file; the keys accepted but ignored, each with why; unknown keys of top-level networks and volumes.
-import { homedir } from 'node:os';
 import type { HostSettings, NetworkIpam, NormalizedService, ServiceHook, ServiceKeySettings, VolumesFrom } from './model.ts';
 import { parseEnvFile, readHead } from './environment.ts';
 import { reservedLabelMessage, userLabel } from '../labels.ts';
 import type { Issues } from './issues.ts';
 import { bool, inside, int, isObj, mapOrList, type Obj, scalar, str, strList } from './shape.ts';
-import type { ServiceContext } from './service.ts';
+import type { ServiceContext } from './context.ts';
 import { bytes, durationNs, splitWords } from './units.ts';
 
 /** service keys this file honours (service.ts honours the others it lists) */
@@ -356,9 +355,3 @@ export function networkKeys(spec: Obj, path: string, issues: Issues): { ipam: Ne
   };
 }
 
-/** the home of the user Dockwright runs as, for `~/…` bind mount sources (judged like any host path afterwards) */
-export function expandHome(source: string): string | null {
-  if (source === '~') return homedir();
-  if (source.startsWith('~/')) return `${homedir()}${source.slice(1)}`;
-  return null;
-}

@@ -1,11 +1,11 @@
 // Compose `volumes` and `tmpfs` of a service: named volumes, bind mounts (inside the source tree when relative) and tmpfs, short and long syntax.
+import { homedir } from 'node:os';
 import { isAbsolute } from 'node:path';
 import type { NormalizedMount, NormalizedVolume } from './model.ts';
 import type { Issues } from './issues.ts';
 import { isObj, scalar, str, strList } from './shape.ts';
 import { inside } from './shape.ts';
 import { realExisting } from '../../../sdk/index.ts';
-import { expandHome } from './keys.ts';
 import { bytes } from './units.ts';
 
 export interface MountContext {
@@ -123,4 +123,11 @@ export function mounts(v: unknown, tmpfs: unknown, path: string, ctx: MountConte
     seen.add(m.target);
   }
   return out;
+}
+
+/** the home of the user Dockwright runs as, for `~/…` bind mount sources (judged like any host path afterwards) */
+export function expandHome(source: string): string | null {
+  if (source === '~') return homedir();
+  if (source.startsWith('~/')) return `${homedir()}${source.slice(1)}`;
+  return null;
 }

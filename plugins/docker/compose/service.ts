@@ -1,10 +1,11 @@
 // One compose service → a NormalizedService: every supported key in its short and long forms, unsupported keys named as errors.
 import { existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import type { DependsCondition, NormalizedFileObject, NormalizedHealthcheck, NormalizedNetwork, NormalizedService, NormalizedVolume, ServiceNetwork } from './model.ts';
+import type { DependsCondition, NormalizedHealthcheck, NormalizedService, ServiceNetwork } from './model.ts';
 import { carriedBuildOptions, uncarriedBuildOption } from './build-options.ts';
 import { reservedLabelMessage, userLabel } from '../labels.ts';
 import { environment } from './environment.ts';
+import type { ServiceContext } from './context.ts';
 import { honouredKeys, ignoredKeys, withServiceKeys } from './keys.ts';
 import { mounts } from './mounts.ts';
 import { ports } from './ports.ts';
@@ -14,19 +15,6 @@ import { bool, inside, int, isObj, mapOrList, type Obj, scalar, str, strList } f
 import { bytes, durationNs, splitWords } from './units.ts';
 import { updateConfig } from './update-config.ts';
 
-export interface ServiceContext {
-  project: string;
-  workdir?: string;
-  variables: Record<string, string>;
-  networks: Map<string, NormalizedNetwork>;
-  volumes: Map<string, NormalizedVolume>;
-  usedNetworks: Set<string>;
-  usedVolumes: Set<string>;
-  /** the top-level secrets and configs (null: declared, but unusable) */
-  secrets: ReadonlyMap<string, NormalizedFileObject | null>;
-  configs: ReadonlyMap<string, NormalizedFileObject | null>;
-  issues: Issues;
-}
 
 /** keys Dockwright honours; anything else (but `x-…`) is an error, so nothing a user wrote is silently dropped. */
 const supported = new Set([
