@@ -97,7 +97,7 @@ test('the draft: edit a file, meet a concurrent write (412: their change shown, 
   assert.equal((await viaEdge(s.httpPort, host, '/')).body, '<p>version 1</p>\n', 'the draft is not served');
 
   // the preview URL is shown, never its password; a new token is shown once and replaces the old one
-  const link = page.getByRole('link', { name: `http://${preview}/` });
+  const link = page.getByRole('link', { name: `http://${preview}:${s.httpPort}/` }); // the edge's own port: it is not 80 here
   await link.waitFor();
   await page.getByRole('button', { name: 'New preview token' }).click();
   const token = await page.getByTestId('secret').innerText();
