@@ -7,7 +7,7 @@ import type * as AcmeClient from 'acme-client';
 import type { JobRun, PluginContext } from '../../sdk/index.ts';
 import type { EdgeApi } from '../edge/index.ts';
 import { challengeRecord, type DnsProviders } from './dns.ts';
-import { chainFacts } from './pem.ts';
+import { chainDetails } from './pem.ts';
 import type { CertificateStore, Issued } from './store.ts';
 
 export interface AcmeOptions {
@@ -139,9 +139,9 @@ export function createIssuer(deps: { ctx: PluginContext; store: CertificateStore
       job.log('finalize: certificate signing request sent');
       const finalized = await c.finalizeOrder(order, csr);
       const chain = await c.getCertificate(finalized);
-      const facts = chainFacts(chain);
-      job.log(`download: serial ${facts.serial} from ${facts.issuer}, valid ${facts.notBefore} to ${facts.notAfter}`);
-      return { ...facts, chain, keySealed: ctx.secrets.seal(keyPem), renewAfter: renewAfterOf(facts.notBefore, facts.notAfter, o.renewBefore) };
+      const details = chainDetails(chain);
+      job.log(`download: serial ${details.serial} from ${details.issuer}, valid ${details.notBefore} to ${details.notAfter}`);
+      return { ...details, chain, keySealed: ctx.secrets.seal(keyPem), renewAfter: renewAfterOf(details.notBefore, details.notAfter, o.renewBefore) };
     },
   };
 }

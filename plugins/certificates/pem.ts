@@ -2,7 +2,7 @@
 import { X509Certificate, createPrivateKey, type KeyObject } from 'node:crypto';
 
 export interface PemProblem { rule: string; path: string; message: string }
-export interface CertificateFacts {
+export interface CertificateDetails {
   domains: string[];
   issuer: string;
   serial: string;
@@ -26,7 +26,7 @@ export function dnsNames(cert: X509Certificate): string[] {
   return (cert.subjectAltName ?? '').split(', ').filter((e) => e.startsWith('DNS:')).map((e) => e.slice(4).toLowerCase());
 }
 
-export function factsOf(leaf: X509Certificate): CertificateFacts {
+export function detailsOf(leaf: X509Certificate): CertificateDetails {
   return {
     domains: [...new Set(dnsNames(leaf))],
     issuer: commonName(leaf.issuer),
@@ -36,9 +36,9 @@ export function factsOf(leaf: X509Certificate): CertificateFacts {
   };
 }
 
-/** the leaf's facts from a chain this plugin stored or received from a CA */
-export function chainFacts(chain: string): CertificateFacts {
-  return factsOf(new X509Certificate(pemBlocks(chain)[0]));
+/** the leaf's details from a chain this plugin stored or received from a CA */
+export function chainDetails(chain: string): CertificateDetails {
+  return detailsOf(new X509Certificate(pemBlocks(chain)[0]));
 }
 
 function issues(child: X509Certificate, parent: X509Certificate): boolean {
@@ -69,7 +69,7 @@ function chainProblems(certs: readonly (X509Certificate | null)[]): PemProblem[]
  * Every problem of an uploaded chain (leaf first, then each issuer) and key: unparsable, key mismatch, expired or not
  * yet valid, out of order or not chaining, no DNS name. Empty when it can be served.
  */
-export function checkUpload(chainText: string, keyText: string, now = new Date()): { problems: PemProblem[]; facts: CertificateFacts | null } {
+export function checkUpload(chainText: string, keyText: string, now = new Date()): { problems: PemProblem[]; details: CertificateDetails | null } {
   const problems: PemProblem[] = [];
   const blocks = pemBlocks(chainText);
   if (!blocks.length) problems.push({ rule: 'unparsable', path: 'certificate', message: 'no PEM certificate (-----BEGIN CERTIFICATE-----) was found' });
@@ -99,5 +99,5 @@ export function checkUpload(chainText: string, keyText: string, now = new Date()
   });
   problems.push(...chainProblems(certs));
   if (leaf && !dnsNames(leaf).length) problems.push({ rule: 'no-hostname', path: 'certificate[0]', message: 'the certificate names no DNS hostname (subject alternative names)' });
-  return { problems, facts: leaf && !problems.length ? factsOf(leaf) : null };
+  return { problems, details: leaf && !problems.length ? detailsOf(leaf) : null };
 }

@@ -118,24 +118,24 @@ export function certificateRoutes(deps: RouteDeps): AnyRoute[] {
       description: 'Refused with 422 and one errors[] element ({ rule, path, message }) per problem: unparsable (certificate or key), key-mismatch, expired, '
         + 'not-yet-valid, chain-order, chain-broken, no-hostname. 201 for a new name, 200 when it replaces an upload of that name; 409 when the name is an ACME certificate.',
       handler: async ({ body, principal }) => lock(body.name, () => audit(principal.actor, 'certificate.upload', body.name, async () => {
-        const { problems, facts } = checkUpload(body.certificate, body.key);
-        if (!facts) throw problem(422, `the certificate cannot be used: ${problems.map((p) => p.message).join('; ')}`, { code: 'certificate-refused', errors: problems });
+        const { problems, details } = checkUpload(body.certificate, body.key);
+        if (!details) throw problem(422, `the certificate cannot be used: ${problems.map((p) => p.message).join('; ')}`, { code: 'certificate-refused', errors: problems });
         // checked before it is stored: the edge serves no name it refuses (localhost, say), so such a certificate would serve nothing
-        if (!facts.domains.some((d) => edge.normalizeHostname(d, { wildcard: true }).ok)) {
-          const message = `the certificate names no hostname the edge can serve (${facts.domains.join(', ')})`;
+        if (!details.domains.some((d) => edge.normalizeHostname(d, { wildcard: true }).ok)) {
+          const message = `the certificate names no hostname the edge can serve (${details.domains.join(', ')})`;
           throw problem(422, `the certificate cannot be used: ${message}`, { code: 'certificate-refused', errors: [{ rule: 'no-hostname', path: 'certificate[0]', message }] });
         }
         const existing = await store.get(body.name);
         if (existing && existing.source !== 'upload') throw problem(409, `the certificate ${body.name} is an ACME certificate: delete it first, or upload under another name`, { code: 'certificate-is-acme' });
         // only the certificate blocks: text around them (openssl's "Bag Attributes", comments) is not Caddy's business
         const chain = pemBlocks(body.certificate).join('\n') + '\n';
-        if (!(await store.upload(body.name, { ...facts, chain, keySealed: ctx.secrets.seal(body.key), renewAfter: null }))) {
+        if (!(await store.upload(body.name, { ...details, chain, keySealed: ctx.secrets.seal(body.key), renewAfter: null }))) {
           throw problem(409, `the certificate ${body.name} is an ACME certificate`, { code: 'certificate-is-acme' });
         }
         const row = (await store.get(body.name))!;
         await deps.toEdge(row, row.name);
         const used = await usedByAll(principal);
-        return { value: reply(existing ? 200 : 201, { ...viewOf(row, used.get(row.name) ?? [], new Date(), expiringMs), chain: row.chain }), detail: { domains: facts.domains, serial: facts.serial, replaced: Boolean(existing) } };
+        return { value: reply(existing ? 200 : 201, { ...viewOf(row, used.get(row.name) ?? [], new Date(), expiringMs), chain: row.chain }), detail: { domains: details.domains, serial: details.serial, replaced: Boolean(existing) } };
       })),
     }),
     defineRoute({

@@ -1,6 +1,6 @@
 // The certificates plugin's tables: certificates (chain, sealed key, renewal state) and ACME accounts (sealed keys).
 import type { Db } from '../../sdk/index.ts';
-import type { CertificateFacts } from './pem.ts';
+import type { CertificateDetails } from './pem.ts';
 
 export interface CertificateRow {
   name: string;
@@ -35,7 +35,7 @@ const rowOf = (r: Record<string, unknown>): CertificateRow => ({
   createdAt: iso(r.created_at)!, updatedAt: iso(r.updated_at)!,
 });
 
-export interface Issued extends CertificateFacts { chain: string; keySealed: string; renewAfter: string | null }
+export interface Issued extends CertificateDetails { chain: string; keySealed: string; renewAfter: string | null }
 
 export function createStore(db: Db) {
   return {

@@ -14,7 +14,7 @@ function source(p: Plugin) {
 const none = <span class="muted">none</span>;
 const list = (items: readonly string[]) => (items.length ? items.map((i, n) => <>{n > 0 && ', '}<code>{i}</code></>) : none);
 
-/** one plugin as a card: the facts of GET /plugins under their names */
+/** one plugin as a card: what GET /plugins says of it, under its names */
 function PluginCard({ p }: { p: Plugin }) {
   const id = `plugin-${p.name}`;
   const offered = p.extensionPoints.offered;
