@@ -40,6 +40,21 @@ export function createPreviews(ctx: PluginContext, deps: { store: PreviewStore; 
     return mapped;
   }
 
+  /**
+   * A hostname another stack, site or preview holds is refused when the preview is asked for (409), judged by the services
+   * the stack's stored file routes; the deploy judges again with the preview's own file, which a branch may change.
+   */
+  async function refuseTakenHostnames(stack: string, key: string, template: string | null): Promise<void> {
+    const parent = await stacks.content(stack);
+    if (!parent || !template) return;
+    const loaded = docker.load({ name: stack, compose: parent.compose, variables: parent.variables });
+    if (loaded.errors.length) return;
+    let routes: ProxyRoute[];
+    try { routes = routesOf(stack, key, template, loaded); } catch { return; }
+    const taken = await edge.conflicts(ownerOf(stack, key), routes.map((r) => r.hostname));
+    if (taken.length) throw problem(409, `the preview ${key} of ${stack} would use a hostname held elsewhere: ${taken.map((c) => c.message).join('; ')}`, { code: 'preview-hostname-taken' });
+  }
+
   const jobs = {
     deploy: ctx.jobs.define(defineJob({
       type: 'previews.deploy', input: Input,
@@ -107,6 +122,7 @@ export function createPreviews(ctx: PluginContext, deps: { store: PreviewStore; 
       }
       const settings = await store.settings(stack);
       if (!settings.enabled) throw problem(409, `previews are not enabled for stack ${stack}: PUT /api/v1/stacks/${stack}/previews with enabled true`, { code: 'previews-disabled' });
+      await refuseTakenHostnames(stack, key, settings.hostname);
       const outcome = await store.upsert(stack, key, {
         pullRequest: change.pullRequest ?? null, ref: change.ref ?? null, fallbackBranch: change.fallbackBranch ?? null, commit: change.commit ?? null, variables: change.variables,
       }, settings.maxActive);

@@ -88,7 +88,7 @@ export function previewRoutes({ ctx, previews, store, stacks, edge }: { ctx: Plu
     defineRoute({
       method: 'PUT', path: '/stacks/:name/previews/:key', scopes: ['stacks:deploy'], params: KeyParams, body: PreviewBody, status: 202, response: JobAcceptedSchema, errors: [409, 422],
       summary: 'Create or update a preview from a ref or commit of the stack\'s source, with variables of its own: 202 with its deploy job',
-      description: '409 when previews are off for the stack, or when it has maxActive previews already (an alert preview-limit is raised).',
+      description: '409 when previews are off for the stack, when it has maxActive previews already (an alert preview-limit is raised), or when a hostname the preview would get is held by another stack, site or preview (preview-hostname-taken).',
       activity: 'stack.preview.deploy', resource: 'stack:{name}',
       handler: async ({ params, body, principal }) => {
         await stacks.access(params.name, principal, 'deploy');
