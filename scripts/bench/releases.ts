@@ -30,7 +30,7 @@ export async function releasesBench(): Promise<Figure[]> {
       rateLimit: { perMinute: 100_000_000 }, outbound: { allow: ['127.0.0.0/8'] },
       plugins: {
         docker: { options: { stopTimeoutSeconds: 1, reconcile: false } }, containers: {}, stacks: {}, alerts: {}, registries: {}, releases: {},
-        git: { enabled: false }, sites: { enabled: false }, edge: { enabled: false }, backups: { enabled: false }, certificates: { enabled: false }, portal: { enabled: false },
+        git: { enabled: false }, previews: { enabled: false }, sites: { enabled: false }, edge: { enabled: false }, backups: { enabled: false }, certificates: { enabled: false }, portal: { enabled: false },
       },
     },
   });

@@ -18,7 +18,7 @@ async function listAndRead(label: string, env: Record<string, string>): Promise<
   const names = Array.from({ length: 200 }, (_, i) => `${prefix}-${String(i).padStart(3, '0')}`);
   const svc = await startService({
     dataDir, env,
-    config: { rateLimit: { perMinute: 100_000_000 }, plugins: { docker: { options: { stopTimeoutSeconds: 1, reconcile: false } }, containers: {}, stacks: {}, git: { enabled: false }, sites: { enabled: false } } },
+    config: { rateLimit: { perMinute: 100_000_000 }, plugins: { docker: { options: { stopTimeoutSeconds: 1, reconcile: false } }, containers: {}, stacks: {}, git: { enabled: false }, previews: { enabled: false }, sites: { enabled: false } } },
   });
   const token = svc.token();
   const auth = { authorization: `Bearer ${token}` };
