@@ -4,7 +4,7 @@ import { freemem, totalmem } from 'node:os';
 import { Type, type Static } from '@sinclair/typebox';
 import type { AttentionItem, Db, OverviewContributor, Principal } from '../sdk/index.ts';
 import { Readable } from 'node:stream';
-import { ActorSchema as Actor, defineRoute, JobSchema, problem, reply, streamReply, type AnyRoute } from '../sdk/index.ts';
+import { ActorSchema as Actor, defineRoute, pageOf, JobSchema, problem, reply, streamReply, type AnyRoute } from '../sdk/index.ts';
 import { followOutput } from './jobs/follow.ts';
 import type { JobRunner } from './jobs/runner.ts';
 import type { Visibility } from './services/visibility.ts';
@@ -124,11 +124,10 @@ export function coreRoutes(deps: CoreDeps): AnyRoute[] {
       }),
       response: JobSchema,
       handler: async ({ query, page, principal }) => {
-        const rows = await jobs.list({ ...query, before: cursorOf(page.cursor), limit: page.limit + 1 });
-        const items = rows.slice(0, page.limit);
+        const { shown, next } = pageOf(await jobs.list({ ...query, before: cursorOf(page.cursor), limit: page.limit + 1 }), page.limit, (j) => j.seq);
         // hidden jobs are left out, so a page may hold fewer than limit; the cursor still moves past them
-        const visible = await visibility.filter(principal, items.map((j) => j.resource), 'read');
-        return { items: items.filter((j) => visible(j.resource)).map(({ seq: _, ...job }) => job), next: rows.length > page.limit ? String(items.at(-1)!.seq) : undefined };
+        const visible = await visibility.filter(principal, shown.map((j) => j.resource), 'read');
+        return { items: shown.filter((j) => visible(j.resource)).map(({ seq: _, ...job }) => job), next };
       },
     }),
     defineRoute({
@@ -197,9 +196,9 @@ export function coreRoutes(deps: CoreDeps): AnyRoute[] {
               AND ($5::bigint IS NULL OR id < $5)
             ORDER BY id DESC LIMIT $6`,
           [query.resource ?? null, query.actor ?? null, action.exact ?? null, action.prefix ?? null, cursorOf(page.cursor) ?? null, page.limit + 1]);
-        const items = rows.slice(0, page.limit);
-        const visible = await visibility.filter(principal, items.map((a) => a.resource), 'read');
-        return { items: items.filter((a) => visible(a.resource)), next: rows.length > page.limit ? String(items.at(-1)!.id) : undefined };
+        const { shown, next } = pageOf(rows, page.limit, (a) => a.id);
+        const visible = await visibility.filter(principal, shown.map((a) => a.resource), 'read');
+        return { items: shown.filter((a) => visible(a.resource)), next };
       },
     }),
   ] as AnyRoute[];

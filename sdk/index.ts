@@ -129,6 +129,12 @@ export function isReply(value: unknown): value is Reply {
 /** One page of a `page` route: the kernel answers the items as a JSON array and announces `next` in a Link header. */
 export interface Page<T> { items: T[]; next?: string }
 
+/** a page of rows read `limit + 1` at a time: the first `limit`, and `next`, the cursor after the last of them, when there were more */
+export function pageOf<T>(rows: readonly T[], limit: number, cursorOf: (last: T) => string | number): { shown: T[]; next: string | undefined } {
+  const shown = rows.slice(0, limit);
+  return { shown, next: rows.length > limit ? String(cursorOf(shown[shown.length - 1])) : undefined };
+}
+
 export type RevisionMode = 'required' | 'optional';
 /** the type of `req.revision`: a number on `revision: 'required'` routes (the kernel answers 428 before the handler otherwise) */
 export type RevisionOf<V> = V extends 'required' ? number : number | undefined;

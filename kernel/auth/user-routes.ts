@@ -1,7 +1,7 @@
 // The /users and /teams endpoints (scopes users:read, users:write): every change is in the activity log with what it changed, never a password.
 import { Type } from '@sinclair/typebox';
 import type { ActivityApi, Actor, Role } from '../../sdk/index.ts';
-import { defineRoute, Problem, roles, type AnyRoute } from '../../sdk/index.ts';
+import { defineRoute, pageOf, Problem, roles, type AnyRoute } from '../../sdk/index.ts';
 import type { TwoFactor } from './totp.ts';
 import { accountName } from './tokens.ts';
 import type { Users } from './users.ts';
@@ -46,9 +46,8 @@ export function userRoutes(deps: UserRouteDeps): AnyRoute[] {
     defineRoute({
       method: 'GET', path: '/users', scopes: ['users:read'], page: true, cursor: NameCursor, response: UserSchema, summary: 'List the users by name',
       handler: async ({ page }) => {
-        const rows = await users.list(page.cursor, page.limit + 1);
-        const items = rows.slice(0, page.limit);
-        return { items, next: rows.length > page.limit ? items.at(-1)!.name : undefined };
+        const { shown, next } = pageOf(await users.list(page.cursor, page.limit + 1), page.limit, (u) => u.name);
+        return { items: shown, next };
       },
     }),
     defineRoute({
@@ -104,9 +103,8 @@ export function userRoutes(deps: UserRouteDeps): AnyRoute[] {
     defineRoute({
       method: 'GET', path: '/teams', scopes: ['users:read'], page: true, cursor: NameCursor, response: TeamSchema, summary: 'List the teams with their members',
       handler: async ({ page }) => {
-        const rows = await users.teams(page.cursor, page.limit + 1);
-        const items = rows.slice(0, page.limit);
-        return { items, next: rows.length > page.limit ? items.at(-1)!.name : undefined };
+        const { shown, next } = pageOf(await users.teams(page.cursor, page.limit + 1), page.limit, (t) => t.name);
+        return { items: shown, next };
       },
     }),
     defineRoute({

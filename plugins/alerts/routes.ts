@@ -1,7 +1,7 @@
 // The /alerts endpoints: alerts (list, acknowledge), channels (list, create, delete) and the test alert.
 import { randomUUID } from 'node:crypto';
 import { Value } from '@sinclair/typebox/value';
-import { defineRoute, Nullable, problem, reply, Type, type AnyRoute, type PluginContext, type Static } from '../../sdk/index.ts';
+import { defineRoute, pageOf, Nullable, problem, reply, Type, type AnyRoute, type PluginContext, type Static } from '../../sdk/index.ts';
 import type { ChannelKind } from './channels.ts';
 import type { AlertEngine, AlertKind } from './engine.ts';
 import type { Sender } from './send.ts';
@@ -110,10 +110,9 @@ export function alertRoutes(deps: {
           status: query.status ?? 'all', kind: query.kind, severity: query.severity as Severity | undefined, resource: query.resource, acknowledged: query.acknowledged,
           resolvedSince: new Date(Date.now() - deps.recentResolvedMs), before: page.cursor ? Number(page.cursor) : undefined, limit: page.limit + 1,
         });
-        const more = rows.length > page.limit;
-        const taken = rows.slice(0, page.limit);
-        const visible = await ctx.visibility.filter(principal, taken.map((a) => a.resource), 'read');
-        return { items: taken.filter((a) => visible(a.resource)).map(alertView), next: more ? String(taken.at(-1)!.id) : undefined };
+        const { shown, next } = pageOf(rows, page.limit, (a) => a.id);
+        const visible = await ctx.visibility.filter(principal, shown.map((a) => a.resource), 'read');
+        return { items: shown.filter((a) => visible(a.resource)).map(alertView), next };
       },
     }),
     defineRoute({

@@ -1,7 +1,7 @@
 // The backup endpoints of /api/v1: definitions, runs, snapshots, files and restores.
 import { randomBytes } from 'node:crypto';
 import { Value } from '@sinclair/typebox/value';
-import { defineRoute, isWithin, JobAcceptedSchema, Nullable, parseCron, problem, reply, Type, type Actor, type AnyRoute, type Job, type Principal } from '../../sdk/index.ts';
+import { defineRoute, pageOf, isWithin, JobAcceptedSchema, Nullable, parseCron, problem, reply, Type, type Actor, type AnyRoute, type Job, type Principal } from '../../sdk/index.ts';
 import { planRestore, type RestoreDeps } from './restore.ts';
 import type { Repository } from './restic.ts';
 import { checkBackend } from './backend.ts';
@@ -169,11 +169,10 @@ export function backupRoutes(deps: RouteDeps): AnyRoute[] {
       method: 'GET', path: '/backups', scopes: ['backups:read'], page: true,
       summary: 'List backups with their last run, next scheduled run and snapshot count', response: BackupViewSchema,
       handler: async ({ page, principal }) => {
-        const rows = await store.page(page.cursor, page.limit + 1);
-        const items = rows.slice(0, page.limit);
+        const { shown, next } = pageOf(await store.page(page.cursor, page.limit + 1), page.limit, (r) => r.name);
         // hidden backups are left out, so a page may hold fewer than limit; the cursor still moves past them
-        const shown = await deps.visible(principal, items.map((r) => r.name), 'read');
-        return { items: items.filter((r) => shown(r.name)).map(backupView), next: rows.length > page.limit ? items.at(-1)!.name : undefined };
+        const visible = await deps.visible(principal, shown.map((r) => r.name), 'read');
+        return { items: shown.filter((r) => visible(r.name)).map(backupView), next };
       },
     }),
     defineRoute({

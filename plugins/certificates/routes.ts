@@ -1,5 +1,5 @@
 // The /certificates endpoints: list, read (with the chain), request through ACME (a job), upload a PEM chain and key, delete.
-import { defineRoute, keyedLock, Problem, problem, reply, Type, type Actor, type AnyRoute, type Job, type PluginContext, type Principal } from '../../sdk/index.ts';
+import { defineRoute, pageOf, keyedLock, Problem, problem, reply, Type, type Actor, type AnyRoute, type Job, type PluginContext, type Principal } from '../../sdk/index.ts';
 import type { EdgeApi } from '../edge/index.ts';
 import { challengeRecord, type DnsProviders } from './dns.ts';
 import { checkUpload, pemBlocks } from './pem.ts';
@@ -74,9 +74,9 @@ export function certificateRoutes(deps: RouteDeps): AnyRoute[] {
       summary: 'List the certificates: domains, source, issuer, validity, status, last renewal error and the edge hostnames each serves (never keys)',
       handler: async ({ page, principal }) => {
         const [rows, used] = await Promise.all([store.page(page.cursor, page.limit + 1), usedByAll(principal)]);
-        const shown = rows.slice(0, page.limit);
+        const { shown, next } = pageOf(rows, page.limit, (r) => r.name);
         const now = new Date();
-        return { items: shown.map((r) => viewOf(r, used.get(r.name) ?? [], now, expiringMs)), next: rows.length > page.limit ? shown.at(-1)!.name : undefined };
+        return { items: shown.map((r) => viewOf(r, used.get(r.name) ?? [], now, expiringMs)), next };
       },
     }),
     defineRoute({

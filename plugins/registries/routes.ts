@@ -1,5 +1,5 @@
 // The /registries endpoints: list the saved logins, save one (checked against the registry first), delete one.
-import { defineRoute, keyedLock, Problem, problem, reply, Type, type Actor, type AnyRoute, type PluginContext, type Static } from '../../sdk/index.ts';
+import { defineRoute, pageOf, keyedLock, Problem, problem, reply, Type, type Actor, type AnyRoute, type PluginContext, type Static } from '../../sdk/index.ts';
 import type { DockerRuntime } from '../docker/types.ts';
 import { normaliseHost } from './hosts.ts';
 import { checkLogin, checkOutboundPolicy, checkTokenRealm } from './login-check.ts';
@@ -55,9 +55,8 @@ export function registryRoutes(deps: { ctx: PluginContext; store: LoginStore; ru
       method: 'GET', path: '/registries', scopes: ['registries:read'], page: true, response: LoginView,
       summary: 'List the registry logins (never their passwords)',
       handler: async ({ page }) => {
-        const rows = await store.page(page.cursor, page.limit + 1);
-        const shown = rows.slice(0, page.limit);
-        return { items: shown.map(viewOf), next: rows.length > page.limit ? shown.at(-1)!.host : undefined };
+        const { shown, next } = pageOf(await store.page(page.cursor, page.limit + 1), page.limit, (r) => r.host);
+        return { items: shown.map(viewOf), next };
       },
     }),
     defineRoute({

@@ -1,5 +1,5 @@
 // The release endpoints of a stack: its releases (what changed from the one before), rollback, update checks, the last check, applying updates.
-import { ActorSchema, defineRoute, JobAcceptedSchema, Nullable, problem, reply, Type, type AnyRoute, type JobHandle, type Static } from '../../sdk/index.ts';
+import { ActorSchema, defineRoute, pageOf, JobAcceptedSchema, Nullable, problem, reply, Type, type AnyRoute, type JobHandle, type Static } from '../../sdk/index.ts';
 import type { StacksApi } from '../stacks/api.ts';
 import type { Release, ReleaseStore } from './store.ts';
 
@@ -65,7 +65,7 @@ export function releaseRoutes(deps: {
       handler: async ({ params, page, principal }) => {
         await deps.stacks().access(params.name, principal, 'read');
         const rows = await store.page(params.name, page.cursor === undefined ? undefined : Number(page.cursor), page.limit + 2);
-        const shown = rows.slice(0, page.limit);
+        const { shown, next } = pageOf(rows, page.limit, (r) => r.number);
         const newest = page.cursor === undefined ? shown[0]?.number : (await store.latest(params.name))?.number;
         return {
           items: shown.map((r, i) => ({
@@ -74,7 +74,7 @@ export function releaseRoutes(deps: {
             kept: newest !== undefined && r.number > newest - deps.keep,
             changes: changesOf(r, rows[i + 1]),
           })),
-          next: rows.length > page.limit ? String(shown.at(-1)!.number) : undefined,
+          next,
         };
       },
     }),

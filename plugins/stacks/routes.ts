@@ -1,5 +1,5 @@
 // The stack endpoints of /api/v1: stacks, compose, variables, settings, deploy/stop/pull, revisions, access list, autoupdate, deploy webhook.
-import { ActorSchema, defineRoute, JobAcceptedSchema, Nullable, problem, reply, Type, type PluginContext, type RevisionMode, type RouteDef, type TSchema } from '../../sdk/index.ts';
+import { ActorSchema, defineRoute, pageOf, JobAcceptedSchema, Nullable, problem, reply, Type, type PluginContext, type RevisionMode, type RouteDef, type TSchema } from '../../sdk/index.ts';
 import { AccessEntrySchema, assertAccess, canSee, mayWrite, type AccessEntry, type Need } from './access.ts';
 import { contentOf, deployKind, type Core } from './core.ts';
 import type { StackDetail, StackRow, StackStore, StackSummary } from './store.ts';
@@ -212,9 +212,8 @@ export function stackRoutes({ ctx, core, store, templates, autoupdateCron, descr
       handler: async ({ params, page }) => {
         const before = page.cursor === undefined ? undefined : Number(page.cursor);
         if (before !== undefined && !(Number.isInteger(before) && before > 0 && before <= 2_147_483_647)) throw problem(400, 'the cursor is not one this server gave out');
-        const items = await ctx.revisions.list('stack', params.name, { limit: page.limit + 1, before });
-        const shown = items.slice(0, page.limit);
-        return { items: shown.map((r) => ({ id: r.revision, ...r })), next: items.length > page.limit ? String(shown.at(-1)!.revision) : undefined };
+        const { shown, next } = pageOf(await ctx.revisions.list('stack', params.name, { limit: page.limit + 1, before }), page.limit, (r) => r.revision);
+        return { items: shown.map((r) => ({ id: r.revision, ...r })), next };
       },
     }),
     stackRoute('read', {
