@@ -51,8 +51,14 @@ export function createPreviews(ctx: PluginContext, deps: { store: PreviewStore; 
     if (loaded.errors.length) return;
     let routes: ProxyRoute[];
     try { routes = routesOf(stack, key, template, loaded); } catch { return; }
+    const taken = await takenHostnames(stack, key, routes);
+    if (taken) throw problem(409, `the preview ${key} of ${stack} would use a hostname held elsewhere: ${taken}`, { code: 'preview-hostname-taken' });
+  }
+
+  /** what another stack, site or preview holds of these routes' hostnames, in words; null when nothing */
+  async function takenHostnames(stack: string, key: string, routes: readonly ProxyRoute[]): Promise<string | null> {
     const taken = await edge.conflicts(ownerOf(stack, key), routes.map((r) => r.hostname));
-    if (taken.length) throw problem(409, `the preview ${key} of ${stack} would use a hostname held elsewhere: ${taken.map((c) => c.message).join('; ')}`, { code: 'preview-hostname-taken' });
+    return taken.length ? taken.map((c) => c.message).join('; ') : null;
   }
 
   const jobs = {
@@ -80,8 +86,8 @@ export function createPreviews(ctx: PluginContext, deps: { store: PreviewStore; 
           const errors = [...loaded.errors.map((e) => ({ rule: 'compose-valid', ...e })), ...(loaded.errors.length ? [] : await stacks.check(stack, loaded, tree?.workdir))];
           if (errors.length) throw new Error(`the compose file of the preview is refused: ${errors.map((e) => `${e.path}: ${e.message} (${e.rule})`).join('; ')}`);
           const routes = routesOf(stack, key, settings.hostname, loaded);
-          const taken = await edge.conflicts(ownerOf(stack, key), routes.map((r) => r.hostname));
-          if (taken.length) throw new Error(`the edge would not route this preview: ${taken.map((c) => c.message).join('; ')}; nothing was deployed`);
+          const taken = await takenHostnames(stack, key, routes);
+          if (taken) throw new Error(`the edge would not route this preview: ${taken}; nothing was deployed`);
           const hostnames = Object.fromEntries(routes.map((r) => [r.upstream.service, r.hostname]));
           job.log(`deploying the preview ${key} of ${stack} as the project ${project.name}${tree?.commit ? ` at commit ${tree.commit}` : ''}`);
           const result = await docker.deploy({ ...project, preview: { key, parent: stack, hostnames } }, io);
