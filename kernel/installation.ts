@@ -33,7 +33,7 @@ export async function installationExists(config: Config): Promise<boolean> {
 /** the refusal of a CLI run that would create an installation nobody asked for */
 export function noInstallationMessage(config: Config): string {
   return `no Dockwright installation at ${installationPlace(config)}.\n`
-    + 'The CLI reads the same config files (config/default.json, config/$NODE_ENV.json, $DOCKWRIGHT_CONFIG) and environment '
+    + 'The CLI reads the same config files (config/default.json, config/$NODE_ENV.json, config/local.json, $DOCKWRIGHT_CONFIG) and environment '
     + '(DATA_DIR, DATABASE_URL, ...) as `npm start`: run it with the service\'s, e.g. DATA_DIR=/var/lib/dockwright npm run cli -- token list.\n'
     + 'To create a new installation here on purpose, add --init.';
 }

@@ -43,8 +43,10 @@ export interface PluginRoutesDeps {
   migrations: readonly MigrationSet[];
 }
 
+type MigrationsOf = (set: MigrationSet) => ReturnType<typeof migrationState>;
+
 /** one plugin that was set up: everything it declared and registered */
-async function describeLoaded({ def, source }: LoadedPlugin, d: PluginRoutesDeps): Promise<PluginInfo> {
+async function describeLoaded({ def, source }: LoadedPlugin, d: PluginRoutesDeps, migrationsOf: MigrationsOf): Promise<PluginInfo> {
   const registered = d.registered.get(def.name) ?? { scopes: [], jobTypes: [], contributes: [] };
   const declared = new Map((def.extensionPoints ?? []).map((p) => [`${p.owner}.${p.name}`, p.resource ?? null]));
   // points of its own that others plugged into count as offered even when undeclared
@@ -61,7 +63,7 @@ async function describeLoaded({ def, source }: LoadedPlugin, d: PluginRoutesDeps
       offered: [...declared].sort(([a], [b]) => compareText(a, b)).map(([name, resource]) => ({ name, resource, contributions: d.extensions.get(name)?.length ?? 0 })),
       used: registered.contributes.filter((key) => !key.startsWith(`${def.name}.`)).sort(compareText),
     },
-    migrations: set ? await migrationState(d.db, set) : null,
+    migrations: set ? await migrationsOf(set) : null,
   };
 }
 
@@ -75,13 +77,24 @@ function describeDisabled(name: string, entry: Config['plugins'][string]): Plugi
 }
 
 export function pluginRoutes(d: PluginRoutesDeps): AnyRoute[] {
+  // how far each plugin's migrations are applied: read once (its folder and its table), as they are applied only at start
+  const states = new Map<MigrationSet, ReturnType<typeof migrationState>>();
+  const migrationsOf: MigrationsOf = (set) => {
+    let state = states.get(set);
+    if (!state) {
+      state = migrationState(d.db, set);
+      states.set(set, state);
+      state.catch(() => states.delete(set));
+    }
+    return state;
+  };
   return [
     defineRoute({
       method: 'GET', path: '/plugins', scopes: ['plugins:read'],
       summary: 'The plugins of this install in boot order, then the disabled ones: source, version, scopes, routes, job types, extension points, migrations',
       response: Type.Array(PluginInfo),
       handler: async () => {
-        const loaded = await Promise.all(d.loaded.map((p) => describeLoaded(p, d)));
+        const loaded = await Promise.all(d.loaded.map((p) => describeLoaded(p, d, migrationsOf)));
         const names = new Set(loaded.map((p) => p.name));
         const disabled = Object.entries(d.plugins).filter(([name]) => !names.has(name)).map(([name, entry]) => describeDisabled(name, entry));
         return [...loaded, ...disabled.sort((a, b) => compareText(a.name, b.name))];
