@@ -11,6 +11,7 @@ export { maxNameBytes, maxPathBytes, tooLong };
 export { OutboundRefused, type OutboundAddress, type OutboundApi };
 export { sdkVersion } from './version.ts';
 export { parseCron } from './cron.ts';
+export { looksSecret } from './secret-names.ts';
 export { Nullable, ActorSchema, JobStatusSchema, JobSchema, JobAcceptedSchema } from './schemas.ts';
 
 /** code-point order, for sorting names and timestamps: the same on every machine, and (unlike localeCompare) it loads no locale data, about 2.5 MB */

@@ -2,10 +2,8 @@
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type Dockerode from 'dockerode';
+import { looksSecret } from '../../sdk/index.ts';
 import { lastLogLines } from './rollout.ts';
-
-/** environment variables whose values are masked in log lines shown outside the container */
-const secretName = /pass|secret|token|key|auth|credential|private|cookie|session|dsn|database_url/i;
 
 /** the values a container holds that must not leave it in an alert: secret-looking environment values, mounted secret files (and their lines) */
 async function secretsOf(info: Awaited<ReturnType<Dockerode.Container['inspect']>>): Promise<string[]> {
@@ -13,7 +11,7 @@ async function secretsOf(info: Awaited<ReturnType<Dockerode.Container['inspect']
   for (const entry of info.Config?.Env ?? []) {
     const at = entry.indexOf('=');
     const value = entry.slice(at + 1);
-    if (at > 0 && secretName.test(entry.slice(0, at)) && value.length >= 4) out.push(value);
+    if (at > 0 && looksSecret(entry.slice(0, at)) && value.length >= 4) out.push(value);
   }
   for (const m of info.Mounts ?? []) {
     if (m.Type !== 'bind' || !basename(m.Source).startsWith('secret.')) continue;

@@ -1,13 +1,10 @@
 // What a stack looks like in answers: its live status from the engine, last deploy, webhooks — built for many stacks with one call each.
-import { ActorSchema, JobStatusSchema, Nullable, Type, type Job } from '../../sdk/index.ts';
+import { ActorSchema, JobStatusSchema, looksSecret, Nullable, Type, type Job } from '../../sdk/index.ts';
 import type { ServiceStatus } from '../docker/types.ts';
 import type { StackSummary } from './store.ts';
 
 /** `down`: it should run (deployed, not stopped) but no service runs, crashed or removed behind Dockwright's back; `stopped`: stopped on purpose */
 export type StackStatus = 'running' | 'partial' | 'stopped' | 'down' | 'failed' | 'deploying' | 'never-deployed' | 'unknown';
-
-const secretName = /(pass|secret|token|key|private|credential|auth|salt|cert|dsn|api_?key)/i;
-export const looksSecret = (name: string) => secretName.test(name);
 
 /** variables as the caller may see them: values of secret-looking names are hidden from callers who cannot write the stack. */
 export function visibleVariables(env: Record<string, string>, mayWrite: boolean): { values: Record<string, string>; redacted: string[] } {

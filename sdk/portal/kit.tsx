@@ -3,6 +3,7 @@ import type { AnchorHTMLAttributes, ComponentChildren, VNode } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import createClient from 'openapi-fetch';
 import type { components, paths } from './api.d.ts';
+export { looksSecret } from '../secret-names.ts';
 
 export type { paths };
 export type Problem = components['schemas']['Problem'] & { status: number };

@@ -1,7 +1,7 @@
 // The stacks plugin's portal pages: the list with live status, a new stack, and a stack's compose, variables, settings, resource use, revisions, actions, webhook, access list and git source (tabs); the volumes page.
 import type { VNode } from 'preact';
 import { useState } from 'preact/hooks';
-import { api, bytes, can, Empty, enc, JobOutput, Link, Loading, naturally, navigate, ok, PageTitle, ProblemBox, ShownOnce, Status, Tabs, Time, useAction, useLoad, words, type PortalPage, type Problem } from '../../../sdk/portal/kit.tsx';
+import { api, bytes, can, Empty, enc, JobOutput, Link, Loading, looksSecret, naturally, navigate, ok, PageTitle, ProblemBox, ShownOnce, Status, Tabs, Time, useAction, useLoad, words, type PortalPage, type Problem } from '../../../sdk/portal/kit.tsx';
 import { OwnerHostnames } from '../../../sdk/portal/edge.tsx';
 import { ResourcePlots, useHistory } from '../../../sdk/portal/plot.tsx';
 import { DeleteStack, InputFields, PushWebhook, settingsOf, TemplatePicker } from './more.tsx';
@@ -188,7 +188,6 @@ function Variables({ name }: { name: string }) {
   const save = useAction();
   const data = env.data;
   const current = rows ?? (data ? Object.entries(data.values) : []);
-  const secretLooking = (k: string) => /pass|secret|token|key|credential/i.test(k);
   const submit = async (e: Event) => {
     e.preventDefault();
     const out = await save.run(() => ok(api.PUT('/api/v1/stacks/{name}/env', { params: { path: { name }, header: ifMatch(data!.revision) }, body: { values: Object.fromEntries(current.filter(([k]) => k)) } })));
@@ -207,8 +206,8 @@ function Variables({ name }: { name: string }) {
           return (
             <tr>
               <td><input aria-label={`Name of variable ${i + 1}`} value={k} readOnly={!writable} onInput={(e) => set(0, e.currentTarget.value)} /></td>
-              <td>{hidden ? <span class="muted">hidden</span> : <input aria-label={`Value of ${k || `variable ${i + 1}`}`} type={(secretLooking(k) && !shown.has(k) ? 'password' : 'text') as 'text'} value={v} readOnly={!writable} onInput={(e) => set(1, e.currentTarget.value)} />}</td>
-              <td>{secretLooking(k) && !hidden && <button type="button" onClick={() => setShown(new Set(shown.has(k) ? [...shown].filter((x) => x !== k) : [...shown, k]))}>{shown.has(k) ? 'Hide' : 'Show'}</button>}
+              <td>{hidden ? <span class="muted">hidden</span> : <input aria-label={`Value of ${k || `variable ${i + 1}`}`} type={(looksSecret(k) && !shown.has(k) ? 'password' : 'text') as 'text'} value={v} readOnly={!writable} onInput={(e) => set(1, e.currentTarget.value)} />}</td>
+              <td>{looksSecret(k) && !hidden && <button type="button" onClick={() => setShown(new Set(shown.has(k) ? [...shown].filter((x) => x !== k) : [...shown, k]))}>{shown.has(k) ? 'Hide' : 'Show'}</button>}
                 {writable && <button type="button" aria-label={`Remove ${k}`} onClick={() => setRows(current.filter((_, j) => j !== i))}>Remove</button>}</td>
             </tr>
           );

@@ -1,6 +1,6 @@
 // More of a stack's controls: deleting it (its volumes kept or removed), the git push webhook with its deliveries, and starting a new stack from a template.
 import { useState } from 'preact/hooks';
-import { api, can, Empty, JobOutput, Loading, navigate, ok, ProblemBox, ShownOnce, Status, Time, useAction, useLoad, type paths } from '../../../sdk/portal/kit.tsx';
+import { api, can, Empty, JobOutput, Loading, looksSecret, navigate, ok, ProblemBox, ShownOnce, Status, Time, useAction, useLoad, type paths } from '../../../sdk/portal/kit.tsx';
 
 const path = (name: string) => ({ params: { path: { name } } });
 
@@ -85,7 +85,7 @@ export function InputFields({ schema, values, set, readOnly = false }: { schema:
           return <label>{label}<select value={values[k] ?? String(input.default ?? '')} disabled={readOnly} onChange={(e) => set(k, e.currentTarget.value)}>{options.map((o) => <option>{String(o)}</option>)}</select></label>;
         }
         return <label>{label}<input value={values[k] ?? ''} readOnly={readOnly} placeholder={input.default !== undefined ? String(input.default) : ''} inputMode={input.type === 'integer' || input.type === 'number' ? 'numeric' : undefined}
-          type={(/pass|secret|token|key/i.test(k) ? 'password' : 'text') as 'text'} onInput={(e) => set(k, e.currentTarget.value)} /></label>;
+          type={(looksSecret(k) ? 'password' : 'text') as 'text'} onInput={(e) => set(k, e.currentTarget.value)} /></label>;
       })}
     </>
   );
