@@ -13,8 +13,9 @@ export { act, createStack, waitJob } from '../stacks/helpers.ts';
 
 export interface EdgeServer extends TestServer { httpPort: number; httpsPort: number }
 
-export async function startEdgeServer(opts: { edge?: Record<string, unknown> } & Omit<StartOptions, 'plugins'> = {}): Promise<EdgeServer> {
-  const { edge = {}, ...rest } = opts;
+/** a server with the docker, stacks and edge plugins (and the edge's test client); `plugins` adds more (alerts, swarm…) */
+export async function startEdgeServer(opts: { edge?: Record<string, unknown>; plugins?: Record<string, unknown> } & Omit<StartOptions, 'plugins'> = {}): Promise<EdgeServer> {
+  const { edge = {}, plugins = {}, ...rest } = opts;
   const httpPort = (edge.httpPort as number | undefined) ?? await freePort();
   const httpsPort = (edge.httpsPort as number | undefined) ?? await freePort();
   const s = await startServer({
@@ -25,6 +26,7 @@ export async function startEdgeServer(opts: { edge?: Record<string, unknown> } &
       stacks: {},
       edge: { options: { httpPort, httpsPort, pollIntervalMs: 100, resyncIntervalMs: 60_000, ...edge } },
       'edge-client': { path: 'tests/fixtures/edge-client/index.ts' },
+      ...plugins,
     },
   });
   return Object.assign(s, { httpPort, httpsPort });

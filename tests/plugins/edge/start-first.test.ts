@@ -1,25 +1,13 @@
 // Start-first deploys behind the edge (real engine, real Caddy, real HTTP): no failed request while a slow-booting service is redeployed, replicas roll one at a time, a version that never gets ready never takes traffic, host ports fall back to stop-first.
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer } from '../../helpers/harness.ts';
 import { docker, projectContainers } from '../docker/helpers.ts';
-import { act, bootingCompose, cleanupProjects, createStack, edgeAnswers, edgeRunning, freePort, uniqueName, viaEdge, waitJob, type Answer, type EdgeServer } from './helpers.ts';
+import { act, bootingCompose, cleanupProjects, createStack, edgeAnswers, edgeRunning, freePort, startEdgeServer, uniqueName, viaEdge, waitJob, type Answer, type EdgeServer } from './helpers.ts';
 
 let s: EdgeServer;
 const projects: string[] = [];
 before(async () => {
-  const httpPort = await freePort();
-  const httpsPort = await freePort();
-  const server = await startServer({
-    config: { rateLimit: { perMinute: 100_000 } },
-    plugins: {
-      docker: { options: { healthTimeoutMs: 60_000, stopTimeoutSeconds: 1, reconcile: false } },
-      stacks: {},
-      alerts: {},
-      edge: { options: { httpPort, httpsPort, pollIntervalMs: 100, resyncIntervalMs: 60_000 } },
-    },
-  });
-  s = Object.assign(server, { httpPort, httpsPort });
+  s = await startEdgeServer({ plugins: { alerts: {} } });
   await edgeRunning(s);
 });
 after(async () => {

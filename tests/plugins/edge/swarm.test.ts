@@ -1,9 +1,9 @@
 // Swarm services behind the edge (real swarm, real Caddy, real HTTP): the edge follows a routed service's tasks, and a redeploy updates it start-first, health-gated, without a failed request.
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { eventually, startServer } from '../../helpers/harness.ts';
+import { eventually } from '../../helpers/harness.ts';
 import { docker } from '../docker/helpers.ts';
-import { act, createStack, edgeAnswers, edgeRunning, freePort, uniqueName, viaEdge, type EdgeServer } from './helpers.ts';
+import { act, createStack, edgeAnswers, edgeRunning, startEdgeServer, uniqueName, viaEdge, type EdgeServer } from './helpers.ts';
 
 let s: EdgeServer;
 const name = uniqueName('swedge');
@@ -28,18 +28,7 @@ services:
 const services = async () => (await docker.listServices({ filters: { label: [`dockwright.project=${name}`] } })) as any[];
 
 before(async () => {
-  const httpPort = await freePort();
-  const httpsPort = await freePort();
-  const server = await startServer({
-    config: { rateLimit: { perMinute: 100_000 } },
-    plugins: {
-      docker: { options: { healthTimeoutMs: 60_000, stopTimeoutSeconds: 1, reconcile: false } },
-      stacks: {},
-      swarm: { enabled: true, options: { pollMs: 250, convergeTimeoutMs: 120_000 } },
-      edge: { options: { httpPort, httpsPort, pollIntervalMs: 100, resyncIntervalMs: 60_000 } },
-    },
-  });
-  s = Object.assign(server, { httpPort, httpsPort });
+  s = await startEdgeServer({ plugins: { swarm: { enabled: true, options: { pollMs: 250, convergeTimeoutMs: 120_000 } } } });
   await edgeRunning(s);
 });
 after(async () => {
