@@ -8,10 +8,10 @@ import { addUser, launch, password, shot, signedIn } from './helpers.ts';
 
 let server: TestServer;
 let browser: Browser;
-const ttlMs = 4000;
 
 before(async () => {
-  server = await startServer({ plugins: { portal: {} }, config: { sessions: { ttlMs, failedSignInsPerMinute: 3 } } });
+  // sessions last as configured by default here: a short lifetime would let a slow machine end them in the middle of a test
+  server = await startServer({ plugins: { portal: {} }, config: { sessions: { failedSignInsPerMinute: 3 } } });
   await addUser(server, 'sara', 'operator');
   await addUser(server, 'mallory', 'viewer');
   browser = await launch();
@@ -48,13 +48,17 @@ test('the files at / : the app for page paths, hashed assets cached for good, gz
   assert.equal((await fetch(`${server.url}/`, { method: 'POST' })).status, 404, 'only GET and HEAD reach the files');
 });
 
-test('an expired session sends the browser back to the sign-in page: at the next click, or at the next refresh of a page that refreshes itself', async () => {
+test('an expired session sends the browser back to the sign-in page: at the next click, or at the next refresh of a page that refreshes itself', async (t) => {
+  const ttlMs = 4000;
+  const brief = await startServer({ plugins: { portal: {} }, config: { sessions: { ttlMs } } });
+  t.after(() => brief.close());
+  await addUser(brief, 'sara', 'operator');
   // the account page never refreshes itself: only the click can find the session gone
-  const clicking = await signedIn(browser, server, 'sara');
+  const clicking = await signedIn(browser, brief, 'sara');
   await clicking.goto('/account');
   await clicking.getByRole('heading', { name: 'Account' }).waitFor();
   // the overview asks for its data again every 5 s, and that answer finds the session gone without any click
-  const waiting = await signedIn(browser, server, 'sara');
+  const waiting = await signedIn(browser, brief, 'sara');
   await waiting.getByRole('heading', { name: 'Overview' }).waitFor();
   await new Promise((r) => setTimeout(r, ttlMs + 300));
   await clicking.getByRole('link', { name: 'Jobs' }).click();
@@ -67,6 +71,8 @@ test('an expired session sends the browser back to the sign-in page: at the next
 test('sign out everywhere ends the sessions of other browsers too', async () => {
   const one = await signedIn(browser, server, 'sara');
   const two = await signedIn(browser, server, 'sara');
+  const before = await server.app.db.query<{ n: number }>("SELECT count(*)::int AS n FROM sessions s JOIN users u ON u.id = s.user_id WHERE u.name = 'sara'");
+  assert.ok(before.rows[0].n >= 2, 'both browsers hold a session before the sign-out');
   await one.goto('/account');
   await one.getByRole('button', { name: 'Sign out everywhere' }).click();
   await one.getByRole('heading', { name: 'Sign in to Dockwright' }).waitFor();
