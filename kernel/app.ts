@@ -7,7 +7,7 @@ import { createServer, type Server } from 'node:http';
 import { pino } from 'pino';
 import type { Logger } from '../sdk/index.ts';
 import { loadConfig, type Config } from './config.ts';
-import { loadPlugins, type LoadedPlugin } from './registry.ts';
+import { loadPlugins, type LoadedPlugin, type SkippedPlugin } from './registry.ts';
 import { openDatabase, type Database } from './db/index.ts';
 import { migrate } from './db/migrate.ts';
 import { ScopeCatalogue } from './auth/scopes.ts';
@@ -59,6 +59,8 @@ export interface Assembled {
   plugins: { name: string; version: string }[];
   /** the plugins set up, in boot order, with where each came from */
   loaded: LoadedPlugin[];
+  /** the plugins enabled only by default that were left out, and why */
+  skipped: SkippedPlugin[];
   apis: Record<string, unknown>;
   close(): Promise<void>;
 }
@@ -130,7 +132,7 @@ export function kernelServices(parts: Pick<KernelServices, 'db' | 'databaseUrl' 
 }
 
 /** Sets up the plugins in dependency order; each gets the APIs of those before it. Third-party plugins' tables carry their name. */
-export async function setupPlugins(loaded: Awaited<ReturnType<typeof loadPlugins>>, services: KernelServices): Promise<Record<string, unknown>> {
+export async function setupPlugins(loaded: readonly LoadedPlugin[], services: KernelServices): Promise<Record<string, unknown>> {
   const apis: Record<string, unknown> = {};
   for (const { def, entry } of loaded) {
     const thirdParty = entry.package !== undefined || entry.path !== undefined;
@@ -145,7 +147,8 @@ export async function assemble(opts: BootOptions): Promise<Assembled> {
   const config = loadConfig(opts.root, env, opts.config);
   const outbound = createOutbound(config.outbound, opts.resolveName);
   const log: Logger = opts.log ?? (pino({ level: config.log.level, base: undefined }) as unknown as Logger);
-  const loaded = await loadPlugins(config);
+  const { loaded, skipped } = await loadPlugins(config);
+  for (const { plugin, reason } of skipped) log.warn({ plugin: plugin.def.name }, `plugin "${plugin.def.name}" is enabled by default but was not loaded: ${reason}. Enable what it requires, or disable ${plugin.def.name} in config to silence this`);
   const db = await openDatabase({
     url: config.databaseUrl, dataDir: config.dataDir, attach: opts.attach, poolSize: config.database.poolSize,
     reconnectMs: { min: config.database.reconnect.minMs, max: config.database.reconnect.maxMs },
@@ -183,6 +186,7 @@ export async function assemble(opts: BootOptions): Promise<Assembled> {
       }, twoFactor),
       plugins: loaded.map(({ def }) => ({ name: def.name, version: def.version })),
       loaded,
+      skipped,
       close: () => db.close(),
     };
   } catch (err) {
@@ -218,7 +222,7 @@ export async function boot(opts: BootOptions): Promise<Running> {
     const openapiDocument = () => (openapi ??= buildOpenApi(services.table.routes, app.scopes, kernelVersion));
     for (const route of coreRoutes({ db: app.db, jobs: app.jobs, contributors: services.contributors, visibility: services.visibility, openapi: openapiDocument, dataDir: app.config.dataDir })) services.table.add('kernel', 'api', route);
     for (const route of docsRoutes()) services.table.add('kernel', 'api', route);
-    for (const route of pluginRoutes({ ...services, plugins: config.plugins, loaded: app.loaded, routes: services.table.routes })) services.table.add('kernel', 'api', route);
+    for (const route of pluginRoutes({ ...services, plugins: config.plugins, root: config.root, loaded: app.loaded, skipped: app.skipped, routes: services.table.routes })) services.table.add('kernel', 'api', route);
     let started = false;
     for (const route of healthRoutes({ db: app.db, metrics: services.metrics, started: () => started, details: services.health })) services.table.add('kernel', 'root', route);
     measureKernel(app);

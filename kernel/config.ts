@@ -74,7 +74,8 @@ export const ConfigSchema = Type.Object({
   log: Type.Object({ level: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l))) }),
   plugins: Type.Record(Type.String({ pattern: '^[a-z][a-z0-9-]*$' }), PluginEntry),
 }, { additionalProperties: false });
-export type Config = Static<typeof ConfigSchema> & { root: string };
+/** `namedPlugins`: the plugins the install's own config names (every layer but config/default.json), as opposed to those on by default */
+export type Config = Static<typeof ConfigSchema> & { root: string; namedPlugins: readonly string[] };
 export type PluginEntry = Static<typeof PluginEntry>;
 
 const checkConfig = compileStrict(ConfigSchema);
@@ -107,11 +108,16 @@ export const localConfigFile = (root: string): string => resolve(root, 'config/l
  */
 export function loadConfig(root: string, env: NodeJS.ProcessEnv = process.env, overrides: Record<string, unknown> = {}): Config {
   let raw = readJson(resolve(root, 'config/default.json'));
+  const namedPlugins = new Set<string>();
+  const layer = (over: Record<string, unknown>) => {
+    if (isObject(over.plugins)) for (const name of Object.keys(over.plugins)) namedPlugins.add(name);
+    raw = merge(raw, over);
+  };
   const envFile = resolve(root, `config/${env.NODE_ENV ?? 'development'}.json`);
-  if (env.NODE_ENV && existsSync(envFile)) raw = merge(raw, readJson(envFile));
+  if (env.NODE_ENV && existsSync(envFile)) layer(readJson(envFile));
   const local = localConfigFile(root);
-  if (existsSync(local)) raw = merge(raw, readJson(local));
-  if (env.DOCKWRIGHT_CONFIG) raw = merge(raw, readJson(resolve(root, env.DOCKWRIGHT_CONFIG)));
+  if (existsSync(local)) layer(readJson(local));
+  if (env.DOCKWRIGHT_CONFIG) layer(readJson(resolve(root, env.DOCKWRIGHT_CONFIG)));
   const fromEnv: Record<string, unknown> = {};
   if (env.PORT) fromEnv.port = Number(env.PORT);
   if (env.HOST) fromEnv.host = env.HOST;
@@ -120,9 +126,10 @@ export function loadConfig(root: string, env: NodeJS.ProcessEnv = process.env, o
   if (env.SECRET_KEY) fromEnv.secretKey = env.SECRET_KEY;
   if (env.PUBLIC_URL) fromEnv.publicUrl = env.PUBLIC_URL;
   if (env.LOG_LEVEL) fromEnv.log = { level: env.LOG_LEVEL };
-  raw = merge(merge(raw, fromEnv), overrides);
+  raw = merge(raw, fromEnv);
+  layer(overrides);
   const errors = checkConfig(raw);
   if (errors) throw new Error(`config: invalid: ${errors.map((e) => `${e.path || '/'} ${e.message}`).join('; ')}`);
   const config = raw as Config;
-  return { ...config, root, dataDir: resolve(root, config.dataDir) };
+  return { ...config, root, dataDir: resolve(root, config.dataDir), namedPlugins: [...namedPlugins] };
 }

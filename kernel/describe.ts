@@ -45,9 +45,9 @@ export async function describeApi(root: string, overrides: Record<string, unknow
       scopes, jobs: new JobRunner({ db: noDatabase, log: silent, activity, settings: config.jobs }), activity, secrets,
       events: createEvents(silent), outbound: createOutbound(config.outbound), locks: { try: async () => null },
     });
-    const loaded = await loadPlugins(config);
+    const { loaded, skipped } = await loadPlugins(config);
     await setupPlugins(loaded, services);
-    for (const route of pluginRoutes({ ...services, plugins: config.plugins, loaded, routes: services.table.routes })) services.table.add('kernel', 'api', route);
+    for (const route of pluginRoutes({ ...services, plugins: config.plugins, root: config.root, loaded, skipped, routes: services.table.routes })) services.table.add('kernel', 'api', route);
     let openapi: Record<string, unknown> = {};
     for (const route of coreRoutes({ db: noDatabase, jobs: services.jobs, contributors: [], visibility: services.visibility, openapi: () => openapi, dataDir: '' })) services.table.add('kernel', 'api', route);
     for (const route of docsRoutes()) services.table.add('kernel', 'api', route);

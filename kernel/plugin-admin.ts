@@ -57,13 +57,17 @@ export async function setEnabled(root: string, env: NodeJS.ProcessEnv, name: str
   const config = loadConfig(root, env);
   const entry = config.plugins[name];
   if (!entry && !isBuiltIn(name)) throw new Error(`there is no plugin "${name}": neither built in nor in config (add a package with: npm run cli -- plugins add <spec>)`);
-  if ((entry?.enabled !== false) === enabled && entry) return `plugin "${name}" is already ${enabled ? 'enabled' : 'disabled'}\n`;
-  const next = { ...config, plugins: { ...config.plugins, [name]: { ...entry, enabled } } };
+  // a plugin on only by default is named when enabled: it may have been left out (what it requires is off), which then refuses
+  const already = entry && (entry.enabled !== false) === enabled && (!enabled || config.namedPlugins.includes(name));
+  if (already) return `plugin "${name}" is already ${enabled ? 'enabled' : 'disabled'}\n`;
+  const next = { ...config, plugins: { ...config.plugins, [name]: { ...entry, enabled } }, namedPlugins: [...config.namedPlugins, name] };
+  let skipped: Awaited<ReturnType<typeof loadPlugins>>['skipped'];
   try {
-    await loadPlugins(next);
+    ({ skipped } = await loadPlugins(next));
   } catch (err) {
     throw new Error(`${enabled ? 'enabling' : 'disabling'} "${name}" was refused, nothing was written: ${(err as Error).message}`);
   }
   const file = writeEntry(root, env, name, { enabled });
-  return `plugin "${name}" ${enabled ? 'enabled' : 'disabled'} in ${file}: restart Dockwright to apply it\n`;
+  const left = skipped.map((s) => `plugin "${s.plugin.def.name}" (on by default) will not be loaded: ${s.reason}\n`).join('');
+  return `plugin "${name}" ${enabled ? 'enabled' : 'disabled'} in ${file}: restart Dockwright to apply it\n${left}`;
 }

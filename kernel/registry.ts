@@ -87,6 +87,28 @@ export async function importPlugin(name: string | undefined, entry: PluginEntry,
   return { def, entry, source: found.source };
 }
 
+/** what the package.json of a plugin not loaded (a package or path plugin switched off) says of it: read, never imported; null where there is none */
+export function manifestOfUnloaded(entry: PluginEntry, root: string): { dir: string; version: string | null; description: string | null } | null {
+  let dir: string | undefined;
+  if (entry.package) {
+    const folders = createRequire(join(root, 'package.json')).resolve.paths(entry.package) ?? [];
+    dir = folders.map((folder) => join(folder, entry.package!)).find((folder) => existsSync(join(folder, 'package.json')));
+  } else if (entry.path) {
+    // the nearest package.json above the path, short of the install's own
+    for (let at = resolve(root, entry.path); at !== dirname(at) && at !== resolve(root); at = dirname(at)) {
+      if (existsSync(join(at, 'package.json'))) { dir = at; break; }
+    }
+  }
+  if (dir === undefined) return null;
+  try {
+    const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version?: unknown; description?: unknown };
+    const text = (value: unknown) => (typeof value === 'string' ? value : null);
+    return { dir, version: text(manifest.version), description: text(manifest.description) };
+  } catch {
+    return { dir, version: null, description: null };
+  }
+}
+
 /** the version of the Dockwright installed at root */
 export function dockwrightVersion(root: string): string {
   return (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
@@ -117,7 +139,7 @@ export function checkSdk(def: PluginDef): void {
 }
 
 /** Sorts so that every plugin comes after the plugins it requires; names the chain of a missing or disabled dependency, and the cycle. */
-export function orderPlugins<P extends Pick<LoadedPlugin, 'def'>>(plugins: readonly P[], configured: Config['plugins']): P[] {
+export function orderPlugins<P extends Pick<LoadedPlugin, 'def'>>(plugins: readonly P[], configured: Config['plugins'], skipped: readonly SkippedPlugin[] = []): P[] {
   const byName = new Map(plugins.map((p) => [p.def.name, p]));
   const ordered: P[] = [];
   const state = new Map<string, 'visiting' | 'done'>();
@@ -129,7 +151,8 @@ export function orderPlugins<P extends Pick<LoadedPlugin, 'def'>>(plugins: reado
     for (const dep of requiredNames(p.def.requires)) {
       const target = byName.get(dep);
       if (!target) {
-        const why = configured[dep]?.enabled === false ? 'which is disabled in config' : 'which is not enabled in config';
+        const skip = skipped.find((s) => s.plugin.def.name === dep);
+        const why = skip ? `which is skipped: ${skip.reason}` : configured[dep]?.enabled === false ? 'which is disabled in config' : 'which is not enabled in config';
         throw new Error(`plugin ${[...chain, name].join(' → ')} requires "${dep}", ${why}: enable ${dep}, or disable ${chain[0] ?? name}`);
       }
       visit(target, [...chain, name]);
@@ -141,8 +164,34 @@ export function orderPlugins<P extends Pick<LoadedPlugin, 'def'>>(plugins: reado
   return ordered;
 }
 
-export async function loadPlugins(config: Config): Promise<LoadedPlugin[]> {
+/** a plugin enabled only by config/default.json that is not loaded, because a plugin it requires is off */
+export interface SkippedPlugin { plugin: LoadedPlugin; reason: string }
+
+/**
+ * The plugins enabled by config/default.json alone (the install's own config does not name them) are left out, with the
+ * reason, when one they require is off: an admin who disables edge is not made to disable previews too. A plugin the
+ * install's config names still stops the boot when one it requires is off, naming the chain.
+ */
+function skipByDefault(loaded: readonly LoadedPlugin[], config: Config): SkippedPlugin[] {
+  const skipped = new Map<string, SkippedPlugin>();
+  const on = (name: string) => loaded.some((p) => p.def.name === name) && !skipped.has(name);
+  for (let changed = true; changed;) {
+    changed = false;
+    for (const plugin of loaded) {
+      if (config.namedPlugins.includes(plugin.def.name) || skipped.has(plugin.def.name)) continue;
+      const off = requiredNames(plugin.def.requires).find((dep) => !on(dep));
+      if (off === undefined) continue;
+      const why = skipped.has(off) ? `which is skipped (${skipped.get(off)!.reason})` : config.plugins[off]?.enabled === false ? 'which is disabled in config' : 'which is not enabled in config';
+      skipped.set(plugin.def.name, { plugin, reason: `it requires "${off}", ${why}` });
+      changed = true;
+    }
+  }
+  return [...skipped.values()];
+}
+
+export async function loadPlugins(config: Config): Promise<{ loaded: LoadedPlugin[]; skipped: SkippedPlugin[] }> {
   const enabled = Object.entries(config.plugins).filter(([, entry]) => entry.enabled !== false);
-  const loaded = await Promise.all(enabled.map(([name, entry]) => importPlugin(name, entry, config.root)));
-  return orderPlugins(loaded, config.plugins);
+  const imported = await Promise.all(enabled.map(([name, entry]) => importPlugin(name, entry, config.root)));
+  const skipped = skipByDefault(imported, config);
+  return { loaded: orderPlugins(imported.filter((p) => !skipped.some((s) => s.plugin === p)), config.plugins, skipped), skipped };
 }

@@ -398,7 +398,8 @@ export function pluginRef<Name extends string, Api>(name: Name): PluginRef<Name,
 
 /** what `requires` lists: plugin names (untyped, as before), typed references, or plugin definitions */
 export type Requirement = string | PluginRef | { readonly name: string; setup(ctx: never): unknown };
-type ApiOf<R> = R extends PluginRef<string, infer A> ? A : R extends { setup(ctx: never): infer A } ? Awaited<A> : unknown;
+// a definition first: it also fits PluginRef (whose API member is optional), which would make its API unknown
+type ApiOf<R> = R extends { setup(ctx: never): infer A } ? Awaited<A> : R extends PluginRef<string, infer A> ? A : unknown;
 type NameOf<R> = R extends string ? R : R extends { readonly name: infer N extends string } ? N : never;
 /** `ctx.deps`: each required plugin's API under its name, typed when it was required by reference or definition */
 export type DepsOf<Req extends readonly Requirement[]> = Readonly<Record<string, unknown>> & { readonly [R in Req[number] as NameOf<R>]: ApiOf<R> };
@@ -455,8 +456,14 @@ export interface PluginServices {
 export type ServiceName = keyof PluginServices;
 export const serviceNames: readonly ServiceName[] = ['db', 'databaseUrl', 'revisions', 'activity', 'actionTokens', 'secrets', 'events', 'outbound', 'locks'];
 
-/** what a plugin is given: who it is and its settings, the services it declared, and registration (open while its setup runs) */
-export interface PluginContext<O = unknown, D = Readonly<Record<string, unknown>>> extends Readonly<PluginServices> {
+/** what a plugin is given: who it is and its settings, the services it declared (`S`), and registration (open while its setup runs) */
+export type PluginContext<O = unknown, D = Readonly<Record<string, unknown>>, S extends ServiceName = ServiceName> = PluginRegistration<O, D> & Readonly<Pick<PluginServices, S>>;
+
+/** a plugin's context as its helpers take it: the services they use (`ContextWith<'db' | 'events'>`), whatever the plugin's options and deps */
+export type ContextWith<S extends ServiceName> = PluginContext<unknown, Readonly<Record<string, unknown>>, S>;
+
+/** a plugin's context without the kernel services: who it is, its settings, and registration */
+export interface PluginRegistration<O = unknown, D = Readonly<Record<string, unknown>>> {
   readonly name: string;
   readonly options: O;
   /** the environment variables the plugin declared in `env` */
@@ -507,7 +514,7 @@ export interface PluginCommand {
   run(args: readonly string[]): Promise<string>;
 }
 
-export interface PluginDef<Api = unknown, O extends TSchema = TSchema, Req extends readonly Requirement[] = readonly Requirement[], Name extends string = string> {
+export interface PluginDef<Api = unknown, O extends TSchema = TSchema, Req extends readonly Requirement[] = readonly Requirement[], Name extends string = string, S extends ServiceName = ServiceName> {
   name: Name;
   version: string;
   /** the SDK versions this plugin works with, a semver range such as '^1'; the kernel refuses to load it under an SDK outside it */
@@ -520,15 +527,15 @@ export interface PluginDef<Api = unknown, O extends TSchema = TSchema, Req exten
    */
   env?: readonly string[];
   options?: O;
-  /** the kernel services it uses (`['db', 'events']`): its context holds exactly these; omitted, every service */
-  services?: readonly ServiceName[];
+  /** the kernel services it uses (`['db', 'events']`): its context holds exactly these, in its type too; omitted, every service */
+  services?: readonly S[];
   /** the extension points this plugin offers (declared in its api.ts): GET /plugins lists them with what was plugged in */
   extensionPoints?: readonly ExtensionPoint<any>[];
   /** registers only; I/O belongs in onStart. Returns the plugin's API for the plugins that require it. */
-  setup(ctx: PluginContext<Static<O>, DepsOf<Req>>): Api | Promise<Api>;
+  setup(ctx: PluginContext<Static<O>, DepsOf<Req>, S>): Api | Promise<Api>;
 }
-export function definePlugin<Api, O extends TSchema = TSchema, const Req extends readonly Requirement[] = [], const Name extends string = string>(
-  plugin: PluginDef<Api, O, Req, Name>,
-): PluginDef<Api, O, Req, Name> {
+export function definePlugin<Api, O extends TSchema = TSchema, const Req extends readonly Requirement[] = [], const Name extends string = string, S extends ServiceName = ServiceName>(
+  plugin: PluginDef<Api, O, Req, Name, S>,
+): PluginDef<Api, O, Req, Name, S> {
   return Object.freeze({ ...plugin });
 }

@@ -1,7 +1,7 @@
 // The /alerts endpoints: alerts (list, acknowledge), channels (list, create, delete) and the test alert.
 import { randomUUID } from 'node:crypto';
 import { Value } from '@sinclair/typebox/value';
-import { defineRoute, pageOf, Nullable, problem, reply, Type, type AnyRoute, type PluginContext, type Static } from '../../sdk/index.ts';
+import { defineRoute, pageOf, Nullable, problem, reply, Type, type AnyRoute, type ContextWith, type Static } from '../../sdk/index.ts';
 import type { ChannelKind } from './channels.ts';
 import type { AlertEngine, AlertKind } from './engine.ts';
 import type { Sender } from './send.ts';
@@ -86,7 +86,7 @@ export function channelView(ch: ChannelRow, kind: ChannelKind | undefined, secre
 }
 
 export function alertRoutes(deps: {
-  ctx: PluginContext; store: AlertStore; engine: AlertEngine; sender: Sender; recentResolvedMs: number;
+  ctx: ContextWith<'secrets'>; store: AlertStore; engine: AlertEngine; sender: Sender; recentResolvedMs: number;
   kinds: ReadonlyMap<string, AlertKind>; channelKinds: ReadonlyMap<string, ChannelKind>;
 }): AnyRoute[] {
   const { ctx, store, engine } = deps;

@@ -4,7 +4,7 @@ import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as tls from 'node:tls';
 import type * as AcmeClient from 'acme-client';
-import type { JobRun, PluginContext } from '../../sdk/index.ts';
+import type { JobRun, ContextWith } from '../../sdk/index.ts';
 import type { EdgeApi } from '../edge/index.ts';
 import { challengeRecord, type DnsProviders } from './dns.ts';
 import { chainDetails } from './pem.ts';
@@ -48,7 +48,7 @@ function nodeTrust(): string[] {
   return [...tls.rootCertificates, ...extraPem];
 }
 
-export function createIssuer(deps: { ctx: PluginContext; store: CertificateStore; edge: EdgeApi; providers: DnsProviders; options: AcmeOptions; extraCa: string | null }): Issuer {
+export function createIssuer(deps: { ctx: ContextWith<'outbound' | 'secrets'>; store: CertificateStore; edge: EdgeApi; providers: DnsProviders; options: AcmeOptions; extraCa: string | null }): Issuer {
   const { ctx, store, edge, providers, options: o } = deps;
   // acme-client sends every request through its one axios instance: pinned to the outbound policy's checked addresses
   // a `ca` list replaces Node's store: without caFile Node's own (roots + NODE_EXTRA_CA_CERTS) stays, with it caFile is added to that store

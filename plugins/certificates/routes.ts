@@ -1,5 +1,5 @@
 // The /certificates endpoints: list, read (with the chain), request through ACME (a job), upload a PEM chain and key, delete.
-import { defineRoute, pageOf, keyedLock, Problem, problem, reply, Type, type Actor, type AnyRoute, type Job, type PluginContext, type Principal } from '../../sdk/index.ts';
+import { defineRoute, pageOf, keyedLock, Problem, problem, reply, Type, type Actor, type AnyRoute, type Job, type ContextWith, type Principal } from '../../sdk/index.ts';
 import type { EdgeApi } from '../edge/index.ts';
 import { challengeRecord, type DnsProviders } from './dns.ts';
 import { checkUpload, pemBlocks } from './pem.ts';
@@ -23,7 +23,7 @@ const UploadBody = Type.Object({
 const JobAnswer = Type.Object({ jobId: Type.String(), id: Type.String(), type: Type.String(), status: Type.String(), done: Type.Boolean() }, { additionalProperties: true, description: 'the issuance job' });
 
 export interface RouteDeps {
-  ctx: PluginContext;
+  ctx: ContextWith<'activity' | 'secrets'>;
   store: CertificateStore;
   edge: EdgeApi;
   providers: DnsProviders;

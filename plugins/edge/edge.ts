@@ -2,7 +2,7 @@
 import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { isAbsolute, join } from 'node:path';
 import { mkdirSync } from 'node:fs';
-import { problem, type Db, type HeldLock, type PluginContext } from '../../sdk/index.ts';
+import { problem, type Db, type HeldLock, type ContextWith } from '../../sdk/index.ts';
 import { isDeepStrictEqual } from 'node:util';
 import { AdminError, adminCall, currentAdmin, load, parseAdminAddress, type AdminEndpoint } from './admin.ts';
 import { buildConfig } from './caddy-config.ts';
@@ -36,7 +36,7 @@ export interface EdgeOptions {
 
 export type EdgeState = 'running' | 'starting' | 'down' | 'unavailable' | 'standby' | 'stopped';
 
-export function createEdge(ctx: PluginContext, o: EdgeOptions, store: EdgeStore, owners: Owners, network: EdgeNetwork) {
+export function createEdge(ctx: ContextWith<'db' | 'locks'>, o: EdgeOptions, store: EdgeStore, owners: Owners, network: EdgeNetwork) {
   const dir = ctx.dataDir;
   const challengeDir = join(dir, 'acme-challenge');
   const caddyDir = join(dir, 'caddy');

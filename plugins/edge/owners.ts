@@ -1,5 +1,5 @@
 // Who owns a hostname: the claims stored in PostgreSQL (routes, and what saved stacks name), the namespaces plugins reserve, and how a conflict is told to a caller.
-import type { Db, Principal, PluginContext } from '../../sdk/index.ts';
+import type { Db, Principal, ContextWith } from '../../sdk/index.ts';
 import type { EdgeStore } from './store.ts';
 import type { HostnameConflict, HostnameNamespace } from './types.ts';
 
@@ -11,7 +11,7 @@ export function phrase(c: Conflict, named: boolean): string {
   return named ? `the hostname ${c.hostname} belongs to ${c.owner}` : `the hostname ${c.hostname} is taken by another owner`;
 }
 
-export function createOwners(ctx: PluginContext, store: EdgeStore) {
+export function createOwners(ctx: ContextWith<never>, store: EdgeStore) {
   const namespaces: HostnameNamespace[] = [];
 
   /** the owner a namespace reserves this hostname for: `<prefix><label>.<domain>`, one label below the domain */

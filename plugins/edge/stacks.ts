@@ -1,6 +1,6 @@
 // Stacks behind the edge: the compose labels that declare a hostname, their platform rules, the hostnames a saved stack holds, and the routes deploy, stop and delete set.
 import type Dockerode from 'dockerode';
-import { keyedLock, Problem, problem, type Actor, type PluginContext } from '../../sdk/index.ts';
+import { keyedLock, Problem, problem, type Actor, type ContextWith } from '../../sdk/index.ts';
 import type { LoadedCompose } from '../docker/types.ts';
 import type { PlatformRule, StackHook } from '../stacks/index.ts';
 import { normalizeHostname, normalizePath } from './hostnames.ts';
@@ -110,7 +110,7 @@ export function stackHostnames(store: EdgeStore, owners: Owners): StackHook {
 }
 
 /** deploy routes what the deployed containers declare; stop and delete remove the stack's routes */
-export function followStacks(ctx: PluginContext, docker: Dockerode, store: EdgeStore, setRoutes: (owner: string, routes: ProxyRoute[]) => Promise<void>): void {
+export function followStacks(ctx: ContextWith<'activity' | 'events'>, docker: Dockerode, store: EdgeStore, setRoutes: (owner: string, routes: ProxyRoute[]) => Promise<void>): void {
   const system: Actor = { kind: 'system', name: 'edge' };
   const apply = async (stack: string, routes: ProxyRoute[]) => {
     const owner = stackOwner(stack);

@@ -1,5 +1,5 @@
 // Previews as a service: create or update (within maxActive), remove, and the deploy and remove jobs that do the work on the engine and the edge.
-import { defineJob, problem, Type, type Actor, type Job, type PluginContext } from '../../sdk/index.ts';
+import { defineJob, problem, Type, type Actor, type Job, type ContextWith } from '../../sdk/index.ts';
 import type { AlertsApi } from '../alerts/api.ts';
 import type { ComposeProject, DockerRuntime, LoadedCompose } from '../docker/api.ts';
 import type { EdgeApi } from '../edge/api.ts';
@@ -20,7 +20,7 @@ const maxProjectName = 63;
 export interface PreviewChange { pullRequest?: number | null; ref?: string | null; fallbackBranch?: string | null; commit?: string | null; variables?: Record<string, string> }
 export type Requested = { outcome: 'limit'; reason: string } | { outcome: 'deploying'; job: Job & { attached: boolean }; created: boolean };
 
-export function createPreviews(ctx: PluginContext, deps: { store: PreviewStore; stacks: StacksApi; docker: DockerRuntime; edge: EdgeApi; git: GitApi; alerts: AlertsApi }) {
+export function createPreviews(ctx: ContextWith<never>, deps: { store: PreviewStore; stacks: StacksApi; docker: DockerRuntime; edge: EdgeApi; git: GitApi; alerts: AlertsApi }) {
   const { store, stacks, docker, edge, git, alerts } = deps;
   const Input = Type.Object({ stack: Type.String(), key: Type.String() });
 

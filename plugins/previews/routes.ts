@@ -1,5 +1,5 @@
 // The preview endpoints of /api/v1: a stack's preview settings and list, create/update and remove a preview, the preview token.
-import { defineRoute, JobAcceptedSchema, Nullable, problem, reply, Type, type AnyRoute, type Job, type PluginContext, type Principal } from '../../sdk/index.ts';
+import { defineRoute, JobAcceptedSchema, Nullable, problem, reply, Type, type AnyRoute, type Job, type ContextWith, type Principal } from '../../sdk/index.ts';
 import type { EdgeApi } from '../edge/api.ts';
 import type { StacksApi } from '../stacks/api.ts';
 import { tokenKind, type Previews } from './core.ts';
@@ -49,7 +49,7 @@ export function previewView(row: PreviewRow, jobs: ReadonlyMap<string, Job>) {
 /** the ref as git names it: a bare branch name is a branch */
 export const fullRef = (ref: string | undefined) => (ref === undefined ? null : ref.startsWith('refs/') ? ref : `refs/heads/${ref}`);
 
-export function previewRoutes({ ctx, previews, store, stacks, edge }: { ctx: PluginContext; previews: Previews; store: PreviewStore; stacks: StacksApi; edge: EdgeApi }): AnyRoute[] {
+export function previewRoutes({ ctx, previews, store, stacks, edge }: { ctx: ContextWith<'actionTokens'>; previews: Previews; store: PreviewStore; stacks: StacksApi; edge: EdgeApi }): AnyRoute[] {
   const NameParams = Params(stacks.nameSchema);
   const KeyParams = Type.Object({ name: stacks.nameSchema, key: PreviewKey });
   const mayWrite = (name: string, principal: Principal) => principal.can('stacks:write') && stacks.access(name, principal, 'write').then(() => true, () => false);

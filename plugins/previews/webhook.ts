@@ -1,10 +1,10 @@
 // The preview token under /api: one token per stack that creates, updates and removes its previews, and nothing else (the deploy webhook's rate rules).
-import { defineRoute, JobAcceptedSchema, keyedLock, problem, Type, type AnyRoute, type Job, type PluginContext } from '../../sdk/index.ts';
+import { defineRoute, JobAcceptedSchema, keyedLock, problem, Type, type AnyRoute, type Job, type ContextWith } from '../../sdk/index.ts';
 import type { StacksApi } from '../stacks/api.ts';
 import { tokenKind, type Previews } from './core.ts';
 import { fullRef, PreviewBody, PreviewKey } from './routes.ts';
 
-export function previewWebhook({ ctx, previews, stacks, windowSeconds }: { ctx: PluginContext; previews: Previews; stacks: StacksApi; windowSeconds: number }): AnyRoute[] {
+export function previewWebhook({ ctx, previews, stacks, windowSeconds }: { ctx: ContextWith<'actionTokens'>; previews: Previews; stacks: StacksApi; windowSeconds: number }): AnyRoute[] {
   const serialized = keyedLock();
   const token = { kind: tokenKind, param: 'name' };
   const params = Type.Object({ name: stacks.nameSchema, key: PreviewKey });

@@ -1,5 +1,5 @@
 // Before a login is saved: the outbound-address policy for its host and for the token service it sends logins to, then a real login through the engine's /auth.
-import { OutboundRefused, Problem, problem, type OutboundApi, type PluginContext } from '../../sdk/index.ts';
+import { OutboundRefused, Problem, problem, type OutboundApi, type ContextWith } from '../../sdk/index.ts';
 import type { DockerRuntime } from '../docker/types.ts';
 import { dockerHub, serverAddressOf } from './hosts.ts';
 
@@ -7,7 +7,7 @@ import { dockerHub, serverAddressOf } from './hosts.ts';
  * The outbound-address policy (SPEC: loopback, private and other non-global addresses are refused unless `outbound.allow`
  * lets them through). For registries it is checked here, at save, because afterwards the engine connects by itself.
  */
-export async function checkOutboundPolicy(ctx: PluginContext, host: string): Promise<void> {
+export async function checkOutboundPolicy(ctx: ContextWith<'outbound'>, host: string): Promise<void> {
   // the policy takes a bare host: `[v6]:port` and `name:port` lose their port (and brackets) here
   const bare = host.startsWith('[') ? host.slice(1, host.indexOf(']')) : host.replace(/:\d+$/, '');
   await ctx.outbound.check(bare);

@@ -1,5 +1,5 @@
 // The /registries endpoints: list the saved logins, save one (checked against the registry first), delete one.
-import { defineRoute, pageOf, keyedLock, Problem, problem, reply, Type, type Actor, type AnyRoute, type PluginContext, type Static } from '../../sdk/index.ts';
+import { defineRoute, pageOf, keyedLock, Problem, problem, reply, Type, type Actor, type AnyRoute, type ContextWith, type Static } from '../../sdk/index.ts';
 import type { DockerRuntime } from '../docker/types.ts';
 import { normaliseHost } from './hosts.ts';
 import { checkLogin, checkOutboundPolicy, checkTokenRealm } from './login-check.ts';
@@ -32,7 +32,7 @@ function hostOf(input: string): string {
   return checked.host;
 }
 
-export function registryRoutes(deps: { ctx: PluginContext; store: LoginStore; runtime: DockerRuntime }): AnyRoute[] {
+export function registryRoutes(deps: { ctx: ContextWith<'activity' | 'outbound' | 'secrets'>; store: LoginStore; runtime: DockerRuntime }): AnyRoute[] {
   const { ctx, store, runtime } = deps;
   // a save checks then writes: two saves of one host must not interleave, or the answer could describe the other's login
   const lock = keyedLock();

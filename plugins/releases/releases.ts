@@ -1,5 +1,5 @@
 // Releases: one recorded by every successful deploy of a stack, and a deploy of exactly an earlier one, every image pinned by digest.
-import type { Actor, JobRun, PluginContext } from '../../sdk/index.ts';
+import type { Actor, JobRun, ContextWith } from '../../sdk/index.ts';
 import type { DockerRuntime } from '../docker/api.ts';
 import type { StackDeployed, StacksApi } from '../stacks/api.ts';
 import { withImages } from './pin.ts';
@@ -35,7 +35,7 @@ export function updatePins(updates: readonly ImageUpdate[], composeImages: Reado
   return { pins, shown, stale };
 }
 
-export function createReleases(deps: { ctx: PluginContext; runtime: DockerRuntime; stacks: () => StacksApi; store: ReleaseStore }) {
+export function createReleases(deps: { ctx: ContextWith<'secrets'>; runtime: DockerRuntime; stacks: () => StacksApi; store: ReleaseStore }) {
   const { ctx, runtime, store } = deps;
 
   /** the deployed hook: the release of a successful deploy */

@@ -1,5 +1,5 @@
 // Update checks against the registries (no pulls), the update-available alerts, and applying updates with a watch that rolls a bad one back.
-import type { JobRun, PluginContext } from '../../sdk/index.ts';
+import type { JobRun, ContextWith } from '../../sdk/index.ts';
 import type { AlertsApi } from '../alerts/api.ts';
 import type { DockerRuntime, RegistryAuthProvider } from '../docker/api.ts';
 import type { StacksApi } from '../stacks/api.ts';
@@ -14,7 +14,7 @@ import type { ReleaseService, ReleaseStore, ServiceCheck } from './store.ts';
 export const alertKinds = { available: 'update-available', rolledBack: 'update-rolled-back' } as const;
 
 export function createUpdates(deps: {
-  ctx: PluginContext; runtime: DockerRuntime; stacks: () => StacksApi; alerts: AlertsApi; store: ReleaseStore; releases: Releases;
+  ctx: ContextWith<'outbound'>; runtime: DockerRuntime; stacks: () => StacksApi; alerts: AlertsApi; store: ReleaseStore; releases: Releases;
   auth: () => RegistryAuthProvider | null;
 }) {
   const { ctx, runtime, store, alerts } = deps;

@@ -1,6 +1,6 @@
 // The site endpoints of /api/v1 (definition, content, versions, drafts, restore, files, check, webhook) and the check webhook under /api.
 import { createReadStream } from 'node:fs';
-import { ActorSchema, defineRoute, JobSchema, keyedLock, Nullable, problem, reply, streamReply, Type, type AnyRoute, type PluginContext } from '../../sdk/index.ts';
+import { ActorSchema, defineRoute, JobSchema, keyedLock, Nullable, problem, reply, streamReply, Type, type AnyRoute, type ContextWith } from '../../sdk/index.ts';
 import type { GitApi } from '../git/index.ts';
 import type { Files, Manifest } from './files.ts';
 import { checkKind, sitePath, type Sites } from './sites.ts';
@@ -46,7 +46,7 @@ const fileList = (m: Manifest, after: string | undefined, limit: number) => {
   return { items: page.map((path) => ({ path, size: m[path].size, sha256: m[path].sha256, contentType: contentTypeOf(path) })), next: paths.length > limit ? page.at(-1) : undefined };
 };
 
-export function siteRoutes({ ctx, sites, store, files, sync, git }: { ctx: PluginContext; sites: Sites; store: SiteStore; files: Files; sync: SyncJob; git: GitApi }): AnyRoute[] {
+export function siteRoutes({ ctx, sites, store, files, sync, git }: { ctx: ContextWith<'actionTokens'>; sites: Sites; store: SiteStore; files: Files; sync: SyncJob; git: GitApi }): AnyRoute[] {
   const publishedManifest = async (name: string) => {
     const row = await sites.rowOf(name);
     return row.version ? (await store.manifest(name, row.version)) ?? {} : {};
@@ -240,7 +240,7 @@ export function siteRoutes({ ctx, sites, store, files, sync, git }: { ctx: Plugi
   ] as AnyRoute[];
 }
 
-export function checkWebhook({ ctx, sites, sync, windowSeconds }: { ctx: PluginContext; sites: Sites; sync: SyncJob; windowSeconds: number }): AnyRoute[] {
+export function checkWebhook({ ctx, sites, sync, windowSeconds }: { ctx: ContextWith<'actionTokens'>; sites: Sites; sync: SyncJob; windowSeconds: number }): AnyRoute[] {
   // one call at a time per site in this process, so "attach, else take the window" is decided in order
   const serialized = keyedLock();
   const token = { kind: checkKind, param: 'name' };

@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { keyedLock, Problem, problem, realExisting, isWithin, tooLong, type Actor, type PluginContext, type Principal } from '../../sdk/index.ts';
+import { keyedLock, Problem, problem, realExisting, isWithin, tooLong, type Actor, type ContextWith, type Principal } from '../../sdk/index.ts';
 import type { EdgeApi, StaticRoute } from '../edge/index.ts';
 import type { Credentials, GitApi } from '../git/index.ts';
 import type { Files, Manifest } from './files.ts';
@@ -32,7 +32,7 @@ const totals = (m: Manifest) => {
   return { fileCount: entries.length, bytes: entries.reduce((n, e) => n + e.size, 0) };
 };
 
-export function createSites(deps: { ctx: PluginContext; store: SiteStore; files: Files; edge: EdgeApi; git: GitApi; settings: SiteSettings }) {
+export function createSites(deps: { ctx: ContextWith<'actionTokens' | 'db' | 'secrets'>; store: SiteStore; files: Files; edge: EdgeApi; git: GitApi; settings: SiteSettings }) {
   const { ctx, store, files, edge, git, settings } = deps;
   const lock = keyedLock();
   /**

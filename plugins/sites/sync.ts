@@ -1,7 +1,7 @@
 // The sync of a site from its source, as a job: fetch the branch head, build it in a container when asked, publish a new commit, record the outcome.
 import { cp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { diskFull, Problem, Type, type Actor, type JobHandle, type JobRun, type PluginContext } from '../../sdk/index.ts';
+import { diskFull, Problem, Type, type Actor, type JobHandle, type JobRun, type ContextWith } from '../../sdk/index.ts';
 import type { DockerRuntime } from '../docker/types.ts';
 import type { Credentials, GitApi } from '../git/index.ts';
 import type { Files } from './files.ts';
@@ -60,7 +60,7 @@ async function runBuild(runtime: DockerRuntime, files: Files, site: string, tree
   }
 }
 
-export function syncJob(deps: { ctx: PluginContext; store: SiteStore; files: Files; sites: Sites; git: GitApi; runtime: () => DockerRuntime | null; buildTimeoutMs: number }) {
+export function syncJob(deps: { ctx: ContextWith<'events' | 'secrets'>; store: SiteStore; files: Files; sites: Sites; git: GitApi; runtime: () => DockerRuntime | null; buildTimeoutMs: number }) {
   const { ctx, store, files, sites, git } = deps;
   const handle: JobHandle<{ site: string }> = ctx.jobs.define({
     type: syncType,

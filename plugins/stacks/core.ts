@@ -1,5 +1,5 @@
 // The stacks core: the stack rules (lookup with access, validate and save by revision, create, settings, restore, removal), the project a deploy runs, live state, and the stack jobs.
-import { defineJob, problem, Type, type Actor, type Db, type Job, type JobHandle, type PluginContext, type Principal } from '../../sdk/index.ts';
+import { defineJob, problem, Type, type Actor, type Db, type Job, type JobHandle, type ContextWith, type Principal } from '../../sdk/index.ts';
 import type { ComposeProject, DeployIo, DockerRuntime, LoadedCompose, ServiceStatus } from '../docker/types.ts';
 import { assertAccess, canSee, type AccessEntry, type Need } from './access.ts';
 import { checkRules, type PlatformRule, type RuleError } from './rules.ts';
@@ -111,7 +111,7 @@ export interface DeployOverride {
   note?: Record<string, unknown>;
 }
 
-export function createCore(ctx: PluginContext, deps: { runtime: DockerRuntime; store: StackStore; templates: Templates; rules: PlatformRule[]; switches: Record<string, boolean> }): Core {
+export function createCore(ctx: ContextWith<'actionTokens' | 'events' | 'revisions'>, deps: { runtime: DockerRuntime; store: StackStore; templates: Templates; rules: PlatformRule[]; switches: Record<string, boolean> }): Core {
   const { runtime, store, templates } = deps;
   const sources: StackSource[] = [];
   const runtimes: StackRuntime[] = [];

@@ -1,5 +1,5 @@
 // The stack endpoints of /api/v1: stacks, compose, variables, settings, deploy/stop/pull, revisions, access list, autoupdate, deploy webhook.
-import { ActorSchema, defineRoute, pageOf, JobAcceptedSchema, Nullable, problem, reply, Type, type PluginContext, type RevisionMode, type RouteDef, type TSchema } from '../../sdk/index.ts';
+import { ActorSchema, defineRoute, pageOf, JobAcceptedSchema, Nullable, problem, reply, Type, type ContextWith, type RevisionMode, type RouteDef, type TSchema } from '../../sdk/index.ts';
 import { AccessEntrySchema, assertAccess, canSee, mayWrite, type AccessEntry, type Need } from './access.ts';
 import { contentOf, deployKind, type Core } from './core.ts';
 import type { StackDetail, StackRow, StackStore, StackSummary } from './store.ts';
@@ -26,7 +26,7 @@ const VolumeFates = Type.Object({
 const RevisionEntry = { id: Type.Integer(), revision: Type.Integer(), author: ActorSchema, message: Nullable(Type.String()), createdAt: Type.String() };
 
 export interface RouteDeps {
-  ctx: PluginContext;
+  ctx: ContextWith<'actionTokens' | 'revisions'>;
   core: Core;
   store: StackStore;
   templates: Templates;

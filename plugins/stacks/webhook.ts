@@ -1,10 +1,10 @@
 // The deploy webhook under /api: one token, one action on one stack — attach to a queued deploy, a 30 s window, wait or ?async=1.
-import { defineRoute, JobAcceptedSchema, JobSchema, keyedLock, problem, reply, Type, type AnyRoute, type Job, type PluginContext } from '../../sdk/index.ts';
+import { defineRoute, JobAcceptedSchema, JobSchema, keyedLock, problem, reply, Type, type AnyRoute, type Job, type ContextWith } from '../../sdk/index.ts';
 import { deployKind, resourceOf, type Core } from './core.ts';
 import { StackName } from './routes.ts';
 import type { StackStore } from './store.ts';
 
-export function deployWebhook({ ctx, core, store, windowSeconds, waitSeconds }: { ctx: PluginContext; core: Core; store: StackStore; windowSeconds: number; waitSeconds: number }): AnyRoute[] {
+export function deployWebhook({ ctx, core, store, windowSeconds, waitSeconds }: { ctx: ContextWith<'actionTokens'>; core: Core; store: StackStore; windowSeconds: number; waitSeconds: number }): AnyRoute[] {
   // one call at a time per stack in this process, so "attach, else take the window" is decided in order
   const serialized = keyedLock();
   const token = { kind: deployKind, param: 'name' };

@@ -9922,6 +9922,7 @@ export interface paths {
                 path: string;
               };
               enabled: boolean;
+              reason: string | null;
               requires: string[];
               services: string[];
               scopes: string[];

@@ -109,13 +109,13 @@ test('the notes example: packed, installed into a copy of an install with the RE
     assert.equal(plugins.status, 200);
     const entry = plugins.body.find((p: { name: string }) => p.name === 'notes');
     assert.deepEqual({ ...entry, source: { ...entry.source, path: realpathSync(entry.source.path) } }, {
-      name: 'notes', version: '1.0.0', description: null, enabled: true, requires: [], services: ['db', 'revisions'],
+      name: 'notes', version: '1.0.0', description: null, enabled: true, reason: null, requires: [], services: ['db', 'revisions'],
       source: { kind: 'package', package: 'dockwright-plugin-notes', version: '1.0.0', path: realpathSync(join(install, 'node_modules/dockwright-plugin-notes')) },
       scopes: ['notes:read', 'notes:write'], routes: 3, jobTypes: ['notes.count'], extensionPoints: { offered: [], used: [] },
       migrations: { files: 1, applied: 1, latest: '1800000000000_notes' },
     });
     assert.deepEqual(plugins.body.find((p: { name: string }) => p.name === 'docker'), {
-      name: 'docker', version: null, description: null, source: { kind: 'built-in' }, enabled: false, requires: [], services: [], scopes: [], routes: 0,
+      name: 'docker', version: null, description: null, source: { kind: 'built-in' }, enabled: false, reason: 'disabled in config', requires: [], services: [], scopes: [], routes: 0,
       jobTypes: [], extensionPoints: { offered: [], used: [] }, migrations: null,
     });
     assert.equal((await call(service.url, 'GET', '/api/v1/plugins')).status, 401);

@@ -53,7 +53,7 @@ test('every plugin in boot order, then the disabled ones, with what each registe
   assert.deepEqual(client.source, { kind: 'path', path: `${root}/tests/fixtures/alerts-client/index.ts` });
   assert.deepEqual(client.extensionPoints, { offered: [], used: ['alerts.channel-kinds'] });
   assert.deepEqual(byName.get('swarm'), {
-    name: 'swarm', version: null, description: null, source: { kind: 'built-in' }, enabled: false, requires: [], services: [], scopes: [], routes: 0,
+    name: 'swarm', version: null, description: null, source: { kind: 'built-in' }, enabled: false, reason: 'disabled in config', requires: [], services: [], scopes: [], routes: 0,
     jobTypes: [], extensionPoints: { offered: [], used: [] }, migrations: null,
   });
 });

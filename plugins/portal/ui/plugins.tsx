@@ -22,7 +22,11 @@ function PluginCard({ p }: { p: Plugin }) {
     <section class="card" aria-labelledby={id} data-testid={id}>
       <h2 id={id}>{p.name}{p.version && <span class="muted"> {p.version}</span>} <Status value={p.enabled ? 'enabled' : 'disabled'} /></h2>
       {p.description && <p>{p.description}</p>}
-      {!p.enabled && <dl class="summary"><div><dt>Source</dt><dd>{source(p)}</dd></div></dl>}
+      {!p.enabled && <dl class="summary">
+        <div><dt>Source</dt><dd>{source(p)}</dd></div>
+        {p.requires.length > 0 && <div><dt>Requires</dt><dd>{list(p.requires)}</dd></div>}
+        {p.reason && <div><dt>Why</dt><dd>{p.reason}</dd></div>}
+      </dl>}
       {p.enabled && <dl class="summary">
         <div><dt>Source</dt><dd>{source(p)}</dd></div>
         <div><dt>Requires</dt><dd>{list(p.requires)}</dd></div>
