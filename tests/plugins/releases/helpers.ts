@@ -7,12 +7,15 @@ export { cleanupProjects, containerOf, docker, uniqueName } from '../docker/help
 
 export const registry = process.env.REGISTRY_OPEN ?? '127.0.0.1:5000';
 
-export function startReleasesServer(opts: Omit<StartOptions, 'plugins'> = {}): Promise<TestServer> {
+/** a server with stacks, alerts, registries and releases; `plugins` adds more (git…) */
+export function startReleasesServer(opts: Omit<StartOptions, 'plugins'> & { plugins?: Record<string, unknown> } = {}): Promise<TestServer> {
+  const { plugins = {}, ...rest } = opts;
   return startServer({
-    ...opts,
+    ...rest,
     plugins: {
       docker: { options: { healthTimeoutMs: 60_000, stopTimeoutSeconds: 1, reconcile: false } },
       containers: {}, stacks: {}, alerts: {}, registries: {}, releases: {},
+      ...plugins,
     },
   });
 }
