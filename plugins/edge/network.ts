@@ -69,6 +69,7 @@ export function edgeNetwork(docker: Dockerode, name: string, log: Logger, retryM
     async addresses() {
       const list = await docker.listContainers({ filters: { network: [name], status: ['running'], label: [managed] } });
       const serving = new Map<string, string[]>();
+      // the old container of a start-first replacement, not told to stop yet: a fallback behind its successor
       const replaced = new Map<string, string[]>();
       // routed only while its service has no serving one: set aside by a replacement, told to stop, a swarm task not ready yet
       const others = new Map<string, string[]>();
