@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Owns the test machine setup: Debian packages, PostgreSQL role/db, a Docker engine, local test images,
-# two local image registries (open on 127.0.0.1:5000, basic auth on 127.0.0.1:5001), git identity, .test-env.
+# three local image registries (open on 127.0.0.1:5000, basic auth on 127.0.0.1:5001, Bearer token auth on
+# 127.0.0.1:5002 with its signing key and certificate), git identity, .test-env.
 # Usage: scripts/test-env.sh [--verify]   (--verify re-runs the container and registry smoke tests even when
 #                                           nothing was built or pushed)
 set -euo pipefail
@@ -33,7 +34,13 @@ REGISTRY_OPEN=127.0.0.1:5000
 REGISTRY_AUTH=127.0.0.1:5001
 REGISTRY_AUTH_USER=dwtest
 REGISTRY_AUTH_PASSWORD=dwtest-pass   # its bcrypt hash is in scripts/registry/htpasswd
-REGISTRY_REPO=dockwright-test/busybox  # pushed to both registries with tag 1 = $BUSYBOX_IMAGE:1
+REGISTRY_REPO=dockwright-test/busybox  # pushed to the open and basic auth registries with tag 1 = $BUSYBOX_IMAGE:1
+# Token auth: the registry trusts tokens signed with token.key (its self-signed certificate token.crt is the
+# rootcertbundle). The token service is the tests' own (tests/plugins/releases/token-server.ts) on the realm's port.
+REGISTRY_TOKEN=127.0.0.1:5002
+REGISTRY_TOKEN_REALM=http://127.0.0.1:5003/token
+REGISTRY_TOKEN_SERVICE=dockwright-test-registry-token
+REGISTRY_TOKEN_ISSUER=dockwright-test-token-service
 
 verify=0
 case "${1:-}" in
@@ -292,11 +299,13 @@ if (( built || verify )); then
 fi
 
 # --- 5. Local image registries -------------------------------------------------
-# Debian's docker-registry (distribution 2.8), run directly as two detached processes (no container, no
+# Debian's docker-registry (distribution 2.8), run directly as three detached processes (no container, no
 # systemd), each on 127.0.0.1 over plain HTTP. dockerd treats 127.0.0.0/8 as an insecure registry by
-# default, and the registry accepts htpasswd basic auth over plain HTTP (its docs only *recommend* TLS),
-# so no certificates are involved. Configs: scripts/registry/{open,auth}.yml and htpasswd, copied to
-# $REGISTRY_DATA so the running processes do not depend on this checkout.
+# default, and the registry accepts htpasswd basic auth over plain HTTP (its docs only *recommend* TLS).
+# The token registry verifies Bearer tokens (JWT, ES256) by the x5c certificate in their header, which must
+# chain to its rootcertbundle (token.crt; distribution 2.8 also takes a `kid` in libtrust's key-id format).
+# Configs: scripts/registry/{open,auth,token}.yml and htpasswd, copied to $REGISTRY_DATA so the running
+# processes do not depend on this checkout.
 
 REGISTRY_AUTH_HEADER="Authorization: Basic $(printf '%s:%s' "$REGISTRY_AUTH_USER" "$REGISTRY_AUTH_PASSWORD" | base64 -w0)"
 MANIFEST_ACCEPT="Accept: application/vnd.docker.distribution.manifest.v2+json, application/vnd.docker.distribution.manifest.list.v2+json, application/vnd.oci.image.manifest.v1+json, application/vnd.oci.image.index.v1+json"
@@ -329,7 +338,7 @@ http_req() {
   done <<<"$resp"
 }
 
-registry_addr() { if [[ $1 == open ]]; then echo "$REGISTRY_OPEN"; else echo "$REGISTRY_AUTH"; fi; }
+registry_addr() { case $1 in open) echo "$REGISTRY_OPEN" ;; auth) echo "$REGISTRY_AUTH" ;; token) echo "$REGISTRY_TOKEN" ;; esac; }
 
 # registry_probe open|auth: is a registry with the right auth behaviour answering on its address?
 # Sets reg_ok (1/0), reg_why (if not), reg_digest (digest of $REGISTRY_REPO:1 there, "" if absent).
@@ -337,6 +346,20 @@ registry_probe() {
   local kind=$1 addr auth=()
   addr="$(registry_addr "$kind")"
   reg_ok=0 reg_why="" reg_digest=""
+  if [[ $kind == token ]]; then
+    # no token service runs outside the tests: the challenge naming it is all there is to see
+    http_req HEAD "$addr" "/v2/$REGISTRY_REPO/manifests/1" "$MANIFEST_ACCEPT"
+    if [[ $resp_status == 000 ]]; then
+      reg_why="no answer within 3 s"
+    elif [[ $resp_status != 401 || ${resp_challenge,,} != bearer* || $resp_challenge != *"realm=\"$REGISTRY_TOKEN_REALM\""* ]]; then
+      reg_why="a request without a token got HTTP $resp_status ${resp_challenge:+($resp_challenge)}, not 401 with a Bearer challenge naming $REGISTRY_TOKEN_REALM"
+    elif [[ $resp_api != registry/2.0 ]]; then
+      reg_why="not a v2 registry (HTTP $resp_status)"
+    else
+      reg_ok=1
+    fi
+    return 0
+  fi
   if [[ $kind == auth ]]; then
     http_req HEAD "$addr" "/v2/$REGISTRY_REPO/manifests/1" "$MANIFEST_ACCEPT"
     if [[ $resp_status == 000 ]]; then
@@ -410,7 +433,8 @@ registry_ensure() {
   pid="$(registry_pid "$kind")" || pid=""
   registry_probe "$kind"
   if (( reg_ok )) && [[ -n "$pid" ]] && [[ "$REGISTRY_DATA/$kind.yml" -nt "$pidfile" \
-      || ( $kind == auth && "$REGISTRY_DATA/htpasswd" -nt "$pidfile" ) ]]; then
+      || ( $kind == auth && "$REGISTRY_DATA/htpasswd" -nt "$pidfile" ) \
+      || ( $kind == token && "$REGISTRY_DATA/token.crt" -nt "$pidfile" ) ]]; then
     log "registry $addr: configuration changed, restarting (pid $pid)"
     stop_pid "$pid"
     pid="" reg_ok=0 reg_why="restarted"
@@ -473,11 +497,21 @@ $out"
 }
 
 [[ -x "$REGISTRY_BIN" ]] || die "$REGISTRY_BIN missing (docker-registry)"
-mkdir -p "$REGISTRY_DATA/open" "$REGISTRY_DATA/auth"
+mkdir -p "$REGISTRY_DATA/open" "$REGISTRY_DATA/auth" "$REGISTRY_DATA/token"
 # Copy only on change: a newer copy than the pid file makes registry_ensure restart that registry.
 cmp -s "$REGISTRY_CONF_DIR/open.yml" "$REGISTRY_DATA/open.yml" || install -m 644 "$REGISTRY_CONF_DIR/open.yml" "$REGISTRY_DATA/open.yml"
 cmp -s "$REGISTRY_CONF_DIR/auth.yml" "$REGISTRY_DATA/auth.yml" || install -m 644 "$REGISTRY_CONF_DIR/auth.yml" "$REGISTRY_DATA/auth.yml"
 cmp -s "$REGISTRY_CONF_DIR/htpasswd" "$REGISTRY_DATA/htpasswd" || install -m 600 "$REGISTRY_CONF_DIR/htpasswd" "$REGISTRY_DATA/htpasswd"
+cmp -s "$REGISTRY_CONF_DIR/token.yml" "$REGISTRY_DATA/token.yml" || install -m 644 "$REGISTRY_CONF_DIR/token.yml" "$REGISTRY_DATA/token.yml"
+# The token signing key, made once here (never in the checkout); a new certificate restarts the token registry.
+if ! openssl x509 -in "$REGISTRY_DATA/token.crt" -noout -checkend 86400 >/dev/null 2>&1 || [[ ! -s "$REGISTRY_DATA/token.key" ]]; then
+  log "making the token registry's signing key and certificate"
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 3650 -subj "/CN=$REGISTRY_TOKEN_ISSUER" \
+    -keyout "$REGISTRY_DATA/token.key.new" -out "$REGISTRY_DATA/token.crt.new" 2>/dev/null || die "openssl could not make the token signing key"
+  chmod 600 "$REGISTRY_DATA/token.key.new"
+  mv "$REGISTRY_DATA/token.key.new" "$REGISTRY_DATA/token.key"
+  mv "$REGISTRY_DATA/token.crt.new" "$REGISTRY_DATA/token.crt"
+fi
 
 pushed=0
 for kind in open auth; do
@@ -488,6 +522,8 @@ for kind in open auth; do
     registry_push "$kind"
   fi
 done
+# the token registry starts empty: its tests push what they need, through their own token service
+registry_ensure token
 
 if (( pushed || verify )); then
   log "verifying registries"
@@ -554,7 +590,13 @@ export DOCKER_HOST=$DOCKER_HOST
 export REGISTRY_OPEN=$REGISTRY_OPEN
 export REGISTRY_AUTH=$REGISTRY_AUTH
 export REGISTRY_AUTH_USER=$REGISTRY_AUTH_USER
-export REGISTRY_AUTH_PASSWORD=$REGISTRY_AUTH_PASSWORD"
+export REGISTRY_AUTH_PASSWORD=$REGISTRY_AUTH_PASSWORD
+export REGISTRY_TOKEN=$REGISTRY_TOKEN
+export REGISTRY_TOKEN_REALM=$REGISTRY_TOKEN_REALM
+export REGISTRY_TOKEN_SERVICE=$REGISTRY_TOKEN_SERVICE
+export REGISTRY_TOKEN_ISSUER=$REGISTRY_TOKEN_ISSUER
+export REGISTRY_TOKEN_KEY=$REGISTRY_DATA/token.key
+export REGISTRY_TOKEN_CERT=$REGISTRY_DATA/token.crt"
 for entry in "${EXTRA_ENV[@]}"; do env_file_content+=$'\n'"export $entry"; done
 if [[ "$(cat .test-env 2>/dev/null)" != "$env_file_content" ]]; then
   printf '%s\n' "$env_file_content" >.test-env
@@ -562,4 +604,4 @@ fi
 
 docker_ver="$(docker version -f '{{.Server.Version}}' 2>/dev/null || echo '?')"
 elapsed="$(awk -v a="$START" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')"
-echo "test-env ready in ${elapsed}s: postgres $pg_ver on 127.0.0.1:$pg_port ($DB_NAME), docker $docker_ver, images $BUSYBOX_IMAGE:1 $BUSYBOX_IMAGE:2 $WEB_IMAGE, registries $REGISTRY_OPEN (open) $REGISTRY_AUTH (basic auth) with $REGISTRY_REPO:1, env in .test-env"
+echo "test-env ready in ${elapsed}s: postgres $pg_ver on 127.0.0.1:$pg_port ($DB_NAME), docker $docker_ver, images $BUSYBOX_IMAGE:1 $BUSYBOX_IMAGE:2 $WEB_IMAGE, registries $REGISTRY_OPEN (open) $REGISTRY_AUTH (basic auth) with $REGISTRY_REPO:1 and $REGISTRY_TOKEN (token auth), env in .test-env"

@@ -149,7 +149,7 @@ async function startFirst(deps: RolloutDeps, project: string, s: NormalizedServi
     io.log(logs ? `${plan.name}: its last log lines:\n${logs}` : `${plan.name}: it logged nothing`);
     await removeContainer({ docker, stopSeconds: 0 }, id, { volumes: true }).catch(() => undefined);
     io.log(`${plan.name}: removed the new container; the old one keeps serving`);
-    throw new Error(`${plan.name}: the new container did not become ready, so the old one keeps serving: ${why}`);
+    throw new Error(`${plan.name}: the new container did not become ready, so the old one keeps serving: ${why}${withLines(logs)}`);
   }
   // the old container gets no new request now: the ones it has finish, then it stops (its stop_grace_period, at most the edge's drainMs)
   const grace = graceOf(deps, s);
@@ -164,8 +164,10 @@ async function startFirst(deps: RolloutDeps, project: string, s: NormalizedServi
     if (failed) {
       io.log(`${plan.name}: the new container failed while monitored (${failed}): the old one takes over again`);
       await takeOver(deps, project, plan.name, have.Id, id, io);
+      const logs = await lastLogLines(docker, id, 20);
+      io.log(logs ? `${plan.name}: its last log lines:\n${logs}` : `${plan.name}: it logged nothing`);
       await removeContainer({ docker, stopSeconds: 0 }, id, { volumes: true }).catch(() => undefined);
-      throw new Error(`${plan.name}: the new container failed within update_config.monitor (${failed}), so the old one serves again`);
+      throw new Error(`${plan.name}: the new container failed within update_config.monitor (${failed}), so the old one serves again${withLines(logs)}`);
     }
     if (drainMs) io.log(`${plan.name}: drained the old container for ${seconds(drainMs)} (${at()})`);
   }
@@ -180,6 +182,9 @@ async function startFirst(deps: RolloutDeps, project: string, s: NormalizedServi
   }
   return id;
 }
+
+/** the last log lines of a new container that failed, after the reason of an error (on lines of their own) */
+const withLines = (logs: string) => (logs ? `. Its last log lines:\n${logs}` : '');
 
 /** `incoming` takes `name` and `outgoing` is set aside (the edge routes by these names), then the edge is told */
 async function takeOver(deps: RolloutDeps, project: string, name: string, incoming: string, outgoing: string, io: DeployIo): Promise<void> {

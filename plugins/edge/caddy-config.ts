@@ -1,6 +1,7 @@
 // The one JSON document Caddy runs: built from the edge's data and the live upstream addresses, nothing else (no hand-edited files).
 import { compareText } from '../../sdk/index.ts';
 import { covers } from './hostnames.ts';
+import type { Upstreams } from './network.ts';
 import { scryptParams } from './passwords.ts';
 import type { CertificateRow, RouteRow, StaticTarget } from './store.ts';
 
@@ -17,8 +18,8 @@ export interface ConfigInput {
   challengeDir: string;
   routes: readonly RouteRow[];
   certificates: readonly Pick<CertificateRow, 'name' | 'domains' | 'certificate' | 'key'>[];
-  /** `project/service` → the `ip:port`-less addresses of its running containers on the edge network */
-  addresses: ReadonlyMap<string, readonly string[]>;
+  /** `project/service` → the `ip:port`-less addresses of its running containers on the edge network, serving and fallback */
+  addresses: ReadonlyMap<string, Upstreams>;
 }
 
 type Json = Record<string, unknown>;
@@ -37,12 +38,19 @@ function handlersOf(r: RouteRow, addresses: ConfigInput['addresses']): Json[] {
     return [...auth, ...(r.path === '/' ? [] : [{ handler: 'rewrite', strip_path_prefix: r.path }]), { handler: 'file_server', root }];
   }
   const t = r.target as { project: string; service: string; port: number };
-  const dial = (addresses.get(`${t.project}/${t.service}`) ?? []).map((ip) => ({ dial: `${ip.includes(':') ? `[${ip}]` : ip}:${t.port}` }));
+  const ips = addresses.get(`${t.project}/${t.service}`) ?? { serving: [], fallback: [] };
+  const dial = [...ips.serving, ...ips.fallback].map((ip) => ({ dial: `${ip.includes(':') ? `[${ip}]` : ip}:${t.port}` }));
   if (!dial.length) return [text(502, `${r.hostname}: no running container of service ${t.service} (stack ${t.project}) on the edge network\n`)];
-  // a connection refused (a container that just stopped, or crashed) is tried again on another upstream, or on the same once
+  // a failed connection (a container that just stopped, or crashed) is tried again on another upstream, or on the same once
   // the edge has moved on, for up to a few seconds: the client sees a slower answer, not a 502; one that failed is skipped
-  // for a moment. Only a failed connection is tried again: a request that reached an upstream is never sent twice.
-  return [{ handler: 'reverse_proxy', upstreams: dial, load_balancing: { try_duration: '5s', try_interval: '100ms' }, health_checks: { passive: { fail_duration: '2s' } } }];
+  // for a moment. Caddy 2.6 tries a GET again also when the upstream failed after the request reached it (a process that
+  // died mid-answer); any other method only when the connection failed. With fallbacks (the old container of a
+  // replacement), upstreams are taken in order: the new one gets every request, the old one those the new one fails.
+  return [{
+    handler: 'reverse_proxy', upstreams: dial,
+    load_balancing: { try_duration: '5s', try_interval: '100ms', ...(ips.fallback.length ? { selection_policy: { policy: 'first' } } : {}) },
+    health_checks: { passive: { fail_duration: '2s' } },
+  }];
 }
 
 /** routes of these hostnames, longest path prefix first, then a 404 for any other host */

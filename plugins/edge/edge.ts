@@ -7,7 +7,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { AdminError, adminCall, currentAdmin, load, parseAdminAddress, type AdminEndpoint } from './admin.ts';
 import { buildConfig } from './caddy-config.ts';
 import { normalizeHostname, normalizePath } from './hostnames.ts';
-import type { EdgeNetwork } from './network.ts';
+import type { EdgeNetwork, Upstreams } from './network.ts';
 import { phrase, type Owners } from './owners.ts';
 import { validHash } from './passwords.ts';
 import { CaddyProcess } from './process.ts';
@@ -70,7 +70,7 @@ export function createEdge(ctx: ContextWith<'db' | 'locks'>, o: EdgeOptions, sto
   async function documentOf(q: Db): Promise<string> {
     const [routes, certificates, addresses] = await Promise.all([store.routes(q), store.certificates(q), network.addresses().catch((err) => {
       ctx.log.warn({ err }, 'the engine did not list the edge network: proxied routes answer 502 until it does');
-      return new Map<string, string[]>();
+      return new Map<string, Upstreams>();
     })]);
     // persisted: Caddy autosaves each document (0600, in its config dir) and `--resume` serves it after a host reboot, before or without Dockwright
     const admin = external ? await currentAdmin(endpoint, o.adminTimeoutMs) : { listen: endpoint.listen, config: { persist: true } };

@@ -11,14 +11,19 @@ export const readyLabel = 'dockwright.http.ready';
 export const readyTimeoutLabel = 'dockwright.http.readyTimeout';
 const managed = 'dockwright.managed=true';
 
+/** a service's upstreams: `fallback` ones take a request only when every `serving` one fails (the edge tries them in that order) */
+export interface Upstreams { serving: string[]; fallback: string[] }
+
 export interface EdgeNetwork {
   ensure(): Promise<void>;
   /**
-   * `project/service` → addresses of its running containers on the edge network (one list call) that serve: a container
-   * a start-first deploy started beside the old one is not routed until it takes the service's name; one set aside by a
-   * replacement only while its service has no other (a stop-first recreate, or a crash between the two renames).
+   * `project/service` → addresses of its running containers on the edge network (one list call): those that serve, and
+   * the fallbacks a request goes to only when they fail. A container a start-first deploy started beside the old one is
+   * not routed until it takes the service's name. The old one it replaced is a fallback behind its one successor while it
+   * drains or is kept for update_config.monitor (a crash of the new version then has somewhere to go at once), until it
+   * is told to stop. Set aside, told to stop or a swarm task not ready yet, a container serves while its service has no other.
    */
-  addresses(): Promise<Map<string, string[]>>;
+  addresses(): Promise<Map<string, Upstreams>>;
   /** joins every running or created container that declares a hostname and is not on the network yet */
   attachAll(): Promise<void>;
   /** follows the engine: containers that declare a hostname join the network as they are created; `changed` runs when addresses may have moved */
@@ -64,17 +69,31 @@ export function edgeNetwork(docker: Dockerode, name: string, log: Logger, retryM
     async addresses() {
       const list = await docker.listContainers({ filters: { network: [name], status: ['running'], label: [managed] } });
       const serving = new Map<string, string[]>();
+      // the old container of a start-first replacement, not told to stop yet: a fallback behind its successor
+      const replaced = new Map<string, string[]>();
       // routed only while its service has no serving one: set aside by a replacement, told to stop, a swarm task not ready yet
-      const fallback = new Map<string, string[]>();
+      const others = new Map<string, string[]>();
+      const add = (into: Map<string, string[]>, key: string, ip: string) => into.set(key, [...(into.get(key) ?? []), ip].sort());
       for (const c of list) {
         const ip = c.NetworkSettings?.Networks?.[name]?.IPAddress;
         const key = `${c.Labels['dockwright.project']}/${c.Labels['dockwright.service']}`;
         const role = servingRole((c.Names?.[0] ?? '').replace(/^\//, ''));
-        const into = role === 'starting' ? null : role === 'replaced' || stopping.has(c.Id) || !taskReady(c) ? fallback : serving;
-        if (ip && into) into.set(key, [...(into.get(key) ?? []), ip].sort());
+        if (!ip || role === 'starting') continue;
+        const ready = !stopping.has(c.Id) && taskReady(c);
+        if (ready && role === 'serving') {
+          add(serving, key, ip);
+        } else {
+          add(others, key, ip);
+          if (ready) add(replaced, key, ip);
+        }
       }
-      for (const [key, ips] of fallback) if (!serving.has(key)) serving.set(key, ips);
-      return serving;
+      const out = new Map<string, Upstreams>();
+      for (const [key, ips] of serving) {
+        // behind one successor only: several serving replicas stand in for each other, and the edge spreads requests over them
+        out.set(key, { serving: ips, fallback: ips.length === 1 ? replaced.get(key) ?? [] : [] });
+      }
+      for (const [key, ips] of others) if (!out.has(key)) out.set(key, { serving: ips, fallback: [] });
+      return out;
     },
     async attachAll() {
       const list = await docker.listContainers({ all: true, filters: { label: [managed, hostLabel] } });

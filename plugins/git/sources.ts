@@ -95,7 +95,7 @@ export function createSources(deps: {
       const tree = row.kind === 'upload' ? join(workspace.uploadsDir(stack), row.upload!.id) : workspace.repoDir(stack);
       return existsSync(tree) ? { workdir: tree } : null;
     },
-    async prepare(stack, io: PrepareIo) {
+    async prepare(stack, io: PrepareIo, at) {
       return lock(stack, async () => {
         const row = await store.get(stack);
         if (!row) return null;
@@ -110,16 +110,18 @@ export function createSources(deps: {
         for (const s of secretsOf(remote.credentials)) io.redact(s);
         try {
           let commit: string;
-          if (row.pinnedCommit) {
-            await workspace.ensureCommit(stack, remote, row.pinnedCommit, settings.pinSearchDepth, io.signal);
-            commit = row.pinnedCommit;
-            io.log(`source: ${row.url} pinned to ${commit}`);
+          // a given commit (a rollback to a release) or the pinned one: fetched as far as the pin search goes, as a preview's
+          const wanted = at?.commit ?? row.pinnedCommit;
+          if (wanted) {
+            await workspace.ensureCommit(stack, remote, wanted, settings.pinSearchDepth, io.signal);
+            commit = wanted;
+            io.log(at?.commit ? `source: ${row.url} at ${commit}, the commit asked for` : `source: ${row.url} pinned to ${commit}`);
           } else {
             commit = await workspace.fetchHead(stack, remote, io.signal);
             io.log(`source: fetched ${row.branch} of ${row.url}: ${commit}`);
           }
           const info = await workspace.info(stack, commit);
-          if (!row.pinnedCommit) await store.set(stack, { remoteHead: commit, remoteSubject: info.subject, lastCheckedAt: new Date().toISOString(), lastError: null });
+          if (!wanted) await store.set(stack, { remoteHead: commit, remoteSubject: info.subject, lastCheckedAt: new Date().toISOString(), lastError: null });
           const tree = await workspace.checkout(stack, commit, io.signal);
           const compose = await readCompose(tree, row.composePath);
           io.log(`source: commit ${commit.slice(0, 12)} "${info.subject}" by ${info.author}, compose file ${compose.path}`);

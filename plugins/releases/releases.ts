@@ -69,7 +69,7 @@ export function createReleases(deps: { ctx: ContextWith<'secrets'>; runtime: Doc
     }
   }
 
-  /** deploys exactly this release in the job (which holds the stack's serial key): its compose text, variables and pinned images */
+  /** deploys exactly this release in the job (which holds the stack's serial key): its commit's tree, compose text, variables and pinned images */
   async function deployRelease(release: Release, job: JobRun<{ stack: string }>, note: ReleaseNote, opts: { keepUpdates?: boolean } = {}): Promise<Record<string, unknown>> {
     await ensureImages(release, job);
     const variables = JSON.parse(ctx.secrets.open(release.variablesSealed)) as Record<string, string>;
@@ -78,6 +78,8 @@ export function createReleases(deps: { ctx: ContextWith<'secrets'>; runtime: Doc
     const result = await deps.stacks().deployIn(job, {
       project: (prepared) => ({ ...prepared, compose: withImages(release.compose, pins), variables }),
       revision: release.revision,
+      // a stack deployed from a repository deploys the release's commit of it, not the branch as it is now
+      ...(release.commit ? { commit: release.commit } : {}),
       note: { ...note, images: Object.fromEntries(release.services.map((s) => [s.service, s.image])), origins: Object.fromEntries(release.services.map((s) => [s.service, s.origin])) } satisfies ReleaseNote,
     });
     // later deploys deploy the compose file again: what an update had put on top of it is not carried past a rollback

@@ -130,14 +130,17 @@ export function createUpdates(deps: {
       failure = await watchServices(runtime, stack, chosen.map((c) => c.service), seconds, job.signal);
     }
     if (failure) {
-      const lines = failure.container ? await lastLines(runtime, failure.container) : [];
-      job.log(`${failure.reason}: rolling every service back to release ${previous.number}`);
+      // a failed deploy's reason carries the new container's last log lines on lines of their own (the container is gone)
+      const [first, ...logged] = failure.reason.split('\n');
+      const reason = first.replace(/\. Its last log lines:$/, '');
+      const lines = failure.container ? await lastLines(runtime, failure.container) : logged.map((l) => l.trim()).filter(Boolean);
+      job.log(`${reason}: rolling every service back to release ${previous.number}`);
       await deps.releases.deployRelease(previous, job, { kind: 'rollback', rolledBackTo: previous.number }, { keepUpdates: true });
       await alerts.raise(alertKinds.rolledBack, {
         resource: resource(stack),
-        message: `${stack}: the update to ${Object.values(shown).join(', ')} was rolled back to release ${previous.number}: ${failure.reason}`,
+        message: `${stack}: the update to ${Object.values(shown).join(', ')} was rolled back to release ${previous.number}: ${reason}`,
       });
-      throw new Error(`${failure.reason}; every service of the update went back to release ${previous.number}${lines.length ? `. The new version's last log lines:\n${lines.join('\n')}` : ''}`);
+      throw new Error(`${reason}; every service of the update went back to release ${previous.number}${lines.length ? `. The new version's last log lines:\n${lines.join('\n')}` : ''}`);
     }
     await store.putUpdates(stack, job.id, chosen.map((c) => ({ service: c.service, composeImage: composeImages.get(c.service) ?? c.image, image: shown[c.service], digest: c.candidate!.digest })));
     const release = await store.latest(stack);

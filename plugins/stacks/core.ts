@@ -34,8 +34,9 @@ export interface StackSource {
   /**
    * Called by every deploy, pull and autoupdate job of the stack (one at a time per stack): the tree to deploy from
    * (checked out at the commit to deploy), the compose text found there, and the commit; null when the stack has no source.
+   * `at.commit`: that commit of the repository instead of its branch head or pinned commit (a rollback to a release).
    */
-  prepare(stack: string, io: DeployIo & { redact(secret: string): void }): Promise<{ workdir: string; compose?: string; commit?: string } | null>;
+  prepare(stack: string, io: DeployIo & { redact(secret: string): void }, at?: { commit?: string }): Promise<{ workdir: string; compose?: string; commit?: string } | null>;
   /** the tree as it is now, fetching nothing (an upload; a repository's last checkout), for validate; null when there is none yet */
   current(stack: string): Promise<{ workdir: string } | null>;
 }
@@ -107,6 +108,8 @@ export interface DeployOverride {
   project(prepared: ComposeProject): ComposeProject;
   /** the stack revision the deployed content comes from */
   revision?: number;
+  /** the commit of the stack's source tree to deploy from (a release's), instead of its branch head or pinned commit */
+  commit?: string;
   /** handed to the deployed hooks as it is */
   note?: Record<string, unknown>;
 }
@@ -123,20 +126,20 @@ export function createCore(ctx: ContextWith<'actionTokens' | 'events' | 'revisio
   const variablesOf = (env: Record<string, string>, t?: { template: string | null; settings: Record<string, unknown> }) =>
     t?.template ? templateVariables(t.settings, env) : env;
 
-  async function projectOf(row: StackRow, io: DeployIo & { redact(secret: string): void }) {
+  async function projectOf(row: StackRow, io: DeployIo & { redact(secret: string): void }, at?: { commit?: string }) {
     for (const value of [...Object.values(row.env), ...Object.values(row.settings).map(String)]) if (value.length >= 6) io.redact(value);
     let prepared: Awaited<ReturnType<StackSource['prepare']>> = null;
-    for (const source of sources) prepared ??= await source.prepare(row.name, io);
+    for (const source of sources) prepared ??= await source.prepare(row.name, io, at);
     if (prepared?.commit) io.log(`source at commit ${prepared.commit}`);
     const project: ComposeProject = { name: row.name, compose: prepared?.compose ?? row.compose, variables: variablesOf(row.env, row), workdir: prepared?.workdir };
     return { project, commit: prepared?.commit ?? null, fromSource: prepared?.compose !== undefined };
   }
 
   /** the project a job runs; a compose file that comes from a source tree meets the platform rules here, as it was never saved */
-  async function load(stack: string, io: DeployIo & { redact(secret: string): void }) {
+  async function load(stack: string, io: DeployIo & { redact(secret: string): void }, at?: { commit?: string }) {
     const row = await store.get(stack);
     if (!row) throw new Error(`stack ${stack} no longer exists`);
-    const { project, commit, fromSource } = await projectOf(row, io);
+    const { project, commit, fromSource } = await projectOf(row, io, at);
     const loaded = runtime.load(project);
     const errors = fromSource
       ? await checkRules(deps.rules, deps.switches, { stack, loaded, hasSource: true, workdir: project.workdir })
@@ -147,7 +150,7 @@ export function createCore(ctx: ContextWith<'actionTokens' | 'events' | 'revisio
 
   const Input = Type.Object({ stack: Type.String() });
   const deploy = async (job: DeployJob, override?: DeployOverride) => {
-    const prepared = await load(job.input.stack, job);
+    const prepared = await load(job.input.stack, job, override?.commit ? { commit: override.commit } : undefined);
     const { row, commit, fromSource } = prepared;
     // what another plugin deploys instead (a release pinned by digest): the stack's source tree as prepared, its content its own
     let project = override ? override.project(prepared.project) : prepared.project;

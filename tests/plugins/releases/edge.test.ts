@@ -1,4 +1,4 @@
-// Through the edge, no request fails while a bad update is deployed and rolled back to the previous release by digest, nor while a good one is applied.
+// Through the edge, no request fails while a bad update is deployed and rolled back to the previous release by digest (one that never gets ready, one that serves then crashes), nor while a good one is applied.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer } from '../../helpers/harness.ts';
@@ -8,6 +8,8 @@ import { act, cleanupProjects, containerOf, createStack, docker, publishVariant,
 const repo = `${registry}/${uniqueName('dwt-reledge')}/web`;
 const stack = uniqueName('reledge');
 const host = `${stack}.test`;
+const crashing = { stack: uniqueName('relcrash'), host: '' };
+crashing.host = `${crashing.stack}.test`;
 const digests: Record<string, string> = {};
 let s: EdgeServer;
 
@@ -15,6 +17,8 @@ before(async () => {
   digests.good = await publishVariant(`${repo}:1.0.0`, 'good', ['httpd', '-f', '-p', '8080', '-h', '/www'], 'dockwright-test/web:1');
   // a version that dies after 3 s, before it is ever ready
   digests.bad = await publishVariant(`${repo}:1.0.1`, 'bad', ['sh', '-c', 'echo bad version up; sleep 3; echo bad version dies; exit 4'], 'dockwright-test/web:1');
+  // a version that gets ready (healthy), takes traffic for a few seconds, then dies
+  digests.crash = await publishVariant(`${repo}:1.1.0`, 'crash', ['sh', '-c', 'export MESSAGE=crash; httpd -p 8080 -h /www; echo crash version serving; sleep 5; echo crash version dies; exit 5'], 'dockwright-test/web:1');
   const [httpPort, httpsPort] = [await freePort(), await freePort()];
   const server = await startServer({
     config: { rateLimit: { perMinute: 100_000 } },
@@ -28,7 +32,7 @@ before(async () => {
   await edgeRunning(s);
 });
 after(async () => {
-  await cleanupProjects(stack);
+  await cleanupProjects(stack, crashing.stack);
   await s?.close();
   for (const i of await docker.listImages({ filters: { reference: [repo] } })) await docker.getImage(i.Id).remove({ force: true }).catch(() => undefined);
 });
@@ -47,10 +51,11 @@ test('behind the edge: a bad update is rolled back, and a good one applied, with
   await act(s, 'deploy', stack);
   await edgeAnswers(s.httpPort, host, '/cgi-bin/env', (a) => a.status === 200);
 
-  const bad = await underTraffic(() => job());
+  const bad = await underTraffic(host, () => job(stack));
   assert.equal(bad.job.status, 'failed', bad.job.output);
   assert.match(bad.job.error ?? '', /went back to release 1/);
   assert.match(bad.job.error ?? '', /did not become ready/);
+  assert.match(bad.job.error ?? '', /last log lines:\n(.*\n)*.*bad version dies/, 'the new version\'s last log lines');
   assert.deepEqual(bad.failed, [], `${bad.failed.length} of ${bad.sent} requests failed`);
   assert.ok(bad.sent > 30, `traffic ran through the update and the rollback (${bad.sent} requests)`);
   const running = await runningDigests((await containerOf(stack, 'web'))!.Id);
@@ -60,35 +65,76 @@ test('behind the edge: a bad update is rolled back, and a good one applied, with
 
   // a good version: the update goes through, watched, with no failed request
   digests.fixed = await publishVariant(`${repo}:1.0.2`, 'fixed', ['httpd', '-f', '-p', '8080', '-h', '/www'], 'dockwright-test/web:1');
-  const good = await underTraffic(() => job());
+  const good = await underTraffic(host, () => job(stack));
   assert.equal(good.job.status, 'succeeded', `${good.job.error}\n${good.job.output}`);
   assert.deepEqual(good.failed, [], `${good.failed.length} of ${good.sent} requests failed`);
   const now = await runningDigests((await containerOf(stack, 'web'))!.Id);
   assert.ok(now.some((d) => d.endsWith(digests.fixed)), now.join(', '));
 });
 
-async function job() {
-  const res = await s.api('POST', `/api/v1/stacks/${stack}/update`, { body: {} });
+test('behind the edge: a version that serves, then crashes in its monitor window, is rolled back with no failed request', async () => {
+  await createStack(s, crashing.stack, `services:
+  web:
+    image: ${repo}:1.0.0
+    environment: { MESSAGE: "hello" }
+    labels:
+      dockwright.http.host: "${crashing.host}"
+      dockwright.http.port: "8080"
+      dockwright.update: minor
+      dockwright.update.monitor: "15"
+`);
+  await act(s, 'deploy', crashing.stack);
+  await edgeAnswers(s.httpPort, crashing.host, '/cgi-bin/env', (a) => a.status === 200);
+
+  const crash = await underTraffic(crashing.host, () => job(crashing.stack));
+  console.log(`update to a version that crashes, and its rollback, through the edge: ${crash.sent} requests sent, ${crash.failed.length} failed`);
+  assert.deepEqual(crash.failed, [], `${crash.failed.length} of ${crash.sent} requests failed`);
+  assert.ok(crash.sent > 100, `traffic ran through the update and the rollback (${crash.sent} requests)`);
+  assert.equal(crash.job.status, 'failed', crash.job.output);
+  assert.match(crash.job.output, /web-1: ready after/, 'the new version got ready and took over');
+  assert.match(crash.job.error ?? '', /exit code 5/);
+  assert.match(crash.job.error ?? '', /went back to release 1/);
+  assert.match(crash.job.error ?? '', /last log lines:\n(.*\n)*.*crash version dies/, 'the new version\'s last log lines');
+  assert.doesNotMatch(((await s.api('GET', '/api/v1/alerts?kind=update-rolled-back')).body as any[]).find((a) => a.resource === `stack:${crashing.stack}`)?.message ?? '', /\n/, 'the alert says why in one line');
+  assert.ok(crash.served.has('crash'), 'the crashing version answered requests before it died');
+  const running = await runningDigests((await containerOf(crashing.stack, 'web'))!.Id);
+  assert.ok(running.some((d) => d.endsWith(digests.good)), running.join(', '));
+  const alerts = ((await s.api('GET', '/api/v1/alerts?kind=update-rolled-back')).body as any[]).filter((a) => a.resource === `stack:${crashing.stack}`);
+  assert.equal(alerts.length, 1);
+});
+
+async function job(name: string) {
+  const res = await s.api('POST', `/api/v1/stacks/${name}/update`, { body: {} });
   assert.equal(res.status, 202, res.text);
   return waitJob(s, res.body.id);
 }
 
-/** GET through the edge every 30 ms while `during` runs: what did not answer 200 */
-async function underTraffic<T>(during: () => Promise<T>): Promise<{ job: T; sent: number; failed: string[] }> {
+/**
+ * A GET through the edge every 30 ms (each on a new connection, not waiting for the one before) while `during` runs:
+ * what did not answer 200, and the messages the answers carried (which version answered)
+ */
+async function underTraffic<T>(to: string, during: () => Promise<T>): Promise<{ job: T; sent: number; failed: string[]; served: Set<string> }> {
   let sent = 0;
   let stop = false;
   const failed: string[] = [];
+  const served = new Set<string>();
+  const inFlight = new Set<Promise<void>>();
   const traffic = (async () => {
     while (!stop) {
       sent++;
-      await viaEdge(s.httpPort, host, '/cgi-bin/env').then((a) => { if (a.status !== 200) failed.push(`${a.status} ${a.body.slice(0, 80)}`); }, (err: Error) => failed.push(err.message));
+      const p = viaEdge(s.httpPort, to, '/cgi-bin/env').then((a) => {
+        if (a.status !== 200) failed.push(`${a.status} ${a.body.slice(0, 80)}`);
+        else served.add(/^message=(\S*)/m.exec(a.body)?.[1] ?? '?');
+      }, (err: Error) => { failed.push(err.message); }).finally(() => inFlight.delete(p));
+      inFlight.add(p);
       await new Promise((r) => setTimeout(r, 30));
     }
   })();
   try {
-    return { job: await during(), sent, failed };
+    return { job: await during(), sent, failed, served };
   } finally {
     stop = true;
     await traffic;
+    await Promise.all([...inFlight]);
   }
 }

@@ -7,12 +7,15 @@ export { cleanupProjects, containerOf, docker, uniqueName } from '../docker/help
 
 export const registry = process.env.REGISTRY_OPEN ?? '127.0.0.1:5000';
 
-export function startReleasesServer(opts: Omit<StartOptions, 'plugins'> = {}): Promise<TestServer> {
+/** a server with stacks, alerts, registries and releases; `plugins` adds more (git…) */
+export function startReleasesServer(opts: Omit<StartOptions, 'plugins'> & { plugins?: Record<string, unknown> } = {}): Promise<TestServer> {
+  const { plugins = {}, ...rest } = opts;
   return startServer({
-    ...opts,
+    ...rest,
     plugins: {
       docker: { options: { healthTimeoutMs: 60_000, stopTimeoutSeconds: 1, reconcile: false } },
       containers: {}, stacks: {}, alerts: {}, registries: {}, releases: {},
+      ...plugins,
     },
   });
 }
@@ -22,13 +25,13 @@ async function follow(stream: NodeJS.ReadableStream): Promise<void> {
 }
 
 /**
- * A variant of the local test image (a file /version holding `version`, and `cmd` as its command), pushed as `ref`;
- * the local tag is dropped so a deploy has to pull. Answers the registry's digest.
+ * A variant of the local test image (a file /version holding `version`, and `cmd` as its command), pushed as `ref`
+ * (with `login` to its registry, when given); the local tag is dropped so a deploy has to pull. Answers the registry's digest.
  */
-export async function publishVariant(ref: string, version: string, cmd: string[] = ['sleep', '3600'], base?: string): Promise<string> {
+export async function publishVariant(ref: string, version: string, cmd: string[] = ['sleep', '3600'], base?: string, login?: { username: string; password: string }): Promise<string> {
   await localVariant(ref, version, cmd, base);
   let digest = '';
-  const stream = await docker.getImage(ref).push({ authconfig: { serveraddress: registry } } as Record<string, unknown>) as unknown as NodeJS.ReadableStream;
+  const stream = await docker.getImage(ref).push({ authconfig: { serveraddress: ref.slice(0, ref.indexOf('/')), ...login } } as Record<string, unknown>) as unknown as NodeJS.ReadableStream;
   await new Promise((resolve, reject) => docker.modem.followProgress(stream, (err) => (err ? reject(err) : resolve(null)), (e: { aux?: { Digest?: string } }) => { digest = e.aux?.Digest ?? digest; }));
   await docker.getImage(ref).remove().catch(() => undefined);
   if (!digest) throw new Error(`no digest from the push of ${ref}`);
