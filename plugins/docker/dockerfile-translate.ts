@@ -75,8 +75,11 @@ function heredocOf(word: string): Omit<Heredoc, 'content'> | null {
   const words = splitWords(m[3], '\\');
   if (words.length !== 1) return null;
   const raw = words[0];
-  const name = expandWord(raw, {}, '\\', 'word');
-  return { name, chomp: m[2] === '-', expand: !/["']/.test(raw) };
+  try {
+    return { name: expandWord(raw, {}, '\\', 'word'), chomp: m[2] === '-', expand: !/["']/.test(raw) };
+  } catch {
+    return null; // as BuildKit's MustParseHeredoc: a word it cannot read is no heredoc
+  }
 }
 
 /** the parser directives at the top (`# syntax=`, `# escape=`, `# check=`): how many lines they take and the escape character */
