@@ -7,6 +7,7 @@ import { act, cleanupProjects, createStack, docker, uniqueName } from '../stacks
 
 const name = uniqueName('hd');
 const failing = uniqueName('hdfail');
+const frontend = `dockwright-test/${uniqueName('frontend')}:1`;
 let s: TestServer;
 let older = false;
 
@@ -20,7 +21,7 @@ before(async () => {
 after(async () => {
   await cleanupProjects(name, failing);
   await s?.close();
-  for (const image of [`${name}-app`, `${failing}-app`]) await docker.getImage(image).remove({ force: true }).catch(() => undefined);
+  for (const image of [`${name}-app`, `${failing}-app`, frontend]) await docker.getImage(image).remove({ force: true }).catch(() => undefined);
 });
 
 async function upload(stack: string, entries: TestEntry[]) {
@@ -144,4 +145,17 @@ test('newer syntax without an exact equivalent on the engine fails naming the fe
     const job = await act(s, 'deploy', failing, 'failed');
     assert.match(job.error!, message);
   }
+});
+
+test('a # syntax= line naming an image the engine has is left alone: that frontend reads the file', async () => {
+  if (!older) return;
+  // not a frontend at all: BuildKit fails running it, which shows the Dockerfile went to it untouched
+  await docker.getImage('dockwright-test/busybox:1').tag({ repo: frontend.split(':')[0], tag: '1' });
+  await upload(failing, [
+    { name: 'compose.yaml', content: 'services:\n  app:\n    build: .\n' },
+    { name: 'Dockerfile', content: `# syntax=${frontend}\nFROM dockwright-test/busybox:1\nRUN <<EOF\necho hi\nEOF\n` },
+  ]);
+  const job = await act(s, 'deploy', failing, 'failed');
+  assert.doesNotMatch(job.output, /translated/);
+  assert.match(job.error!, /failed to solve with frontend gateway/);
 });
