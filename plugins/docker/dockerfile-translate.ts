@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type Dockerode from 'dockerode';
 import { baseImages, syntaxImage } from './dockerfile.ts';
-import { expandWord, extractFlags, splitWords, type Env, type Flag } from './dockerfile-words.ts';
+import { expandWord, extractFlags, patternExpansions, splitWords, type Env, type Flag } from './dockerfile-words.ts';
 import type { DeployIo, NormalizedBuild } from './types.ts';
 
 /** a file the translation adds to the build context */
@@ -42,6 +42,7 @@ const newer = {
   exclude: ['COPY --exclude / ADD --exclude', '1.19', '29.0'],
   parents: ['COPY --parents', '1.20', '29.1'],
   startInterval: ['HEALTHCHECK --start-interval', '1.6', '25.0'],
+  patterns: ['${VAR#pattern}, ${VAR%pattern} and ${VAR/pattern/replacement}', '1.7', '26.0'],
 } as const;
 
 /** the error for syntax this engine's frontend lacks and that has no exact equivalent in what it has */
@@ -65,6 +66,10 @@ const defaultShell = ['/bin/sh', '-c'];
 const defaultPath = 'PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 /** names safe as a file name in the context and as a COPY source (no glob, no path) */
 const plainName = /^[A-Za-z0-9_][A-Za-z0-9_.+@%=,:-]*$/;
+/** the instructions whose words the frontend expands (of RUN only its flags: the shell expands the command) */
+const expanding = new Set(['FROM', 'ENV', 'ARG', 'WORKDIR', 'COPY', 'ADD', 'LABEL', 'USER', 'EXPOSE', 'VOLUME', 'STOPSIGNAL', 'RUN']);
+/** a value the old frontend reads back as itself wherever it stands: no quotes, blanks, escapes or variables */
+const literal = /^[\p{L}\p{N}_.\-/:+@=,]*$/u;
 /** the old frontend reads lines of at most 64 KiB */
 const maxLine = 65535;
 
@@ -189,6 +194,25 @@ export function translateDockerfile(text: string, engine: string, opts: Translat
   for (const p of parsed) {
     const line = p.start + 1;
     const env = () => stage?.env ?? globals;
+    if (expanding.has(p.keyword) && (p.rest + p.flags.map((f) => f.raw).join('')).includes('${')) {
+      // the frontend's pattern expansions: their values, which the build's args and env settle here
+      const scope = p.keyword === 'FROM' ? globals : env();
+      const fill = (text: string) => {
+        let out = text;
+        for (const e of patternExpansions(text, scope, escape).reverse()) {
+          if (!literal.test(e.value)) throw new NewerSyntax('patterns', line, engine, `${text.slice(e.at, e.at + e.length)} is ${JSON.stringify(e.value)}, which cannot be written as a plain word`);
+          out = out.slice(0, e.at) + e.value + out.slice(e.at + e.length);
+        }
+        return out;
+      };
+      const flagsText = p.flags.map((f) => fill(f.raw)).join(' ');
+      const rest = p.keyword === 'RUN' ? p.rest : fill(p.rest);
+      if (flagsText !== p.flags.map((f) => f.raw).join(' ') || rest !== p.rest) {
+        Object.assign(p, extractFlags(`${flagsText} ${rest}`, escape));
+        put(p, `${p.keyword} ${p.flags.map((f) => `${f.raw} `).join('')}${p.rest}`);
+        rewritten.push(`\${VAR#…}, \${VAR%…} or \${VAR/…} (line ${line})`);
+      }
+    }
     if (p.keyword === 'FROM') {
       const words = p.rest.split(/\s+/);
       const base = expandWord(words[0] ?? '', globals, escape, 'word');

@@ -184,3 +184,23 @@ export function expandWord(text: string, env: Env, escape: string, mode: 'word' 
   while (i < text.length) out += step(false);
   return out;
 }
+
+/**
+ * The `${VAR#pattern}`, `${VAR%pattern}` and `${VAR/pattern/replacement}` expansions of a word (Dockerfile syntax 1.7),
+ * outside single quotes and escapes, each with its place and value.
+ */
+export function patternExpansions(text: string, env: Env, escape: string): { at: number; length: number; value: string }[] {
+  const found: { at: number; length: number; value: string }[] = [];
+  let quote = '';
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (ch === escape && quote !== "'") { i++; continue; }
+    if ((ch === "'" || ch === '"') && (!quote || quote === ch)) { quote = quote ? '' : ch; continue; }
+    if (quote === "'" || ch !== '$') continue;
+    const m = /^\$\{[\p{L}\p{N}_]+(?:##?|%%?|\/\/?)[^}]*\}/u.exec(text.slice(i));
+    if (!m) continue;
+    found.push({ at: i, length: m[0].length, value: expandWord(m[0], env, escape, 'word') });
+    i += m[0].length - 1;
+  }
+  return found;
+}

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { frontendIsCurrent, translateDockerfile, type TranslateOptions } from '../../../plugins/docker/dockerfile-translate.ts';
-import { expandWord, extractFlags } from '../../../plugins/docker/dockerfile-words.ts';
+import { expandWord, extractFlags, patternExpansions } from '../../../plugins/docker/dockerfile-words.ts';
 import { instructions, stepLine } from '../../../plugins/docker/dockerfile.ts';
 
 const images: Record<string, { Env?: string[]; Shell?: string[] }> = {
@@ -200,4 +200,27 @@ test('variables expand as BuildKit\'s lexer expands them', () => {
   assert.equal(expandWord('"$A" \'$A\' \\$A \\\\ $$ $1 $(cmd)', env, '\\', 'raw'), '"x" \'x\' $A \\   $(cmd)');
   assert.throws(() => word('${UNSET:?must be set}'), /UNSET: must be set/);
   assert.throws(() => word('${A'), /missing '}'/);
+});
+
+test('${VAR#pattern}, ${VAR%pattern} and ${VAR/pattern/replacement} (Dockerfile 1.7) are given their values where the frontend expands words', () => {
+  const df = [
+    'ARG V=1.2.3',
+    'FROM debian:12',
+    'ARG V',
+    `ENV MAJOR=\${V%%.*} REST="\${V#*.}" LIT='\${V%%.*}' ESCAPED=\\\${V%%.*}`,
+    'WORKDIR /opt/${V//./-}',
+    'RUN --mount=type=cache,id=c-${V%%.*},target=/c echo ${V%%.*}',
+    'COPY <<EOF /v',
+    '${V%.*}',
+    'EOF',
+  ].join('\n');
+  const t = translate(df, { args: { V: '2.5.1' } })!;
+  const lines = t.text.split('\n');
+  assert.equal(lines[3], `ENV MAJOR=2 REST="5.1" LIT='\${V%%.*}' ESCAPED=\\\${V%%.*}`);
+  assert.equal(lines[4], 'WORKDIR /opt/2-5-1');
+  // the command of a RUN is the shell's to expand
+  assert.equal(lines[5], 'RUN --mount=type=cache,id=c-2,target=/c echo ${V%%.*}');
+  assert.equal(t.files[0].content, '2.5\n');
+  assert.deepEqual(patternExpansions(`a\${V#x}"\${V%1}"'\${V}'`, { V: 'x1' }, '\\'), [{ at: 1, length: 6, value: '1' }, { at: 8, length: 6, value: 'x' }]);
+  assert.throws(() => translate('FROM debian:12\nARG V="a b"\nENV W=${V%x}\n'), /\$\{VAR#pattern\}.* \(Dockerfile line 3, \$\{V%x\} is "a b", which cannot be written as a plain word\) needs Dockerfile syntax 1\.7 \(Docker Engine 26\.0 or later\)/);
 });
