@@ -224,3 +224,31 @@ test('${VAR#pattern}, ${VAR%pattern} and ${VAR/pattern/replacement} (Dockerfile 
   assert.deepEqual(patternExpansions(`a\${V#x}"\${V%1}"'\${V}'`, { V: 'x1' }, '\\'), [{ at: 1, length: 6, value: '1' }, { at: 8, length: 6, value: 'x' }]);
   assert.throws(() => translate('FROM debian:12\nARG V="a b"\nENV W=${V%x}\n'), /\$\{VAR#pattern\}.* \(Dockerfile line 3, \$\{V%x\} is "a b", which cannot be written as a plain word\) needs Dockerfile syntax 1\.7 \(Docker Engine 26\.0 or later\)/);
 });
+
+test('real-world shapes: an nginx site with \\$uri, a destination the frontend expands, apt behind a cache mount under SHELL bash, an unresolved base', () => {
+  const df = [
+    'ARG python_version',
+    'FROM python:$python_version AS app',
+    'SHELL ["/bin/bash", "-e", "-c"]',
+    'RUN --mount=type=cache,target=/var/cache/apt <<EOF',
+    'rm /etc/apt/apt.conf.d/docker-clean',
+    'apt-get update',
+    'EOF',
+    'ENV CURL_HOME=/etc/curl',
+    'COPY --chmod=0644 <<EOF ${CURL_HOME}/.curlrc',
+    '--retry 5',
+    'EOF',
+    'COPY <<EOF /etc/nginx/conf.d/default.conf',
+    'server {',
+    '    location / {',
+    '        try_files \\$uri \\$uri/ /index.php?\\$query_string;',
+    '    }',
+    '}',
+    'EOF',
+  ].join('\n');
+  const t = translate(df)!;
+  const lines = t.text.split('\n');
+  assert.deepEqual(runArgs(lines[3]), ['/bin/bash', '-e', '-c', 'rm /etc/apt/apt.conf.d/docker-clean\napt-get update\n']);
+  assert.equal(lines[8], 'COPY --chmod=0644 .dockwright/heredoc-1/EOF ${CURL_HOME}/.curlrc');
+  assert.equal(t.files[1].content, 'server {\n    location / {\n        try_files $uri $uri/ /index.php?$query_string;\n    }\n}\n');
+});
