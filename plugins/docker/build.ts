@@ -177,7 +177,7 @@ export async function buildImage(deps: ImageDeps, s: NormalizedService, io: Depl
   const builder = await builderFor(deps.docker, deps.builder);
   const text = dockerfileText(b);
   // syntax newer than the engine's built-in frontend is translated (dockerfile-translate.ts); a `# syntax=` image is then not pulled
-  const older = await olderFrontend(deps.docker, builder, text);
+  const older = await olderFrontend(deps.docker, builder.kind, text);
   const bases = text ? baseImages(text, b.args).filter((ref) => !older || ref !== syntaxImage(text)) : [];
   // a base image missing here is pulled (by Dockwright for BuildKit, by the engine for the classic builder): only from a registry the policy allows
   for (const base of bases) {
@@ -197,7 +197,7 @@ export async function buildImage(deps: ImageDeps, s: NormalizedService, io: Depl
   }
   const signal = boundedSignal(io, deps.pullTimeoutMs);
   const cacheFrom = builder.kind === 'buildkit' ? await pullForBuildKit(deps, s, bases, io) : b.cacheFrom ?? [];
-  const sent = older ? await translateForEngine(deps.docker, b, text!, builder.engine!, io, s.name) : { build: b, files: [] };
+  const sent = older ? await translateForEngine(deps.docker, b, text!, older, io, s.name) : { build: b, files: [] };
   const progress = new BuildProgress((line) => io.log(`${s.name}: ${line}`));
   try {
     const stream = await postBuild(deps.docker, contextTar(sent.build, sent.files), buildQuery(s, sent.build, builder, cacheFrom), builder.kind === 'classic' ? registryconfig : {}, signal);

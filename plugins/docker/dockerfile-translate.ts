@@ -331,18 +331,31 @@ export function translateDockerfile(text: string, engine: string, opts: Translat
   return { text: out.join('\n'), files, rewritten, linkDropped };
 }
 
-/**
- * Whether a build's Dockerfile is to be translated: BuildKit of an engine whose built-in frontend predates Dockerfile 1.4,
- * and no `# syntax=` frontend image present on the engine (that frontend then reads the file as it is).
- */
-export async function olderFrontend(docker: Dockerode, builder: { kind: string; engine?: string }, text: string | null): Promise<boolean> {
-  if (builder.kind !== 'buildkit' || !builder.engine || !text || frontendIsCurrent(builder.engine)) return false;
-  const syntax = syntaxImage(text);
-  return !syntax || !(await present(docker, syntax));
-}
-
-const present = (docker: Dockerode, ref: string) => docker.getImage(ref).inspect().then(() => true, () => false);
 const versions = new WeakMap<Dockerode, Promise<string>>();
+/** the engine's version (asked once), or null when it does not answer */
+function engineVersion(docker: Dockerode): Promise<string | null> {
+  let version = versions.get(docker);
+  if (!version) {
+    version = docker.version().then((v) => v.Version);
+    versions.set(docker, version);
+    version.catch(() => versions.delete(docker));
+  }
+  return version.catch(() => null);
+}
+const present = (docker: Dockerode, ref: string) => docker.getImage(ref).inspect().then(() => true, () => false);
+
+/**
+ * The version of the engine when a build's Dockerfile is to be translated for it: BuildKit of an engine whose built-in
+ * frontend predates Dockerfile 1.4, and no `# syntax=` frontend image present there (that frontend reads the file as
+ * it is); null otherwise.
+ */
+export async function olderFrontend(docker: Dockerode, builder: 'buildkit' | 'classic', text: string | null): Promise<string | null> {
+  if (builder !== 'buildkit' || !text) return null;
+  const version = await engineVersion(docker);
+  if (!version || frontendIsCurrent(version)) return null;
+  const syntax = syntaxImage(text);
+  return syntax && await present(docker, syntax) ? null : version;
+}
 
 /**
  * The images a build pulls (baseImages), less a `# syntax=` frontend the engine lacks when its own frontend is older:
@@ -352,14 +365,8 @@ export async function pulledImages(docker: Dockerode, text: string, args: Record
   const all = baseImages(text, args);
   const syntax = syntaxImage(text);
   if (!syntax) return all;
-  let version = versions.get(docker);
-  if (!version) {
-    version = docker.version().then((v) => v.Version);
-    versions.set(docker, version);
-    version.catch(() => versions.delete(docker));
-  }
-  const older = await version.then((v) => !frontendIsCurrent(v), () => false);
-  return older && !(await present(docker, syntax)) ? all.filter((ref) => ref !== syntax) : all;
+  const version = await engineVersion(docker);
+  return version && !frontendIsCurrent(version) && !(await present(docker, syntax)) ? all.filter((ref) => ref !== syntax) : all;
 }
 
 const engineArch: Record<string, string> = { x64: 'amd64', arm64: 'arm64', arm: 'arm', ia32: '386', ppc64: 'ppc64le', s390x: 's390x' };
