@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type Dockerode from 'dockerode';
 import { baseImages, syntaxImage } from './dockerfile.ts';
-import { expandWord, extractFlags, patternExpansions, splitWords, type Env, type Flag } from './dockerfile-words.ts';
+import { expandWord, extractFlags, heredocOf, patternExpansions, splitWords, type Env, type Flag, type HeredocWord } from './dockerfile-words.ts';
 import type { DeployIo, NormalizedBuild } from './types.ts';
 
 /** a file the translation adds to the build context */
@@ -58,10 +58,9 @@ export function frontendIsCurrent(engineVersion: string): boolean {
   return Number(/^(\d+)\./.exec(engineVersion)?.[1] ?? 0) >= 23;
 }
 
-interface Heredoc { name: string; chomp: boolean; expand: boolean; content: string }
+interface Heredoc extends HeredocWord { content: string }
 interface Parsed { keyword: string; flags: Flag[]; rest: string; json: boolean; heredocs: Heredoc[]; start: number; end: number }
 
-const heredocWord = /^(\d*)<<(-?)\s*([^<]*)$/;
 const defaultShell = ['/bin/sh', '-c'];
 const defaultPath = 'PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 /** names safe as a file name in the context and as a COPY source (no glob, no path) */
@@ -72,20 +71,6 @@ const expanding = new Set(['FROM', 'ENV', 'ARG', 'WORKDIR', 'COPY', 'ADD', 'LABE
 const literal = /^[\p{L}\p{N}_.\-/:+@=,]*$/u;
 /** the old frontend reads lines of at most 64 KiB */
 const maxLine = 65535;
-
-/** a heredoc word (`<<EOF`, `<<-'EOF'`, `2<<"END"`) as BuildKit reads it, or null */
-function heredocOf(word: string): Omit<Heredoc, 'content'> | null {
-  const m = heredocWord.exec(word);
-  if (!m || !m[3]) return null;
-  const words = splitWords(m[3], '\\');
-  if (words.length !== 1) return null;
-  const raw = words[0];
-  try {
-    return { name: expandWord(raw, {}, '\\', 'word'), chomp: m[2] === '-', expand: !/["']/.test(raw) };
-  } catch {
-    return null; // as BuildKit's MustParseHeredoc: a word it cannot read is no heredoc
-  }
-}
 
 /** the parser directives at the top (`# syntax=`, `# escape=`, `# check=`): how many lines they take and the escape character */
 function directives(lines: string[]): { count: number; escape: string } {

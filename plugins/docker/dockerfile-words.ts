@@ -36,6 +36,21 @@ export function splitWords(text: string, escape: string): string[] {
   return words;
 }
 
+export interface HeredocWord { name: string; chomp: boolean; expand: boolean }
+
+/** a heredoc word (`<<EOF`, `<<-'EOF'`, `<< EOF`, `2<<"END"`) as BuildKit reads it, or null */
+export function heredocOf(word: string): HeredocWord | null {
+  const m = /^(\d*)<<(-?)\s*([^<]*)$/.exec(word);
+  if (!m || !m[3]) return null;
+  const words = splitWords(m[3], '\\');
+  if (words.length !== 1) return null;
+  try {
+    return { name: expandWord(words[0], {}, '\\', 'word'), chomp: m[2] === '-', expand: !/["']/.test(words[0]) };
+  } catch {
+    return null; // as BuildKit's MustParseHeredoc: a word it cannot read is no heredoc
+  }
+}
+
 export interface Flag { raw: string; name: string; value: string }
 
 /** an instruction's leading `--name=value` flags (quotes and escapes read as BuildKit reads them) and the rest of its line */

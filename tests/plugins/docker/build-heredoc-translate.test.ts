@@ -44,6 +44,12 @@ test('RUN <<EOF: the script goes to the stage\'s shell as one exec-form argument
   assert.equal(stepLine(t.text, '[3/3] RUN echo after'), 8);
 });
 
+test('a failed step\'s Dockerfile line skips heredoc bodies of every shape (<< EOF, <<-"EOF", 2<<EOF, CRLF), and a JSON RUN has none', () => {
+  const df = 'FROM busybox\r\nRUN cat << EOF > /x\r\nRUN not-an-instruction\r\nEOF\r\nCOPY <<-"A" 2<<B /d/\r\n\tRUN no\r\n\tA\r\nRUN no\r\nB\r\nRUN ["sh", "-c", "cat <<EOF"]\r\nRUN b\r\n';
+  assert.deepEqual(instructions(df).map((i) => [i.keyword, i.line]), [['FROM', 1], ['RUN', 2], ['COPY', 5], ['RUN', 10], ['RUN', 11]]);
+  assert.equal(stepLine(df, '[5/5] RUN b'), 11);
+});
+
 test('quoted delimiters and <<-: the script is the body (tabs stripped for <<-), never expanded by the frontend', () => {
   assert.deepEqual(runArgs(lineOf("FROM debian:12\nARG V=1\nRUN <<'EOF'\necho $V\nEOF\n", 3)), ['/bin/sh', '-c', 'echo $V\n']);
   assert.deepEqual(runArgs(lineOf('FROM debian:12\nRUN <<"EOF"\necho "$HOME"\nEOF\n', 2)), ['/bin/sh', '-c', 'echo "$HOME"\n']);
