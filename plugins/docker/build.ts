@@ -8,6 +8,7 @@ import { create as tarCreate, Header } from 'tar';
 import { BuildProgress, decodeStatus } from './buildkit-status.ts';
 import { reasonOf } from './client.ts';
 import { baseImages, dockerfileText, sessionFeatures, stepLine, syntaxImage } from './dockerfile.ts';
+import { olderFrontend, translateForEngine, type ContextFile } from './dockerfile-translate.ts';
 import { boundedSignal, credentialsRefused, follow, imageId, pullImage, registryHost, registryRefusal, type BuilderChoice, type ImageDeps } from './images.ts';
 import type { DeployIo, NormalizedBuild, NormalizedService } from './types.ts';
 
@@ -45,7 +46,7 @@ export const inlineDockerfileName = '.dockwright-inline.Dockerfile';
  * The build context as the engine wants it: a tar of the context directory without what `.dockerignore` excludes (the
  * Dockerfile and `.dockerignore` itself always go), and the inline Dockerfile as a file of its own.
  */
-export function contextTar(b: NormalizedBuild): Readable {
+export function contextTar(b: NormalizedBuild, added: ContextFile[] = []): Readable {
   let ignore: ((path: string) => boolean) | null = null;
   let negations = false;
   try {
@@ -63,9 +64,10 @@ export function contextTar(b: NormalizedBuild): Readable {
   };
   const pack = tarCreate({ cwd: b.context, filter: keep as (path: string) => boolean }, readdirSync(b.context));
   const out = new PassThrough();
-  if (b.dockerfileInline !== undefined) {
-    const body = Buffer.from(b.dockerfileInline);
-    const header = new Header({ path: inlineDockerfileName, mode: 0o644, size: body.length, mtime: new Date(0), type: 'File', uid: 0, gid: 0 });
+  const inline = b.dockerfileInline !== undefined ? [{ path: inlineDockerfileName, content: b.dockerfileInline, mode: 0o644 }] : [];
+  for (const file of [...inline, ...added]) {
+    const body = Buffer.from(file.content);
+    const header = new Header({ path: file.path, mode: file.mode, size: body.length, mtime: new Date(0), type: 'File', uid: 0, gid: 0 });
     header.encode();
     out.write(header.block);
     out.write(Buffer.concat([body, Buffer.alloc((512 - (body.length % 512)) % 512)]));
@@ -174,7 +176,9 @@ export async function buildImage(deps: ImageDeps, s: NormalizedService, io: Depl
   const b = s.build!;
   const builder = await builderFor(deps.docker, deps.builder);
   const text = dockerfileText(b);
-  const bases = text ? baseImages(text, b.args) : [];
+  // syntax newer than the engine's built-in frontend is translated (dockerfile-translate.ts); a `# syntax=` image is then not pulled
+  const older = await olderFrontend(deps.docker, builder.kind, text);
+  const bases = text ? baseImages(text, b.args).filter((ref) => !older || ref !== syntaxImage(text)) : [];
   // a base image missing here is pulled (by Dockwright for BuildKit, by the engine for the classic builder): only from a registry the policy allows
   for (const base of bases) {
     const refusal = await registryRefusal(deps.outbound, registryHost(base));
@@ -193,9 +197,10 @@ export async function buildImage(deps: ImageDeps, s: NormalizedService, io: Depl
   }
   const signal = boundedSignal(io, deps.pullTimeoutMs);
   const cacheFrom = builder.kind === 'buildkit' ? await pullForBuildKit(deps, s, bases, io) : b.cacheFrom ?? [];
+  const sent = older ? await translateForEngine(deps.docker, b, text!, older, io, s.name) : { build: b, files: [] };
   const progress = new BuildProgress((line) => io.log(`${s.name}: ${line}`));
   try {
-    const stream = await postBuild(deps.docker, contextTar(b), buildQuery(s, b, builder, cacheFrom), builder.kind === 'classic' ? registryconfig : {}, signal);
+    const stream = await postBuild(deps.docker, contextTar(sent.build, sent.files), buildQuery(s, sent.build, builder, cacheFrom), builder.kind === 'classic' ? registryconfig : {}, signal);
     await follow(deps.docker, stream, (e) => {
       if (e.id === 'moby.buildkit.trace' && typeof e.aux === 'string') progress.add(decodeStatus(e.aux));
       else if (typeof e.stream === 'string') for (const line of e.stream.split('\n')) if (line.trim()) io.log(`${s.name}: ${line.trimEnd()}`);

@@ -1,6 +1,7 @@
 // Reading a Dockerfile without building it: its instructions with their lines and stages, the images it pulls, the step a BuildKit progress name stands for, and what in it needs a BuildKit session.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { heredocOf, splitWords } from './dockerfile-words.ts';
 import type { NormalizedBuild } from './types.ts';
 
 /** the Dockerfile's text (its inline text, or the file in the context), or null when it cannot be read (the engine then says why) */
@@ -53,13 +54,12 @@ export function instructions(text: string): Instruction[] {
     if (upper === 'FROM') stage++;
     out.push({ keyword: upper, args: args.trim(), line: start + 1, stage });
     // heredocs (`RUN <<EOF`, `COPY <<a <<b /dir/`): their bodies follow the instruction, one after another
-    if (['RUN', 'COPY', 'ADD'].includes(upper)) {
-      for (const doc of args.matchAll(/<<(-?)(["']?)([A-Za-z_][\w.-]*)\2/g)) {
-        const strip = doc[1] === '-';
-        while (i + 1 < lines.length) {
+    if (['RUN', 'COPY', 'ADD'].includes(upper) && !/^(--\S+\s+)*\[/.test(args)) {
+      for (const doc of splitWords(joined, '\\').map(heredocOf)) {
+        while (doc && i + 1 < lines.length) {
           i++;
-          const body = strip ? lines[i].replace(/^\t+/, '') : lines[i];
-          if (body === doc[3]) break;
+          const body = doc.chomp ? lines[i].replace(/^\t+/, '') : lines[i];
+          if (body.replace(/\r$/, '') === doc.name) break;
         }
       }
     }

@@ -1,7 +1,8 @@
 // Images on the engine and in registries: find them locally, pull them and push them (with registry credentials from the auth hook); never from a registry the outbound policy refuses.
 import type Dockerode from 'dockerode';
 import { OutboundRefused, type OutboundApi } from '../../sdk/index.ts';
-import { baseImages, dockerfileText } from './dockerfile.ts';
+import { dockerfileText } from './dockerfile.ts';
+import { pulledImages } from './dockerfile-translate.ts';
 import type { DeployIo, ImageIssue, NormalizedService, RegistryAuthProvider } from './types.ts';
 import { reasonOf, statusOf } from './client.ts';
 import { limiter } from './util.ts';
@@ -151,7 +152,7 @@ export async function refusedImages(deps: ImageDeps, services: readonly Normaliz
   for (const s of services) {
     if (s.pullPolicy === 'build') {
       const text = s.build ? dockerfileText(s.build) : null;
-      if (text) for (const ref of baseImages(text, s.build!.args)) wanted.push({ service: s.name, path: `services.${s.name}.build`, ref, base: true });
+      if (text) for (const ref of await pulledImages(deps.docker, text, s.build!.args)) wanted.push({ service: s.name, path: `services.${s.name}.build`, ref, base: true });
     } else if (s.pullPolicy !== 'never') {
       wanted.push({ service: s.name, path: `services.${s.name}.image`, ref: s.image, base: false });
     }
