@@ -230,7 +230,7 @@ function specOf(deps: SwarmDeps, project: ComposeProject, loaded: LoadedCompose,
       Networks: s.networks.map((n) => ({ Target: n.name, Aliases: [s.name, ...n.aliases] })),
       ...(s.logging ? { LogDriver: { Name: s.logging.driver, Options: s.logging.options } } : {}),
     },
-    Mode: { Replicated: { Replicas: s.replicas } },
+    Mode: s.global ? { Global: {} } : { Replicated: { Replicas: s.replicas } },
     UpdateConfig: updateConfig(deploy.update_config, 'rollback', defaultOrder(s, raw)),
     RollbackConfig: updateConfig(deploy.rollback_config, 'pause', defaultOrder(s, raw)),
     EndpointSpec: {

@@ -343,7 +343,7 @@ const serviceKeys: Record<string, Treatment[]> = {
   stop_grace_period: [h('stop_grace_period: 1m', (l) => [app(l).stopGracePeriodSeconds, 60])],
   stop_signal: [h('stop_signal: SIGINT', (l) => [app(l).stopSignal, 'SIGINT'])],
   storage_opt: [h('storage_opt: { size: 1G }', (l) => [app(l).host.StorageOpt, { size: '1G' }])],
-  sysctls: [h('sysctls: { net.ipv4.tcp_keepalive_time: 600 }', (l) => [app(l).sysctls, { 'net.ipv4.tcp_keepalive_time': '600' }]), r('sysctls: { kernel.shmmax: 1 }', 'allowed-sysctls')],
+  sysctls: [h('sysctls: { net.ipv4.tcp_keepalive_time: 600 }', (l) => [app(l).sysctls, { 'net.ipv4.tcp_keepalive_time': '600' }]), r('sysctls: { vm.overcommit_memory: 1 }', 'allowed-sysctls')],
   tmpfs: [h('tmpfs: /run', (l) => [app(l).mounts.map((m) => [m.type, m.target]), [['tmpfs', '/run']]])],
   tty: [h('tty: true', (l) => [app(l).tty, true])],
   ulimits: [h('ulimits: { nofile: { soft: 1024, hard: 2048 } }', (l) => [app(l).ulimits, [{ name: 'nofile', soft: 1024, hard: 2048 }]])],
