@@ -20,6 +20,8 @@ export interface PlatformRule {
   /** false: off unless an admin switches it on (`rules: { "<id>": true }`); on by default */
   enabled?: boolean;
   check(input: RuleInput): RuleIssue[] | Promise<RuleIssue[]>;
+  /** what is ignored when an admin switches the rule off: said as warnings (validate's and the deploy's), never dropped silently */
+  whenOff?(input: RuleInput): RuleIssue[];
 }
 export interface RuleError extends RuleIssue { rule: string }
 
@@ -115,6 +117,16 @@ function volumePaths(raw: Raw, service: string): Map<string, string> {
   return paths;
 }
 
+/** each build option a build through the Engine API cannot carry, with why */
+const uncarriedBuildOptions = (loaded: LoadedCompose): RuleIssue[] => servicesOf(loaded).flatMap(([name, s]) => {
+  const build = s.build;
+  if (!build || typeof build !== 'object' || Array.isArray(build)) return [];
+  return Object.keys(build).flatMap((key) => {
+    const why = uncarriedBuildOption(key);
+    return why ? [{ path: `services.${name}.build.${key}`, message: why }] : [];
+  });
+});
+
 const capability = (name: string) => name.trim().toUpperCase().replace(/^CAP_/, '');
 /** pid and ipc modes that keep a container in namespaces of its own */
 const ownPid = new Set(['']);
@@ -154,15 +166,9 @@ export function builtInRules(opts: RuleOptions): PlatformRule[] {
       ]),
     },
     {
-      id: 'supported-build-options', description: 'build options a build through the Engine API can carry: not BuildKit sessions (secrets, ssh, additional_contexts), cache exports, further tags, attestations, entitlements, privileged builds; switched off, those are left out of builds',
-      check: ({ loaded }) => servicesOf(loaded).flatMap(([name, s]) => {
-        const build = s.build;
-        if (!build || typeof build !== 'object' || Array.isArray(build)) return [];
-        return Object.keys(build).flatMap((key) => {
-          const why = uncarriedBuildOption(key);
-          return why ? [{ path: `services.${name}.build.${key}`, message: why }] : [];
-        });
-      }),
+      id: 'supported-build-options', description: 'build options a build through the Engine API can carry: not BuildKit sessions (secrets, ssh, additional_contexts), cache exports, further tags, attestations, entitlements, privileged builds; switched off, each is left out of builds with a warning',
+      check: ({ loaded }) => uncarriedBuildOptions(loaded),
+      whenOff: ({ loaded }) => uncarriedBuildOptions(loaded).map(({ path, message }) => ({ path, message: `is ignored (the rule supported-build-options is switched off): ${message}` })),
     },
     {
       id: 'no-host-network', description: "no network_mode: host (nor another container's network), nor a build on the host's network",
@@ -365,6 +371,11 @@ export async function checkRules(rules: readonly PlatformRule[], switches: Reado
     });
   }
   const active = rules.filter((r) => switches[r.id] ?? r.enabled !== false);
+  for (const r of rules) {
+    if (active.includes(r) || !r.whenOff) continue;
+    const warnings = input.loaded.warnings;
+    for (const w of r.whenOff(input)) if (!warnings.some((x) => x.path === w.path && x.message === w.message)) warnings.push(w);
+  }
   const results = await Promise.all(active.map(async (r) => {
     const found = await r.check(input);
     if (found.length <= shownPerRule) return found.map((issue) => ({ rule: r.id, ...issue }));

@@ -14,7 +14,7 @@ before(async () => {
   // an admin who allows some of it: a rule switched off, allow-lists extended
   relaxed = await startStacksServer({
     stacks: {
-      rules: { 'allowed-security-options': false, 'allowed-sysctls': false, 'no-container-name': true, 'stack-owned-resources': true },
+      rules: { 'allowed-security-options': false, 'allowed-sysctls': false, 'no-container-name': true, 'stack-owned-resources': true, 'supported-build-options': false },
       allowedCapabilities: ['CHOWN', 'IPC_LOCK'],
       allowedNetworkDrivers: ['bridge', 'macvlan'],
       allowedNetworkOptions: ['parent'],
@@ -221,4 +221,17 @@ test('an external or named volume or network passes unless another stack holds i
   } finally {
     await docker.getNetwork(shared).remove();
   }
+});
+
+test('supported-build-options switched off: each option a build through the Engine API cannot carry is a warning naming it and why, not dropped silently', async () => {
+  const file = app('    build:\n      context: .\n      args: { A: "1" }\n      secrets: [token]\n      ssh: [default]\n      tags: ["app:extra"]\n', 'secrets:\n  token: { environment: TOKEN }\n');
+  const on = await strict.api('POST', `/api/v1/stacks/${uniqueName('rules')}/validate`, { body: { content: file } });
+  const refused = (on.body.errors as { rule: string; path: string }[]).filter((e) => e.rule === 'supported-build-options').map((e) => e.path);
+  assert.deepEqual(refused, ['services.app.build.secrets', 'services.app.build.ssh', 'services.app.build.tags']);
+  const off = await relaxed.api('POST', `/api/v1/stacks/${uniqueName('rules')}/validate`, { body: { content: file } });
+  assert.equal(off.status, 200, off.text);
+  assert.ok(!(off.body.errors as { rule: string }[]).some((e) => e.rule === 'supported-build-options'));
+  const warned = (off.body.warnings as { path: string; message: string }[]).filter((w) => w.path.startsWith('services.app.build.'));
+  assert.deepEqual(warned.map((w) => w.path), ['services.app.build.secrets', 'services.app.build.ssh', 'services.app.build.tags']);
+  for (const w of warned) assert.match(w.message, /^is ignored \(the rule supported-build-options is switched off\): .+(BuildKit session|buildx)/);
 });
