@@ -11,6 +11,7 @@ import { ensureNetworks, ensureVolumes, projectContainers, projectNetworks, remo
 import { replaceContainers, type Replacement } from './rollout.ts';
 import { writeServiceFiles, type SecretsDir } from './secrets.ts';
 import { endpointConfig, planContainer, type ContainerPlan } from './spec.ts';
+import { joinedService } from './compose/network-mode.ts';
 import { limiter, plural, sleep } from './util.ts';
 import { realExisting } from '../../sdk/index.ts';
 
@@ -109,6 +110,9 @@ export async function deployProject(deps: DeployDeps, project: string, loaded: L
     const ids: string[] = [];
     const changed: Replacement[] = [];
     const env = Object.keys(s.environment).length;
+    // a container in another's network namespace loses it when that one is replaced: it is replaced after it
+    const joined = joinedService(s);
+    const rejoin = joined !== null && actions.get(joined) !== 'unchanged';
     for (let n = 1; n <= s.replicas; n++) {
       const plan = planContainer(project, files.service(s), n, imageIds.get(s.image)!, deps.installation);
       const have = current.find((c) => c.Labels[label.service] === s.name && Number(c.Labels[label.number]) === n);
@@ -118,7 +122,7 @@ export async function deployProject(deps: DeployDeps, project: string, loaded: L
         ids.push(await limit(() => createAndStart(deps, plan, io)));
         io.log(`${plan.name}: started`);
         action = rank[action] < rank.created ? 'created' : action;
-      } else if (have.Labels[label.configHash] === plan.hash && have.State !== 'dead' && have.State !== 'removing') {
+      } else if (!rejoin && have.Labels[label.configHash] === plan.hash && have.State !== 'dead' && have.State !== 'removing') {
         if (have.State === 'created' || have.State === 'exited') {
           await limit(() => startIgnoringStarted(docker, have.Id));
           io.log(`${plan.name}: unchanged, started`);

@@ -56,7 +56,7 @@ function hostConfig(s: NormalizedService): ContainerCreateOptions['HostConfig'] 
     Binds: binds.length ? binds : undefined,
     Mounts: mounts.length ? mounts : undefined,
     RestartPolicy: { Name: s.restart.name === 'no' ? '' : s.restart.name, MaximumRetryCount: s.restart.maximumRetryCount },
-    NetworkMode: s.networkMode ?? s.networks[0]?.name,
+    NetworkMode: s.networkContainer ? `container:${s.networkContainer}` : s.networkMode ?? s.networks[0]?.name,
     LogConfig: s.logging ? { Type: s.logging.driver, Config: s.logging.options } : undefined,
     ExtraHosts: s.extraHosts.length ? s.extraHosts : undefined,
     Memory: r.memory, MemoryReservation: r.memoryReservation, NanoCpus: r.nanoCpus, CpuShares: r.cpuShares, PidsLimit: r.pidsLimit, ShmSize: r.shmSize,

@@ -1,4 +1,4 @@
-// Read-only views of the engine: project status from a container list, published ports and container names held from one list call, and the engine's version.
+// Read-only views of the engine: project status from a container list, published ports, container names and named volumes and networks held, and the engine's version.
 import { compareText } from '../../sdk/index.ts';
 import type Dockerode from 'dockerode';
 import type { ContainerInfo } from 'dockerode';
@@ -84,6 +84,17 @@ export async function containerNameHolders(docker: Dockerode, installation: stri
   const wanted = new Set(names);
   const list = await docker.listContainers({ all: true, size: false });
   return list.filter((c) => wanted.has(bareName(c.Names))).map((c) => ({ name: bareName(c.Names), id: c.Id, owner: ownershipOf(c.Labels, installation) }));
+}
+
+/** the volumes or networks holding these names on the engine, and whose they are (an external or explicitly named one may be another's) */
+export async function resourceHolders(docker: Dockerode, installation: string, kind: 'volume' | 'network', names: readonly string[]): Promise<{ name: string; owner: Ownership }[]> {
+  if (!names.length) return [];
+  const wanted = new Set(names);
+  // the engine's name filter matches parts of names: exact names are kept here
+  const found = kind === 'volume'
+    ? ((await docker.listVolumes({ filters: { name: [...wanted] } })).Volumes ?? []).map((v) => ({ name: v.Name, labels: v.Labels }))
+    : (await docker.listNetworks({ filters: { name: [...wanted] } })).map((n) => ({ name: n.Name, labels: n.Labels }));
+  return found.filter((r) => wanted.has(r.name)).map((r) => ({ name: r.name, owner: ownershipOf(r.labels, installation) }));
 }
 
 export async function engineState(docker: Dockerode, endpoint: string): Promise<{ ok: true; version: string } | { ok: false; reason: string }> {

@@ -120,6 +120,8 @@ export interface DockerRuntime {
   publishedPorts(exceptProject?: string): Promise<{ project: string | null; hostPort: number; protocol: string }[]>;
   /** the containers (any state) that hold these names on the engine, and whose they are; asks the engine */
   containerNameHolders(names: readonly string[]): Promise<{ name: string; id: string; owner: Ownership }[]>;
+  /** the volumes or networks that hold these names on the engine, and whose they are; asks the engine */
+  resourceHolders(kind: 'volume' | 'network', names: readonly string[]): Promise<{ name: string; owner: Ownership }[]>;
   engine(): Promise<{ ok: true; version: string } | { ok: false; reason: string }>;
   /** @deprecated contribute to the extension point registryAuths (plugins/docker/api.ts) */
   setRegistryAuth(provider: RegistryAuthProvider): void;

@@ -64,6 +64,12 @@ export default definePlugin({
         return held?.flatMap((h): Held[] => h.owner.owner === 'this' ? (h.owner.project === stack ? [] : [{ name: h.name, holder: 'stack' }])
           : [{ name: h.name, holder: h.owner.owner === 'other' ? 'installation' : 'outside' }]) ?? null;
       },
+      resourcesHeld: async (stack, kind, names) => {
+        const held = await runtime.resourceHolders(kind, names).catch(() => null);
+        type Held = { name: string; holder: 'stack' | 'installation' };
+        return held?.flatMap((h): Held[] => h.owner.owner === 'this' ? (h.owner.project === stack ? [] : [{ name: h.name, holder: 'stack' }])
+          : h.owner.owner === 'other' ? [{ name: h.name, holder: 'installation' }] : []) ?? null;
+      },
       refusedImages: async (loaded) => (await runtime.refusedImages(loaded.services))?.map(({ path, message }) => ({ path, message })) ?? null,
     });
     const core = createCore(ctx, { runtime, store, templates, rules, switches: options.rules });

@@ -20,6 +20,8 @@ export interface PlatformRule {
   /** false: off unless an admin switches it on (`rules: { "<id>": true }`); on by default */
   enabled?: boolean;
   check(input: RuleInput): RuleIssue[] | Promise<RuleIssue[]>;
+  /** what is ignored when an admin switches the rule off: said as warnings (validate's and the deploy's), never dropped silently */
+  whenOff?(input: RuleInput): RuleIssue[];
 }
 export interface RuleError extends RuleIssue { rule: string }
 
@@ -42,6 +44,8 @@ export interface RuleOptions {
   allowedIpamDrivers: readonly string[];
   /** who holds these container names on the engine: a stack of this installation (never this one), another installation, or nobody Dockwright knows (null when the engine cannot say) */
   containerNamesHeld(stack: string, names: readonly string[]): Promise<{ name: string; holder: 'stack' | 'installation' | 'outside' }[] | null>;
+  /** which of these volume or network names are held on the engine by another stack of this installation or by another installation (null when the engine cannot say) */
+  resourcesHeld(stack: string, kind: 'volume' | 'network', names: readonly string[]): Promise<{ name: string; holder: 'stack' | 'installation' }[] | null>;
   /** host ports published by other stacks' containers (null when the engine cannot say) */
   portsInUse(stack: string): Promise<{ project: string | null; hostPort: number; protocol: string }[] | null>;
   /** the stacks among these the caller may see: a message names no other */
@@ -52,16 +56,22 @@ export interface RuleOptions {
 
 /** Linux capabilities Docker grants every container unless dropped */
 export const dockerDefaultCapabilities = ['AUDIT_WRITE', 'CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'FSETID', 'KILL', 'MKNOD', 'NET_BIND_SERVICE', 'NET_RAW', 'SETFCAP', 'SETGID', 'SETPCAP', 'SETUID', 'SYS_CHROOT'];
-/** the sysctls Kubernetes calls safe: namespaced, and without effect on other containers or the host */
+/**
+ * The sysctls Kubernetes calls safe, and the ones the kernel keeps per network or IPC namespace (the engine refuses
+ * those with the host's network or IPC namespace): a name ending in `*` allows those starting with what precedes it.
+ */
 export const safeSysctls = [
-  'kernel.shm_rmid_forced', 'net.ipv4.ip_local_port_range', 'net.ipv4.ip_local_reserved_ports', 'net.ipv4.ip_unprivileged_port_start', 'net.ipv4.ping_group_range',
-  'net.ipv4.tcp_syncookies', 'net.ipv4.tcp_keepalive_time', 'net.ipv4.tcp_keepalive_intvl', 'net.ipv4.tcp_keepalive_probes', 'net.ipv4.tcp_fin_timeout',
+  'kernel.shm_rmid_forced', 'kernel.shmall', 'kernel.shmmax', 'kernel.shmmni', 'kernel.msgmax', 'kernel.msgmnb', 'kernel.msgmni', 'kernel.sem', 'fs.mqueue.*', 'net.*',
 ];
 /** options that only restrict what a container may do */
 export const safeSecurityOptions = ['no-new-privileges', 'no-new-privileges:true', 'no-new-privileges=true', 'no-new-privileges:false', 'no-new-privileges=false'];
 export const safeNetworkOptions = [
-  'com.docker.network.bridge.enable_icc', 'com.docker.network.bridge.host_binding_ipv4', 'com.docker.network.driver.mtu', 'com.docker.network.container_iface_prefix', 'encrypted',
+  'com.docker.network.enable_ipv6', 'com.docker.network.bridge.enable_icc', 'com.docker.network.bridge.host_binding_ipv4', 'com.docker.network.driver.mtu', 'com.docker.network.container_iface_prefix', 'encrypted',
 ];
+
+/** a "local" volume in memory: type and device tmpfs, options that bind nothing */
+const tmpfsVolume = (driver: string, opts: Readonly<Record<string, string>>) => driver === 'local' && opts.type === 'tmpfs' && (opts.device ?? 'tmpfs') === 'tmpfs'
+  && !(opts.o ?? '').split(',').some((o) => ['bind', 'rbind'].includes(o.trim())) && Object.keys(opts).every((k) => ['type', 'device', 'o'].includes(k));
 
 type Raw = Record<string, unknown>;
 const servicesOf = (loaded: LoadedCompose): [string, Raw][] =>
@@ -107,6 +117,16 @@ function volumePaths(raw: Raw, service: string): Map<string, string> {
   return paths;
 }
 
+/** each build option a build through the Engine API cannot carry, with why */
+const uncarriedBuildOptions = (loaded: LoadedCompose): RuleIssue[] => servicesOf(loaded).flatMap(([name, s]) => {
+  const build = s.build;
+  if (!build || typeof build !== 'object' || Array.isArray(build)) return [];
+  return Object.keys(build).flatMap((key) => {
+    const why = uncarriedBuildOption(key);
+    return why ? [{ path: `services.${name}.build.${key}`, message: why }] : [];
+  });
+});
+
 const capability = (name: string) => name.trim().toUpperCase().replace(/^CAP_/, '');
 /** pid and ipc modes that keep a container in namespaces of its own */
 const ownPid = new Set(['']);
@@ -121,7 +141,7 @@ export function builtInRules(opts: RuleOptions): PlatformRule[] {
   const volumeDrivers = new Set(opts.allowedVolumeDrivers);
   const loggingDrivers = new Set(opts.allowedLoggingDrivers);
   const securityOptions = new Set(opts.allowedSecurityOptions);
-  const sysctls = new Set(opts.allowedSysctls);
+  const sysctlAllowed = (name: string) => opts.allowedSysctls.some((a) => (a.endsWith('*') ? name.startsWith(a.slice(0, -1)) : name === a));
   const runtimes = new Set(opts.allowedRuntimes);
   const ipamDrivers = new Set(opts.allowedIpamDrivers);
   const underRoot = (path: string) => opts.allowedBindRoots.some((root) => isWithin(root, path));
@@ -146,15 +166,9 @@ export function builtInRules(opts: RuleOptions): PlatformRule[] {
       ]),
     },
     {
-      id: 'supported-build-options', description: 'build options a build through the Engine API can carry: not BuildKit sessions (secrets, ssh, additional_contexts), cache exports, further tags, attestations, entitlements, privileged builds; switched off, those are left out of builds',
-      check: ({ loaded }) => servicesOf(loaded).flatMap(([name, s]) => {
-        const build = s.build;
-        if (!build || typeof build !== 'object' || Array.isArray(build)) return [];
-        return Object.keys(build).flatMap((key) => {
-          const why = uncarriedBuildOption(key);
-          return why ? [{ path: `services.${name}.build.${key}`, message: why }] : [];
-        });
-      }),
+      id: 'supported-build-options', description: 'build options a build through the Engine API can carry: not BuildKit sessions (secrets, ssh, additional_contexts), cache exports, further tags, attestations, entitlements, privileged builds; switched off, each is left out of builds with a warning',
+      check: ({ loaded }) => uncarriedBuildOptions(loaded),
+      whenOff: ({ loaded }) => uncarriedBuildOptions(loaded).map(({ path, message }) => ({ path, message: `is ignored (the rule supported-build-options is switched off): ${message}` })),
     },
     {
       id: 'no-host-network', description: "no network_mode: host (nor another container's network), nor a build on the host's network",
@@ -185,9 +199,9 @@ export function builtInRules(opts: RuleOptions): PlatformRule[] {
         .map(({ value, path }) => ({ path, message: `service ${s.name} sets the security option ${JSON.stringify(value)}, which an admin has not allowed` }))),
     },
     {
-      id: 'allowed-sysctls', description: `sysctls only of ${list(sysctls)}`,
+      id: 'allowed-sysctls', description: `sysctls only of ${list(new Set(opts.allowedSysctls))}`,
       check: ({ loaded }) => normalized(loaded).flatMap(({ s, raw }) => {
-        const refused = Object.keys(s.sysctls).filter((name) => !sysctls.has(name));
+        const refused = Object.keys(s.sysctls).filter((name) => !sysctlAllowed(name));
         const paths = refused.length ? keyPaths(raw, s.name, 'sysctls') : new Map<string, string>();
         return refused.map((name) => ({ path: paths.get(name) ?? `services.${s.name}.sysctls`, message: `service ${s.name} sets the sysctl ${name}, which an admin has not allowed` }));
       }),
@@ -229,8 +243,8 @@ export function builtInRules(opts: RuleOptions): PlatformRule[] {
       }),
     },
     {
-      id: 'no-host-volume-options', description: 'named volumes without driver options (a "local" volume with o=bind is a bind mount of any host path)',
-      check: ({ loaded }) => loaded.volumes.filter((v) => Object.keys(v.driverOpts).length > 0)
+      id: 'no-host-volume-options', description: 'named volumes without driver options, but for a "local" tmpfs volume (a "local" volume with o=bind is a bind mount of any host path, one with a device type mounts a host device)',
+      check: ({ loaded }) => loaded.volumes.filter((v) => Object.keys(v.driverOpts).length > 0 && !tmpfsVolume(v.driver, v.driverOpts))
         .map((v) => ({ path: `volumes.${v.key}.driver_opts`, message: `volume ${v.key} sets driver options` })),
     },
     {
@@ -249,13 +263,31 @@ export function builtInRules(opts: RuleOptions): PlatformRule[] {
         .map((o) => ({ path: `networks.${n.key}.driver_opts.${o}`, message: `network ${n.key} sets the driver option ${o}, which an admin has not allowed` }))),
     },
     {
-      id: 'no-external-resources', description: "volumes, networks, secrets and configs belong to the stack: no external or explicitly named volumes and networks, no external secrets or configs (they could be another stack's)",
+      id: 'stack-owned-resources', enabled: false, description: "volumes, networks, secrets and configs belong to the stack: no external or explicitly named volumes and networks, no external secrets or configs; off by default (no-external-resources keeps other stacks' out)",
       check: ({ loaded, stack }) => [
         ...loaded.volumes.filter((v) => v.external || v.name !== `${stack}_${v.key}`).map((v) => ({ path: `volumes.${v.key}`, message: `volume ${v.key} is ${v.external ? 'external' : `named ${v.name}`}` })),
         ...loaded.networks.filter((n) => n.external || n.name !== `${stack}_${n.key}`).map((n) => ({ path: `networks.${n.key}`, message: `network ${n.key} is ${n.external ? 'external' : `named ${n.name}`}` })),
-        // a swarm's secrets are the engine's, whoever made them: an external one could be another stack's or installation's
         ...[...loaded.secrets, ...loaded.configs].filter((o) => o.external).map((o) => ({ path: `${o.kind}s.${o.key}`, message: `${o.kind} ${o.key} is external (${o.name})` })),
       ],
+    },
+    {
+      id: 'no-external-resources', description: "an external or explicitly named volume or network is not another stack's nor another installation's (one made outside Dockwright, like a shared proxy network, may be joined); no external secrets or configs (a swarm's are anyone's)",
+      async check({ loaded, stack }) {
+        const whose = { stack: 'another stack', installation: 'another Dockwright installation on this engine' };
+        const judge = async (kind: 'volume' | 'network', list: readonly { key: string; name: string; external: boolean }[]) => {
+          const named = list.filter((r) => r.external || r.name !== `${stack}_${r.key}`);
+          if (!named.length) return [];
+          const held = (await opts.resourcesHeld(stack, kind, named.map((r) => r.name))) ?? [];
+          return held.flatMap((h) => named.filter((r) => r.name === h.name)
+            .map((r) => ({ path: `${kind}s.${r.key}`, message: `the ${kind} ${h.name} is held by ${whose[h.holder]}` })));
+        };
+        return [
+          ...await judge('volume', loaded.volumes),
+          ...await judge('network', loaded.networks),
+          // a swarm's secrets are the engine's, whoever made them: an external one could be another stack's or installation's
+          ...[...loaded.secrets, ...loaded.configs].filter((o) => o.external).map((o) => ({ path: `${o.kind}s.${o.key}`, message: `${o.kind} ${o.key} is external (${o.name})` })),
+        ];
+      },
     },
     {
       id: 'allowed-ipam-drivers', description: `IPAM drivers of the stack's networks only of ${list(ipamDrivers)}`,
@@ -339,6 +371,11 @@ export async function checkRules(rules: readonly PlatformRule[], switches: Reado
     });
   }
   const active = rules.filter((r) => switches[r.id] ?? r.enabled !== false);
+  for (const r of rules) {
+    if (active.includes(r) || !r.whenOff) continue;
+    const warnings = input.loaded.warnings;
+    for (const w of r.whenOff(input)) if (!warnings.some((x) => x.path === w.path && x.message === w.message)) warnings.push(w);
+  }
   const results = await Promise.all(active.map(async (r) => {
     const found = await r.check(input);
     if (found.length <= shownPerRule) return found.map((issue) => ({ rule: r.id, ...issue }));

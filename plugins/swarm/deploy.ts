@@ -230,7 +230,7 @@ function specOf(deps: SwarmDeps, project: ComposeProject, loaded: LoadedCompose,
       Networks: s.networks.map((n) => ({ Target: n.name, Aliases: [s.name, ...n.aliases] })),
       ...(s.logging ? { LogDriver: { Name: s.logging.driver, Options: s.logging.options } } : {}),
     },
-    Mode: { Replicated: { Replicas: s.replicas } },
+    Mode: s.global ? { Global: {} } : { Replicated: { Replicas: s.replicas } },
     UpdateConfig: updateConfig(deploy.update_config, 'rollback', defaultOrder(s, raw)),
     RollbackConfig: updateConfig(deploy.rollback_config, 'pause', defaultOrder(s, raw)),
     EndpointSpec: {
@@ -369,7 +369,9 @@ async function converge(deps: SwarmDeps, project: string, name: string, wasUpdat
     if (state === 'rollback_completed' || state === 'rollback_paused' || state === 'paused') {
       return `${svc.UpdateStatus?.Message ?? state}${errors.length ? `; task errors: ${errors.join('; ')}` : ''}`;
     }
-    const replicas = ((svc.Spec.Mode as Obj)?.Replicated as Obj | undefined)?.Replicas as number ?? 1;
+    // a global service has a task per node the scheduler finds: as many as it asked to run (at least one)
+    const replicas = (svc.Spec.Mode as Obj)?.Global !== undefined ? Math.max(tasks.filter((t) => t.DesiredState === 'running').length, 1)
+      : ((svc.Spec.Mode as Obj)?.Replicated as Obj | undefined)?.Replicas as number ?? 1;
     const running = tasks.filter((t) => t.DesiredState === 'running' && t.Status.State === 'running').length;
     const settled = rolling ? state === 'completed' : wasUpdate ? state === 'completed' || state === undefined : true;
     if (settled && running >= replicas && tasks.filter((t) => t.DesiredState === 'running').length === replicas) return null;

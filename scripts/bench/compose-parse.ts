@@ -12,6 +12,7 @@ const rules = builtInRules({
   portsInUse: async () => [],
   visibleStacks: async (_, stacks) => new Set(stacks),
   containerNamesHeld: async () => [],
+  resourcesHeld: async () => [],
   refusedImages: async () => [],
 });
 

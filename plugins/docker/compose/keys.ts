@@ -28,6 +28,7 @@ export const ignoredKeys: Record<string, string> = {
   cpu_percent: 'is a Windows setting (the engine discards it on Linux); use cpus',
   pull_refresh_after: 'is not followed: images are refreshed by a pull or by the stack\'s nightly autoupdate',
   models: 'are not provided: Dockwright does not drive Docker Model Runner; set the model\'s endpoint through environment',
+  pre_start: 'is not run: the specification leaves open what its ephemeral containers share with the service (volumes, networks, secrets) and whether they run again at a deploy that leaves the service unchanged, so the service starts without them; for a step that must finish first, use a service of its own and depends_on with condition service_completed_successfully',
   provider: 'names an external provider that would run the service instead of a container; Dockwright does not drive providers, so the service is not deployed',
 };
 

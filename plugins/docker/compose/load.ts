@@ -4,6 +4,7 @@ import { projectEnv } from './environment.ts';
 import { applyExtends, applyInclude, ProjectFiles } from './extends.ts';
 import { interpolateTree } from './interpolate.ts';
 import { composeLimits, LimitExceeded } from './limits.ts';
+import { resolveNetworkModes } from './network-mode.ts';
 import { ignoredTopLevelKeys, networkKeys, resolveVolumesFrom, warnIgnoredTopLevelKeys } from './keys.ts';
 import { checkTargets, fileObjects } from './secrets.ts';
 import { cycles } from './graph.ts';
@@ -196,6 +197,7 @@ function load(project: ComposeProject, issues: Issues): LoadedCompose {
     }
   }
   resolveVolumesFrom(services, project.name, issues);
+  resolveNetworkModes(services, project.name, issues);
   checkGraph(services.map((s) => ({ ...s, dependsOn: s.dependsOn.filter((d) => !inactive.has(d.service)) })), issues);
   checkNames(services, project.name, issues);
   for (const s of services) checkTargets(s.name, s.mounts, s.secrets, s.configs, issues);

@@ -206,6 +206,8 @@ export interface NormalizedService extends ServiceKeySettings {
   build: NormalizedBuild | null;
   pullPolicy: 'missing' | 'always' | 'never' | 'build';
   replicas: number;
+  /** deploy.mode global: one container per node (one on an engine) */
+  global: boolean;
   /** how changed containers are replaced (deploy.update_config) */
   updateConfig: NormalizedUpdateConfig;
   containerName: string | null;
@@ -215,8 +217,10 @@ export interface NormalizedService extends ServiceKeySettings {
   ports: NormalizedPort[];
   expose: string[];
   mounts: NormalizedMount[];
-  /** host, none, bridge; null: the project networks in `networks` */
+  /** host, none, bridge, container:<name>, service:<name>; null: the project networks in `networks` */
   networkMode: string | null;
+  /** for service:<name>, the container whose network namespace is joined (that service's first) */
+  networkContainer?: string;
   networks: ServiceNetwork[];
   labels: Record<string, string>;
   restart: { name: '' | 'no' | 'always' | 'on-failure' | 'unless-stopped'; maximumRetryCount: number };

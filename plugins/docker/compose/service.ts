@@ -128,9 +128,9 @@ const newerEndpointKeys: Record<string, string> = {
 function serviceNetworks(s: Obj, name: string, path: string, ctx: ServiceContext): { mode: string | null; networks: ServiceNetwork[] } {
   const mode = str(s.network_mode, `${path}.network_mode`, ctx.issues);
   if (mode !== null) {
-    // another container's network is judged by the no-host-network rule; a service's is not shared (use networks)
-    if (!['host', 'none', 'bridge'].includes(mode) && !/^container:[a-zA-Z0-9][a-zA-Z0-9_.-]*$/.test(mode)) {
-      ctx.issues.error(`${path}.network_mode`, `"${mode}" is not supported (host, none, bridge or container:<name>; use networks to join other services)`);
+    // another container's network is judged by the no-host-network rule; another service's is resolved once all are read (network-mode.ts)
+    if (!['host', 'none', 'bridge'].includes(mode) && !/^(container|service):[a-zA-Z0-9][a-zA-Z0-9_.-]*$/.test(mode)) {
+      ctx.issues.error(`${path}.network_mode`, `"${mode}" is not a network mode (host, none, bridge, container:<name> or service:<name>)`);
     }
     if (s.networks !== undefined) ctx.issues.error(`${path}.networks`, 'cannot be combined with network_mode');
     return { mode, networks: [] };
@@ -301,13 +301,16 @@ export function normalizeService(name: string, s: unknown, ctx: ServiceContext):
   }
   const deploy = isObj(s.deploy) ? s.deploy : {};
   if (s.deploy !== undefined && !isObj(s.deploy)) issues.error(`${path}.deploy`, 'must be a map');
-  if (deploy.mode !== undefined && deploy.mode !== 'replicated') issues.error(`${path}.deploy.mode`, 'only replicated services are supported');
+  const mode = str(deploy.mode, `${path}.deploy.mode`, issues) ?? 'replicated';
+  if (mode !== 'replicated' && mode !== 'global') issues.error(`${path}.deploy.mode`, `"${mode}" is not replicated or global`);
+  if (mode === 'global' && (deploy.replicas !== undefined || s.scale !== undefined)) issues.error(`${path}.deploy.replicas`, 'a global service runs one container per node: it has no replicas');
   const b = build(s.build, `${path}.build`, ctx);
   let image = str(s.image, `${path}.image`, issues);
   if (image !== null && !/^[a-z0-9][^\s]*$/i.test(image)) { issues.error(`${path}.image`, `"${image}" is not an image reference`); image = null; }
   if (image === null && s.build === undefined) issues.error(path, `the service "${name}" has no image (and no build)`);
   if (image !== null && s.build !== undefined) issues.warn(`${path}.image`, `the built image is tagged ${`${ctx.project}-${name}`.toLowerCase()}, not ${image}, so it cannot replace an image other stacks use`);
-  const replicas = int(deploy.replicas, `${path}.deploy.replicas`, issues) ?? int(s.scale, `${path}.scale`, issues) ?? 1;
+  // global: one container per node, so one on an engine (the swarm runtime runs it in global mode)
+  const replicas = mode === 'global' ? 1 : int(deploy.replicas, `${path}.deploy.replicas`, issues) ?? int(s.scale, `${path}.scale`, issues) ?? 1;
   issues.take('containers', replicas, `${path}.deploy.replicas`, 'containers (the replicas of all services)');
   const containerName = str(s.container_name, `${path}.container_name`, issues);
   if (containerName !== null && replicas > 1) issues.error(`${path}.container_name`, 'a service with a container_name cannot have several replicas');
@@ -325,6 +328,7 @@ export function normalizeService(name: string, s: unknown, ctx: ServiceContext):
     build: b,
     pullPolicy: pullPolicy(s.pull_policy, s.build !== undefined, `${path}.pull_policy`, issues),
     replicas,
+    global: mode === 'global',
     updateConfig: updateConfig(deploy.update_config, `${path}.deploy.update_config`, issues),
     containerName,
     command: words(s.command, `${path}.command`, issues),

@@ -8,6 +8,32 @@ const yamlSchema = CORE_SCHEMA.withTags(mergeTag, mergeTags);
 /** the parser's own limits, by the names it reports them with */
 const parserLimits: Record<string, ComposeLimit> = { maxDepth: 'maxDepth', maxAliases: 'maxAliases', maxTotalMergeKeys: 'maxMergeKeys' };
 
+/** lines of a flow collection that compose (go-yaml) reads and js-yaml refuses as under-indented, re-indented at most this many times */
+const maxReindents = 200;
+
+/**
+ * Parses as compose does: go-yaml accepts a line inside a flow collection (`[` … `]`) indented no deeper than its key,
+ * as real files write a closing bracket; js-yaml refuses it. Inside a flow collection indentation means nothing
+ * (folded lines lose their leading spaces), so such a line is given the indentation of the line before it and read again.
+ */
+function loadTolerant(text: string): unknown[] {
+  let lines: string[] | null = null;
+  for (let tries = 0; ; tries++) {
+    try {
+      return loadAll(lines ? lines.join('\n') : text, { schema: yamlSchema, maxDepth: composeLimits.maxDepth, maxAliases: composeLimits.maxAliases, maxTotalMergeKeys: composeLimits.maxMergeKeys });
+    } catch (err) {
+      if (!(err instanceof YAMLException) || err.reason !== 'deficient indentation' || !err.mark || tries >= maxReindents) throw err;
+      lines ??= text.split('\n');
+      const at = err.mark.line;
+      const indent = (l: string) => l.length - l.trimStart().length;
+      let before = at - 1;
+      while (before >= 0 && !lines[before].trim()) before--;
+      if (before < 0 || at >= lines.length) throw err;
+      lines[at] = ' '.repeat(Math.max(indent(lines[before]) - indent(lines[at]), 1)) + lines[at];
+    }
+  }
+}
+
 /**
  * The YAML document; undefined after a syntax error. Depth, aliases and merges are bounded while parsing, before they cost.
  * Another file of the project (extends, include) is reported at `path` (where it is named), its problems prefixed with its name.
@@ -17,7 +43,7 @@ export function parseYaml(text: string, issues: Issues, other?: { path: string; 
   const of = other ? `${other.file}: ` : '';
   let documents: unknown[];
   try {
-    documents = loadAll(text, { schema: yamlSchema, maxDepth: composeLimits.maxDepth, maxAliases: composeLimits.maxAliases, maxTotalMergeKeys: composeLimits.maxMergeKeys });
+    documents = loadTolerant(text);
   } catch (err) {
     if (!(err instanceof YAMLException)) { issues.error(path, `${of}the YAML cannot be read: ${(err as Error).message}`); return undefined; }
     const at = err.mark ? ` at line ${err.mark.line + 1}, column ${err.mark.column + 1}` : '';

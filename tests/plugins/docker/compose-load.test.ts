@@ -192,6 +192,13 @@ test('errors: bad YAML names its line', async () => {
   assert.deepEqual(l.services, []);
 });
 
+test('a flow collection closed at its key\'s indentation reads as compose reads it (go-yaml accepts it; real files write it so)', async () => {
+  const l = await load('services:\n  web:\n    image: dockwright-test/busybox:1\n    command: [\n      "sh",\n      # a comment inside\n      "-c", "echo hi"\n    ]\n    healthcheck:\n      test: [\n          "CMD", "true"\n      ]\n      interval: 5s\n');
+  assert.deepEqual(messages(l.errors), []);
+  assert.deepEqual(service(l, 'web').command, ['sh', '-c', 'echo hi']);
+  assert.deepEqual(service(l, 'web').healthcheck?.test, ['CMD', 'true']);
+});
+
 test('errors: missing image, depends_on cycles and unknown targets, undeclared volumes and networks, unknown keys, bad ports', async () => {
   const l = await load(`
 services:

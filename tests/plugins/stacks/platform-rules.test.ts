@@ -3,7 +3,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { homedir } from 'node:os';
 import type { TestServer } from '../../helpers/harness.ts';
-import { cleanupProjects, startStacksServer, uniqueName } from './helpers.ts';
+import { act, busybox, cleanupProjects, createStack, docker, startStacksServer, uniqueName } from './helpers.ts';
 
 let strict: TestServer;
 let relaxed: TestServer;
@@ -14,7 +14,7 @@ before(async () => {
   // an admin who allows some of it: a rule switched off, allow-lists extended
   relaxed = await startStacksServer({
     stacks: {
-      rules: { 'allowed-security-options': false, 'allowed-sysctls': false, 'no-container-name': true },
+      rules: { 'allowed-security-options': false, 'allowed-sysctls': false, 'no-container-name': true, 'stack-owned-resources': true, 'supported-build-options': false },
       allowedCapabilities: ['CHOWN', 'IPC_LOCK'],
       allowedNetworkDrivers: ['bridge', 'macvlan'],
       allowedNetworkOptions: ['parent'],
@@ -40,7 +40,7 @@ test('each setting that took effect on the engine is refused, one errors[] eleme
     ['security_opt: apparmor and label', '    security_opt:\n      - no-new-privileges:true\n      - apparmor=unconfined\n      - label=disable\n',
       [['allowed-security-options', 'services.app.security_opt[1]'], ['allowed-security-options', 'services.app.security_opt[2]']]],
     ['sysctls kernel.core_pattern (map)', '    sysctls:\n      kernel.core_pattern: "|/tmp/x"\n      net.ipv4.tcp_syncookies: 1\n', [['allowed-sysctls', 'services.app.sysctls.kernel.core_pattern']]],
-    ['sysctls (list)', '    sysctls: ["net.ipv4.ip_forward=1", "net.core.somaxconn=1024"]\n', [['allowed-sysctls', 'services.app.sysctls[0]'], ['allowed-sysctls', 'services.app.sysctls[1]']]],
+    ['sysctls (list)', '    sysctls: ["vm.overcommit_memory=1", "net.core.somaxconn=1024", "kernel.panic=1"]\n', [['allowed-sysctls', 'services.app.sysctls[0]'], ['allowed-sysctls', 'services.app.sysctls[2]']]],
     ['capabilities beyond the defaults', '    cap_add: [CHOWN, SETFCAP, SYS_RESOURCE, cap_linux_immutable, SYS_PACCT, IPC_LOCK, NET_ADMIN, ALL]\n', [
       ['no-dangerous-capabilities', 'services.app.cap_add[2]'], ['no-dangerous-capabilities', 'services.app.cap_add[3]'], ['no-dangerous-capabilities', 'services.app.cap_add[4]'],
       ['no-dangerous-capabilities', 'services.app.cap_add[5]'], ['no-dangerous-capabilities', 'services.app.cap_add[6]'], ['no-dangerous-capabilities', 'services.app.cap_add[7]'],
@@ -201,4 +201,37 @@ test('a refused setting is never saved: PUT compose answers 422 with the same er
   assert.equal(res.status, 422);
   assert.deepEqual(res.body.errors.map((e: any) => e.rule).sort(), ['allowed-security-options', 'allowed-sysctls', 'no-dangerous-capabilities']);
   assert.equal((await strict.api('GET', `/api/v1/stacks/${name}`)).status, 404);
+});
+
+test('an external or named volume or network passes unless another stack holds it; stack-owned-resources, switched on, refuses them all', async () => {
+  const owner = uniqueName('own');
+  names.push(owner);
+  await createStack(strict, owner, busybox({ app: 'sleep 3600' }).replace('    command:', '    volumes: ["data:/data"]\n    command:') + 'volumes:\n  data: {}\n');
+  await act(strict, 'deploy', owner);
+  // a network made outside Dockwright (a shared proxy network, say) may be joined
+  const shared = uniqueName('shared');
+  await docker.createNetwork({ Name: shared });
+  try {
+    const file = app('    volumes: ["data:/data"]\n    networks: [proxy, own]\n',
+      `volumes:\n  data:\n    external: true\n    name: ${owner}_data\nnetworks:\n  proxy:\n    external: true\n    name: ${shared}\n  own:\n    name: ${uniqueName('named')}\n`);
+    const res = await strict.api('POST', `/api/v1/stacks/${uniqueName('rules')}/validate`, { body: { content: file } });
+    assert.deepEqual(res.body.errors, [{ rule: 'no-external-resources', path: 'volumes.data', message: `the volume ${owner}_data is held by another stack` }]);
+    assert.deepEqual((await errorsOf(strict, file.replace(`${owner}_data`, uniqueName('free')))), [], 'a name nobody holds (yet) passes');
+    assert.deepEqual((await errorsOf(relaxed, file)).sort(), [['no-external-resources', 'volumes.data'], ['stack-owned-resources', 'networks.own'], ['stack-owned-resources', 'networks.proxy'], ['stack-owned-resources', 'volumes.data']]);
+  } finally {
+    await docker.getNetwork(shared).remove();
+  }
+});
+
+test('supported-build-options switched off: each option a build through the Engine API cannot carry is a warning naming it and why, not dropped silently', async () => {
+  const file = app('    build:\n      context: .\n      args: { A: "1" }\n      secrets: [token]\n      ssh: [default]\n      tags: ["app:extra"]\n', 'secrets:\n  token: { environment: TOKEN }\n');
+  const on = await strict.api('POST', `/api/v1/stacks/${uniqueName('rules')}/validate`, { body: { content: file } });
+  const refused = (on.body.errors as { rule: string; path: string }[]).filter((e) => e.rule === 'supported-build-options').map((e) => e.path);
+  assert.deepEqual(refused, ['services.app.build.secrets', 'services.app.build.ssh', 'services.app.build.tags']);
+  const off = await relaxed.api('POST', `/api/v1/stacks/${uniqueName('rules')}/validate`, { body: { content: file } });
+  assert.equal(off.status, 200, off.text);
+  assert.ok(!(off.body.errors as { rule: string }[]).some((e) => e.rule === 'supported-build-options'));
+  const warned = (off.body.warnings as { path: string; message: string }[]).filter((w) => w.path.startsWith('services.app.build.'));
+  assert.deepEqual(warned.map((w) => w.path), ['services.app.build.secrets', 'services.app.build.ssh', 'services.app.build.tags']);
+  for (const w of warned) assert.match(w.message, /^is ignored \(the rule supported-build-options is switched off\): .+(BuildKit session|buildx)/);
 });
