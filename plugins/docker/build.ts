@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { PassThrough, type Readable } from 'node:stream';
 import dockerignore from '@balena/dockerignore';
 import type Dockerode from 'dockerode';
-import { create as tarCreate, Header } from 'tar';
+import { create as tarCreate, Header, type WriteEntry } from 'tar';
 import { BuildProgress, decodeStatus } from './buildkit-status.ts';
 import { reasonOf } from './client.ts';
 import { baseImages, dockerfileText, sessionFeatures, stepLine, syntaxImage } from './dockerfile.ts';
@@ -41,9 +41,19 @@ async function builderFor(docker: Dockerode, choice: BuilderChoice): Promise<Bui
 /** where an inline Dockerfile (`dockerfile_inline`) goes in the context sent to the engine */
 export const inlineDockerfileName = '.dockwright-inline.Dockerfile';
 
+/** how much of the context is read ahead of the engine, which starts reading it only once its build has begun */
+const readAhead = 32 * 1024 * 1024;
+
+/**
+ * Entries without access and change times (reading a file changes its access time): the same tree gives the same bytes,
+ * so BuildKit, which keys the context by its digest, takes its unpacking of an unchanged context from the cache.
+ */
+const timeless = (entry: WriteEntry) => { if (entry.stat) Object.assign(entry.stat, { atime: undefined, ctime: undefined }); };
+
 /**
  * The build context as the engine wants it: a tar of the context directory without what `.dockerignore` excludes (the
- * Dockerfile and `.dockerignore` itself always go), and the inline Dockerfile as a file of its own.
+ * Dockerfile and `.dockerignore` itself always go), and the inline Dockerfile as a file of its own. Made ahead of the
+ * engine's reading (up to `readAhead`), with the same bytes for the same tree.
  */
 export function contextTar(b: NormalizedBuild): Readable {
   let ignore: ((path: string) => boolean) | null = null;
@@ -61,8 +71,8 @@ export function contextTar(b: NormalizedBuild): Readable {
     // an excluded directory is walked when a `!` rule may take something inside it back
     return negations && !!entry.isDirectory?.();
   };
-  const pack = tarCreate({ cwd: b.context, filter: keep as (path: string) => boolean }, readdirSync(b.context));
-  const out = new PassThrough();
+  const pack = tarCreate({ cwd: b.context, filter: keep as (path: string) => boolean, onWriteEntry: timeless }, readdirSync(b.context).sort());
+  const out = new PassThrough({ highWaterMark: readAhead });
   if (b.dockerfileInline !== undefined) {
     const body = Buffer.from(b.dockerfileInline);
     const header = new Header({ path: inlineDockerfileName, mode: 0o644, size: body.length, mtime: new Date(0), type: 'File', uid: 0, gid: 0 });
