@@ -125,15 +125,26 @@ async function logins(deps: ImageDeps, refs: string[]): Promise<RegistryConfig> 
   return Object.fromEntries(found.filter((l) => l !== null).map((l) => [l.serveraddress, l]));
 }
 
+/** an image's id on the engine, asked once per build (the policy check and the pulls before a build both want it) */
+type LocalId = (ref: string) => Promise<string | null>;
+function lookups(docker: Dockerode): LocalId {
+  const seen = new Map<string, Promise<string | null>>();
+  return (ref) => {
+    let id = seen.get(ref);
+    if (!id) seen.set(ref, id = imageId(docker, ref));
+    return id;
+  };
+}
+
 /**
  * BuildKit over the Engine API cannot pull (that takes a client session): it finds its base images in the engine's store.
  * So those the Dockerfile names are pulled first, through the engine, with their saved logins: missing ones, or all
  * with `pull`. Cache sources are pulled when missing and left out when that fails.
  */
-async function pullForBuildKit(deps: ImageDeps, s: NormalizedService, bases: string[], io: DeployIo): Promise<string[]> {
+async function pullForBuildKit(deps: ImageDeps, s: NormalizedService, bases: string[], localId: LocalId, io: DeployIo): Promise<string[]> {
   const b = s.build!;
   await Promise.all(bases.map(async (ref) => {
-    if (!b.pull && await imageId(deps.docker, ref)) return;
+    if (!b.pull && await localId(ref)) return;
     try {
       await pullImage(deps, ref, io);
     } catch (err) {
@@ -147,7 +158,7 @@ async function pullForBuildKit(deps: ImageDeps, s: NormalizedService, bases: str
   }));
   const cacheFrom: string[] = [];
   for (const ref of b.cacheFrom ?? []) {
-    if (!(await imageId(deps.docker, ref))) {
+    if (!(await localId(ref))) {
       try { await pullImage(deps, ref, io); } catch (err) {
         if (io.signal?.aborted) throw err;
         io.log(`${s.name}: cache_from ${ref} is not present and could not be pulled (${reasonOf(err)}); building without it`);
@@ -179,20 +190,26 @@ function buildKitFailure(s: NormalizedService, text: string | null, progress: Bu
   return `${what}: ${reason}`;
 }
 
-/** builds the image of a service from its context in the source tree, tagged with the service's image name */
-export async function buildImage(deps: ImageDeps, s: NormalizedService, io: DeployIo): Promise<void> {
+/**
+ * Builds the image of a service from its context in the source tree, tagged with the service's image name; answers the
+ * image's id when the engine gave it at the end of the build (BuildKit does).
+ */
+export async function buildImage(deps: ImageDeps, s: NormalizedService, io: DeployIo): Promise<string | null> {
   const b = s.build!;
   const builder = await builderFor(deps.docker, deps.builder);
   const text = dockerfileText(b);
   const bases = text ? baseImages(text, b.args) : [];
+  const localId = lookups(deps.docker);
   // a base image missing here is pulled (by Dockwright for BuildKit, by the engine for the classic builder): only from a registry the policy allows
-  for (const base of bases) {
-    const refusal = await registryRefusal(deps.outbound, registryHost(base));
-    if (refusal && !(await imageId(deps.docker, base))) {
-      throw new Error(`building the image of "${s.name}" failed: its base image ${base} is not present locally and is not pulled: ${refusal}`);
-    }
-  }
-  const registryconfig = await logins(deps, [...bases, ...(b.cacheFrom ?? [])]);
+  const [refusals, registryconfig] = await Promise.all([
+    Promise.all(bases.map(async (base) => {
+      const refusal = await registryRefusal(deps.outbound, registryHost(base));
+      return refusal && !(await localId(base)) ? `building the image of "${s.name}" failed: its base image ${base} is not present locally and is not pulled: ${refusal}` : null;
+    })),
+    logins(deps, [...bases, ...(b.cacheFrom ?? [])]),
+  ]);
+  const refused = refusals.find((r) => r !== null);
+  if (refused) throw new Error(refused);
   const users = Object.values(registryconfig).map((l) => `${l.username} on ${l.serveraddress}`);
   io.log(`${s.name}: building ${s.image}${users.length ? ` (base images as ${users.join(', ')})` : ''} ${builder.kind === 'buildkit' ? 'with BuildKit' : `with the classic builder (${builder.why})`}`);
   if (builder.kind === 'buildkit') {
@@ -202,12 +219,14 @@ export async function buildImage(deps: ImageDeps, s: NormalizedService, io: Depl
     if (features.length) throw new Error(`building the image of "${s.name}" failed: ${features.join(' and ')} need a BuildKit session, which Dockwright's builds through the Engine API do not open (not supported)`);
   }
   const signal = boundedSignal(io, deps.pullTimeoutMs);
-  const cacheFrom = builder.kind === 'buildkit' ? await pullForBuildKit(deps, s, bases, io) : b.cacheFrom ?? [];
+  const cacheFrom = builder.kind === 'buildkit' ? await pullForBuildKit(deps, s, bases, localId, io) : b.cacheFrom ?? [];
   const progress = new BuildProgress((line) => io.log(`${s.name}: ${line}`));
+  let built: string | null = null;
   try {
     const stream = await postBuild(deps.docker, contextTar(b), buildQuery(s, b, builder, cacheFrom), builder.kind === 'classic' ? registryconfig : {}, signal);
     await follow(deps.docker, stream, (e) => {
       if (e.id === 'moby.buildkit.trace' && typeof e.aux === 'string') progress.add(decodeStatus(e.aux));
+      else if (e.id === 'moby.image.id') { const id = (e.aux as { ID?: unknown } | undefined)?.ID; if (typeof id === 'string') built = id; }
       else if (typeof e.stream === 'string') for (const line of e.stream.split('\n')) if (line.trim()) io.log(`${s.name}: ${line.trimEnd()}`);
     });
   } catch (err) {
@@ -222,12 +241,12 @@ export async function buildImage(deps: ImageDeps, s: NormalizedService, io: Depl
   } finally {
     progress.end();
   }
+  return built;
 }
 
 /** builds the service's image and answers its id */
 export async function builtImageId(deps: ImageDeps, s: NormalizedService, io: DeployIo): Promise<string> {
-  await buildImage(deps, s, io);
-  const id = await imageId(deps.docker, s.image);
+  const id = (await buildImage(deps, s, io)) ?? await imageId(deps.docker, s.image);
   if (!id) throw new Error(`the build of "${s.name}" did not produce ${s.image}`);
   return id;
 }
