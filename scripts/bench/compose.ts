@@ -1,5 +1,5 @@
 // Benchmark (not a test): deploying N independent services through the docker plugin's runtime and through docker-compose 1.29, same engine, same images; and a BuildKit build through the runtime against `DOCKER_BUILDKIT=1 docker build`.
-// Run with `npx tsx scripts/bench/compose.ts [--runs 3] [--sizes 1,10,30] [--docker-cli docker]` after scripts/test-env.sh has prepared the engine and images.
+// Run with `npx tsx scripts/bench/compose.ts [--runs 3] [--sizes 1,10,30] [--docker-cli docker]` after scripts/test-env.sh has prepared the engine and images (`--sizes ''`: the build only).
 // --docker-cli names a docker CLI that builds with BuildKit by itself (a 20.10 CLI, or a newer one with buildx).
 import { removeDataDir } from './common.ts';
 import { execFile } from 'node:child_process';
@@ -16,7 +16,7 @@ const run = promisify(execFile);
 const args = process.argv.slice(2);
 const arg = (name: string, fallback: string) => { const i = args.indexOf(`--${name}`); return i >= 0 ? args[i + 1] : fallback; };
 const runs = Number(arg('runs', '3'));
-const sizes = arg('sizes', '1,10,30').split(',').map(Number);
+const sizes = arg('sizes', '1,10,30').split(',').filter(Boolean).map(Number);
 const image = 'dockwright-test/busybox:1';
 const dockerCli = arg('docker-cli', 'docker');
 
@@ -49,7 +49,8 @@ const median = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); retu
 /**
  * One build context (200 small files, a 4 MiB one, a cache mount, a heavier RUN), built by the runtime (as a deploy
  * builds) and by the docker CLI. A first build starts from a nonce file of its own, so neither reuses the other's cache;
- * the rebuild builds the same context again. Answers the medians in ms.
+ * the rebuild builds the same context again. Each side builds once untimed first (the first build of a process and of
+ * the engine pays for connections and warm-up), and the sides take turns going first. Answers the medians in ms.
  */
 async function buildBench(dir: string): Promise<{ dw: number; cli: number; dwAgain: number; cliAgain: number }> {
   const context = join(dir, 'build');
@@ -72,14 +73,19 @@ async function buildBench(dir: string): Promise<{ dw: number; cli: number; dwAga
   };
   const cli = () => run(dockerCli, ['build', '--progress=plain', '-t', `${tag}-cli`, context], { env: { ...process.env, DOCKER_HOST: endpoint, DOCKER_BUILDKIT: '1' }, maxBuffer: 16 * 1024 * 1024 });
   const dw: number[] = [], cliFirst: number[] = [], dwAgain: number[] = [], cliAgain: number[] = [];
+  const sides = [
+    async () => { dw.push(await timed(() => runtime.build(service(), quiet))); dwAgain.push(await timed(() => runtime.build(service(), quiet))); },
+    async () => { cliFirst.push(await timed(cli)); cliAgain.push(await timed(cli)); },
+  ];
   try {
+    writeFileSync(join(context, 'nonce.txt'), randomUUID());
+    await runtime.build(service(), quiet);
+    await cli();
     for (let r = 0; r < runs; r++) {
-      writeFileSync(join(context, 'nonce.txt'), randomUUID());
-      dw.push(await timed(() => runtime.build(service(), quiet)));
-      dwAgain.push(await timed(() => runtime.build(service(), quiet)));
-      writeFileSync(join(context, 'nonce.txt'), randomUUID());
-      cliFirst.push(await timed(cli));
-      cliAgain.push(await timed(cli));
+      for (const side of r % 2 ? [...sides].reverse() : sides) {
+        writeFileSync(join(context, 'nonce.txt'), randomUUID());
+        await side();
+      }
     }
   } finally {
     for (const t of [`${tag}-app`, `${tag}-cli`]) await run('docker', ['rmi', '-f', t], { env: { ...process.env, DOCKER_HOST: endpoint } }).catch(() => undefined);
