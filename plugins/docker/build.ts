@@ -41,8 +41,8 @@ async function builderFor(docker: Dockerode, choice: BuilderChoice): Promise<Bui
 /** where an inline Dockerfile (`dockerfile_inline`) goes in the context sent to the engine */
 export const inlineDockerfileName = '.dockwright-inline.Dockerfile';
 
-/** how much of the context is read ahead of the engine, which starts reading it only once its build has begun */
-const readAhead = 32 * 1024 * 1024;
+/** how much of the context is read ahead of the engine, which starts reading it only once its build has begun (per build: a deploy builds its services together) */
+const readAhead = 8 * 1024 * 1024;
 
 /**
  * Entries without access and change times (reading a file changes its access time): the same tree gives the same bytes,
