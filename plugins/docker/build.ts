@@ -71,8 +71,9 @@ export function contextTar(b: NormalizedBuild): Readable {
     // an excluded directory is walked when a `!` rule may take something inside it back
     return negations && !!entry.isDirectory?.();
   };
-  const pack = tarCreate({ cwd: b.context, filter: keep as (path: string) => boolean, onWriteEntry: timeless }, readdirSync(b.context).sort());
-  const out = new PassThrough({ highWaterMark: readAhead });
+  // files are read 1 MiB at a time (the package reads up to 16 MiB at once), so what is made ahead stays near readAhead
+  const pack = tarCreate({ cwd: b.context, filter: keep as (path: string) => boolean, onWriteEntry: timeless, maxReadSize: 1024 * 1024 }, readdirSync(b.context).sort());
+  const out = new PassThrough({ readableHighWaterMark: readAhead });
   if (b.dockerfileInline !== undefined) {
     const body = Buffer.from(b.dockerfileInline);
     const header = new Header({ path: inlineDockerfileName, mode: 0o644, size: body.length, mtime: new Date(0), type: 'File', uid: 0, gid: 0 });
