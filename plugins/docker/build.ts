@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { PassThrough, type Readable } from 'node:stream';
 import dockerignore from '@balena/dockerignore';
 import type Dockerode from 'dockerode';
-import { create as tarCreate, Header } from 'tar';
+import { create as tarCreate, Header, type WriteEntry } from 'tar';
 import { BuildProgress, decodeStatus } from './buildkit-status.ts';
 import { reasonOf } from './client.ts';
 import { baseImages, dockerfileText, sessionFeatures, stepLine, syntaxImage } from './dockerfile.ts';
@@ -42,9 +42,19 @@ async function builderFor(docker: Dockerode, choice: BuilderChoice): Promise<Bui
 /** where an inline Dockerfile (`dockerfile_inline`) goes in the context sent to the engine */
 export const inlineDockerfileName = '.dockwright-inline.Dockerfile';
 
+/** how much of the context is read ahead of the engine, which starts reading it only once its build has begun (per build: a deploy builds its services together) */
+const readAhead = 8 * 1024 * 1024;
+
+/**
+ * Entries without access and change times (reading a file changes its access time): the same tree gives the same bytes,
+ * so BuildKit, which keys the context by its digest, takes its unpacking of an unchanged context from the cache.
+ */
+const timeless = (entry: WriteEntry) => { if (entry.stat) Object.assign(entry.stat, { atime: undefined, ctime: undefined }); };
+
 /**
  * The build context as the engine wants it: a tar of the context directory without what `.dockerignore` excludes (the
- * Dockerfile and `.dockerignore` itself always go), and the inline Dockerfile as a file of its own.
+ * Dockerfile and `.dockerignore` itself always go), and the inline Dockerfile as a file of its own. Made ahead of the
+ * engine's reading (up to `readAhead`), with the same bytes for the same tree.
  */
 export function contextTar(b: NormalizedBuild, added: ContextFile[] = []): Readable {
   let ignore: ((path: string) => boolean) | null = null;
@@ -62,8 +72,9 @@ export function contextTar(b: NormalizedBuild, added: ContextFile[] = []): Reada
     // an excluded directory is walked when a `!` rule may take something inside it back
     return negations && !!entry.isDirectory?.();
   };
-  const pack = tarCreate({ cwd: b.context, filter: keep as (path: string) => boolean }, readdirSync(b.context));
-  const out = new PassThrough();
+  // files are read 1 MiB at a time (the package reads up to 16 MiB at once), so what is made ahead stays near readAhead
+  const pack = tarCreate({ cwd: b.context, filter: keep as (path: string) => boolean, onWriteEntry: timeless, maxReadSize: 1024 * 1024 }, readdirSync(b.context).sort());
+  const out = new PassThrough({ readableHighWaterMark: readAhead });
   const inline = b.dockerfileInline !== undefined ? [{ path: inlineDockerfileName, content: b.dockerfileInline, mode: 0o644 }] : [];
   for (const file of [...inline, ...added]) {
     const body = Buffer.from(file.content);
@@ -117,15 +128,26 @@ async function logins(deps: ImageDeps, refs: string[]): Promise<RegistryConfig> 
   return Object.fromEntries(found.filter((l) => l !== null).map((l) => [l.serveraddress, l]));
 }
 
+/** an image's id on the engine, asked once per build (the policy check and the pulls before a build both want it) */
+type LocalId = (ref: string) => Promise<string | null>;
+function lookups(docker: Dockerode): LocalId {
+  const seen = new Map<string, Promise<string | null>>();
+  return (ref) => {
+    let id = seen.get(ref);
+    if (!id) seen.set(ref, id = imageId(docker, ref));
+    return id;
+  };
+}
+
 /**
  * BuildKit over the Engine API cannot pull (that takes a client session): it finds its base images in the engine's store.
  * So those the Dockerfile names are pulled first, through the engine, with their saved logins: missing ones, or all
  * with `pull`. Cache sources are pulled when missing and left out when that fails.
  */
-async function pullForBuildKit(deps: ImageDeps, s: NormalizedService, bases: string[], io: DeployIo): Promise<string[]> {
+async function pullForBuildKit(deps: ImageDeps, s: NormalizedService, bases: string[], localId: LocalId, io: DeployIo): Promise<string[]> {
   const b = s.build!;
   await Promise.all(bases.map(async (ref) => {
-    if (!b.pull && await imageId(deps.docker, ref)) return;
+    if (!b.pull && await localId(ref)) return;
     try {
       await pullImage(deps, ref, io);
     } catch (err) {
@@ -139,7 +161,7 @@ async function pullForBuildKit(deps: ImageDeps, s: NormalizedService, bases: str
   }));
   const cacheFrom: string[] = [];
   for (const ref of b.cacheFrom ?? []) {
-    if (!(await imageId(deps.docker, ref))) {
+    if (!(await localId(ref))) {
       try { await pullImage(deps, ref, io); } catch (err) {
         if (io.signal?.aborted) throw err;
         io.log(`${s.name}: cache_from ${ref} is not present and could not be pulled (${reasonOf(err)}); building without it`);
@@ -171,22 +193,28 @@ function buildKitFailure(s: NormalizedService, text: string | null, progress: Bu
   return `${what}: ${reason}`;
 }
 
-/** builds the image of a service from its context in the source tree, tagged with the service's image name */
-export async function buildImage(deps: ImageDeps, s: NormalizedService, io: DeployIo): Promise<void> {
+/**
+ * Builds the image of a service from its context in the source tree, tagged with the service's image name; answers the
+ * image's id when the engine gave it at the end of the build (BuildKit does).
+ */
+export async function buildImage(deps: ImageDeps, s: NormalizedService, io: DeployIo): Promise<string | null> {
   const b = s.build!;
   const builder = await builderFor(deps.docker, deps.builder);
   const text = dockerfileText(b);
   // syntax newer than the engine's built-in frontend is translated (dockerfile-translate.ts); a `# syntax=` image is then not pulled
   const older = await olderFrontend(deps.docker, builder.kind, text);
   const bases = text ? baseImages(text, b.args).filter((ref) => !older || ref !== syntaxImage(text)) : [];
+  const localId = lookups(deps.docker);
   // a base image missing here is pulled (by Dockwright for BuildKit, by the engine for the classic builder): only from a registry the policy allows
-  for (const base of bases) {
-    const refusal = await registryRefusal(deps.outbound, registryHost(base));
-    if (refusal && !(await imageId(deps.docker, base))) {
-      throw new Error(`building the image of "${s.name}" failed: its base image ${base} is not present locally and is not pulled: ${refusal}`);
-    }
-  }
-  const registryconfig = await logins(deps, [...bases, ...(b.cacheFrom ?? [])]);
+  const [refusals, registryconfig] = await Promise.all([
+    Promise.all(bases.map(async (base) => {
+      const refusal = await registryRefusal(deps.outbound, registryHost(base));
+      return refusal && !(await localId(base)) ? `building the image of "${s.name}" failed: its base image ${base} is not present locally and is not pulled: ${refusal}` : null;
+    })),
+    logins(deps, [...bases, ...(b.cacheFrom ?? [])]),
+  ]);
+  const refused = refusals.find((r) => r !== null);
+  if (refused) throw new Error(refused);
   const users = Object.values(registryconfig).map((l) => `${l.username} on ${l.serveraddress}`);
   io.log(`${s.name}: building ${s.image}${users.length ? ` (base images as ${users.join(', ')})` : ''} ${builder.kind === 'buildkit' ? 'with BuildKit' : `with the classic builder (${builder.why})`}`);
   if (builder.kind === 'buildkit') {
@@ -196,13 +224,15 @@ export async function buildImage(deps: ImageDeps, s: NormalizedService, io: Depl
     if (features.length) throw new Error(`building the image of "${s.name}" failed: ${features.join(' and ')} need a BuildKit session, which Dockwright's builds through the Engine API do not open (not supported)`);
   }
   const signal = boundedSignal(io, deps.pullTimeoutMs);
-  const cacheFrom = builder.kind === 'buildkit' ? await pullForBuildKit(deps, s, bases, io) : b.cacheFrom ?? [];
+  const cacheFrom = builder.kind === 'buildkit' ? await pullForBuildKit(deps, s, bases, localId, io) : b.cacheFrom ?? [];
   const sent = older ? await translateForEngine(deps.docker, b, text!, older, io, s.name) : { build: b, files: [] };
   const progress = new BuildProgress((line) => io.log(`${s.name}: ${line}`));
+  let built: string | null = null;
   try {
     const stream = await postBuild(deps.docker, contextTar(sent.build, sent.files), buildQuery(s, sent.build, builder, cacheFrom), builder.kind === 'classic' ? registryconfig : {}, signal);
     await follow(deps.docker, stream, (e) => {
       if (e.id === 'moby.buildkit.trace' && typeof e.aux === 'string') progress.add(decodeStatus(e.aux));
+      else if (e.id === 'moby.image.id') { const id = (e.aux as { ID?: unknown } | undefined)?.ID; if (typeof id === 'string') built = id; }
       else if (typeof e.stream === 'string') for (const line of e.stream.split('\n')) if (line.trim()) io.log(`${s.name}: ${line.trimEnd()}`);
     });
   } catch (err) {
@@ -217,12 +247,12 @@ export async function buildImage(deps: ImageDeps, s: NormalizedService, io: Depl
   } finally {
     progress.end();
   }
+  return built;
 }
 
 /** builds the service's image and answers its id */
 export async function builtImageId(deps: ImageDeps, s: NormalizedService, io: DeployIo): Promise<string> {
-  await buildImage(deps, s, io);
-  const id = await imageId(deps.docker, s.image);
+  const id = (await buildImage(deps, s, io)) ?? await imageId(deps.docker, s.image);
   if (!id) throw new Error(`the build of "${s.name}" did not produce ${s.image}`);
   return id;
 }

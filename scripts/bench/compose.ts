@@ -1,10 +1,10 @@
 // Benchmark (not a test): deploying N independent services through the docker plugin's runtime and through docker-compose 1.29, same engine, same images; and a BuildKit build through the runtime against `DOCKER_BUILDKIT=1 docker build`.
-// Run with `npx tsx scripts/bench/compose.ts [--runs 3] [--sizes 1,10,30] [--docker-cli docker]` after scripts/test-env.sh has prepared the engine and images.
+// Run with `npx tsx scripts/bench/compose.ts [--runs 3] [--sizes 1,10,30] [--docker-cli docker]` after scripts/test-env.sh has prepared the engine and images (`--sizes ''`: the build only).
 // --docker-cli names a docker CLI that builds with BuildKit by itself (a 20.10 CLI, or a newer one with buildx).
 import { removeDataDir } from './common.ts';
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -16,7 +16,7 @@ const run = promisify(execFile);
 const args = process.argv.slice(2);
 const arg = (name: string, fallback: string) => { const i = args.indexOf(`--${name}`); return i >= 0 ? args[i + 1] : fallback; };
 const runs = Number(arg('runs', '3'));
-const sizes = arg('sizes', '1,10,30').split(',').map(Number);
+const sizes = arg('sizes', '1,10,30').split(',').filter(Boolean).map(Number);
 const image = 'dockwright-test/busybox:1';
 const dockerCli = arg('docker-cli', 'docker');
 
@@ -48,15 +48,18 @@ const median = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); retu
 
 /**
  * One build context (200 small files, a 4 MiB one, a cache mount, a heavier RUN), built by the runtime (as a deploy
- * builds) and by the docker CLI. A first build starts from a nonce file of its own, so neither reuses the other's cache;
- * the rebuild builds the same context again. Answers the medians in ms.
+ * builds) and by the docker CLI, three times in a row on each side: a first build of a fresh copy of the tree (a new
+ * checkout: neither builder has seen the folder, and a nonce file of its own keeps either from reusing the other's
+ * layers), the same folder again (cached), and again after the nonce changed (the CLI's session then sends only that
+ * file; Dockwright sends the whole context). Each side builds once untimed first (the first build of a process and of
+ * the engine pays for connections and warm-up), and the sides take turns going first. Answers the medians in ms.
  */
-async function buildBench(dir: string): Promise<{ dw: number; cli: number; dwAgain: number; cliAgain: number }> {
-  const context = join(dir, 'build');
-  mkdirSync(join(context, 'files'), { recursive: true });
-  for (let i = 0; i < 200; i++) writeFileSync(join(context, 'files', `f${i}.txt`), `file ${i}\n`.repeat(50));
-  writeFileSync(join(context, 'blob.bin'), Buffer.alloc(4 * 1024 * 1024, 7));
-  writeFileSync(join(context, 'Dockerfile'), [
+async function buildBench(dir: string): Promise<Record<'first' | 'cached' | 'changed', { dw: number; cli: number }>> {
+  const tree = join(dir, 'build');
+  mkdirSync(join(tree, 'files'), { recursive: true });
+  for (let i = 0; i < 200; i++) writeFileSync(join(tree, 'files', `f${i}.txt`), `file ${i}\n`.repeat(50));
+  writeFileSync(join(tree, 'blob.bin'), Buffer.alloc(4 * 1024 * 1024, 7));
+  writeFileSync(join(tree, 'Dockerfile'), [
     `FROM ${image}`,
     'COPY nonce.txt /nonce.txt',
     'RUN --mount=type=cache,target=/cache cat /nonce.txt >> /cache/seen && wc -l < /cache/seen > /seen',
@@ -64,28 +67,42 @@ async function buildBench(dir: string): Promise<{ dw: number; cli: number; dwAga
     'COPY blob.bin /app/blob.bin',
     'RUN find /app -type f | wc -l > /count && md5sum /app/blob.bin > /sum',
   ].join('\n') + '\n');
+  let copies = 0;
+  const checkout = () => {
+    const context = join(dir, `checkout${copies++}`);
+    cpSync(tree, context, { recursive: true });
+    writeFileSync(join(context, 'nonce.txt'), randomUUID());
+    return context;
+  };
   const tag = `benchbuild${process.pid}`;
-  const service = () => {
+  const dwBuild = (context: string) => {
     const loaded = runtime.load({ name: tag, compose: 'services:\n  app:\n    build: .\n', variables: {}, workdir: context });
     if (loaded.errors.length) throw new Error(JSON.stringify(loaded.errors));
-    return loaded.services[0];
+    return runtime.build(loaded.services[0], quiet);
   };
-  const cli = () => run(dockerCli, ['build', '--progress=plain', '-t', `${tag}-cli`, context], { env: { ...process.env, DOCKER_HOST: endpoint, DOCKER_BUILDKIT: '1' }, maxBuffer: 16 * 1024 * 1024 });
-  const dw: number[] = [], cliFirst: number[] = [], dwAgain: number[] = [], cliAgain: number[] = [];
+  const cliBuild = (context: string) => run(dockerCli, ['build', '--progress=plain', '-t', `${tag}-cli`, context], { env: { ...process.env, DOCKER_HOST: endpoint, DOCKER_BUILDKIT: '1' }, maxBuffer: 16 * 1024 * 1024 });
+  const times = { dw: { first: [] as number[], cached: [] as number[], changed: [] as number[] }, cli: { first: [] as number[], cached: [] as number[], changed: [] as number[] } };
+  const side = (who: 'dw' | 'cli', build: (context: string) => Promise<unknown>) => async () => {
+    const context = checkout();
+    times[who].first.push(await timed(() => build(context)));
+    times[who].cached.push(await timed(() => build(context)));
+    writeFileSync(join(context, 'nonce.txt'), randomUUID());
+    times[who].changed.push(await timed(() => build(context)));
+  };
+  const sides = [side('dw', dwBuild), side('cli', cliBuild)];
   try {
-    for (let r = 0; r < runs; r++) {
-      writeFileSync(join(context, 'nonce.txt'), randomUUID());
-      dw.push(await timed(() => runtime.build(service(), quiet)));
-      dwAgain.push(await timed(() => runtime.build(service(), quiet)));
-      writeFileSync(join(context, 'nonce.txt'), randomUUID());
-      cliFirst.push(await timed(cli));
-      cliAgain.push(await timed(cli));
-    }
+    await dwBuild(checkout());
+    await cliBuild(checkout());
+    for (let r = 0; r < runs; r++) for (const s of r % 2 ? [...sides].reverse() : sides) await s();
   } finally {
     for (const t of [`${tag}-app`, `${tag}-cli`]) await run('docker', ['rmi', '-f', t], { env: { ...process.env, DOCKER_HOST: endpoint } }).catch(() => undefined);
   }
-  console.log(`build: dockwright ${dw.map((x) => x.toFixed(0)).join('/')} then ${dwAgain.map((x) => x.toFixed(0)).join('/')} ms, docker build ${cliFirst.map((x) => x.toFixed(0)).join('/')} then ${cliAgain.map((x) => x.toFixed(0)).join('/')} ms`);
-  return { dw: median(dw), cli: median(cliFirst), dwAgain: median(dwAgain), cliAgain: median(cliAgain) };
+  const shown = (xs: number[]) => xs.map((x) => x.toFixed(0)).join('/');
+  for (const who of ['dw', 'cli'] as const) {
+    console.log(`build, ${who === 'dw' ? 'dockwright' : 'docker build'}: first ${shown(times[who].first)}, cached ${shown(times[who].cached)}, changed ${shown(times[who].changed)} ms`);
+  }
+  const row = (what: 'first' | 'cached' | 'changed') => ({ dw: median(times.dw[what]), cli: median(times.cli[what]) });
+  return { first: row('first'), cached: row('cached'), changed: row('changed') };
 }
 
 async function main(): Promise<void> {
@@ -137,8 +154,9 @@ async function main(): Promise<void> {
   for (const r of rows) console.log(`${pad(String(r.n), 4)} ${pad(r.dwAgain.toFixed(0), 12)} ${pad(r.dcAgain.toFixed(0), 15)} ${pad((r.dcAgain / r.dwAgain).toFixed(2) + 'x', 12)}`);
   console.log(`\nBuildKit build of one context (median ms; target: dockwright <= 1.15x ${dockerCli} build)`);
   console.log(`${pad('', 8)} ${pad('dockwright', 12)} ${pad('docker build', 15)} ${pad('ratio dw/cli', 12)}`);
-  for (const [what, dw, cli] of [['first', build!.dw, build!.cli], ['cached', build!.dwAgain, build!.cliAgain]] as const) {
-    console.log(`${pad(what, 8)} ${pad(dw.toFixed(0), 12)} ${pad(cli.toFixed(0), 15)} ${pad((dw / cli).toFixed(2) + 'x', 12)}`);
+  for (const what of ['first', 'cached', 'changed'] as const) {
+    const { dw, cli } = build![what];
+    console.log(`${pad(what, 8)} ${pad(dw.toFixed(0), 12)} ${pad(cli.toFixed(0), 15)} ${pad((dw / cli).toFixed(2) + 'x', 12)}${what === 'changed' ? '  (no target: the CLI sends the changed file only)' : ''}`);
   }
 }
 
