@@ -6,10 +6,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createDatabase } from '../../tests/helpers/harness.ts';
 import { load, standalone, type Figure, removeDataDir } from './common.ts';
-import { noPlugins, startService } from './service.ts';
+import { nodeArgs, noPlugins, startService } from './service.ts';
 
+/** the baseline runs with the node flags of `npm start` too (a 1 MB young generation costs any server some GC): the two differ by their code alone */
 async function bareHello(): Promise<{ url: string; close(): void }> {
-  const child = spawn(process.execPath, ['-e', `require('http').createServer((q,s)=>{s.setHeader('content-type','application/json');s.end('{"hello":"world"}')}).listen(0,'127.0.0.1',function(){console.log(this.address().port)})`], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...nodeArgs(), '-e', `require('http').createServer((q,s)=>{s.setHeader('content-type','application/json');s.end('{"hello":"world"}')}).listen(0,'127.0.0.1',function(){console.log(this.address().port)})`], { stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<string>((r) => child.stdout!.once('data', (d) => r(String(d).trim())));
   return { url: `http://127.0.0.1:${port}/`, close: () => child.kill() };
 }
