@@ -12,39 +12,31 @@ export interface CallServices { clients: ClientResolver; log: Logger }
 export const gone = (x: Pick<Exchange, 'req' | 'res'>) => x.res.destroyed || x.req.socket.destroyed;
 
 /**
- * A handler's request. The abort signal, the request's logger and the base URL are getters on the prototype, made
- * only for the handlers that read them (most never do): no closures per request.
+ * A handler's request: getters on the prototype over the request's exchange. The abort signal, the request's logger
+ * and the base URL are made only for the handlers that read them (most never do): no closures per request.
  */
 export class Call {
-  readonly params: Record<string, string>;
-  readonly query: unknown;
-  readonly body: unknown;
-  readonly principal: Principal;
-  readonly headers: IncomingMessage['headers'];
-  readonly ip: string;
-  readonly requestId: string;
-  readonly revision: number | undefined;
-  readonly page: Paging;
-  readonly rawBody: Buffer | undefined;
   readonly #exchange: Exchange;
   readonly #services: CallServices;
   #abort: AbortController | undefined;
   #requestLog: Logger | undefined;
 
   constructor(x: Exchange, services: CallServices) {
-    this.params = x.params;
-    this.query = x.query;
-    this.body = x.body;
-    this.principal = x.principal;
-    this.headers = x.req.headers;
-    this.ip = x.ip;
-    this.requestId = x.requestId;
-    this.revision = x.revision;
-    this.page = x.page;
-    this.rawBody = x.raw;
     this.#exchange = x;
     this.#services = services;
   }
+
+  // what the stages before the handler found, read from the exchange (a call is two references, not a copy of it)
+  get params(): Record<string, string> { return this.#exchange.params; }
+  get query(): unknown { return this.#exchange.query; }
+  get body(): unknown { return this.#exchange.body; }
+  get principal(): Principal { return this.#exchange.principal; }
+  get headers(): IncomingMessage['headers'] { return this.#exchange.req.headers; }
+  get ip(): string { return this.#exchange.ip; }
+  get requestId(): string { return this.#exchange.requestId; }
+  get revision(): number | undefined { return this.#exchange.revision; }
+  get page(): Paging { return this.#exchange.page; }
+  get rawBody(): Buffer | undefined { return this.#exchange.raw; }
 
   get baseUrl(): string {
     return this.#services.clients.baseUrl(this.#exchange.req);

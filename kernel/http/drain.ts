@@ -43,6 +43,12 @@ export function drainable(server: Server, { handedOver = false }: DrainOptions =
     });
   }
 
+  // one listener for every answer (an answer closes once): no closure per request
+  function closed(this: ServerResponse): void {
+    active.delete(this);
+    if (active.size === 0) settled?.();
+  }
+
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     if (draining && handedOver) res.shouldKeepAlive = false;
     else if (draining) {
@@ -53,10 +59,7 @@ export function drainable(server: Server, { handedOver = false }: DrainOptions =
       return;
     }
     active.add(res);
-    res.once('close', () => {
-      active.delete(res);
-      if (active.size === 0) settled?.();
-    });
+    res.on('close', closed);
     for (const listener of listeners) listener(req, res);
   });
 

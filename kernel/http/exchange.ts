@@ -38,6 +38,8 @@ export interface Exchange {
   readonly bearer: string | undefined;
   /** the bearer's hash when it is shaped like an API token, computed once (the rate limit keys on it too) */
   readonly tokenHash: string | undefined;
+  /** the token's key in the rate limits (`t:` and its hash), made once for the two it is counted in */
+  readonly tokenKey: string | undefined;
   /** limits: the limit whose headers the answer carries (the nearer of this instance's and the shared budget) */
   rate: RateDecision | undefined;
   /** authenticate: who is asking (anonymous until then, and on public routes) */

@@ -63,9 +63,9 @@ export function authenticate(options: AuthenticateOptions): Stage {
   function admit(x: Exchange, who: Principal | null): void | Promise<void> {
     if (!who) throw problem(401, 'the token is wrong, revoked or expired', { headers: unauthorizedHeaders });
     x.principal = who;
-    const { entry: { route, mount }, tokenHash } = x;
-    if (budget && mount === 'api' && !route.upload && tokenHash) {
-      const spending = budget.take(`t:${tokenHash}`);
+    const { entry: { route, mount }, tokenKey } = x;
+    if (budget && mount === 'api' && !route.upload && tokenKey) {
+      const spending = budget.take(tokenKey);
       if (spending instanceof Promise) return spending.then((shared) => { spend(x, shared); checkScopes(x, who); });
       spend(x, spending);
     }

@@ -31,10 +31,10 @@ export function limits({ limiter, failures, webhooks }: LimitsOptions): Stage {
   }
 
   return (x: Exchange) => {
-    const { entry, ip, bearer, tokenHash, req } = x;
+    const { entry, ip, bearer, tokenKey, req } = x;
     if (bearer !== undefined || entry.mount === 'webhook') refuseBlockedAddress(ip);
     if (entry.mount === 'api' && !entry.route.upload) {
-      const decision = x.rate = limiter.hit(tokenHash ? `t:${tokenHash}` : (bearer === undefined && sessionBudgetKey(req)) || `a:${ip}`, `a:${ip}`);
+      const decision = x.rate = limiter.hit(tokenKey || (bearer === undefined && sessionBudgetKey(req)) || `a:${ip}`, `a:${ip}`);
       if (!decision.allowed) throw problem(429, `more than ${limiter.limit} requests per minute with this token; retry after ${decision.reset} s`, { headers: { 'Retry-After': String(decision.reset) } });
     } else if (entry.mount === 'webhook') {
       const byAddress = webhooks.hit(`a:${ip}`);
