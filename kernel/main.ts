@@ -40,8 +40,9 @@ function fail(message: string): never {
 async function serve(): Promise<void> {
   // V8 favours memory over speed: its heap grows by less than half again between collections (not up to four times),
   // and it gives back what a burst of work used within seconds of the burst whatever the rate it allocated at (without
-  // this, a busy end to the burst puts that off for another 8 s). A service idles far more than it works.
-  setFlagsFromString('--optimize-for-size');
+  // this, a busy end to the burst puts that off for another 8 s). A service idles far more than it works; a busy one is
+  // started with --no-optimize-for-size.
+  if (!process.execArgv.includes('--no-optimize-for-size')) setFlagsFromString('--optimize-for-size');
   const app = await boot({ root });
   let stopping = false;
   const stop = (signal: string) => {
