@@ -1,9 +1,9 @@
 // The command line: serve, migrate, user add|passwd, token create|list|revoke, plugins, and the verbs plugins add (edge stop).
 import { parseArgs } from 'node:util';
 import { existsSync } from 'node:fs';
-import { setFlagsFromString } from 'node:v8';
 import { dirname, join } from 'node:path';
 import { assemble, boot } from './app.ts';
+import { favourMemoryWhenIdle } from './idle-memory.ts';
 import { loadConfig } from './config.ts';
 import { installationExists, installationPlace, noInstallationMessage } from './installation.ts';
 import { newPassword } from './auth/passwords.ts';
@@ -38,12 +38,8 @@ function fail(message: string): never {
 }
 
 async function serve(): Promise<void> {
-  // V8 favours memory over speed: its heap grows by less than half again between collections (not up to four times),
-  // and it gives back what a burst of work used within seconds of the burst whatever the rate it allocated at (without
-  // this, a busy end to the burst puts that off for another 8 s). A service idles far more than it works; a busy one is
-  // started with --no-optimize-for-size.
-  if (!process.execArgv.includes('--no-optimize-for-size')) setFlagsFromString('--optimize-for-size');
   const app = await boot({ root });
+  favourMemoryWhenIdle(app.server);
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
