@@ -217,9 +217,16 @@ export async function boot(opts: BootOptions): Promise<Running> {
   const { config, log, services } = app;
   try {
     services.contributors.unshift({ owner: 'jobs', contributor: jobsOverview(app) });
-    // the document is built at its first request: building it sorts with ICU collation, whose data costs RSS in every process
-    let openapi: Record<string, unknown> | undefined;
-    const openapiDocument = () => (openapi ??= buildOpenApi(services.table.routes, app.scopes, kernelVersion));
+    // the document (600 kB of JSON, twice that as objects) is built when asked for, and kept only until the next full
+    // collection: the requests that come together share one, an idle service holds none
+    let openapi: WeakRef<Record<string, unknown>> | undefined;
+    const openapiDocument = () => {
+      const kept = openapi?.deref();
+      if (kept) return kept;
+      const built = buildOpenApi(services.table.routes, app.scopes, kernelVersion);
+      openapi = new WeakRef(built);
+      return built;
+    };
     for (const route of coreRoutes({ db: app.db, jobs: app.jobs, contributors: services.contributors, visibility: services.visibility, openapi: openapiDocument, dataDir: app.config.dataDir })) services.table.add('kernel', 'api', route);
     for (const route of docsRoutes()) services.table.add('kernel', 'api', route);
     for (const route of pluginRoutes({ ...services, plugins: config.plugins, root: config.root, loaded: app.loaded, skipped: app.skipped, routes: services.table.routes })) services.table.add('kernel', 'api', route);

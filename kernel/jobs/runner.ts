@@ -146,12 +146,8 @@ export class JobRunner implements JobsApi {
   }
 
   /** a job finished here, or read finished, lately is answered from memory (it never changes again); any other is read */
-  async get(id: string): Promise<Job | null> {
-    const kept = this.waits.recentlyFinished(id);
-    if (kept) return kept;
-    const job = await this.store.get(id);
-    if (job?.done) this.waits.remember(structuredClone(job));
-    return job;
+  get(id: string): Promise<Job | null> {
+    return this.store.get(id);
   }
 
   latest(type: string, resource: string): Promise<Job | null> {

@@ -1,8 +1,9 @@
-// The jobs table: every statement of the job runner and its liveness, and the reads of jobs with their cache of finished ones.
+// The jobs table: every statement of the job runner and its liveness, and the reads of jobs through the cache of finished ones.
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { compareText, type Actor, type Db, type Job } from '../../sdk/index.ts';
 import { Batcher } from './batch.ts';
+import { FinishedJobs } from './finished.ts';
 
 export interface JobRow {
   id: string; type: string; resource: string | null; serial_key: string | null; status: Job['status'];
@@ -29,8 +30,6 @@ const withoutOutput = columns.replace('output', "'' AS output");
 /** the finished statement's jobs announced on the done channel (the statement's CTE `name` returns their ids) */
 const announce = (name: string) => `announced AS (SELECT pg_notify('${jobsDoneChannel}', string_agg(id::text, ',')) FROM ${name} HAVING count(*) > 0)`;
 const doneStatuses = new Set(['succeeded', 'failed', 'canceled']);
-/** how many finished jobs getMany keeps in memory: the last two jobs of 500 stacks, about 1.5 MB when full */
-const settledKept = 1000;
 
 export function toJob(row: JobRow): Job {
   return {
@@ -38,15 +37,6 @@ export function toJob(row: JobRow): Job {
     output: row.output, result: row.result ?? null, error: row.error, actor: row.actor,
     createdAt: row.created_at, startedAt: row.started_at, finishedAt: row.finished_at,
   };
-}
-
-/** a value and everything in it made read-only */
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value)) deepFreeze(v);
-  }
-  return value;
 }
 
 /**
@@ -69,11 +59,11 @@ export function claimUpdate(types: readonly string[], instance: string, leaseMs:
 
 export class JobStore {
   /**
-   * Finished jobs without their output, the latest thousand asked for. A finished job never changes again (every
-   * update of a job is conditioned on it being queued or running), so what is kept here is never stale: lists that show
-   * each resource's last jobs (a page of stacks) ask the database only about the jobs still under way.
+   * Finished jobs read or finished lately. A finished job never changes again (every update of a job is conditioned on it
+   * being queued or running), so what is kept is never stale: lists that show each resource's last jobs (a page of
+   * stacks), reads of a job and waits for one ask the database only about the jobs still under way.
    */
-  private readonly settled = new Map<string, Job>();
+  readonly finished = new FinishedJobs();
   /** inserts of jobs: while one batch is written the next gathers */
   private readonly inserts = new Batcher<NewJob, JobRow>((jobs) => this.insertMany(jobs));
 
@@ -118,13 +108,13 @@ export class JobStore {
     return rows[0] ? toJob(rows[0]) : null;
   }
 
-  /** without output, finished jobs come from memory (see `settled`): only those still under way, or not seen lately, are read */
+  /** finished jobs come from memory (see `finished`): only those still under way, or not seen lately, are read */
   async getMany(ids: readonly string[], opts: { output?: boolean } = {}): Promise<Map<string, Job>> {
     const found = new Map<string, Job>();
-    const valid = ids.filter((id) => /^[0-9a-f-]{36}$/i.test(id));
     const output = opts.output !== false;
-    const asked = output ? valid : valid.filter((id) => {
-      const job = this.settled.get(id);
+    const asked = ids.filter((id) => {
+      if (!/^[0-9a-f-]{36}$/i.test(id)) return false;
+      const job = this.finished.get(id, output);
       if (job) found.set(id, job);
       return !job;
     });
@@ -132,16 +122,10 @@ export class JobStore {
     const { rows } = await this.db.query<JobRow>(`SELECT ${output ? columns : withoutOutput} FROM jobs WHERE id = ANY($1::uuid[])`, [asked]);
     for (const row of rows) {
       const job = toJob(row);
-      if (!output && job.done) this.settle(job);
-      found.set(job.id, job);
+      this.finished.add(job, output);
+      found.set(job.id, output ? job : this.finished.get(job.id, false) ?? job);
     }
     return found;
-  }
-
-  /** keeps a finished job (frozen: every caller shares it), forgetting the oldest kept past the bound */
-  private settle(job: Job): void {
-    if (this.settled.size >= settledKept) this.settled.delete(this.settled.keys().next().value!);
-    this.settled.set(job.id, deepFreeze(job));
   }
 
   async open(resource: string): Promise<Job[]> {

@@ -4,18 +4,8 @@ import type { Job } from '../../sdk/index.ts';
 import { Batcher } from './batch.ts';
 import type { JobStore } from './store.ts';
 
-/** the finished jobs kept for the waits and reads that come after their finish: how many, and how much output */
-const recentKept = 1000;
-const recentOutputKept = 1 << 20;
-
 export class Waits {
   private readonly finished = new EventEmitter().setMaxListeners(0);
-  /**
-   * The jobs finished here lately, as their finish wrote them, and finished ones read lately: a finished job never changes
-   * again, so a wait or a read that comes after needs no query.
-   */
-  private readonly recent = new Map<string, Job>();
-  private recentOutput = 0;
   /** the jobs whose finish is being written here: this instance wakes their waits itself once committed */
   private readonly writing = new Set<string>();
   /** a wait's first look at its job (null for a malformed or unknown id): the waits begun together read their jobs in one query */
@@ -38,7 +28,7 @@ export class Waits {
       this.finished.once(id, listener);
     });
     try {
-      const now = this.recentlyFinished(id) ?? await this.firstLooks.add(id);
+      const now = this.store.finished.get(id, true) ?? await this.firstLooks.add(id);
       if (!now || now.done) return now;
       return (await finished) ?? (await this.store.get(id));
     } finally {
@@ -52,33 +42,10 @@ export class Waits {
     this.finished.emit(job.id, job);
   }
 
-  /** a job this instance finished: its waits here answer, and it is kept for those that come later */
+  /** a job this instance finished: its waits here answer, and the cache of finished jobs keeps it for those that come later */
   finishedHere(job: Job): void {
     this.done(job);
-    this.remember(job);
-  }
-
-  /** keeps a finished job for the waits and reads that come later, forgetting the oldest kept past the bounds */
-  remember(job: Job): void {
-    if (!job.done || job.output.length > recentOutputKept / 16) return;
-    this.forget(job.id);
-    this.recent.set(job.id, job);
-    this.recentOutput += job.output.length;
-    for (const id of this.recent.keys()) {
-      if (this.recent.size <= recentKept && this.recentOutput <= recentOutputKept) break;
-      this.forget(id);
-    }
-  }
-
-  private forget(id: string): void {
-    this.recentOutput -= this.recent.get(id)?.output.length ?? 0;
-    this.recent.delete(id);
-  }
-
-  /** a copy of the job if it finished here lately (every caller gets its own) */
-  recentlyFinished(id: string): Job | undefined {
-    const job = this.recent.get(id);
-    return job && structuredClone(job);
+    this.store.finished.add(job, true);
   }
 
   /** the finishes of these jobs are being written here (their announcement is this instance's own) */

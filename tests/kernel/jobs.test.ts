@@ -6,7 +6,8 @@ import { call, startChild, startServer, eventually, type TestServer } from '../h
 import { claimUpdate } from '../../kernel/jobs/store.ts';
 
 let s: TestServer;
-before(async () => { s = await startServer({ config: { jobs: { concurrency: 4, outputLimit: 4096 } } }); });
+// more requests than the default rate limit allows a minute
+before(async () => { s = await startServer({ config: { jobs: { concurrency: 4, outputLimit: 4096 }, rateLimit: { perMinute: 1000 } } }); });
 after(async () => { await s.close(); });
 
 async function startJob(body: Record<string, unknown>, server = s) {
@@ -237,7 +238,7 @@ test('a claim reads only the open jobs, however long the history of their type a
   }
 });
 
-test('getMany without output reads a finished job from the database once, shared and frozen; a job under way every time', async () => {
+test('getMany reads a finished job from the database once (without output: shared and frozen); a job under way every time', async () => {
   const jobs = s.app.jobs;
   const running = await startJob({ ms: 800 });
   await eventually(async () => (await jobs.getMany([running.id], { output: false })).get(running.id)?.status === 'running');
@@ -256,8 +257,11 @@ test('getMany without output reads a finished job from the database once, shared
   const [again, other] = await Promise.all([jobs.getMany([running.id, randomUUID(), 'not-an-id'], { output: false }), jobs.getMany([running.id])]);
   assert.equal(again.get(running.id), done);
   assert.equal(again.size, 1);
-  assert.equal(other.get(running.id)!.error, 'changed behind the runner', 'with output it is read from the database');
-  assert.match(other.get(running.id)!.output, /done/);
+  // with output too (one cache of finished jobs, output included): a copy of its own for the caller
+  const whole = other.get(running.id)!;
+  assert.equal(whole.error, null, 'with output it is answered from memory as well');
+  assert.match(whole.output, /done/);
+  assert.ok(!Object.isFrozen(whole), 'a read with output gets a copy of its own');
 });
 
 /** the statements that read jobs by id, counted while `during` runs (the runner queries through the app's database) */
@@ -285,6 +289,32 @@ test('waits begun together read their jobs in one query, and the finishes this i
   assert.ok(reads <= 2, `${reads} reads for 12 waits`);
   assert.equal(await s.app.jobs.wait('not-an-id', 1000), null);
   assert.equal(await s.app.jobs.wait(randomUUID(), 1000), null);
+});
+
+test('one cache of finished jobs: a job first read without output is read whole once, then reads and waits need no query', async () => {
+  // finished by another instance (written straight into the table): this one has not seen it
+  const id = randomUUID();
+  await s.app.db.query(
+    `INSERT INTO jobs (id, type, status, input, output, actor, started_at, finished_at)
+     VALUES ($1, 'probe.sleep', 'succeeded', '{"ms":0}', 'elsewhere\n', '{"kind":"system","name":"cache"}', now(), now())`, [id]);
+  try {
+    const bare = (await s.app.jobs.getMany([id], { output: false })).get(id)!;
+    assert.equal(bare.output, '');
+    // kept without its output, it does not answer a read that needs it: that read goes to the database, once
+    const first = await jobReads(() => s.api('GET', `/api/v1/jobs/${id}`));
+    assert.equal(first.out.body.output, 'elsewhere\n');
+    assert.equal(first.reads, 1);
+    const later = await jobReads(async () => [
+      await s.api('GET', `/api/v1/jobs/${id}`), await s.api('GET', `/api/v1/jobs/${id}/wait?timeout=5`),
+      (await s.app.jobs.getMany([id], { output: false })).get(id)!,
+    ] as const);
+    assert.equal(later.reads, 0, 'answered from memory');
+    assert.equal(later.out[0].body.output, 'elsewhere\n');
+    assert.equal(later.out[1].body.status, 'succeeded');
+    assert.equal(later.out[2].output, '');
+  } finally {
+    await s.app.db.query('DELETE FROM jobs WHERE id = $1', [id]);
+  }
 });
 
 test('a finish committed with its answer lost still wakes its wait at once', async () => {
