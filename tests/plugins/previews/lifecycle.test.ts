@@ -90,7 +90,7 @@ test('a removal interrupted by a restart is finished at the next start: nothing 
   await s.stop();
   s = await startPreviewServer([], { reuse: { databaseUrl: first.databaseUrl, dataDir: first.dataDir } });
   await edgeRunning(s);
-  await eventually(async () => (await s.api('GET', `/api/v1/stacks/${name}/previews`)).body.previews.length === 0, 60_000, 'the removal finished', 250);
+  await eventually(async () => (await s.api('GET', `/api/v1/stacks/${name}/previews`)).body.previews.length === 0, 120_000, 'the removal finished', 250);
   assert.deepEqual(await leftovers(`${name}-api-3`), { containers: [], networks: [], volumes: [] });
   assert.equal((await viaEdge(s.httpPort, previewHost('api-3'), '/')).status, 404);
 });
