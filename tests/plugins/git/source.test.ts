@@ -136,7 +136,7 @@ test('evil URLs, branch names and paths are refused with 400 and change nothing'
   const settled = (v: any) => ({ url: v.url, branch: v.branch, path: v.path, pinnedCommit: v.pinnedCommit, credentials: v.credentials });
   const before = settled(await source(name));
   const urls = [
-    'ext::sh -c touch% /tmp/pwned', 'ext::sh', '--upload-pack=touch /tmp/x', '-oProxyCommand=touch /tmp/x', 'fd::17',
+    'ext::sh -c touch% /tmp/pwned', 'ext::sh', '--upload-pack=touch /tmp/dw-evil-marker', '-oProxyCommand=touch /tmp/dw-evil-marker', 'fd::17',
     'file:///etc', '/etc', `${repos.root}/../../etc`, 'http://example.com/repo.git', 'git://example.com/repo.git',
     'https://example.com/a repo.git', 'https://example.com/repo.git\n', '-host:path', 'user@-host:path', 'host:-path', 'ftp://x/y',
   ];
@@ -155,7 +155,7 @@ test('evil URLs, branch names and paths are refused with 400 and change nothing'
     assert.equal(res.status, 400, `${path}: ${res.status} ${res.text}`);
   }
   assert.equal(existsSync('/tmp/pwned'), false);
-  assert.equal(existsSync('/tmp/x'), false);
+  assert.equal(existsSync('/tmp/dw-evil-marker'), false);
   assert.deepEqual(settled(await source(name)), before, 'nothing changed');
 });
 
