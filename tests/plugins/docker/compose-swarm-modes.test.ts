@@ -1,7 +1,8 @@
 // deploy.mode global and network_mode service:<name> on the swarm runtime: a global service runs as one (a task per node); network_mode is refused with its reason.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, type TestServer } from '../../helpers/harness.ts';
+import type { TestServer } from '../../helpers/harness.ts';
+import { startSwarmServer } from '../swarm/helpers.ts';
 import { docker, uniqueName } from './helpers.ts';
 import { act, createStack } from '../stacks/helpers.ts';
 
@@ -9,13 +10,7 @@ let s: TestServer;
 const name = uniqueName('swg');
 
 before(async () => {
-  s = await startServer({
-    config: { rateLimit: { perMinute: 100_000 } },
-    plugins: {
-      docker: { options: { healthTimeoutMs: 60_000, stopTimeoutSeconds: 1, reconcile: false } }, containers: {}, stacks: {},
-      swarm: { enabled: true, options: { pollMs: 250, convergeTimeoutMs: 120_000 } },
-    },
-  });
+  s = await startSwarmServer();
 });
 after(async () => {
   for (const svc of await docker.listServices({ filters: { label: [`dockwright.project=${name}`] } }).catch(() => [])) await docker.getService(svc.ID).remove().catch(() => undefined);

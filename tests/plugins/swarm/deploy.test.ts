@@ -1,7 +1,8 @@
 // A stack on the swarm runtime, through the stacks API on the single-node test swarm: services with replicas, a published port, rolling image change, rollback of a broken image, scale, secrets and configs, task containers, stop and remove.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, type TestServer } from '../../helpers/harness.ts';
+import type { TestServer } from '../../helpers/harness.ts';
+import { startSwarmServer } from './helpers.ts';
 import { docker, freePort, httpGet, uniqueName, until } from '../docker/helpers.ts';
 import { act, createStack, waitJob } from '../stacks/helpers.ts';
 
@@ -45,13 +46,7 @@ const runningTasks = async (svc: string) => {
 
 before(async () => {
   port = await freePort();
-  s = await startServer({
-    config: { rateLimit: { perMinute: 100_000 } },
-    plugins: {
-      docker: { options: { healthTimeoutMs: 60_000, stopTimeoutSeconds: 1, reconcile: false } }, containers: {}, stacks: {},
-      swarm: { enabled: true, options: { pollMs: 250, convergeTimeoutMs: 120_000 } },
-    },
-  });
+  s = await startSwarmServer();
 });
 after(async () => {
   for (const svc of await services().catch(() => [])) await docker.getService(svc.ID).remove().catch(() => undefined);

@@ -1,7 +1,8 @@
 // The compose file's own secrets and configs on the swarm runtime: swarm secrets and configs named by stack and content, files in the tasks with their target, owner and mode; a changed value rolls out and the old secret goes.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, type TestServer } from '../../helpers/harness.ts';
+import type { TestServer } from '../../helpers/harness.ts';
+import { startSwarmServer } from './helpers.ts';
 import { docker, uniqueName } from '../docker/helpers.ts';
 import { act, createStack } from '../stacks/helpers.ts';
 
@@ -45,13 +46,7 @@ async function inTask(script: string): Promise<string> {
 }
 
 before(async () => {
-  s = await startServer({
-    config: { rateLimit: { perMinute: 100_000 } },
-    plugins: {
-      docker: { options: { healthTimeoutMs: 60_000, stopTimeoutSeconds: 1, reconcile: false } }, containers: {}, stacks: {},
-      swarm: { enabled: true, options: { pollMs: 250, convergeTimeoutMs: 120_000 } },
-    },
-  });
+  s = await startSwarmServer();
 });
 after(async () => {
   const svc = await serviceOf().catch(() => undefined);
