@@ -83,8 +83,11 @@ export async function removeContainer(deps: { docker: Dockerode; stopSeconds: nu
   try {
     await c.remove({ force: true, v: opts.volumes });
   } catch (err) {
-    // 409: a removal is already in progress
-    if (statusOf(err) !== 404 && statusOf(err) !== 409) throw err;
+    if (statusOf(err) === 404) return;
+    if (statusOf(err) !== 409) throw err;
+    // 409: a removal is already under way (one a stopped process asked for, say): it is done only once the container is
+    // gone, else its networks and volumes are still in use when they are removed next
+    await c.wait({ condition: 'removed' }).catch((gone) => { if (statusOf(gone) !== 404) throw gone; });
   }
 }
 

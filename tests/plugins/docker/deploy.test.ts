@@ -151,3 +151,29 @@ test('remove with volumes takes the named volume too', async () => {
   await assert.rejects(docker.getVolume(`${name}_data`).inspect());
   assert.equal(await containerOf(name, 'web'), undefined);
 });
+
+test('a removal already under way (one a stopped process asked for) is waited for: the network and volume go too', async () => {
+  const other = uniqueName('rip');
+  try {
+    await deployOk(s, other, `services:
+  app:
+    image: dockwright-test/busybox:1
+    command: sleep 3600
+    volumes: [data:/data]
+volumes:
+  data:
+`);
+    const [app] = await projectContainers(other);
+    // the engine goes on removing after its caller is gone: the removal asked for meanwhile meets its 409
+    const earlier = docker.getContainer(app.Id).remove({ force: true, v: true }).catch(() => undefined);
+    const job = await run(s, 'remove', other, { volumes: true });
+    await earlier;
+    assert.equal(job.status, 'succeeded', `${job.error}\n${job.output}`);
+    assert.doesNotMatch(job.output, /kept/);
+    assert.deepEqual(await projectContainers(other), []);
+    await assert.rejects(docker.getNetwork(`${other}_default`).inspect());
+    await assert.rejects(docker.getVolume(`${other}_data`).inspect());
+  } finally {
+    await cleanupProjects(other);
+  }
+});

@@ -37,6 +37,15 @@ after(async () => {
   await cleanupProjects(name, other, ...['api-1', 'api-2', 'api-3'].map((k) => `${name}-${k}`));
 });
 
+/** what a failure shows: the preview as listed, and every job of its stack with its output */
+async function previewState(key: string): Promise<string> {
+  const previews = (await s.api('GET', `/api/v1/stacks/${name}/previews`)).body.previews?.filter((p: any) => p.key === key);
+  const jobs = await s.api('GET', `/api/v1/jobs?resource=stack:${name}&limit=10`);
+  if (jobs.status !== 200) return JSON.stringify({ previews, jobs: jobs.text });
+  const details = await Promise.all((jobs.body.items as any[]).map(async (j: any) => (await s.api('GET', `/api/v1/jobs/${j.id}`)).body));
+  return JSON.stringify({ previews, jobs: details.map((j: any) => ({ type: j.type, status: j.status, error: j.error, output: j.output })) });
+}
+
 const create = async (key: string, body: Record<string, unknown> = {}) => {
   const res = await s.api('PUT', `/api/v1/stacks/${name}/previews/${key}`, { body });
   assert.equal(res.status, 202, res.text);
@@ -90,7 +99,9 @@ test('a removal interrupted by a restart is finished at the next start: nothing 
   await s.stop();
   s = await startPreviewServer([], { reuse: { databaseUrl: first.databaseUrl, dataDir: first.dataDir } });
   await edgeRunning(s);
-  await eventually(async () => (await s.api('GET', `/api/v1/stacks/${name}/previews`)).body.previews.length === 0, 120_000, 'the removal finished', 250);
-  assert.deepEqual(await leftovers(`${name}-api-3`), { containers: [], networks: [], volumes: [] });
+  await eventually(async () => (await s.api('GET', `/api/v1/stacks/${name}/previews`)).body.previews.length === 0, 120_000, 'the removal finished', 250)
+    .catch(async (err) => { throw new Error(`${err.message}; the preview and its jobs now: ${await previewState('api-3')}`); });
+  const left = await leftovers(`${name}-api-3`);
+  assert.deepEqual(left, { containers: [], networks: [], volumes: [] }, left.containers.length + left.networks.length + left.volumes.length ? await previewState('api-3') : undefined);
   assert.equal((await viaEdge(s.httpPort, previewHost('api-3'), '/')).status, 404);
 });
