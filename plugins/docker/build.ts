@@ -1,10 +1,11 @@
 // Image builds from a service's build section: BuildKit through the Engine API (no client session), the classic builder where the engine has none; the context as a tar, the progress as job lines, a failure naming its step.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough, type Readable } from 'node:stream';
 import dockerignore from '@balena/dockerignore';
 import type Dockerode from 'dockerode';
 import { create as tarCreate, Header, type WriteEntry } from 'tar';
+import { isWithin, realExisting } from '../../sdk/index.ts';
 import { BuildProgress, decodeStatus } from './buildkit-status.ts';
 import { reasonOf } from './client.ts';
 import { baseImages, dockerfileText, sessionFeatures, stepLine, syntaxImage } from './dockerfile.ts';
@@ -250,8 +251,32 @@ export async function buildImage(deps: ImageDeps, s: NormalizedService, io: Depl
   return built;
 }
 
-/** builds the service's image and answers its id */
+/**
+ * A git build context fetched (by the git plugin) for the length of `build`: the service as it builds from the checkout's
+ * folder. Nothing of the checkout is trusted: the folder and the Dockerfile must be inside it, symbolic links included.
+ */
+async function fromGit<T>(deps: ImageDeps, s: NormalizedService, io: DeployIo, build: (s: NormalizedService) => Promise<T>): Promise<T> {
+  const b = s.build!;
+  const { dir } = b.git!;
+  const fetcher = deps.gitContexts();
+  if (!fetcher) throw new Error(`the build context of "${s.name}" is a git repository, which the git plugin fetches, and it is off: enable plugins.git, or build from a folder of the source tree`);
+  return fetcher(b.git!, { ...io, log: (line) => io.log(`${s.name}: ${line}`) }, async (tree, commit) => {
+    const at = `at commit ${commit.slice(0, 12)}`;
+    const context = realExisting(join(tree, dir ?? '.'));
+    if (!isWithin(tree, context) || !statSync(context, { throwIfNoEntry: false })?.isDirectory()) throw new Error(`the build context of "${s.name}": the repository has no folder ${dir} ${at}`);
+    if (b.dockerfileInline === undefined) {
+      const file = realExisting(join(context, b.dockerfile));
+      if (!isWithin(context, file) || !statSync(file, { throwIfNoEntry: false })?.isFile()) {
+        throw new Error(`the build of "${s.name}": there is no ${b.dockerfile} in ${dir ? `the folder ${dir} of the repository` : 'the repository'} ${at}`);
+      }
+    }
+    return build({ ...s, build: { ...b, context } });
+  });
+}
+
+/** builds the service's image (from its git context, fetched first, when it has one) and answers its id */
 export async function builtImageId(deps: ImageDeps, s: NormalizedService, io: DeployIo): Promise<string> {
+  if (s.build?.git && !s.build.context) return fromGit(deps, s, io, (fetched) => builtImageId(deps, fetched, io));
   const id = (await buildImage(deps, s, io)) ?? await imageId(deps.docker, s.image);
   if (!id) throw new Error(`the build of "${s.name}" did not produce ${s.image}`);
   return id;

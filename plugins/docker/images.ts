@@ -3,7 +3,7 @@ import type Dockerode from 'dockerode';
 import { OutboundRefused, type OutboundApi } from '../../sdk/index.ts';
 import { dockerfileText } from './dockerfile.ts';
 import { pulledImages } from './dockerfile-translate.ts';
-import type { DeployIo, ImageIssue, NormalizedService, RegistryAuthProvider } from './types.ts';
+import type { DeployIo, GitContextFetcher, ImageIssue, NormalizedService, RegistryAuthProvider } from './types.ts';
 import { reasonOf, statusOf } from './client.ts';
 import { limiter } from './util.ts';
 
@@ -18,6 +18,8 @@ export interface ImageDeps {
   builder: BuilderChoice;
   /** the install's outbound policy: the engine is never asked to contact a registry it refuses */
   outbound: OutboundApi;
+  /** who fetches build contexts given as git URLs; null: nobody (the git plugin is off) */
+  gitContexts: () => GitContextFetcher | null;
 }
 
 /** the registry an image reference lives in, as `docker login` names it. */

@@ -1,7 +1,7 @@
 // The docker plugin: the runtime provider (Engine API client, compose engine, live container table) other plugins require, its overview part and its start-up reconcile.
 import { join } from 'node:path';
 import { definePlugin, Type, type AttentionItem } from '../../sdk/index.ts';
-import { accessGuards, edgeRoutings, registryAuths } from './api.ts';
+import { accessGuards, edgeRoutings, gitContexts, registryAuths } from './api.ts';
 import type { ContainerInfo } from 'dockerode';
 import { createClient, endpointOf } from './client.ts';
 import { bareName, label } from './labels.ts';
@@ -36,7 +36,7 @@ export default definePlugin({
   name: 'docker',
   version: '1.0.0',
   services: ['events', 'outbound'],
-  extensionPoints: [accessGuards, registryAuths, edgeRoutings],
+  extensionPoints: [accessGuards, registryAuths, edgeRoutings, gitContexts],
   env: ['DOCKER_HOST'],
   description: 'The Docker Engine runtime: API client, compose engine, engine health on the overview',
   options: Options,
@@ -57,6 +57,7 @@ export default definePlugin({
     let routing: EdgeRouting | null = null;
     const runtime = createRuntime({
       endpoint, docker, watch, installation: ctx.installationId, outbound: ctx.outbound, routing: () => routing,
+      gitContexts: () => ctx.extensions.of(gitContexts)[0] ?? null,
       timeoutMs: o.timeoutMs, pullTimeoutMs: o.pullTimeoutMs, healthTimeoutMs: o.healthTimeoutMs, stopTimeoutSeconds: o.stopTimeoutSeconds, parallel: o.parallel,
       builder: o.builder,
       secretsDir: () => join(ctx.dataDir, 'secrets'),

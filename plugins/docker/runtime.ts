@@ -2,7 +2,7 @@
 import { compareText, type OutboundApi } from '../../sdk/index.ts';
 import type Dockerode from 'dockerode';
 import type { ContainerInfo } from 'dockerode';
-import type { AccessGuard, ComposeProject, DeployIo, DockerRuntime, EdgeRouting, LoadedCompose, RegistryAuthProvider, ServiceStatus } from './types.ts';
+import type { AccessGuard, ComposeProject, DeployIo, DockerRuntime, EdgeRouting, GitContextFetcher, LoadedCompose, RegistryAuthProvider, ServiceStatus } from './types.ts';
 import { createClient, reasonOf, statusOf } from './client.ts';
 import { loadCompose } from './compose/load.ts';
 import { deployProject } from './deploy.ts';
@@ -38,6 +38,8 @@ export interface RuntimeOptions {
   secretsDir: SecretsDir;
   /** the edge's view of the services it routes, asked at each deploy (it is contributed once every plugin is set up) */
   routing?: () => EdgeRouting | null;
+  /** who fetches build contexts given as git URLs (the git plugin, when it is on) */
+  gitContexts?: () => GitContextFetcher | null;
 }
 
 export const runtimeDefaults = { timeoutMs: 30_000, pullTimeoutMs: 600_000, healthTimeoutMs: 120_000, stopTimeoutSeconds: 10, parallel: 8, builder: 'auto' as BuilderChoice };
@@ -63,7 +65,7 @@ export function createRuntime(opts: RuntimeOptions): DockerRuntime {
   const { installation } = opts;
   let auth: RegistryAuthProvider | null = null;
   let guard: AccessGuard | null = null;
-  const images: ImageDeps = { docker, auth: () => auth, pullTimeoutMs: opts.pullTimeoutMs, builder: opts.builder ?? runtimeDefaults.builder, outbound: opts.outbound };
+  const images: ImageDeps = { docker, auth: () => auth, pullTimeoutMs: opts.pullTimeoutMs, builder: opts.builder ?? runtimeDefaults.builder, outbound: opts.outbound, gitContexts: opts.gitContexts ?? (() => null) };
   const resources = { docker, installation, stopSeconds: opts.stopTimeoutSeconds, hookTimeoutMs: opts.healthTimeoutMs };
   const visible = (c: ContainerInfo) => ownershipOf(c.Labels, installation).owner !== 'other';
   const ours = (c: ContainerInfo) => ownershipOf(c.Labels, installation).owner === 'this';

@@ -2,10 +2,10 @@
 import type Dockerode from 'dockerode';
 import type { ContainerInfo } from 'dockerode';
 import type { Principal } from '../../sdk/index.ts';
-import type { ComposeProject, LoadedCompose, NormalizedService } from './compose/model.ts';
+import type { ComposeProject, GitContext, LoadedCompose, NormalizedService } from './compose/model.ts';
 
 export type {
-  ComposeIssue, ComposeProject, DependsCondition, FileReference, HostSettings, LoadedCompose,
+  ComposeIssue, ComposeProject, DependsCondition, FileReference, GitContext, HostSettings, LoadedCompose,
   NetworkIpam, NormalizedBuild, NormalizedFileObject, NormalizedHealthcheck, NormalizedMount, NormalizedNetwork,
   NormalizedPort, NormalizedService, PreviewOf, NormalizedUpdateConfig, NormalizedVolume, ServiceHook, ServiceKeySettings,
   ServiceNetwork, VolumesFrom,
@@ -27,6 +27,12 @@ export interface ServiceStatus { service: string; containers: ContainerStatus[] 
 export type ProjectNeed = 'read' | 'deploy';
 /** the projects among `projects` this caller may use as asked (the stacks plugin applies its access lists) */
 export type AccessGuard = (principal: Principal, projects: readonly string[], need: ProjectNeed) => Promise<Set<string>>;
+
+/**
+ * Fetches a build context given as a git URL (the git plugin): through the outbound policy, with a token the URL carries
+ * handed to `io.redact`, checked out into a folder of its own that lives while `use` runs. Fails with an Error naming why.
+ */
+export type GitContextFetcher = <T>(context: GitContext, io: DeployIo, use: (tree: string, commit: string) => Promise<T>) => Promise<T>;
 
 export type RegistryAuthProvider = (registryHost: string) => Promise<{ username: string; password: string; serveraddress: string } | null>;
 

@@ -1,7 +1,7 @@
 // Running Debian's git: execFile with argument arrays, a closed environment, a protocol allow-list, credentials only in the child's env, connections pinned to checked addresses.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
 import type { OutboundApi } from '../../sdk/index.ts';
@@ -19,6 +19,26 @@ export interface GitSettings {
   outbound: OutboundApi;
   /** where deploy keys live for the length of one command, and the known_hosts of this install */
   stateDir(): string;
+  /** a PEM file of certificate authorities trusted beside the system's (NODE_EXTRA_CA_CERTS: a git server with a private CA) */
+  extraCaFile?: string;
+}
+
+/** the system's authorities (Debian's bundle) */
+const systemCaBundle = '/etc/ssl/certs/ca-certificates.crt';
+
+/** the system's authorities and the extra ones in one file (git takes one), written once per process into the state folder */
+function caBundle(settings: GitSettings): () => string[] {
+  let written: string | null = null;
+  return () => {
+    if (!settings.extraCaFile) return [];
+    if (!written) {
+      const system = existsSync(systemCaBundle) ? readFileSync(systemCaBundle, 'utf8') : '';
+      mkdirSync(settings.stateDir(), { recursive: true });
+      written = join(settings.stateDir(), 'ca-bundle.pem');
+      writeFileSync(written, `${system}\n${readFileSync(settings.extraCaFile, 'utf8')}\n`, { mode: 0o644 });
+    }
+    return ['-c', `http.sslCAInfo=${written}`];
+  };
 }
 
 export interface GitCall {
@@ -70,6 +90,7 @@ async function pinned(outbound: OutboundApi, url: string | undefined): Promise<{
 }
 
 export function createGit(settings: GitSettings): Git {
+  const authorities = caBundle(settings);
   return async (args, call = {}) => {
     const pin = await pinned(settings.outbound, call.remote);
     const state = settings.stateDir();
@@ -101,7 +122,7 @@ export function createGit(settings: GitSettings): Git {
       '-c', 'protocol.allow=never', '-c', 'protocol.https.allow=always', '-c', 'protocol.ssh.allow=always',
       '-c', `protocol.file.allow=${settings.allowFile ? 'always' : 'never'}`,
       '-c', 'credential.helper=', '-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false', '-c', 'submodule.recurse=false',
-      ...pin.config,
+      ...pin.config, ...authorities(),
     ];
     const timeout = call.timeoutMs ?? settings.timeoutMs;
     const secrets = secretsOf(credentials);

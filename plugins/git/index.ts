@@ -1,8 +1,11 @@
 // The git plugin: a stack's source from a git repository or an uploaded archive, pin/unpin, polling and the push receiver.
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { definePlugin, keyedLock, Type } from '../../sdk/index.ts';
 import { stackSources, stacksPlugin } from '../stacks/api.ts';
+import { dockerPlugin, gitContexts } from '../docker/api.ts';
 import { createGitApi, pullRequestReceivers, type GitApi } from './api.ts';
+import { gitBuildContexts } from './build-contexts.ts';
 import { defaultArchiveLimits } from './archive.ts';
 import { createGit } from './git.ts';
 import { previewTrees } from './previews.ts';
@@ -29,7 +32,8 @@ export default definePlugin({
   name: 'git',
   version: '1.0.0',
   services: ['db', 'activity', 'actionTokens', 'secrets', 'events', 'outbound'],
-  requires: [stacksPlugin],
+  env: ['NODE_EXTRA_CA_CERTS'],
+  requires: [dockerPlugin, stacksPlugin],
   options: Options,
   setup(ctx): GitApi {
     const options = ctx.options;
@@ -37,7 +41,7 @@ export default definePlugin({
     ctx.migrations.from(new URL('./migrations', import.meta.url));
 
     const store = createStore(ctx.db, options.keepDeliveries);
-    const git = createGit({ allowFile: options.allowedLocalRoots.length > 0, timeoutMs: options.gitTimeoutMs, maxOutputBytes: options.gitOutputLimit, outbound: ctx.outbound, stateDir: () => ctx.dataDir });
+    const git = createGit({ allowFile: options.allowedLocalRoots.length > 0, timeoutMs: options.gitTimeoutMs, maxOutputBytes: options.gitOutputLimit, outbound: ctx.outbound, stateDir: () => ctx.dataDir, extraCaFile: ctx.env.NODE_EXTRA_CA_CERTS || undefined });
     const workspace = createWorkspace(() => ctx.dataDir, git);
     const previews = previewTrees({ store, workspace: createWorkspace(() => join(ctx.dataDir, 'previews'), git), stacks: workspace, secrets: ctx.secrets, searchDepth: options.pinSearchDepth });
     const sources = createSources({
@@ -45,6 +49,8 @@ export default definePlugin({
       settings: { pinSearchDepth: options.pinSearchDepth, archive: { maxEntries: options.archiveMaxEntries, maxBytes: options.archiveMaxBytes } },
     });
 
+    // builds whose context is a git URL: the same rules, outbound policy and git as a stack's source
+    ctx.extensions.add(gitContexts, gitBuildContexts({ git, root: () => join(ctx.dataDir, 'build-contexts'), allowedLocalRoots: options.allowedLocalRoots, outbound: ctx.outbound }));
     ctx.extensions.add(stackSources, { source: sources.source, describe: async (stack) => ({ source: await sources.viewOf(stack) }) });
     for (const route of sourceRoutes({ stacks, sources, store, actionTokens: ctx.actionTokens, outbound: ctx.outbound, allowedLocalRoots: options.allowedLocalRoots })) ctx.routes.add(route);
     const pullRequests = () => ctx.extensions.of(pullRequestReceivers)[0] ?? null;
@@ -61,6 +67,8 @@ export default definePlugin({
     ctx.onStart(async () => {
       // trees of stacks removed while this process was not looking, and half-written uploads
       await workspace.prune(new Set((await store.all()).map((r) => r.stack)), true);
+      // the trees of builds a stopped process was running
+      await rm(join(ctx.dataDir, 'build-contexts', 'trees'), { recursive: true, force: true });
     });
     return createGitApi({
       git, dataDir: () => ctx.dataDir, allowedLocalRoots: options.allowedLocalRoots, outbound: ctx.outbound,

@@ -1,6 +1,6 @@
 // Platform rules for compose files: each rule reports its own errors, with the path in the user's file; admins switch rules off per install.
 import { isWithin, problem, realExisting, type Principal } from '../../sdk/index.ts';
-import { uncarriedBuildOption } from '../docker/api.ts';
+import { isRemoteContext, uncarriedBuildOption } from '../docker/api.ts';
 import type { LoadedCompose } from '../docker/types.ts';
 
 export interface RuleIssue { path: string; message: string }
@@ -74,6 +74,11 @@ const tmpfsVolume = (driver: string, opts: Readonly<Record<string, string>>) => 
   && !(opts.o ?? '').split(',').some((o) => ['bind', 'rbind'].includes(o.trim())) && Object.keys(opts).every((k) => ['type', 'device', 'o'].includes(k));
 
 type Raw = Record<string, unknown>;
+/** a build section whose context is a git URL: it needs no source tree */
+const fromGit = (build: unknown) => {
+  const context = typeof build === 'string' ? build : build && typeof build === 'object' ? (build as Raw).context : undefined;
+  return typeof context === 'string' && isRemoteContext(context);
+};
 const servicesOf = (loaded: LoadedCompose): [string, Raw][] =>
   Object.entries(((loaded.raw.services ?? {}) as Record<string, Raw>)).filter(([, s]) => s && typeof s === 'object');
 
@@ -152,9 +157,9 @@ export function builtInRules(opts: RuleOptions): PlatformRule[] {
       check: ({ loaded }) => loaded.errors.filter((e) => !e.limit).map(({ path, message }) => ({ path, message })),
     },
     {
-      id: 'image-required', description: 'every service names an image (build only when the stack has a source tree)',
+      id: 'image-required', description: 'every service names an image (build only when the stack has a source tree, or from a git URL)',
       check: ({ loaded, hasSource }) => hasSource ? [] : servicesOf(loaded)
-        .filter(([, s]) => s.build !== undefined && s.image === undefined)
+        .filter(([, s]) => s.build !== undefined && s.image === undefined && !fromGit(s.build))
         .map(([name]) => ({ path: `services.${name}.build`, message: `service ${name} builds an image, but this stack has no source tree: name an image` })),
     },
     {

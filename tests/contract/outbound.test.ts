@@ -16,7 +16,7 @@ import { OutboundRefused } from '../../sdk/index.ts';
  * outbound policy; or, for what never leaves for a user-given host, why not.
  */
 const places: Record<string, string> = {
-  'plugins/git/git.ts': 'git (a stack source, a site source)',
+  'plugins/git/git.ts': 'git (a stack source, a site source, a build context)',
   'plugins/git/workspace.ts': 'git (fetches through git.ts)',
   'plugins/backups/restic.ts': 'restic (a remote repository)',
   'plugins/registries/login-check.ts': 'the registry login',
@@ -107,6 +107,14 @@ test('each place refuses a loopback target before connecting when loopback is no
   const image = await s.api('PUT', '/api/v1/stacks/obcontract/compose', { body: { content: `services:\n  app:\n    image: ${p}/x:1\n` }, headers: { 'if-match': '"1"' } });
   assert.equal(image.status, 422, image.text);
   assert.ok(image.body.errors.some((e: any) => e.rule === 'outbound-registry'), image.text);
+  // a build context given as a git URL: fetched by the git plugin when the image is built
+  const build = await s.api('PUT', '/api/v1/stacks/obcontract/compose', { body: { content: `services:\n  app:\n    build: https://${p}/r.git#main\n` }, headers: { 'if-match': '"1"' } });
+  assert.equal(build.status, 200, build.text);
+  const deploy = await s.api('POST', '/api/v1/stacks/obcontract/deploy');
+  assert.equal(deploy.status, 202, deploy.text);
+  const built = await waitJob(s, deploy.body.id);
+  assert.equal(built.status, 'failed');
+  assert.match(built.error ?? '', /build context https:\/\/127\.0\.0\.1:\d+\/r\.git is not fetched: .*127\.0\.0\.1.*(are refused|outbound)/, 'git (a build context)');
   // alert channels
   refused(await s.api('POST', '/api/v1/alerts/channels', { body: { name: 'x', kind: 'webhook', config: { url: `http://${p}/hook` } } }), 'alert webhook');
   refused(await s.api('POST', '/api/v1/alerts/channels', { body: { name: 'y', kind: 'email', config: { host: '127.0.0.1', port: trap.port, from: 'a@b.c', to: ['d@e.f'] } } }), 'alert e-mail');

@@ -98,9 +98,21 @@ export interface NormalizedHealthcheck {
   startPeriodNs?: number;
 }
 
+/** a build context given as a git URL: fetched when the image is built, never at load */
+export interface GitContext {
+  /** as written (it may carry a token: never shown) */
+  url: string;
+  /** a branch, tag, `refs/…` or commit; null: the repository's HEAD */
+  ref: string | null;
+  /** the folder of the repository that is the context; null: its root */
+  dir: string | null;
+}
+
 export interface NormalizedBuild {
-  /** absolute path inside the project's workdir */
+  /** absolute path inside the project's workdir; '' while a git context is not fetched yet */
   context: string;
+  /** where the context comes from when it is a git repository rather than a folder of the source tree */
+  git?: GitContext;
   /** relative to the context; unused with dockerfileInline */
   dockerfile: string;
   /** `dockerfile_inline`: the Dockerfile's text itself */

@@ -1,7 +1,8 @@
 // One compose service → a NormalizedService: every supported key in its short and long forms, unsupported keys named as errors.
 import { existsSync } from 'node:fs';
-import { join, relative } from 'node:path';
-import type { DependsCondition, NormalizedHealthcheck, NormalizedService, ServiceNetwork } from './model.ts';
+import { isAbsolute, join, normalize, relative } from 'node:path';
+import type { DependsCondition, GitContext, NormalizedHealthcheck, NormalizedService, ServiceNetwork } from './model.ts';
+import { gitContext, isRemoteContext } from './git-context.ts';
 import { carriedBuildOptions, uncarriedBuildOption } from './build-options.ts';
 import { reservedLabelMessage, userLabel } from '../labels.ts';
 import { environment } from './environment.ts';
@@ -181,16 +182,26 @@ function build(v: unknown, path: string, ctx: ServiceContext): NormalizedService
     issues.error(`${path}.${key}`, `"${key}" is not a build option of the compose specification`);
   }
   const contextText = scalar(spec.context) ?? '.';
-  if (/^[a-z]+:\/\/|^git@/.test(contextText)) { issues.error(`${path}.context`, 'remote build contexts are not supported; build from the source tree'); return null; }
-  const context = inside(ctx.workdir, contextText, `${path}.context`, issues, 'build context');
-  if (!context) return null;
   const inline = str(spec.dockerfile_inline, `${path}.dockerfile_inline`, issues);
   if (inline !== null && spec.dockerfile !== undefined) issues.error(`${path}.dockerfile`, 'dockerfile and dockerfile_inline exclude each other');
   const dockerfile = scalar(spec.dockerfile) ?? 'Dockerfile';
-  const file = inline === null ? inside(context, dockerfile, `${path}.dockerfile`, issues, 'Dockerfile') : null;
-  if (inline === null) {
-    if (!file) return null;
-    if (!existsSync(file)) { issues.error(`${path}.dockerfile`, `there is no ${join(relative(ctx.workdir!, context) || '.', dockerfile)} in the source tree`); return null; }
+  let context = '';
+  let file: string | null = null;
+  let git: GitContext | undefined;
+  if (isRemoteContext(contextText)) {
+    // fetched when the image is built: its Dockerfile is looked for then
+    const remote = gitContext(contextText);
+    if (typeof remote === 'string') { issues.error(`${path}.context`, remote); return null; }
+    if (inline === null && (isAbsolute(dockerfile) || normalize(dockerfile).startsWith('..'))) { issues.error(`${path}.dockerfile`, `"${dockerfile}" points outside the build context`); return null; }
+    git = remote;
+  } else {
+    context = inside(ctx.workdir, contextText, `${path}.context`, issues, 'build context') ?? '';
+    if (!context) return null;
+    file = inline === null ? inside(context, dockerfile, `${path}.dockerfile`, issues, 'Dockerfile') : null;
+    if (inline === null) {
+      if (!file) return null;
+      if (!existsSync(file)) { issues.error(`${path}.dockerfile`, `there is no ${join(relative(ctx.workdir!, context) || '.', dockerfile)} in the source tree`); return null; }
+    }
   }
   const args: Record<string, string> = {};
   for (const [k, val] of mapOrList(spec.args, `${path}.args`, issues)) {
@@ -210,7 +221,8 @@ function build(v: unknown, path: string, ctx: ServiceContext): NormalizedService
   const pull = bool(spec.pull, `${path}.pull`, issues);
   return {
     context,
-    dockerfile: file ? relative(context, file) : '',
+    ...(git ? { git } : {}),
+    dockerfile: file ? relative(context, file) : git && inline === null ? normalize(dockerfile) : '',
     ...(inline !== null ? { dockerfileInline: inline } : {}),
     args,
     ...(target ? { target } : {}),

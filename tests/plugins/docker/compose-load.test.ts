@@ -661,3 +661,25 @@ services:
     'services.a.deploy.update_config.speed: "speed" is not an update_config option (order, parallelism, delay, failure_action, monitor, max_failure_ratio)',
   ]);
 });
+
+test('a build context given as a git URL is read as Docker reads one, needs no source tree, and is fetched only when built', async () => {
+  const contextOf = async (context: string, more = '') => {
+    const loaded = await load(`services:\n  web:\n    build:\n      context: ${JSON.stringify(context)}\n${more}`);
+    assert.deepEqual(loaded.errors, [], context);
+    return loaded.services[0].build!;
+  };
+  assert.deepEqual((await contextOf('https://git.example.com/team/app.git')).git, { url: 'https://git.example.com/team/app.git', ref: null, dir: null });
+  assert.deepEqual((await contextOf('https://git.example.com/team/app.git#v1.2:services/web/')).git, { url: 'https://git.example.com/team/app.git', ref: 'v1.2', dir: 'services/web' });
+  assert.deepEqual((await contextOf('https://git.example.com/team/app.git#:web')).git, { url: 'https://git.example.com/team/app.git', ref: null, dir: 'web' });
+  assert.deepEqual((await contextOf('github.com/team/app#refs/pull/7/head')).git, { url: 'https://github.com/team/app', ref: 'refs/pull/7/head', dir: null });
+  assert.deepEqual((await contextOf('git@git.example.com:team/app.git#main')).git, { url: 'git@git.example.com:team/app.git', ref: 'main', dir: null });
+  assert.deepEqual((await contextOf('ssh://git@git.example.com:2222/team/app.git#main:.')).git, { url: 'ssh://git@git.example.com:2222/team/app.git', ref: 'main', dir: null });
+  const built = await contextOf('https://git.example.com/team/app.git#main:web', '      dockerfile: docker/Dockerfile.prod\n');
+  assert.equal(built.context, '', 'nothing is fetched at load');
+  assert.equal(built.dockerfile, 'docker/Dockerfile.prod');
+
+  const escaping = await load('services:\n  web:\n    build:\n      context: https://git.example.com/team/app.git\n      dockerfile: ../Dockerfile\n');
+  assert.match(escaping.errors.map((e) => `${e.path}: ${e.message}`).join('\n'), /services\.web\.build\.dockerfile: "\.\.\/Dockerfile" points outside the build context/);
+  const scheme = await load('services:\n  web:\n    build: ftp://git.example.com/app.git\n');
+  assert.match(scheme.errors[0].message, /"ftp:" URLs are not build contexts/);
+});

@@ -90,7 +90,7 @@ test('a push to a refused registry (a swarm stack\'s builds) is refused before t
   const asked: string[] = [];
   // an engine that records what it is asked and has nothing to answer
   const engine = new Proxy({}, { get: (_, method) => (...args: unknown[]) => { asked.push(`${String(method)} ${JSON.stringify(args)}`); throw new Error('the engine was asked'); } }) as Dockerode;
-  const deps = { docker: engine, auth: () => null, pullTimeoutMs: 10_000, builder: 'auto' as const, outbound: createOutbound({ allow: [], allowHostnames: false }) };
+  const deps = { docker: engine, auth: () => null, pullTimeoutMs: 10_000, builder: 'auto' as const, outbound: createOutbound({ allow: [], allowHostnames: false }), gitContexts: () => null };
   await assert.rejects(pushImage(deps, 'built-image', { repository: `127.0.0.1:${registry.port}/team/app`, tag: '1' }, { log: () => undefined }),
     new RegExp(`^Error: 127\\.0\\.0\\.1:${registry.port}/team/app:1 is not pushed: the outbound policy refuses its registry 127\\.0\\.0\\.1:${registry.port} \\(connections to 127\\.0\\.0\\.1 are refused: it is a loopback address`));
   await assert.rejects(pushImage(deps, 'built-image', { repository: 'registry.example.com/team/app', tag: '1' }, { log: () => undefined }),
