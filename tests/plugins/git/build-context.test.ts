@@ -14,13 +14,15 @@ let s: TestServer;
 let server: HttpsGitServer;
 let app: TestRepo;
 let secret: TestRepo;
+/** the first commit of app.git, which the tag v1 names */
+let firstCommit: string;
 const stacks: string[] = [];
 
 const dockerfile = 'FROM dockwright-test/busybox:1\nCOPY message.txt /message.txt\nCMD ["sh", "-c", "cat /message.txt; sleep 3600"]\n';
 
 before(async () => {
   app = await TestRepo.create(repos.root, 'app');
-  await app.commit({ 'README.md': 'the root has no Dockerfile\n', 'web/Dockerfile': dockerfile, 'web/message.txt': 'first\n' }, 'first');
+  firstCommit = await app.commit({ 'README.md': 'the root has no Dockerfile\n', 'web/Dockerfile': dockerfile, 'web/message.txt': 'first\n' }, 'first');
   await app.tag('v1');
   const privateRoot = join(repos.root, 'private');
   secret = await TestRepo.create(privateRoot, 'secret');
@@ -79,11 +81,16 @@ test('a stack without a source tree builds from a folder of a git repository at 
   assert.deepEqual(readdirSync(join(s.dataDir, 'plugins', 'git', 'build-contexts', 'trees')), [], 'every build\'s tree is gone after it');
 });
 
-test('a tag, the short forms of the fragment, and a private repository with a token from the stack\'s variables that never shows', async () => {
+test('a tag, a commit id, and a private repository with a token from the stack\'s variables that never shows', async () => {
   const tagged = uniqueName('gbt');
   const job = await deploy(tagged, compose(`${base()}/app.git#v1:web`));
   assert.equal(job.status, 'succeeded', `${job.error}\n${job.output}`);
   assert.match(await messageOf(tagged), /first/, 'the tag, not the moved branch');
+  const pinned = uniqueName('gbs');
+  const byId = await deploy(pinned, compose(`${base()}/app.git#${firstCommit}:web`));
+  assert.equal(byId.status, 'succeeded', `${byId.error}\n${byId.output}`);
+  assert.match(byId.output, new RegExp(`at commit ${firstCommit.slice(0, 12)}`));
+  assert.match(await messageOf(pinned), /first/, 'a full commit id');
 
   const priv = uniqueName('gbp');
   const asked = server.requests.length;
