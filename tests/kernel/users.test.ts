@@ -193,8 +193,11 @@ test('the last enabled admin cannot be demoted, disabled or removed (409); with 
     const tokens: Record<string, string> = { [me]: solo.admin, backup: (await solo.app.tokens.create({ user: 'backup', name: 'all', scopes: ['*'] })).token };
     for (let round = 0; round < 6; round++) {
       const both = await Promise.all([me, 'backup'].map((name) => call(solo.url, 'PATCH', `/api/v1/users/${name}`, { token: tokens.backup, body: { role: 'operator' } })));
-      assert.deepEqual(both.map((r) => r.status).sort(), [200, 409], both.map((r) => r.text).join('\n'));
-      const kept = both[0].status === 409 ? me : 'backup';
+      const [mine, backups] = both.map((r) => r.status);
+      // both are asked with backup's token: once backup's own demotion is saved, that token is an operator's, and the
+      // demotion of the last admin is refused as such (403) rather than as the last admin (409); either way one admin stays
+      assert.ok([`${mine} ${backups}`].some((pair) => ['409 200', '200 409', '403 200'].includes(pair)), `${mine} ${backups}: ${both.map((r) => r.text).join('\n')}`);
+      const kept = backups === 200 ? me : 'backup';
       const demoted = kept === me ? 'backup' : me;
       assert.equal((await call(solo.url, 'PATCH', `/api/v1/users/${demoted}`, { token: tokens[kept], body: { role: 'admin' } })).status, 200);
     }
