@@ -86,8 +86,10 @@ export async function removeContainer(deps: { docker: Dockerode; stopSeconds: nu
     if (statusOf(err) === 404) return;
     if (statusOf(err) !== 409) throw err;
     // 409: a removal is already under way (one a stopped process asked for, say): it is done only once the container is
-    // gone, else its networks and volumes are still in use when they are removed next
-    await c.wait({ condition: 'removed' }).catch((gone) => { if (statusOf(gone) !== 404) throw gone; });
+    // gone, else its networks and volumes are still in use when they are removed next. Should that removal fail (the
+    // container left dead) or not end within the client's bound, it is asked for once more here
+    const gone = await c.wait({ condition: 'removed' }).then(() => true, (err) => statusOf(err) === 404);
+    if (!gone) await c.remove({ force: true, v: opts.volumes }).catch((err) => { if (statusOf(err) !== 404) throw err; });
   }
 }
 

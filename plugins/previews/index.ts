@@ -62,6 +62,14 @@ export default definePlugin({
         await previews.remove(row.stack, row.key, system);
       }
     });
+    // a removal whose job another start took over as interrupted (its process stopped while it ran, and this one started
+    // after the start-up check below) is queued again: nothing of the preview survives
+    ctx.events.on('job.failed', async ({ jobId, type, resource, error }) => {
+      if (type !== 'previews.remove' || error !== 'interrupted by restart' || typeof resource !== 'string' || !resource.startsWith('stack:')) return;
+      for (const row of await store.list(resource.slice('stack:'.length))) {
+        if (row.lastJob === jobId && row.status === 'removing') await previews.remove(row.stack, row.key, system);
+      }
+    });
     ctx.onStart(async () => {
       // a removal interrupted by a restart (its job failed as interrupted) is taken up again, and so are the previews of
       // a stack removed while this process could not hear of it: nothing of them survives

@@ -34,7 +34,7 @@ before(async () => {
 after(async () => {
   await s?.close();
   await first?.close();
-  await cleanupProjects(name, other, ...['api-1', 'api-2', 'api-3'].map((k) => `${name}-${k}`));
+  await cleanupProjects(name, other, ...['api-1', 'api-2', 'api-3', 'api-4'].map((k) => `${name}-${k}`));
 });
 
 /** what a failure shows: the preview as listed, and every job of its stack with its output */
@@ -42,7 +42,7 @@ async function previewState(key: string): Promise<string> {
   const previews = (await s.api('GET', `/api/v1/stacks/${name}/previews`)).body.previews?.filter((p: any) => p.key === key);
   const jobs = await s.api('GET', `/api/v1/jobs?resource=stack:${name}&limit=10`);
   if (jobs.status !== 200) return JSON.stringify({ previews, jobs: jobs.text });
-  const details = await Promise.all((jobs.body.items as any[]).map(async (j: any) => (await s.api('GET', `/api/v1/jobs/${j.id}`)).body));
+  const details = await Promise.all((jobs.body as any[]).map(async (j: any) => (await s.api('GET', `/api/v1/jobs/${j.id}`)).body));
   return JSON.stringify({ previews, jobs: details.map((j: any) => ({ type: j.type, status: j.status, error: j.error, output: j.output })) });
 }
 
@@ -104,4 +104,28 @@ test('a removal interrupted by a restart is finished at the next start: nothing 
   const left = await leftovers(`${name}-api-3`);
   assert.deepEqual(left, { containers: [], networks: [], volumes: [] }, left.containers.length + left.networks.length + left.volumes.length ? await previewState('api-3') : undefined);
   assert.equal((await viaEdge(s.httpPort, previewHost('api-3'), '/')).status, 404);
+});
+
+test('a removal whose job is taken over as interrupted only after the start (its stopped instance\'s lease ran on) is queued again', async () => {
+  assert.equal((await create('api-4')).status, 'succeeded');
+  const reuse = { databaseUrl: s.databaseUrl, dataDir: s.dataDir };
+  await s.stop();
+  // what a process stopped in the middle of the removal leaves: its job running under an instance that is gone, with a
+  // lease still good past the next start, so the start-up check sees it running and the takeover comes later
+  const db = new pg.Client({ connectionString: reuse.databaseUrl });
+  await db.connect();
+  try {
+    const [job] = (await db.query(
+      `INSERT INTO jobs (id, type, resource, serial_key, status, input, actor, started_at, instance, lease_until)
+       VALUES (gen_random_uuid(), 'previews.remove', $1, $2, 'running', $3, '{"kind":"system","name":"test"}', now(), gen_random_uuid(), now() + interval '6 seconds')
+       RETURNING id`, [`stack:${name}`, `preview:${name}/api-4`, { stack: name, key: 'api-4' }])).rows;
+    await db.query(`UPDATE previews SET status = 'removing', last_job = $3 WHERE stack = $1 AND key = $2`, [name, 'api-4', job.id]);
+  } finally {
+    await db.end();
+  }
+  s = await startPreviewServer([], { reuse, config: { jobs: { leaseMs: 3000, renewMs: 200 } } });
+  await edgeRunning(s);
+  await eventually(async () => (await s.api('GET', `/api/v1/stacks/${name}/previews`)).body.previews.length === 0, 60_000, 'the removal queued again and finished', 250)
+    .catch(async (err) => { throw new Error(`${err.message}; the preview and its jobs now: ${await previewState('api-4')}`); });
+  assert.deepEqual(await leftovers(`${name}-api-4`), { containers: [], networks: [], volumes: [] });
 });
