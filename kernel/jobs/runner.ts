@@ -227,7 +227,9 @@ export class JobRunner implements JobsApi {
     clearInterval(this.poll);
     clearTimeout(this.claimRetry);
     this.liveness.stop();
-    await within(drainMs, this.idle());
+    // a claim under way when the stop came runs its jobs here: they are drained (and aborted) like the others, never
+    // left running unwatched while this instance lets its lock go
+    await within(drainMs, this.settled().then(() => this.idle()));
     for (const c of this.running.values()) c.abort(new Error('shutting down'));
     // the aborted jobs record their end before the database goes away
     await within(5000, this.idle().then(() => this.settled()));

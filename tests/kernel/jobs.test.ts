@@ -340,3 +340,18 @@ test('a finish committed with its answer lost still wakes its wait at once', asy
   assert.equal(rows[0].n, 1);
   assert.equal((await s.app.jobs.get(job.id))!.status, 'succeeded');
 });
+
+test('a stop that comes while a claim is under way drains the jobs it claims: none is left running', { timeout: 90_000 }, async () => {
+  const db = { databaseUrl: s.databaseUrl, dataDir: `${s.dataDir}-stops` };
+  const left: string[] = [];
+  for (let i = 0; i < 6; i++) {
+    const server = await startServer({ reuse: db, config: { jobs: { concurrency: 4, outputLimit: 4096 } } });
+    // the enqueue's notification starts a claim; the stop follows at once, usually while that claim is under way
+    const job = await startJob({ ms: 150 }, server);
+    await server.stop();
+    const status = (await s.api('GET', `/api/v1/jobs/${job.id}`)).body.status;
+    if (status === 'running') left.push(job.id);
+    assert.ok(['queued', 'succeeded'].includes(status), `job ${job.id} is ${status} after the stop`);
+  }
+  assert.deepEqual(left, []);
+});
