@@ -57,14 +57,16 @@ export async function snapshotsOf(deps: ResticEnv, repo: Repository, backup: str
   return (JSON.parse(stdout || '[]') as ResticSnapshot[] | null) ?? [];
 }
 
-function progressLogger(log: (line: string) => void, intervalMs: number) {
+/** restic backup status lines as job lines: at most one per interval, and the last from its summary (whose counts are final) */
+export function progressLogger(log: (line: string) => void, intervalMs: number) {
   let last = 0;
   let ended = false;
   return (s: { percent_done?: number; total_files?: number; files_done?: number; total_bytes?: number; bytes_done?: number }, end = false) => {
     const now = Date.now();
     const pct = Math.floor((s.percent_done ?? 0) * 100);
-    if (ended || (now - last < intervalMs && pct < 100 && !end)) return;
-    ended = pct >= 100;
+    // restic's status at 100% can come before its counts are final: the end (from its summary) says that line
+    if (ended || (!end && (pct >= 100 || now - last < intervalMs))) return;
+    ended = end;
     last = now;
     log(`progress ${pct}% · ${s.files_done ?? 0}/${s.total_files ?? '?'} files · ${bytes(s.bytes_done ?? 0)}/${bytes(s.total_bytes ?? 0)}`);
   };
