@@ -88,7 +88,7 @@ test('behind the edge: a version that serves, then crashes in its monitor window
 
   const crash = await underTraffic(crashing.host, () => job(crashing.stack));
   console.log(`update to a version that crashes, and its rollback, through the edge: ${crash.sent} requests sent, ${crash.failed.length} failed`);
-  assert.deepEqual(crash.failed, [], `${crash.failed.length} of ${crash.sent} requests failed`);
+  assert.deepEqual(crash.failed, [], `${crash.failed.length} of ${crash.sent} requests failed; the job's output:\n${crash.job.output}`);
   assert.ok(crash.sent > 100, `traffic ran through the update and the rollback (${crash.sent} requests)`);
   assert.equal(crash.job.status, 'failed', crash.job.output);
   assert.match(crash.job.output, /web-1: ready after/, 'the new version got ready and took over');
@@ -123,9 +123,10 @@ async function underTraffic<T>(to: string, during: () => Promise<T>): Promise<{ 
     while (!stop) {
       sent++;
       const p = viaEdge(s.httpPort, to, '/cgi-bin/env').then((a) => {
-        if (a.status !== 200) failed.push(`${a.status} ${a.body.slice(0, 80)}`);
+        // when it failed, to set beside the job's output lines (their times) when it does
+        if (a.status !== 200) failed.push(`${new Date().toISOString()} ${a.status} ${a.body.slice(0, 80)}`);
         else served.add(/^message=(\S*)/m.exec(a.body)?.[1] ?? '?');
-      }, (err: Error) => { failed.push(err.message); }).finally(() => inFlight.delete(p));
+      }, (err: Error) => { failed.push(`${new Date().toISOString()} ${err.message}`); }).finally(() => inFlight.delete(p));
       inFlight.add(p);
       await new Promise((r) => setTimeout(r, 30));
     }
