@@ -14,12 +14,9 @@ export function gitBuildContexts(deps: { git: Git; root: () => string; allowedLo
   const lock = keyedLock();
 
   return async (context, io, use) => {
-    let remote;
-    try {
-      remote = await checkRemote({ url: context.url }, deps.allowedLocalRoots, deps.outbound);
-    } catch (err) {
-      throw new Error(`the build context ${context.url.replace(/\/\/[^@/]*@/, '//')} is not fetched: ${(err as Error).message}`);
-    }
+    const remote = await checkRemote({ url: context.url }, deps.allowedLocalRoots, deps.outbound).catch((err: Error) => {
+      throw new Error(`the build context ${context.url.replace(/\/\/[^@/]*@/, '//')} is not fetched: ${err.message}`);
+    });
     for (const secret of secretsOf(remote.credentials)) io.redact?.(secret);
     const key = createHash('sha256').update(remote.url).digest('hex').slice(0, 32);
     const gitDir = join(deps.root(), 'repos', key);
@@ -34,7 +31,8 @@ export function gitBuildContexts(deps: { git: Git; root: () => string; allowedLo
         }
         const repo = [`--git-dir=${gitDir}`];
         // a full commit id is fetched as itself; anything else as the ref the remote names so
-        const wanted = /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(ref) ? ref : `+${ref}:refs/fetched/build`;
+        const byId = /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(ref);
+        const wanted = byId ? ref : `+${ref}:refs/fetched/build`;
         try {
           await git([...repo, 'fetch', '--quiet', '--no-tags', '--no-recurse-submodules', '--no-write-fetch-head', '--depth=1', '--', remote.url, wanted],
             { remote: remote.url, credentials: remote.credentials, signal: io.signal });
@@ -42,7 +40,7 @@ export function gitBuildContexts(deps: { git: Git; root: () => string; allowedLo
           if (err instanceof GitError && /couldn't find remote ref|not our ref|no such remote ref/i.test(err.stderr)) throw new Error(`the repository ${remote.display} has no ref ${ref}`);
           throw err;
         }
-        const id = (await git([...repo, 'rev-parse', '--verify', '--quiet', `${wanted === ref ? ref : 'refs/fetched/build'}^{commit}`])).trim();
+        const id = (await git([...repo, 'rev-parse', '--verify', '--quiet', `${byId ? ref : 'refs/fetched/build'}^{commit}`])).trim();
         await mkdir(tree, { recursive: true });
         await git([...repo, `--work-tree=${tree}`, 'checkout', '--quiet', '--force', '--detach', id, '--'], { cwd: tree, signal: io.signal });
         return id;
