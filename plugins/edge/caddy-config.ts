@@ -41,14 +41,16 @@ function handlersOf(r: RouteRow, addresses: ConfigInput['addresses']): Json[] {
   const ips = addresses.get(`${t.project}/${t.service}`) ?? { serving: [], fallback: [] };
   const dial = [...ips.serving, ...ips.fallback].map((ip) => ({ dial: `${ip.includes(':') ? `[${ip}]` : ip}:${t.port}` }));
   if (!dial.length) return [text(502, `${r.hostname}: no running container of service ${t.service} (stack ${t.project}) on the edge network\n`)];
-  // a failed connection (a container that just stopped, or crashed) is tried again on another upstream, or on the same once
-  // the edge has moved on, for up to a few seconds: the client sees a slower answer, not a 502; one that failed is skipped
-  // for a moment. Caddy 2.6 tries a GET again also when the upstream failed after the request reached it (a process that
-  // died mid-answer); any other method only when the connection failed. With fallbacks (the old container of a
-  // replacement), upstreams are taken in order: the new one gets every request, the old one those the new one fails.
+  // a failed connection (a container that just stopped, or crashed, or too busy to accept) is tried again on another
+  // upstream, or on the same once the edge has moved on: the client sees a slower answer, not a 502. One that failed is
+  // skipped for 2 s; a connection attempt times out after 3 s (Caddy's default), so the 10 s of tries leave a request
+  // whose attempt timed out another one once its upstream is back. Caddy 2.6 tries a GET again also when the upstream
+  // failed after the request reached it (a process that died mid-answer); any other method only when the connection
+  // failed. With fallbacks (the old container of a replacement), upstreams are taken in order: the new one gets every
+  // request, the old one those the new one fails.
   return [{
     handler: 'reverse_proxy', upstreams: dial,
-    load_balancing: { try_duration: '5s', try_interval: '100ms', ...(ips.fallback.length ? { selection_policy: { policy: 'first' } } : {}) },
+    load_balancing: { try_duration: '10s', try_interval: '100ms', ...(ips.fallback.length ? { selection_policy: { policy: 'first' } } : {}) },
     health_checks: { passive: { fail_duration: '2s' } },
   }];
 }

@@ -67,7 +67,9 @@ export function edgeNetwork(docker: Dockerode, name: string, log: Logger, retryM
       }
     },
     async addresses() {
-      const list = await docker.listContainers({ filters: { network: [name], status: ['running'], label: [managed] } });
+      // a paused container stays routed: a pause is brief (a snapshot, a look with a debugger), and its requests wait for it
+      // as for any container too busy to answer, rather than failing at once and until the next change of the routes
+      const list = await docker.listContainers({ filters: { network: [name], status: ['running', 'paused'], label: [managed] } });
       const serving = new Map<string, string[]>();
       // the old container of a start-first replacement, not told to stop yet: a fallback behind its successor
       const replaced = new Map<string, string[]>();

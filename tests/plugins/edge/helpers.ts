@@ -34,10 +34,13 @@ export async function startEdgeServer(opts: { edge?: Record<string, unknown>; pl
 
 export interface Answer { status: number; body: string; headers: Record<string, string | string[] | undefined> }
 
-/** GET through the edge on 127.0.0.1 with this Host (no keep-alive); https with SNI = host, trusting `ca` */
+/**
+ * GET through the edge on 127.0.0.1 with this Host (no keep-alive); https with SNI = host, trusting `ca`. It waits up to
+ * 15 s for a byte, longer than the edge's 10 s of tries on its upstreams, so what it reports is the edge's own answer.
+ */
 export function viaEdge(port: number, host: string, path = '/', tls?: { ca: string }): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const options = { host: '127.0.0.1', port, path, headers: { host }, agent: false as const, timeout: 5000, ...(tls ? { servername: host, ca: tls.ca } : {}) };
+    const options = { host: '127.0.0.1', port, path, headers: { host }, agent: false as const, timeout: 15_000, ...(tls ? { servername: host, ca: tls.ca } : {}) };
     const req = (tls ? httpsRequest : request)(options, (res) => {
       let body = '';
       res.setEncoding('utf8');
@@ -48,6 +51,21 @@ export function viaEdge(port: number, host: string, path = '/', tls?: { ca: stri
     req.on('error', reject);
     req.end();
   });
+}
+
+/** what the edge's Caddy logged at warn or error level since `sinceMs` (its reverse proxy's failures), for a failing test's message */
+export function edgeComplaints(dataDir: string, sinceMs: number): string {
+  let text = '';
+  try { text = readFileSync(join(dataDir, 'plugins', 'edge', 'logs', 'caddy.log'), 'utf8'); } catch { return '(no Caddy log)'; }
+  const lines = text.split('\n').flatMap((line) => {
+    try {
+      const e = JSON.parse(line) as { level: string; ts: number; logger?: string; msg?: string; error?: string; request?: { host?: string; uri?: string }; duration?: number };
+      // every load warns that automatic HTTPS is off (certificates are Dockwright's): that is no complaint
+      if (e.ts * 1000 < sinceMs || (e.level !== 'warn' && e.level !== 'error') || /automatic HTTPS is completely disabled/.test(e.msg ?? '')) return [];
+      return [`${new Date(e.ts * 1000).toISOString()} ${e.level} ${e.logger ?? ''}: ${e.msg ?? ''} ${e.error ?? ''} ${e.request?.uri ?? ''} ${e.duration ?? ''}`.trim()];
+    } catch { return []; }
+  });
+  return lines.length ? lines.join('\n') : '(Caddy logged no warning or error)';
 }
 
 /** waits until the edge answers this host/path as `ok` says (polling every 25 ms) */

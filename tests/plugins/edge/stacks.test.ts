@@ -1,8 +1,9 @@
-// The edge in front of stacks (real Caddy, real containers, real HTTP): labels route a hostname, redeploys keep it, stop removes the route, one owner per hostname, Caddy restarted after SIGKILL.
+// The edge in front of stacks (real Caddy, real containers, real HTTP): labels route a hostname, redeploys keep it, stop removes the route, one owner per hostname, Caddy restarted after SIGKILL, a container too busy to accept costs no request.
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { act, cleanupProjects, createStack, edgeAnswers, edgeRunning, startEdgeServer, uniqueName, viaEdge, webCompose, type EdgeServer } from './helpers.ts';
 import { eventually } from '../../helpers/harness.ts';
+import { docker, projectContainers } from '../docker/helpers.ts';
 
 let s: EdgeServer;
 const projects: string[] = [];
@@ -140,4 +141,30 @@ test('Caddy killed with SIGKILL is restarted and serves the same routes within 2
   assert.equal(now.restarts, before.restarts + 1);
   assert.equal(now.state, 'running');
   assert.ok(took < 2000, `answered again after ${took} ms`);
+});
+
+test('a container too busy to take connections for 4 s (paused: its queue fills, new ones time out) costs no request: the edge skips it, tries again, and answers', async () => {
+  const name = stackName();
+  const host = `${name}.busy.test`;
+  await createStack(s, name, webCompose(host, 'busy'));
+  await act(s, 'deploy', name);
+  await edgeAnswers(s.httpPort, host, '/cgi-bin/env', (a) => a.body.includes('message=busy'));
+  const container = docker.getContainer((await projectContainers(name))[0].Id);
+
+  await container.pause();
+  const pausedAt = Date.now();
+  // 40 requests over the first 2 s: the first few wait in its accept queue, the connections of the others time out (3 s)
+  const answers: Promise<{ status: number; ms: number } | { error: string }>[] = [];
+  for (let i = 0; i < 40; i++) {
+    const sent = Date.now();
+    answers.push(viaEdge(s.httpPort, host, '/cgi-bin/env').then((a) => ({ status: a.status, ms: Date.now() - sent }), (err: Error) => ({ error: err.message })));
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  await new Promise((r) => setTimeout(r, Math.max(0, 4000 - (Date.now() - pausedAt))));
+  await container.unpause();
+
+  const got = await Promise.all(answers);
+  assert.deepEqual(got.filter((a) => !('status' in a) || a.status !== 200), [], 'every request answered 200');
+  const slowest = Math.max(...got.map((a) => ('ms' in a ? a.ms : 0)));
+  assert.ok(slowest > 4000, `some requests waited for the container past a timed-out connection (${slowest} ms)`);
 });

@@ -3,7 +3,7 @@ import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { call, eventually, startChild, startServer, type Child, type TestServer } from '../../helpers/harness.ts';
 import { docker, projectContainers } from '../docker/helpers.ts';
-import { bootingCompose, cleanupProjects, freePort, uniqueName, viaEdge } from './helpers.ts';
+import { bootingCompose, cleanupProjects, edgeComplaints, freePort, uniqueName, viaEdge } from './helpers.ts';
 
 const name = uniqueName('sfcrash');
 const host = `${name}.app.test`;
@@ -50,8 +50,8 @@ async function deploy(child: Child, content: string): Promise<string> {
   return res.body.id;
 }
 
-/** the one container of the service, running under its usual name, with what it runs; and the edge answering from it */
-async function servedBy(message: string): Promise<void> {
+/** the one container of the service, running under its usual name, with what it runs; and the edge of `child` answering from it */
+async function servedBy(child: Child, message: string): Promise<void> {
   const web = `${name}-web-1`;
   const list = await eventually(async () => {
     const l = await projectContainers(name);
@@ -59,17 +59,22 @@ async function servedBy(message: string): Promise<void> {
   }, 60_000, 'exactly one container of the service, under its name');
   const info = await docker.getContainer(list[0].Id).inspect();
   assert.ok(info.Config.Env.includes(`MESSAGE=${message}`), `${web} runs ${message}`);
+  let last = '';
   await eventually(async () => {
-    const a = await viaEdge(httpPort, host, '/cgi-bin/env').catch(() => null);
-    return a?.status === 200 && a.body.includes(`message=${message}`) && a.body.includes(`hostname=${info.Config.Hostname}`);
-  }, 30_000, `the edge to route to ${web}`);
+    const a = await viaEdge(httpPort, host, '/cgi-bin/env').catch((err: Error) => ({ status: 0, body: err.message }));
+    last = `${a.status} ${a.body.trim().slice(0, 200)}`;
+    return a.status === 200 && a.body.includes(`message=${message}`) && a.body.includes(`hostname=${info.Config.Hostname}`);
+  }, 30_000, `the edge to route to ${web}`).catch(async (err: Error) => {
+    const edge = await api(child, 'GET', '/api/v1/edge');
+    throw new Error(`${err.message}; it last answered: ${last}; GET /edge: ${edge.status} ${edge.text}\nthe edge's Caddy said:\n${edgeComplaints(s.dataDir, 0)}`);
+  });
 }
 
 test('kill -9 while the new container gets ready, then while the old one drains: after each start, one container serves and the route points at it', async () => {
   const first = await start();
   const v1 = await deploy(first, bootingCompose(host, 'one', { bootSeconds: 0 }));
   assert.equal((await api(first, 'GET', `/api/v1/jobs/${v1}/wait?timeout=60`)).body.status, 'succeeded');
-  await servedBy('one');
+  await servedBy(first, 'one');
 
   // the new version boots slowly: the process dies while it is starting beside the old one
   const v2 = await deploy(first, bootingCompose(host, 'two', { bootSeconds: 60 }));
@@ -77,7 +82,7 @@ test('kill -9 while the new container gets ready, then while the old one drains:
   await first.kill('SIGKILL');
 
   const second = await start();
-  await servedBy('one');
+  await servedBy(second, 'one');
   assert.equal((await api(second, 'GET', `/api/v1/jobs/${v2}/wait?timeout=10`)).body.error, 'interrupted by restart');
 
   // now it switches at once and drains for long (its stop_grace_period): the process dies while the old one drains
@@ -86,6 +91,5 @@ test('kill -9 while the new container gets ready, then while the old one drains:
   assert.ok((await projectContainers(name)).some((c) => /-dwold-[0-9a-f]{12}$/.test(c.Names[0]) && c.State === 'running'), 'the old container drains, set aside');
   await second.kill('SIGKILL');
 
-  await start();
-  await servedBy('three');
+  await servedBy(await start(), 'three');
 });

@@ -2,7 +2,7 @@
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { docker, projectContainers } from '../docker/helpers.ts';
-import { act, bootingCompose, cleanupProjects, createStack, edgeAnswers, edgeRunning, freePort, startEdgeServer, uniqueName, viaEdge, waitJob, type Answer, type EdgeServer } from './helpers.ts';
+import { act, bootingCompose, cleanupProjects, createStack, edgeAnswers, edgeComplaints, edgeRunning, freePort, startEdgeServer, uniqueName, viaEdge, waitJob, type Answer, type EdgeServer } from './helpers.ts';
 
 let s: EdgeServer;
 const projects: string[] = [];
@@ -21,16 +21,16 @@ const stackName = (prefix: string) => {
   return name;
 };
 
-interface Traffic { sent: number; failed: { at: number; what: string }[]; slow: { sent: number; ok: number; failed: string[] }; bodies: Set<string> }
+interface Traffic { since: number; sent: number; failed: { at: number; what: string }[]; slow: { sent: number; ok: number; failed: string[] }; bodies: Set<string> }
 
 /**
  * Requests through the edge while `during` runs: one every 30 ms (about 33 per second, each on a new connection) and a
  * slow one (2 s) every 400 ms; bounded by `maxMs`. Answers what failed (anything but a 200).
  */
 async function underTraffic<T>(host: string, during: () => Promise<T>, maxMs = 120_000): Promise<{ value: T; traffic: Traffic }> {
-  const traffic: Traffic = { sent: 0, failed: [], slow: { sent: 0, ok: 0, failed: [] }, bodies: new Set() };
-  const inFlight = new Set<Promise<void>>();
   const t0 = Date.now();
+  const traffic: Traffic = { since: t0, sent: 0, failed: [], slow: { sent: 0, ok: 0, failed: [] }, bodies: new Set() };
+  const inFlight = new Set<Promise<void>>();
   let stop = false;
   const fire = (path: string, slow: boolean) => {
     const p = viaEdge(s.httpPort, host, path).then((a: Answer) => {
@@ -69,6 +69,10 @@ async function redeploy(name: string, content: string) {
   return waitJob(s, res.body.id);
 }
 
+/** a failed traffic check's message: when the requests began (`at` counts from there), the job's output, what Caddy complained of */
+const report = (what: string, traffic: Traffic, output: string) =>
+  `${what} (requests from ${new Date(traffic.since).toISOString()}):\n${output}\nthe edge's Caddy said:\n${edgeComplaints(s.dataDir, traffic.since)}`;
+
 const containersOf = async (name: string) => (await projectContainers(name)).map((c) => ({ name: c.Names[0].slice(1), state: c.State, id: c.Id })).sort((a, b) => a.name.localeCompare(b.name));
 const messageOf = async (container: string) => (await docker.getContainer(container).inspect()).Config.Env.find((e) => e.startsWith('MESSAGE='));
 
@@ -87,7 +91,7 @@ test('a redeploy of a service that boots in 4 s: no request fails, every slow re
     return done;
   });
   assert.equal(job.status, 'succeeded', `${job.error}\n${job.output}`);
-  assert.deepEqual(traffic.failed, [], `failed requests during the redeploy:\n${job.output}`);
+  assert.deepEqual(traffic.failed, [], report('failed requests during the redeploy', traffic, job.output));
   assert.ok(traffic.sent >= 20 * 5, `at least 20 requests per second for the deploy's duration (${traffic.sent} in ${Date.now() - started} ms)`);
   assert.ok(traffic.slow.sent >= 5 && traffic.slow.failed.length === 0 && traffic.slow.ok === traffic.slow.sent, `every slow request completes: ${JSON.stringify(traffic.slow)}`);
   assert.deepEqual([...traffic.bodies].sort(), ['one', 'two'], 'the old version served until the switch, the new one after');
@@ -121,9 +125,9 @@ test('a version whose healthcheck never passes never takes traffic: the deploy f
   const sick = bootingCompose(host, 'broken', { bootSeconds: 0, service: '    healthcheck: { test: ["CMD-SHELL", "echo probe says no; exit 1"], interval: 500ms, timeout: 2s, retries: 2 }\n' });
   const { value: job, traffic } = await underTraffic(host, () => redeploy(name, sick));
   assert.equal(job.status, 'failed', job.output);
-  assert.deepEqual(traffic.failed, [], 'no request failed');
+  assert.deepEqual(traffic.failed, [], report('no request failed', traffic, job.output));
   assert.deepEqual([...traffic.bodies], ['one'], 'only the old version answered');
-  assert.equal(traffic.slow.failed.length, 0);
+  assert.deepEqual(traffic.slow.failed, [], report('failed slow requests', traffic, job.output));
   assert.match(job.error!, new RegExp(`${name}-web-1: the new container did not become ready, so the old one keeps serving: it is unhealthy; last health probe \\(exit code 1\\): probe says no`));
   assert.match(job.output, /its last log lines:\n {2}booting broken/, 'the container\'s last log lines are in the output');
   assert.match(job.output, /removed the new container; the old one keeps serving/);
@@ -150,8 +154,8 @@ test('three replicas roll one at a time behind the edge (HTTP readiness path): n
 
   const { value: job, traffic } = await underTraffic(host, () => redeploy(name, file('two')));
   assert.equal(job.status, 'succeeded', `${job.error}\n${job.output}`);
-  assert.deepEqual(traffic.failed, [], `failed requests:\n${job.output}`);
-  assert.equal(traffic.slow.failed.length, 0);
+  assert.deepEqual(traffic.failed, [], report('failed requests', traffic, job.output));
+  assert.deepEqual(traffic.slow.failed, [], report('failed slow requests', traffic, job.output));
   assert.match(job.output, /ready means healthy if the image has a healthcheck, else GET \/index\.html on port 8080 answers 2xx or 3xx, within 30\.0 s/);
   // one at a time: each replica is removed before the next one starts
   const events = job.output.split('\n').flatMap((l) => { const m = /-web-(\d): (started new|removed old)/.exec(l); return m ? [`${m[2]} ${m[1]}`] : []; });
@@ -204,7 +208,7 @@ volumes:
 
   const { value: job, traffic } = await underTraffic(host, () => redeploy(name, file('two', true)));
   assert.equal(job.status, 'failed', job.output);
-  assert.deepEqual(traffic.failed, [], `failed requests:\n${job.output}`);
+  assert.deepEqual(traffic.failed, [], report('failed requests', traffic, job.output));
   assert.match(job.output, new RegExp(`${name}-web-1: removed old|${name}-web-1: stopped the old container, kept until the service is replaced`));
   assert.match(job.output, new RegExp(`${name}-web-2: the new container did not become ready: it stopped \\(exit code 1\\)`));
   assert.match(job.output, /second start refused/);

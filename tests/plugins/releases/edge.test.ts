@@ -2,7 +2,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer } from '../../helpers/harness.ts';
-import { edgeAnswers, edgeRunning, freePort, viaEdge, type EdgeServer } from '../edge/helpers.ts';
+import { edgeAnswers, edgeComplaints, edgeRunning, freePort, viaEdge, type EdgeServer } from '../edge/helpers.ts';
 import { act, cleanupProjects, containerOf, createStack, docker, publishVariant, registry, runningDigests, uniqueName, waitJob } from './helpers.ts';
 
 const repo = `${registry}/${uniqueName('dwt-reledge')}/web`;
@@ -56,7 +56,7 @@ test('behind the edge: a bad update is rolled back, and a good one applied, with
   assert.match(bad.job.error ?? '', /went back to release 1/);
   assert.match(bad.job.error ?? '', /did not become ready/);
   assert.match(bad.job.error ?? '', /last log lines:\n(.*\n)*.*bad version dies/, 'the new version\'s last log lines');
-  assert.deepEqual(bad.failed, [], `${bad.failed.length} of ${bad.sent} requests failed`);
+  assert.deepEqual(bad.failed, [], report(bad));
   assert.ok(bad.sent > 30, `traffic ran through the update and the rollback (${bad.sent} requests)`);
   const running = await runningDigests((await containerOf(stack, 'web'))!.Id);
   assert.ok(running.some((d) => d.endsWith(digests.good)), running.join(', '));
@@ -67,7 +67,7 @@ test('behind the edge: a bad update is rolled back, and a good one applied, with
   digests.fixed = await publishVariant(`${repo}:1.0.2`, 'fixed', ['httpd', '-f', '-p', '8080', '-h', '/www'], 'dockwright-test/web:1');
   const good = await underTraffic(host, () => job(stack));
   assert.equal(good.job.status, 'succeeded', `${good.job.error}\n${good.job.output}`);
-  assert.deepEqual(good.failed, [], `${good.failed.length} of ${good.sent} requests failed`);
+  assert.deepEqual(good.failed, [], report(good));
   const now = await runningDigests((await containerOf(stack, 'web'))!.Id);
   assert.ok(now.some((d) => d.endsWith(digests.fixed)), now.join(', '));
 });
@@ -88,7 +88,7 @@ test('behind the edge: a version that serves, then crashes in its monitor window
 
   const crash = await underTraffic(crashing.host, () => job(crashing.stack));
   console.log(`update to a version that crashes, and its rollback, through the edge: ${crash.sent} requests sent, ${crash.failed.length} failed`);
-  assert.deepEqual(crash.failed, [], `${crash.failed.length} of ${crash.sent} requests failed; the job's output:\n${crash.job.output}`);
+  assert.deepEqual(crash.failed, [], report(crash));
   assert.ok(crash.sent > 100, `traffic ran through the update and the rollback (${crash.sent} requests)`);
   assert.equal(crash.job.status, 'failed', crash.job.output);
   assert.match(crash.job.output, /web-1: ready after/, 'the new version got ready and took over');
@@ -103,6 +103,10 @@ test('behind the edge: a version that serves, then crashes in its monitor window
   assert.equal(alerts.length, 1);
 });
 
+/** a failed traffic check's message: the job's output lines beside the failed requests' times, and what Caddy complained of */
+const report = (t: { job: { output: string }; since: number; sent: number; failed: string[] }) =>
+  `${t.failed.length} of ${t.sent} requests failed; the job's output:\n${t.job.output}\nthe edge's Caddy said:\n${edgeComplaints(s.dataDir, t.since)}`;
+
 async function job(name: string) {
   const res = await s.api('POST', `/api/v1/stacks/${name}/update`, { body: {} });
   assert.equal(res.status, 202, res.text);
@@ -113,7 +117,8 @@ async function job(name: string) {
  * A GET through the edge every 30 ms (each on a new connection, not waiting for the one before) while `during` runs:
  * what did not answer 200, and the messages the answers carried (which version answered)
  */
-async function underTraffic<T>(to: string, during: () => Promise<T>): Promise<{ job: T; sent: number; failed: string[]; served: Set<string> }> {
+async function underTraffic<T>(to: string, during: () => Promise<T>): Promise<{ job: T; since: number; sent: number; failed: string[]; served: Set<string> }> {
+  const since = Date.now();
   let sent = 0;
   let stop = false;
   const failed: string[] = [];
@@ -132,7 +137,7 @@ async function underTraffic<T>(to: string, during: () => Promise<T>): Promise<{ 
     }
   })();
   try {
-    return { job: await during(), sent, failed, served };
+    return { job: await during(), since, sent, failed, served };
   } finally {
     stop = true;
     await traffic;
