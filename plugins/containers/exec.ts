@@ -7,6 +7,8 @@ import type { WebSocketPeer } from '../../sdk/index.ts';
 /** how long the session waits for a first frame `{ "cmd": [...] }` before it starts the default shell */
 export const firstFrameMs = 300;
 export const defaultCommand: readonly string[] = ['sh'];
+/** how long input after a resize waits for the engine to apply it before it goes on anyway */
+const resizeWaitMs = 2000;
 
 export interface Size { cols: number; rows: number }
 
@@ -34,7 +36,15 @@ export interface SessionEnd { exitCode: number | null; error?: string }
  */
 export async function runSession(docker: Dockerode, containerId: string, ws: WebSocketPeer, started: (cmd: readonly string[]) => void): Promise<SessionEnd> {
   let exec: Dockerode.Exec | undefined;
-  const resize = (s: Size) => { exec?.resize({ h: s.rows, w: s.cols }).catch(() => undefined); };
+  // frames act in the order they came: input after a resize waits until the engine has applied it (a program asked for
+  // the terminal's size right after it must see the new one), for at most resizeWaitMs
+  let applied: Promise<unknown> = Promise.resolve();
+  const inOrder = (step: () => unknown) => { applied = applied.then(step).catch(() => undefined); };
+  const resize = (s: Size) => inOrder(() => {
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise((r) => { timer = setTimeout(r, resizeWaitMs); });
+    return Promise.race([exec?.resize({ h: s.rows, w: s.cols }), waited]).finally(() => clearTimeout(timer));
+  });
   // one listener from the start: frames that come in one read are emitted together, before any await could add another
   const early: string[] = [];
   let size: Size | undefined;
@@ -76,9 +86,9 @@ export async function runSession(docker: Dockerode, containerId: string, ws: Web
   }
   started(cmd);
 
+  input = (text) => inOrder(() => stream.write(text));
   if (size) resize(size);
-  for (const text of early) stream.write(text);
-  input = (text) => { stream.write(text); };
+  for (const text of early) input(text);
 
   // the TTY's bytes as text frames: a character split across two reads waits for its other half
   const decoder = new StringDecoder('utf8');

@@ -58,16 +58,25 @@ function upgradeStatus(path: string, headers: Record<string, string>): Promise<{
   });
 }
 
-test('a shell over the WebSocket with a bearer token: echo hi answers hi; resize is taken; exit closes with its code', async () => {
+test('a shell over the WebSocket with a bearer token: echo hi answers hi; each resize is applied before the input after it; exit closes with its code', async () => {
   const { ws, text, closed } = await open(`/api/v1/containers/${container}/exec`, { Authorization: `Bearer ${s.admin}` });
   ws.send(JSON.stringify({ resize: { cols: 100, rows: 30 } }));
   ws.send('echo hi-$((40+2))\n');
   await until(async () => text().includes('hi-42'), 10_000, `the echo in ${JSON.stringify(text())}`);
   ws.send('stty size\n');
   await until(async () => /30 100/.test(text()), 10_000, `the resized terminal in ${JSON.stringify(text())}`);
-  ws.send(JSON.stringify({ resize: { cols: 132, rows: 43 } }));
-  ws.send('stty size\n');
-  await until(async () => /43 132/.test(text()), 10_000, 'the second resize');
+  // each resize is applied before the input that follows it: a stty sent right behind a resize sees that size, or a
+  // later one (the shell may run it after the next resize came), never an earlier one
+  const sizes = ['132x43', '80x24', '200x60', '90x33'];
+  for (const size of sizes) {
+    const [cols, rows] = size.split('x').map(Number);
+    ws.send(JSON.stringify({ resize: { cols, rows } }));
+    ws.send('stty size\n');
+  }
+  const seen = () => [...text().matchAll(/^(\d+) (\d+)\r?$/gm)].map((m) => `${m[2]}x${m[1]}`).slice(1);
+  await until(async () => seen().length === sizes.length, 10_000, `the sizes after the resizes in ${JSON.stringify(text())}`);
+  seen().forEach((size, i) => assert.ok(sizes.indexOf(size) >= i, `stty ${i + 1} saw ${size}, a size from before its resize (${seen().join(', ')})`));
+  assert.equal(seen().at(-1), '90x33');
   ws.send('exit 3\n');
   const end = await closed;
   assert.equal(end.code, 1000);
