@@ -36,11 +36,11 @@ export interface Answer { status: number; body: string; headers: Record<string, 
 
 /**
  * GET through the edge on 127.0.0.1 with this Host (no keep-alive); https with SNI = host, trusting `ca`. It waits up to
- * 15 s for a byte, longer than the edge's 10 s of tries on its upstreams, so what it reports is the edge's own answer.
+ * 20 s for a byte, longer than the edge's 15 s of tries on its upstreams, so what it reports is the edge's own answer.
  */
 export function viaEdge(port: number, host: string, path = '/', tls?: { ca: string }): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const options = { host: '127.0.0.1', port, path, headers: { host }, agent: false as const, timeout: 15_000, ...(tls ? { servername: host, ca: tls.ca } : {}) };
+    const options = { host: '127.0.0.1', port, path, headers: { host }, agent: false as const, timeout: 20_000, ...(tls ? { servername: host, ca: tls.ca } : {}) };
     const req = (tls ? httpsRequest : request)(options, (res) => {
       let body = '';
       res.setEncoding('utf8');
