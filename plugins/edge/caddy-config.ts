@@ -43,13 +43,14 @@ function handlersOf(r: RouteRow, addresses: ConfigInput['addresses']): Json[] {
   if (!dial.length) return [text(502, `${r.hostname}: no running container of service ${t.service} (stack ${t.project}) on the edge network\n`)];
   // a failed connection (a container that just stopped, or crashed, or too busy to accept) is tried again on another
   // upstream, or on the same once the edge has moved on: the client sees a slower answer, not a 502. One that failed is
-  // skipped for 1 s; a connection attempt times out after 3 s (Caddy's default), so the 15 s of tries give a request
-  // whose attempts time out four of them, 4 s apart. Caddy 2.6 tries a GET again also when the upstream failed after the
-  // request reached it (a process that died mid-answer); any other method only when the connection failed. With
-  // fallbacks (the old container of a replacement), upstreams are taken in order: the new one gets every request, the
-  // old one those the new one fails.
+  // skipped for 1 s; a connection attempt times out after 1 s (a container on the local bridge answers a SYN at once; a
+  // crashed one's address answers nothing), so the 15 s of tries give a request whose attempts time out seven of them.
+  // Caddy 2.6 drops the tries of a request whose configuration was replaced meanwhile: a short attempt keeps that window
+  // small. It tries a GET again also when the upstream failed after the request reached it (a process that died
+  // mid-answer); any other method only when the connection failed. With fallbacks (the old container of a
+  // replacement), upstreams are taken in order: the new one gets every request, the old one those the new one fails.
   return [{
-    handler: 'reverse_proxy', upstreams: dial,
+    handler: 'reverse_proxy', upstreams: dial, transport: { protocol: 'http', dial_timeout: '1s' },
     load_balancing: { try_duration: '15s', try_interval: '100ms', ...(ips.fallback.length ? { selection_policy: { policy: 'first' } } : {}) },
     health_checks: { passive: { fail_duration: '1s' } },
   }];
