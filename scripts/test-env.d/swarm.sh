@@ -11,4 +11,8 @@ case "$swarm_state" in
     ;;
   *) die "the test engine is in swarm state $swarm_state: it must be a manager (or not in a swarm) for the swarm tests" ;;
 esac
+# a worker the node-down test joined and an interrupted run left behind, down: the swarm is single-node again
+for stale in $(docker node ls --filter role=worker --format '{{.ID}} {{.Status}}' 2>/dev/null | awk '$2 == "Down" {print $1}'); do
+  docker node rm --force "$stale" >/dev/null && log "removed the worker node $stale an earlier run left down"
+done
 EXTRA_ENV+=("SWARM_MANAGER=1")

@@ -59,9 +59,11 @@ test('follow=1 streams a snapshot a second as newline-delimited JSON until the c
   controller.abort();
   const lines = text.split('\n').filter(Boolean).map((l) => JSON.parse(l));
   assert.ok(lines.length >= 2, text);
+  // each line is a second's use against the previous reading: a busy loop always shows some (how much depends on what
+  // else the CPUs do: CI saw one second at 7.8% beside another test file); the first test proves the magnitude
   for (const line of lines) {
     assert.equal(line.name, burner);
-    assert.ok(line.cpuPercent > 10, JSON.stringify(line));
+    assert.ok(line.cpuPercent > 0, JSON.stringify(line));
   }
   assert.notEqual(lines[0].at, lines[1].at);
 });
@@ -80,7 +82,9 @@ test('a stack\'s totals: the sum of its running containers', async () => {
   const res = await s.api('GET', `/api/v1/stacks/${name}/stats`);
   assert.equal(res.status, 200, res.text);
   assert.deepEqual(res.body.containers.map((c: any) => c.name), [burner, `${name}-idle-1`]);
-  assert.ok(res.body.cpuPercent > 10);
+  assert.ok(res.body.cpuPercent > 0, JSON.stringify(res.body));
+  const cpuSum = res.body.containers.reduce((n: number, c: any) => n + c.cpuPercent, 0);
+  assert.ok(Math.abs(res.body.cpuPercent - cpuSum) < 0.01, `${res.body.cpuPercent} is not the sum ${cpuSum}`);
   assert.equal(res.body.memory.used, res.body.containers.reduce((n: number, c: any) => n + c.memory.used, 0));
   const viewer = await s.token('viewer', ['containers:stats']);
   assert.equal((await call(s.url, 'GET', `/api/v1/stacks/${name}/stats`, { token: viewer })).status, 200);

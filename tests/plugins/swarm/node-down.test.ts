@@ -48,14 +48,15 @@ test('a worker joins: GET /nodes lists two nodes; when its engine stops it is do
 
   const listed = await until(async () => {
     const r = await s.api('GET', '/api/v1/nodes');
-    return r.status === 200 && r.body.length === 2 && r.body.find((n: any) => n.id === workerId)?.state === 'ready' ? r.body : null;
+    // by id: a worker left down by an interrupted earlier run may be listed too
+    return r.status === 200 && r.body.find((n: any) => n.id === workerId)?.state === 'ready' ? r.body : null;
   }, 30_000, 'the worker to be listed ready');
   const worker = listed.find((n: any) => n.id === workerId);
   assert.equal(worker.role, 'worker');
   assert.equal(worker.leader, false);
   assert.equal(worker.availability, 'drain');
   assert.equal(worker.address, workerAddr);
-  assert.equal(listed.find((n: any) => n.id !== workerId).role, 'manager');
+  assert.ok(listed.some((n: any) => n.id !== workerId && n.role === 'manager' && n.leader), JSON.stringify(listed));
   const calm = await s.api('GET', '/api/v1/overview');
   assert.ok(!calm.body.attention.some((a: any) => a.kind === 'swarm-node-down'), calm.text);
 
@@ -64,10 +65,10 @@ test('a worker joins: GET /nodes lists two nodes; when its engine stops it is do
     const r = await s.api('GET', '/api/v1/nodes');
     return r.body.find((n: any) => n.id === workerId)?.state === 'down' ? r.body : null;
   }, 90_000, 'the manager to see the worker down');
-  assert.equal(down.find((n: any) => n.id !== workerId).state, 'ready', 'the manager itself is fine');
+  assert.equal(down.find((n: any) => n.leader).state, 'ready', 'the manager itself is fine');
   const overview = await s.api('GET', '/api/v1/overview');
   assert.equal(overview.status, 200);
-  const item = overview.body.attention.find((a: any) => a.kind === 'swarm-node-down');
+  const item = overview.body.attention.find((a: any) => a.kind === 'swarm-node-down' && a.resource === `node:${workerId}`);
   assert.ok(item, overview.text);
   assert.equal(item.severity, 'warning', 'a worker down is a warning (a manager down is critical)');
   assert.equal(item.resource, `node:${workerId}`);
@@ -78,9 +79,10 @@ test('a worker joins: GET /nodes lists two nodes; when its engine stops it is do
   assert.ok(!hidden.body.attention.some((a: any) => a.kind === 'swarm-node-down'), 'only callers with nodes:read see it');
 
   // removed from the swarm: the item goes with it
+  const removed = workerId;
   await docker.getNode(workerId).remove({ force: true });
   workerId = undefined;
   const clear = await s.api('GET', '/api/v1/overview');
-  assert.ok(!clear.body.attention.some((a: any) => a.kind === 'swarm-node-down'), clear.text);
-  assert.equal((await s.api('GET', '/api/v1/nodes')).body.length, 1);
+  assert.ok(!clear.body.attention.some((a: any) => a.resource === `node:${removed}`), clear.text);
+  assert.ok(!(await s.api('GET', '/api/v1/nodes')).body.some((n: any) => n.id === removed), 'no longer listed');
 });
