@@ -68,6 +68,51 @@ export function edgeComplaints(dataDir: string, sinceMs: number): string {
   return lines.length ? lines.join('\n') : '(Caddy logged no warning or error)';
 }
 
+/** what requests through the edge met: `failed` is anything but a 200 (`at` counts from `since`), `served` the versions that answered */
+export interface Traffic { since: number; sent: number; failed: { at: number; what: string }[]; slow: { sent: number; ok: number; failed: string[] }; served: Set<string> }
+
+/**
+ * Requests through the edge while `during` runs: a GET of /cgi-bin/env every 30 ms (about 33 per second, each on a new
+ * connection, not waiting for the one before) and, with `slowPath`, a slow one every 400 ms; bounded by `maxMs`
+ */
+export async function underTraffic<T>(port: number, host: string, during: () => Promise<T>, opts: { slowPath?: string; maxMs?: number } = {}): Promise<{ value: T; traffic: Traffic }> {
+  const since = Date.now();
+  const traffic: Traffic = { since, sent: 0, failed: [], slow: { sent: 0, ok: 0, failed: [] }, served: new Set() };
+  const inFlight = new Set<Promise<void>>();
+  let stop = false;
+  const fire = (path: string, slow: boolean) => {
+    const p = viaEdge(port, host, path).then((a) => {
+      if (a.status !== 200) throw new Error(`${a.status} ${a.body.trim().slice(0, 100)}`);
+      if (!slow) traffic.served.add(/^message=(\S*)/m.exec(a.body)?.[1] ?? '?');
+      else if (/^slow /.test(a.body)) traffic.slow.ok++;
+      else throw new Error(`not the slow answer: ${a.body.slice(0, 100)}`);
+    }).catch((err: Error) => {
+      if (slow) traffic.slow.failed.push(err.message);
+      else traffic.failed.push({ at: Date.now() - since, what: err.message });
+    }).finally(() => inFlight.delete(p));
+    inFlight.add(p);
+  };
+  const loop = (async () => {
+    for (let i = 0; !stop && Date.now() - since < (opts.maxMs ?? 120_000); i++) {
+      fire('/cgi-bin/env', false);
+      traffic.sent++;
+      if (opts.slowPath && i % 13 === 0) { fire(opts.slowPath, true); traffic.slow.sent++; }
+      await new Promise((r) => setTimeout(r, 30));
+    }
+  })();
+  try {
+    return { value: await during(), traffic };
+  } finally {
+    stop = true;
+    await loop;
+    await Promise.all([...inFlight]);
+  }
+}
+
+/** a failed traffic check's message: when the requests began, the job's output (its lines' times), what Caddy complained of */
+export const trafficReport = (s: TestServer, what: string, traffic: Traffic, jobOutput: string) =>
+  `${what}: ${traffic.failed.length} of ${traffic.sent} requests failed (from ${new Date(traffic.since).toISOString()}):\n${jobOutput}\nthe edge's Caddy said:\n${edgeComplaints(s.dataDir, traffic.since)}`;
+
 /** waits until the edge answers this host/path as `ok` says (polling every 25 ms) */
 export function edgeAnswers(port: number, host: string, path: string, ok: (a: Answer) => boolean, timeoutMs = 20_000, tls?: { ca: string }): Promise<Answer> {
   return eventually(async () => {

@@ -2,7 +2,7 @@
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { docker, projectContainers } from '../docker/helpers.ts';
-import { act, bootingCompose, cleanupProjects, createStack, edgeAnswers, edgeComplaints, edgeRunning, freePort, startEdgeServer, uniqueName, viaEdge, waitJob, type Answer, type EdgeServer } from './helpers.ts';
+import { act, bootingCompose, cleanupProjects, createStack, edgeAnswers, edgeRunning, freePort, startEdgeServer, trafficReport, underTraffic, uniqueName, viaEdge, waitJob, type EdgeServer, type Traffic } from './helpers.ts';
 
 let s: EdgeServer;
 const projects: string[] = [];
@@ -21,45 +21,6 @@ const stackName = (prefix: string) => {
   return name;
 };
 
-interface Traffic { since: number; sent: number; failed: { at: number; what: string }[]; slow: { sent: number; ok: number; failed: string[] }; bodies: Set<string> }
-
-/**
- * Requests through the edge while `during` runs: one every 30 ms (about 33 per second, each on a new connection) and a
- * slow one (2 s) every 400 ms; bounded by `maxMs`. Answers what failed (anything but a 200).
- */
-async function underTraffic<T>(host: string, during: () => Promise<T>, maxMs = 120_000): Promise<{ value: T; traffic: Traffic }> {
-  const t0 = Date.now();
-  const traffic: Traffic = { since: t0, sent: 0, failed: [], slow: { sent: 0, ok: 0, failed: [] }, bodies: new Set() };
-  const inFlight = new Set<Promise<void>>();
-  let stop = false;
-  const fire = (path: string, slow: boolean) => {
-    const p = viaEdge(s.httpPort, host, path).then((a: Answer) => {
-      if (a.status !== 200) throw new Error(`${a.status} ${a.body.trim().slice(0, 100)}`);
-      if (slow) { assert.match(a.body, /^slow /); traffic.slow.ok++; } else traffic.bodies.add(/message=(\S*)/.exec(a.body)?.[1] ?? '?');
-    }).catch((err: Error) => {
-      if (slow) traffic.slow.failed.push(err.message);
-      else traffic.failed.push({ at: Date.now() - t0, what: err.message });
-    }).finally(() => inFlight.delete(p));
-    inFlight.add(p);
-  };
-  const loop = (async () => {
-    for (let i = 0; !stop && Date.now() - t0 < maxMs; i++) {
-      fire('/cgi-bin/env', false);
-      traffic.sent++;
-      if (i % 13 === 0) { fire('/cgi-bin/slow', true); traffic.slow.sent++; }
-      await new Promise((r) => setTimeout(r, 30));
-    }
-  })();
-  try {
-    const value = await during();
-    return { value, traffic };
-  } finally {
-    stop = true;
-    await loop;
-    await Promise.all([...inFlight]);
-  }
-}
-
 async function redeploy(name: string, content: string) {
   const stack = (await s.api('GET', `/api/v1/stacks/${name}`)).body;
   const put = await s.api('PUT', `/api/v1/stacks/${name}/compose`, { body: { content, revision: stack.revision } });
@@ -69,9 +30,7 @@ async function redeploy(name: string, content: string) {
   return waitJob(s, res.body.id);
 }
 
-/** a failed traffic check's message: when the requests began (`at` counts from there), the job's output, what Caddy complained of */
-const report = (what: string, traffic: Traffic, output: string) =>
-  `${what} (requests from ${new Date(traffic.since).toISOString()}):\n${output}\nthe edge's Caddy said:\n${edgeComplaints(s.dataDir, traffic.since)}`;
+const report = (what: string, traffic: Traffic, output: string) => trafficReport(s, what, traffic, output);
 
 const containersOf = async (name: string) => (await projectContainers(name)).map((c) => ({ name: c.Names[0].slice(1), state: c.State, id: c.Id })).sort((a, b) => a.name.localeCompare(b.name));
 const messageOf = async (container: string) => (await docker.getContainer(container).inspect()).Config.Env.find((e) => e.startsWith('MESSAGE='));
@@ -84,17 +43,17 @@ test('a redeploy of a service that boots in 4 s: no request fails, every slow re
   await edgeAnswers(s.httpPort, host, '/cgi-bin/env', (a) => a.status === 200 && a.body.includes('message=one'), 30_000);
 
   const started = Date.now();
-  const { value: job, traffic } = await underTraffic(host, async () => {
+  const { value: job, traffic } = await underTraffic(s.httpPort, host, async () => {
     const done = await redeploy(name, bootingCompose(host, 'two'));
     // the requests go on a little after the deploy, so the last switch is seen from outside too
     await new Promise((r) => setTimeout(r, 500));
     return done;
-  });
+  }, { slowPath: '/cgi-bin/slow' });
   assert.equal(job.status, 'succeeded', `${job.error}\n${job.output}`);
   assert.deepEqual(traffic.failed, [], report('failed requests during the redeploy', traffic, job.output));
   assert.ok(traffic.sent >= 20 * 5, `at least 20 requests per second for the deploy's duration (${traffic.sent} in ${Date.now() - started} ms)`);
   assert.ok(traffic.slow.sent >= 5 && traffic.slow.failed.length === 0 && traffic.slow.ok === traffic.slow.sent, `every slow request completes: ${JSON.stringify(traffic.slow)}`);
-  assert.deepEqual([...traffic.bodies].sort(), ['one', 'two'], 'the old version served until the switch, the new one after');
+  assert.deepEqual([...traffic.served].sort(), ['one', 'two'], 'the old version served until the switch, the new one after');
 
   const web = `${name}-web-1`;
   const lines = job.output.split('\n');
@@ -123,10 +82,10 @@ test('a version whose healthcheck never passes never takes traffic: the deploy f
   const before = (await containersOf(name))[0];
 
   const sick = bootingCompose(host, 'broken', { bootSeconds: 0, service: '    healthcheck: { test: ["CMD-SHELL", "echo probe says no; exit 1"], interval: 500ms, timeout: 2s, retries: 2 }\n' });
-  const { value: job, traffic } = await underTraffic(host, () => redeploy(name, sick));
+  const { value: job, traffic } = await underTraffic(s.httpPort, host, () => redeploy(name, sick), { slowPath: '/cgi-bin/slow' });
   assert.equal(job.status, 'failed', job.output);
   assert.deepEqual(traffic.failed, [], report('no request failed', traffic, job.output));
-  assert.deepEqual([...traffic.bodies], ['one'], 'only the old version answered');
+  assert.deepEqual([...traffic.served], ['one'], 'only the old version answered');
   assert.deepEqual(traffic.slow.failed, [], report('failed slow requests', traffic, job.output));
   assert.match(job.error!, new RegExp(`${name}-web-1: the new container did not become ready, so the old one keeps serving: it is unhealthy; last health probe \\(exit code 1\\): probe says no`));
   assert.match(job.output, /its last log lines:\n {2}booting broken/, 'the container\'s last log lines are in the output');
@@ -152,7 +111,7 @@ test('three replicas roll one at a time behind the edge (HTTP readiness path): n
   const hostnames = new Set<string>();
   await edgeAnswers(s.httpPort, host, '/cgi-bin/env', (a) => { if (a.status === 200) hostnames.add(/hostname=(\S+)/.exec(a.body)![1]); return hostnames.size === 3; }, 30_000);
 
-  const { value: job, traffic } = await underTraffic(host, () => redeploy(name, file('two')));
+  const { value: job, traffic } = await underTraffic(s.httpPort, host, () => redeploy(name, file('two')), { slowPath: '/cgi-bin/slow' });
   assert.equal(job.status, 'succeeded', `${job.error}\n${job.output}`);
   assert.deepEqual(traffic.failed, [], report('failed requests', traffic, job.output));
   assert.deepEqual(traffic.slow.failed, [], report('failed slow requests', traffic, job.output));
@@ -206,7 +165,7 @@ volumes:
   await edgeAnswers(s.httpPort, host, '/cgi-bin/env', (a) => a.status === 200 && a.body.includes('message=one'), 30_000);
   const before = await containersOf(name);
 
-  const { value: job, traffic } = await underTraffic(host, () => redeploy(name, file('two', true)));
+  const { value: job, traffic } = await underTraffic(s.httpPort, host, () => redeploy(name, file('two', true)), { slowPath: '/cgi-bin/slow' });
   assert.equal(job.status, 'failed', job.output);
   assert.deepEqual(traffic.failed, [], report('failed requests', traffic, job.output));
   assert.match(job.output, new RegExp(`${name}-web-1: removed old|${name}-web-1: stopped the old container, kept until the service is replaced`));
