@@ -25,6 +25,25 @@ export interface ConfigInput {
 type Json = Record<string, unknown>;
 export const accessLogger = 'dockwright';
 
+/**
+ * How a request tries the upstreams of its route. A failed connection (a container that just stopped, or crashed, or is
+ * too busy to accept) is tried again on another upstream, or on the same once the edge has moved on: the client sees a
+ * slower answer, not a 502. A connection attempt times out after `dialTimeoutMs` (a container on the local bridge
+ * answers a SYN at once; a crashed one's address answers nothing), and an upstream that failed is skipped for `skipMs`;
+ * the tries last `tryMs`. A GET is tried again also when the upstream failed after the request reached it (a process
+ * that died mid-answer); any other method only when the connection failed. With fallbacks (the old container of a
+ * replacement), upstreams are taken in order: the new one gets every request, the old one those the new one fails.
+ */
+export const upstreamTries = { dialTimeoutMs: 1000, skipMs: 3000, intervalMs: 100, tryMs: 15_000 };
+
+/**
+ * Caddy ends the tries of a request whose configuration was replaced while it waited to try again (the wait watches the
+ * old handler's context), so a document that takes a dead container's address out waits this long after the death:
+ * the attempts on that address under way by then have timed out and moved on to the other upstreams, and the skip of
+ * `skipMs` (longer than this) keeps new ones away from it until the document is replaced.
+ */
+export const afterDeathHoldMs = 2 * upstreamTries.dialTimeoutMs + upstreamTries.intervalMs + 300;
+
 const text = (status: number, body: string): Json => ({ handler: 'static_response', status_code: status, headers: { 'Content-Type': ['text/plain; charset=utf-8'] }, body });
 const pathMatch = (path: string) => (path === '/' ? {} : { path: [path, `${path}/*`] });
 
@@ -41,18 +60,10 @@ function handlersOf(r: RouteRow, addresses: ConfigInput['addresses']): Json[] {
   const ips = addresses.get(`${t.project}/${t.service}`) ?? { serving: [], fallback: [] };
   const dial = [...ips.serving, ...ips.fallback].map((ip) => ({ dial: `${ip.includes(':') ? `[${ip}]` : ip}:${t.port}` }));
   if (!dial.length) return [text(502, `${r.hostname}: no running container of service ${t.service} (stack ${t.project}) on the edge network\n`)];
-  // a failed connection (a container that just stopped, or crashed, or too busy to accept) is tried again on another
-  // upstream, or on the same once the edge has moved on: the client sees a slower answer, not a 502. One that failed is
-  // skipped for 1 s; a connection attempt times out after 1 s (a container on the local bridge answers a SYN at once; a
-  // crashed one's address answers nothing), so the 15 s of tries give a request whose attempts time out seven of them.
-  // Caddy 2.6 drops the tries of a request whose configuration was replaced meanwhile: a short attempt keeps that window
-  // small. It tries a GET again also when the upstream failed after the request reached it (a process that died
-  // mid-answer); any other method only when the connection failed. With fallbacks (the old container of a
-  // replacement), upstreams are taken in order: the new one gets every request, the old one those the new one fails.
   return [{
-    handler: 'reverse_proxy', upstreams: dial, transport: { protocol: 'http', dial_timeout: '1s' },
-    load_balancing: { try_duration: '15s', try_interval: '100ms', ...(ips.fallback.length ? { selection_policy: { policy: 'first' } } : {}) },
-    health_checks: { passive: { fail_duration: '1s' } },
+    handler: 'reverse_proxy', upstreams: dial, transport: { protocol: 'http', dial_timeout: `${upstreamTries.dialTimeoutMs}ms` },
+    load_balancing: { try_duration: `${upstreamTries.tryMs}ms`, try_interval: `${upstreamTries.intervalMs}ms`, ...(ips.fallback.length ? { selection_policy: { policy: 'first' } } : {}) },
+    health_checks: { passive: { fail_duration: `${upstreamTries.skipMs}ms` } },
   }];
 }
 

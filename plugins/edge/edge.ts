@@ -5,7 +5,7 @@ import { mkdirSync } from 'node:fs';
 import { problem, type Db, type HeldLock, type ContextWith } from '../../sdk/index.ts';
 import { isDeepStrictEqual } from 'node:util';
 import { AdminError, adminCall, currentAdmin, load, parseAdminAddress, type AdminEndpoint } from './admin.ts';
-import { buildConfig } from './caddy-config.ts';
+import { afterDeathHoldMs, buildConfig } from './caddy-config.ts';
 import { normalizeHostname, normalizePath } from './hostnames.ts';
 import type { EdgeNetwork, Upstreams } from './network.ts';
 import { phrase, type Owners } from './owners.ts';
@@ -56,6 +56,8 @@ export function createEdge(ctx: ContextWith<'db' | 'locks'>, o: EdgeOptions, sto
   let timers: NodeJS.Timeout[] = [];
   let stopped = false;
   let debounce: NodeJS.Timeout | null = null;
+  /** no document is loaded before this moment: a routed container died, and the requests trying its address move on first */
+  let holdUntil = 0;
   let chain: Promise<unknown> = Promise.resolve();
   /** one push at a time in this process, in order */
   const serial = <T>(fn: () => Promise<T>): Promise<T> => {
@@ -94,6 +96,8 @@ export function createEdge(ctx: ContextWith<'db' | 'locks'>, o: EdgeOptions, sto
 
   /** the stored configuration to Caddy (after a restart, a change elsewhere, moved containers); a refusal is recorded */
   const sync = (force = false) => serial(async () => {
+    const hold = holdUntil - Date.now();
+    if (hold > 0) await new Promise((r) => setTimeout(r, hold));
     if (!ready()) return;
     const { generation, refused } = await store.state();
     try {
@@ -289,7 +293,10 @@ export function createEdge(ctx: ContextWith<'db' | 'locks'>, o: EdgeOptions, sto
       poll.unref();
       resync.unref();
       timers.push(poll, resync);
-      network.follow(() => { if (lock) scheduleSync(); });
+      network.follow((diedAtMs) => {
+        if (diedAtMs) holdUntil = Math.max(holdUntil, diedAtMs + afterDeathHoldMs);
+        if (lock) scheduleSync();
+      });
       await lead();
     },
     async stop(): Promise<void> {

@@ -26,8 +26,11 @@ export interface EdgeNetwork {
   addresses(): Promise<Map<string, Upstreams>>;
   /** joins every running or created container that declares a hostname and is not on the network yet */
   attachAll(): Promise<void>;
-  /** follows the engine: containers that declare a hostname join the network as they are created; `changed` runs when addresses may have moved */
-  follow(changed: () => void): void;
+  /**
+   * follows the engine: containers that declare a hostname join the network as they are created; `changed` runs when
+   * addresses may have moved, with the moment (ms) a routed container died (not stopped) when that is why
+   */
+  follow(changed: (diedAtMs?: number) => void): void;
   stop(): void;
 }
 
@@ -114,15 +117,17 @@ export function edgeNetwork(docker: Dockerode, name: string, log: Logger, retryM
             while ((nl = buffer.indexOf('\n')) >= 0) {
               const line = buffer.slice(0, nl);
               buffer = buffer.slice(nl + 1);
-              let event: { Action?: string; id?: string; Actor?: { Attributes?: Record<string, string> } };
+              let event: { Action?: string; id?: string; timeNano?: number; Actor?: { Attributes?: Record<string, string> } };
               try { event = JSON.parse(line); } catch { continue; }
               if (event.Actor?.Attributes?.['dockwright.managed'] !== 'true') continue;
-              if (event.Action === 'create' && event.id) connect(event.id).then(changed, (err) => log.warn({ err }, 'a container could not join the edge network'));
+              if (event.Action === 'create' && event.id) connect(event.id).then(() => changed(), (err) => log.warn({ err }, 'a container could not join the edge network'));
               else {
                 // a stop signal (swarm's stop of an old task, a stop) takes it out of the routes before it exits
+                // a death that takes an address out of the routes, unlike a stop (out already) or a new container never routed
+                const routedDeath = event.Action === 'die' && !stopping.has(event.id ?? '') && servingRole(event.Actor?.Attributes?.name ?? '') !== 'starting';
                 if (event.id && event.Action === 'kill') { if (stopSignals.has(event.Actor?.Attributes?.signal ?? '')) stopping.add(event.id); }
                 else if (event.id && /^(start|die|destroy)$/.test(event.Action ?? '')) stopping.delete(event.id);
-                changed();
+                changed(routedDeath ? (event.timeNano ? event.timeNano / 1e6 : Date.now()) : undefined);
               }
             }
           });
@@ -136,7 +141,7 @@ export function edgeNetwork(docker: Dockerode, name: string, log: Logger, retryM
           s.on('error', again);
           s.on('close', again);
           // what happened while nobody listened
-          await this.attachAll().then(changed, () => undefined);
+          await this.attachAll().then(() => changed(), () => undefined);
         } catch {
           retry = setTimeout(() => { void open(); }, retryMs);
           retry.unref();
