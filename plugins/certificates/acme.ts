@@ -81,6 +81,8 @@ export function createIssuer(deps: { ctx: ContextWith<'outbound' | 'secrets'>; s
       const row = await store.get(name);
       if (!row || row.source !== 'acme') throw new Error(`the certificate ${name} is not an ACME certificate any more`);
       if (o.externalAccountBinding) job.redact(o.externalAccountBinding.hmacKey);
+      // a refused CA fails at once: acme-client would take a refusal for a network error and try 5 times more in 75 s
+      await ctx.outbound.check(new URL(o.directoryUrl).hostname);
       const acme = await acmeClient();
       const { client: c, registered } = await client(acme);
       if (!registered) {

@@ -123,6 +123,7 @@ test('each place refuses a loopback target before connecting when loopback is no
   assert.equal(request.status, 202, request.text);
   const job = await waitJob(s, request.body.id);
   assert.equal(job.status, 'failed', 'the directory on loopback is refused');
+  assert.match(job.error ?? '', /127\.0\.0\.1.*are refused/, 'at once, saying why (not after the ACME client\'s retries)');
   assert.equal(trap.connections, 0, 'the ACME directory was never contacted');
   // DNS updates (RFC 2136) through the kernel's own policy
   const dns = rfc2136Provider({ server: p, zone: 'example.com', keyName: 'k', keyAlgorithm: 'hmac-sha256', keySecret: Buffer.from('secret').toString('base64') }, s.app.services.outbound);
