@@ -56,7 +56,7 @@ export function createEdge(ctx: ContextWith<'db' | 'locks'>, o: EdgeOptions, sto
   let timers: NodeJS.Timeout[] = [];
   let stopped = false;
   let debounce: NodeJS.Timeout | null = null;
-  /** no document is loaded before this moment: a routed container died, and the requests trying its address move on first */
+  /** no push of moved containers before this moment: a routed container died, and the requests trying its address move on first */
   let holdUntil = 0;
   let chain: Promise<unknown> = Promise.resolve();
   /** one push at a time in this process, in order */

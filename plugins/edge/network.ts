@@ -122,9 +122,9 @@ export function edgeNetwork(docker: Dockerode, name: string, log: Logger, retryM
               if (event.Actor?.Attributes?.['dockwright.managed'] !== 'true') continue;
               if (event.Action === 'create' && event.id) connect(event.id).then(() => changed(), (err) => log.warn({ err }, 'a container could not join the edge network'));
               else {
-                // a stop signal (swarm's stop of an old task, a stop) takes it out of the routes before it exits
                 // a death that takes an address out of the routes, unlike a stop (out already) or a new container never routed
                 const routedDeath = event.Action === 'die' && !stopping.has(event.id ?? '') && servingRole(event.Actor?.Attributes?.name ?? '') !== 'starting';
+                // a stop signal (swarm's stop of an old task, a stop) takes it out of the routes before it exits
                 if (event.id && event.Action === 'kill') { if (stopSignals.has(event.Actor?.Attributes?.signal ?? '')) stopping.add(event.id); }
                 else if (event.id && /^(start|die|destroy)$/.test(event.Action ?? '')) stopping.delete(event.id);
                 changed(routedDeath ? (event.timeNano ? event.timeNano / 1e6 : Date.now()) : undefined);
