@@ -31,9 +31,10 @@ export const accessLogger = 'dockwright';
  * slower answer, not a 502. A connection attempt times out after `dialTimeoutMs`, Caddy's default: a SYN that a busy
  * container's full accept queue dropped is sent again after 1 s, so a 1 s timeout cut off the very connections that
  * would have been taken (bench:edge, a proxied container under 32 connections: 0.38× a hand-written Caddy at 1 s, 1.1×
- * at 3 s). An upstream that failed is skipped for `skipMs`; the tries last `tryMs`. A GET is tried again also when the upstream failed after the request reached it (a process
- * that died mid-answer); any other method only when the connection failed. With fallbacks (the old container of a
- * replacement), upstreams are taken in order: the new one gets every request, the old one those the new one fails.
+ * at 3 s). An upstream that failed is skipped for `skipMs`; the tries last `tryMs`. A GET is tried again also when the
+ * upstream failed after the request reached it (a process that died mid-answer); any other method only when the
+ * connection failed. With fallbacks (the old container of a replacement), upstreams are taken in order: the new one
+ * gets every request, the old one those the new one fails.
  */
 export const upstreamTries = { dialTimeoutMs: 3000, skipMs: 7000, intervalMs: 100, tryMs: 15_000 };
 
