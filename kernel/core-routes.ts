@@ -121,10 +121,13 @@ export function coreRoutes(deps: CoreDeps): AnyRoute[] {
         status: Type.Optional(Type.Union(['queued', 'running', 'succeeded', 'failed', 'canceled'].map((s) => Type.Literal(s)))),
         type: Type.Optional(Type.String({ maxLength: 100 })),
         resource: Type.Optional(Type.String({ maxLength: 300 })),
+        internal: Type.Optional(Type.Boolean({ description: "true: only the service's own background jobs (alert deliveries); false: all but those; absent: every job" })),
       }),
       response: JobSchema,
       handler: async ({ query, page, principal }) => {
-        const { shown, next } = pageOf(await jobs.list({ ...query, before: cursorOf(page.cursor), limit: page.limit + 1 }), page.limit, (j) => j.seq);
+        const { internal, ...filter } = query;
+        const types = internal === undefined ? undefined : internal ? { only: jobs.internalTypes() } : { except: jobs.internalTypes() };
+        const { shown, next } = pageOf(await jobs.list({ ...filter, types, before: cursorOf(page.cursor), limit: page.limit + 1 }), page.limit, (j) => j.seq);
         // hidden jobs are left out, so a page may hold fewer than limit; the cursor still moves past them
         const visible = await visibility.filter(principal, shown.map((j) => j.resource), 'read');
         return { items: shown.filter((j) => visible(j.resource)).map(({ seq: _, ...job }) => job), next };

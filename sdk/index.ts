@@ -242,6 +242,8 @@ export interface JobDef<I extends TSchema> {
   type: string;
   input: I;
   run(job: JobRun<Static<I>>): Promise<unknown>;
+  /** the service's own background work (an alert's delivery): `GET /jobs` lists it only when asked (`?internal=1`) */
+  internal?: boolean;
 }
 export function defineJob<I extends TSchema>(job: JobDef<I>): JobDef<I> {
   return Object.freeze({ ...job });

@@ -162,6 +162,11 @@ export class JobRunner implements JobsApi {
     return this.store.open(resource);
   }
 
+  /** the types defined as the service's own background work (alert deliveries) */
+  internalTypes(): string[] {
+    return [...this.defs.values()].filter((e) => e.def.internal).map((e) => e.def.type);
+  }
+
   list(filter: JobFilter): Promise<(Job & { seq: number })[]> {
     return this.store.list(filter);
   }

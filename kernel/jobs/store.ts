@@ -17,7 +17,11 @@ export interface NewJob { type: string; resource: string | null; serialKey: stri
 /** what a job's finish writes: its end, its output and result, and its activity entry's detail */
 export interface FinishRecord { id: string; status: Job['status']; output: string; result: string; error: string | null; detail: string }
 
-export interface JobFilter { status?: string; type?: string; resource?: string; before?: number; limit: number }
+export interface JobFilter {
+  status?: string; type?: string; resource?: string; before?: number; limit: number;
+  /** only these types (`only`) or every type but these (`except`) */
+  types?: { only?: readonly string[]; except?: readonly string[] };
+}
 
 /** the channel on which every instance announces the jobs it finished, so a wait on another instance answers at once */
 export const jobsDoneChannel = 'dockwright_jobs_done';
@@ -139,8 +143,10 @@ export class JobStore {
       `SELECT seq, ${columns.replace('output', 'right(output, 2048) AS output')} FROM jobs
         WHERE ($1::text IS NULL OR status = $1) AND ($2::text IS NULL OR type = $2) AND ($3::text IS NULL OR resource = $3)
           AND ($4::bigint IS NULL OR seq < $4)
+          AND ($6::text[] IS NULL OR type = ANY($6)) AND ($7::text[] IS NULL OR NOT (type = ANY($7)))
         ORDER BY seq DESC LIMIT $5`,
-      [filter.status ?? null, filter.type ?? null, filter.resource ?? null, filter.before ?? null, filter.limit]);
+      [filter.status ?? null, filter.type ?? null, filter.resource ?? null, filter.before ?? null, filter.limit,
+        filter.types?.only ?? null, filter.types?.except ?? null]);
     return rows.map((r) => ({ ...toJob(r), seq: r.seq }));
   }
 

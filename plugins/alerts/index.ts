@@ -79,7 +79,7 @@ export default definePlugin({
 
     const engine = createEngine({ store, secrets: ctx.secrets, sender, log: ctx.log, options: o, kinds, channelKinds, deliverJob: () => deliverJob });
     const deliverJob = ctx.jobs.define(defineJob({
-      type: 'alerts.deliver', input: Type.Object({ delivery: Type.String({ format: 'uuid' }) }),
+      type: 'alerts.deliver', internal: true, input: Type.Object({ delivery: Type.String({ format: 'uuid' }) }),
       run: (job) => engine.deliver(job as typeof job & { input: DeliverJobInput }),
     }));
 

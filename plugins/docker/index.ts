@@ -1,4 +1,5 @@
 // The docker plugin: the runtime provider (Engine API client, compose engine, live container table) other plugins require, its overview part and its start-up reconcile.
+import { statfs } from 'node:fs/promises';
 import { join } from 'node:path';
 import { definePlugin, Type, type AttentionItem } from '../../sdk/index.ts';
 import { accessGuards, edgeRoutings, gitContexts, registryAuths } from './api.ts';
@@ -80,13 +81,23 @@ export default definePlugin({
       return value;
     };
 
+    // the engine's root folder is asked once; its free space at each read (a remote engine's disk is not this machine's)
+    let rootDir: Promise<string | null> | undefined;
+    const engineDisk = async () => {
+      if (!endpoint.startsWith('unix:')) return null;
+      rootDir ??= probe.info().then((info: { DockerRootDir?: string }) => info.DockerRootDir ?? null, () => { rootDir = undefined; return null; });
+      const dir = await rootDir;
+      const fs = dir ? await statfs(dir).catch(() => null) : null;
+      return fs && dir ? { path: dir, totalBytes: fs.blocks * fs.bsize, freeBytes: fs.bavail * fs.bsize } : null;
+    };
     ctx.overview.add({
       scope: 'containers:read',
       async summary() {
         const { engine, list } = await snapshot();
+        const disk = engine.ok ? await engineDisk() : null;
         return {
           // eventsFollowed: container states are known from the engine's events (else every read asks the engine)
-          engine: engine.ok ? { reachable: true, version: engine.version, endpoint, eventsFollowed: watch.version() !== null } : { reachable: false, endpoint, eventsFollowed: false },
+          engine: engine.ok ? { reachable: true, version: engine.version, endpoint, eventsFollowed: watch.version() !== null, disk } : { reachable: false, endpoint, eventsFollowed: false },
           containers: { running: list.filter((c) => c.State === 'running').length, stopped: list.filter((c) => c.State !== 'running').length },
         };
       },

@@ -17,10 +17,15 @@ const pagesModule = (root: string): Plugin => ({
     b.onResolve({ filter: /^dockwright:pages$/ }, () => ({ path: 'pages', namespace: 'dockwright' }));
     b.onLoad({ filter: /.*/, namespace: 'dockwright' }, () => {
       const files = pageSources(root);
+      // a page module exports `pages`, and may export `overviewCards` and `resourcePaths` (sdk/portal/kit.tsx)
+      const exported = (file: string, name: string) => new RegExp(`^export\\b.*\\b${name}\\b`, 'm').test(readFileSync(file, 'utf8'));
+      const gather = (name: string) => files.flatMap((f, i) => (exported(f, name) ? [`m${i}.${name}`] : []));
       return {
         resolveDir: root, loader: 'ts',
-        contents: files.map((f, i) => `import { pages as p${i} } from ${JSON.stringify(f)};`).join('\n')
-          + `\nexport const pages = [${files.map((_, i) => `...p${i}`).join(', ')}];\n`,
+        contents: files.map((f, i) => `import * as m${i} from ${JSON.stringify(f)};`).join('\n')
+          + `\nexport const pages = [${files.map((_, i) => `...m${i}.pages`).join(', ')}];`
+          + `\nexport const overviewCards = [${gather('overviewCards').map((x) => `...${x}`).join(', ')}];`
+          + `\nexport const resourcePaths = Object.assign({}, ${gather('resourcePaths').join(', ')});\n`,
       };
     });
   },

@@ -10197,6 +10197,7 @@ export interface paths {
           status?: "queued" | "running" | "succeeded" | "failed" | "canceled";
           type?: string;
           resource?: string;
+          internal?: boolean;
           limit?: number;
           cursor?: string;
         };

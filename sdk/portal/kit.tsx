@@ -22,6 +22,27 @@ export interface PortalPage {
   component: (props: { params: Record<string, string> }) => VNode | null;
 }
 
+/**
+ * a plugin's card on the overview: it reads the plugin's own part of `GET /overview`'s summary as sentences.
+ * `plugins/<name>/portal/index.tsx` may export `overviewCards: OverviewCard[]` beside its pages.
+ */
+export interface OverviewCard {
+  /** the contributor whose summary the card reads (`summary[owner]`) */
+  owner: string;
+  title: string;
+  /** the page the card's title opens */
+  href?: string;
+  /** cards are laid out by this number */
+  order: number;
+  component: (props: { summary: any }) => VNode | null;
+}
+
+/**
+ * the pages that show a resource named in an attention item, by its prefix: `{ stack: (name) => `/stacks/${name}` }`.
+ * `plugins/<name>/portal/index.tsx` may export `resourcePaths` beside its pages.
+ */
+export type ResourcePaths = Record<string, (key: string) => string>;
+
 // ------------------------------------------------------------------ session
 
 export interface SessionInfo { user: { name: string; role: string }; csrf: string; expiresAt: string; scopes: string[] }
@@ -147,6 +168,11 @@ export function words(v: unknown): string {
   if (Array.isArray(v)) return v.length ? v.map(words).join(', ') : 'none';
   if (typeof v === 'object') return Object.entries(v as Record<string, unknown>).map(([k, x]) => `${k}: ${words(x)}`).join(', ');
   return String(v);
+}
+
+/** a count with its noun: 1 stack, 3 stacks */
+export function count(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
 }
 
 /** names in the order people expect: ac2 before ac10 */

@@ -1,6 +1,7 @@
 // The alerts plugin's portal pages: the alerts (filter, acknowledge) and the channels they go to (list, create, delete, send a test).
 import { useState } from 'preact/hooks';
 import { api, can, Empty, Loading, ok, PageTitle, ProblemBox, ShownOnce, Status, Time, useAction, useLoad, type paths, type PortalPage } from '../../../sdk/portal/kit.tsx';
+export { overviewCards, resourcePaths } from './overview.tsx';
 
 type Channel = paths['/api/v1/alerts/channels']['get']['responses'][200]['content']['application/json'][number];
 type Severity = Channel['minSeverity'];

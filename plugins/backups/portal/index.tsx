@@ -3,6 +3,7 @@ import { useState } from 'preact/hooks';
 import { api, bytes, can, duration, Empty, enc, JobOutput, Link, Loading, navigate, ok, PageTitle, ProblemBox, ShownOnce, Status, Tabs, Time, useAction, useLoad, type PortalPage } from '../../../sdk/portal/kit.tsx';
 import { Snapshots } from './browse.tsx';
 import { BackupForm, retentionWords, targetWords, type BackupView } from './form.tsx';
+export { overviewCards, resourcePaths } from './overview.tsx';
 
 const path = (name: string) => ({ params: { path: { name } } });
 

@@ -1,6 +1,7 @@
 // The certificates plugin's portal pages: the list, upload and request forms, and a certificate's detail with its PEM chain (never a key).
 import { useState } from 'preact/hooks';
 import { api, can, Empty, enc, JobOutput, Link, Loading, navigate, ok, PageTitle, ProblemBox, Status, Time, useAction, useLoad, type PortalPage } from '../../../sdk/portal/kit.tsx';
+export { overviewCards, resourcePaths } from './overview.tsx';
 
 const path = (name: string) => ({ params: { path: { name } } });
 const none = (what = 'none') => <span class="muted">{what}</span>;

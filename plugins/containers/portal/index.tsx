@@ -2,6 +2,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, bytes, can, Empty, enc, Link, Loading, ok, PageTitle, ProblemBox, Status, useAction, useLoad, useSession, type PortalPage, type Problem } from '../../../sdk/portal/kit.tsx';
 import { ResourcePlots, useHistory } from '../../../sdk/portal/plot.tsx';
+export { overviewCards, resourcePaths } from './overview.tsx';
 
 function Containers() {
   const list = useLoad(() => ok(api.GET('/api/v1/containers', { params: { query: { limit: 500 } } })), [], 3000);

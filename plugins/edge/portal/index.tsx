@@ -1,6 +1,7 @@
 // The edge plugin's portal page: the edge's state and ports, every hostname with its owner, certificate, state and a link that opens it, and what the edge refused.
 import { Empty, enc, Link, Loading, PageTitle, Status, Time, type PortalPage } from '../../../sdk/portal/kit.tsx';
 import { hostUrl, useEdge, type EdgeView } from '../../../sdk/portal/edge.tsx';
+export { overviewCards, resourcePaths } from './overview.tsx';
 
 /** `stack:web` → a link to the stack's page; owners without a page are named */
 function Owner({ owner }: { owner: string }) {

@@ -1,80 +1,11 @@
-// The kernel's own portal pages: overview with attention items and the host's free memory and disk, jobs with live output, the activity log, own tokens, the account, users and teams.
+// The kernel's own portal pages: the overview and jobs (their own files), the activity log, own tokens, the account, users and teams.
 import { useState } from 'preact/hooks';
 import { TwoFactor, userPages } from './users.tsx';
 import { pluginPages } from './plugins.tsx';
-import { api, bytes, can, Empty, JobOutput, Link, Loading, ok, PageTitle, ProblemBox, setSession, ShownOnce, Status, Time, useAction, useLoad, useSession, words, type PortalPage } from '../../../sdk/portal/kit.tsx';
+import { OverviewPage } from './overview.tsx';
+import { actorText, jobPages } from './jobs.tsx';
+import { api, Loading, ok, PageTitle, ProblemBox, setSession, ShownOnce, Status, Time, useAction, useLoad, useSession, type PortalPage } from '../../../sdk/portal/kit.tsx';
 
-
-function Overview() {
-  const overview = useLoad(() => ok(api.GET('/api/v1/overview')), [], 5000);
-  const o = overview.data;
-  return (
-    <>
-      <PageTitle title="Overview" />
-      <Loading what={overview} />
-      {o && (
-        <>
-          <section aria-labelledby="attention">
-            <h2 id="attention">Needs attention</h2>
-            {o.attention.length === 0 ? <Empty>Nothing needs attention.</Empty> : (
-              <ul class="attention" data-testid="attention">
-                {o.attention.map((a) => <li class={`sev-${a.severity}`}><Status value={a.severity} /> <strong>{a.source}</strong> {a.resource && <code>{a.resource}</code>} {a.message} {a.since && <Time at={a.since} />}</li>)}
-              </ul>
-            )}
-          </section>
-          <section aria-labelledby="summary">
-            <h2 id="summary">Summary</h2>
-            <dl class="summary">
-              <div data-testid="host"><dt>host</dt><dd>
-                <span class="kv">memory free: <strong>{bytes(o.host.memory.freeBytes)}</strong> of {bytes(o.host.memory.totalBytes)}</span>
-                {o.host.disk && <span class="kv">disk free: <strong>{bytes(o.host.disk.freeBytes)}</strong> of {bytes(o.host.disk.totalBytes)} <span class="muted">(DATA_DIR)</span></span>}
-              </dd></div>
-              {Object.entries(o.summary).map(([owner, value]) => (
-                <div><dt>{owner}</dt><dd>{value && typeof value === 'object' ? Object.entries(value as Record<string, unknown>).map(([k, v]) => <span class="kv">{k}: <strong>{words(v)}</strong></span>) : String(value)}</dd></div>
-              ))}
-            </dl>
-          </section>
-        </>
-      )}
-    </>
-  );
-}
-
-function Jobs() {
-  const [status, setStatus] = useState('');
-  const jobs = useLoad(() => ok(api.GET('/api/v1/jobs', { params: { query: { limit: 50, ...(status ? { status: status as 'running' } : {}) } } })), [status], 2000);
-  return (
-    <>
-      <PageTitle title="Jobs" />
-      <label class="inline">Status <select value={status} onChange={(e) => setStatus(e.currentTarget.value)}>
-        {['', 'queued', 'running', 'succeeded', 'failed', 'canceled'].map((s) => <option value={s}>{s || 'any'}</option>)}
-      </select></label>
-      <Loading what={jobs} />
-      {jobs.data && (jobs.data.length === 0 ? <Empty>No jobs.</Empty> : (
-        <table>
-          <thead><tr><th scope="col">Job</th><th scope="col">Type</th><th scope="col">Resource</th><th scope="col">Status</th><th scope="col">By</th><th scope="col">Created</th></tr></thead>
-          <tbody>{jobs.data.map((j) => (
-            <tr><td><Link href={`/jobs/${j.id}`}><code>{j.id.slice(0, 8)}</code></Link></td><td>{j.type}</td><td>{j.resource}</td><td><Status value={j.status} /></td><td>{j.actor.name ?? j.actor.kind}</td><td><Time at={j.createdAt} /></td></tr>
-          ))}</tbody>
-        </table>
-      ))}
-    </>
-  );
-}
-
-function Job({ params }: { params: Record<string, string> }) {
-  const cancel = useAction();
-  // a finished job has nothing to cancel: the button waits for the job's state and leaves when it is done
-  const [open, setOpen] = useState(false);
-  return (
-    <>
-      <PageTitle title={`Job ${params.id.slice(0, 8)}`} />
-      {can('jobs:cancel') && open && <button type="button" onClick={() => cancel.run(() => ok(api.POST('/api/v1/jobs/{id}/cancel', { params: { path: { id: params.id } } })))}>Cancel job</button>}
-      <ProblemBox problem={cancel.problem} />
-      <JobOutput id={params.id} onUpdate={(j) => setOpen(!j.done)} />
-    </>
-  );
-}
 
 function Activity() {
   const [resource, setResource] = useState('');
@@ -88,7 +19,7 @@ function Activity() {
         <table data-testid="activity">
           <thead><tr><th scope="col">When</th><th scope="col">Who</th><th scope="col">Action</th><th scope="col">Resource</th><th scope="col">Result</th></tr></thead>
           <tbody>{log.data.map((a) => (
-            <tr><td><Time at={a.at} /></td><td>{a.actor.name ?? a.actor.kind}{a.actor.channel && <span class="muted"> via {a.actor.channel}</span>}</td><td><code>{a.action}</code></td><td>{a.resource}</td><td><Status value={a.result} /></td></tr>
+            <tr><td><Time at={a.at} /></td><td>{actorText(a.actor)}</td><td><code>{a.action}</code></td><td>{a.resource}</td><td><Status value={a.result} /></td></tr>
           ))}</tbody>
         </table>
       )}
@@ -180,9 +111,8 @@ function Account() {
 }
 
 export const kernelPages: PortalPage[] = [
-  { path: '/overview', title: 'Overview', nav: 0, component: Overview },
-  { path: '/jobs', title: 'Jobs', nav: 80, scope: 'jobs:read', component: Jobs },
-  { path: '/jobs/:id', title: 'Job', scope: 'jobs:read', component: Job },
+  { path: '/overview', title: 'Overview', nav: 0, component: OverviewPage },
+  ...jobPages,
   { path: '/activity', title: 'Activity', nav: 90, scope: 'activity:read', component: Activity },
   { path: '/tokens', title: 'Tokens', nav: 98, group: 'people', scope: 'tokens:read', component: Tokens },
   { path: '/account', title: 'Account', component: Account },

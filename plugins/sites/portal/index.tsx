@@ -3,6 +3,7 @@ import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { api, can, Empty, enc, JobOutput, Link, Loading, navigate, ok, PageTitle, ProblemBox, ShownOnce, Status, Tabs, Time, useAction, useLoad, type paths, type PortalPage } from '../../../sdk/portal/kit.tsx';
 import { OwnerHostnames } from '../../../sdk/portal/edge.tsx';
+export { overviewCards, resourcePaths } from './overview.tsx';
 
 type SiteView = paths['/api/v1/sites/{name}']['get']['responses'][200]['content']['application/json'];
 type SiteBody = paths['/api/v1/sites/{name}']['put']['requestBody']['content']['application/json'];

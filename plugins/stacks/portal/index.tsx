@@ -23,6 +23,7 @@ const path = (name: string) => ({ params: { path: { name } } });
 const ifMatch = (revision: number) => ({ 'If-Match': `"${revision}"` });
 const issuesOf = (p?: Problem, text?: string) => (p?.status === 422 ? ((p.errors ?? []) as Issue[]) : []).map((i) => ({ ...i, line: text !== undefined ? lineFor(text, i.path) : undefined }));
 import { lineOf as lineFor } from './editor.tsx';
+export { overviewCards, resourcePaths } from './overview.tsx';
 
 function StackList() {
   const stacks = useLoad(async () => ((await ok(api.GET('/api/v1/stacks', { params: { query: { limit: 200 } } }))) as unknown as StackView[]).sort((a, b) => naturally(a.name, b.name)), [], 3000);

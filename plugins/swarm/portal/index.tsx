@@ -1,5 +1,6 @@
 // The swarm plugin's portal page: the swarm's nodes with role, availability, state, resources and tasks (admins; hidden while the plugin is off).
 import { api, Empty, Loading, ok, PageTitle, Status, useLoad, type PortalPage } from '../../../sdk/portal/kit.tsx';
+export { overviewCards, resourcePaths } from './overview.tsx';
 
 const gib = (bytes: number) => `${(bytes / 1024 ** 3).toFixed(1)} GiB`;
 
