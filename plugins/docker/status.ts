@@ -15,7 +15,10 @@ export function healthOf(status: string): string | null {
 export function containerStatus(c: ContainerInfo): ContainerStatus {
   return {
     id: c.Id, name: bareName(c.Names), state: c.State, status: c.Status, health: healthOf(c.Status),
-    image: c.Image, createdAt: new Date(c.Created * 1000).toISOString(),
+    image: c.Image, createdAt: new Date(c.Created * 1000).toISOString(), imageId: c.ImageID,
+    // the engine lists a port once per address family: once here
+    ports: [...new Map((c.Ports ?? []).filter((p) => p.PublicPort).map((p) => [`${p.PublicPort}/${p.PrivatePort}/${p.Type}`,
+      { hostIp: p.IP ?? null, hostPort: p.PublicPort, containerPort: p.PrivatePort, protocol: p.Type }])).values()],
   };
 }
 

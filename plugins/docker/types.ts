@@ -20,7 +20,13 @@ export type Ownership =
   | { owner: 'none' }
   | { owner: 'other'; installation: string };
 
-export interface ContainerStatus { id: string; name: string; state: string; status: string; health: string | null; image: string; createdAt: string }
+export interface ContainerStatus {
+  id: string; name: string; state: string; status: string; health: string | null; image: string; createdAt: string;
+  /** the image's id (a built image has no digest: this tells one build from the next) */
+  imageId?: string;
+  /** the ports published on the host */
+  ports?: { hostIp: string | null; hostPort: number; containerPort: number; protocol: string }[];
+}
 export interface ServiceStatus { service: string; containers: ContainerStatus[] }
 
 /** what a caller may do to the containers of a project: see them, or act on them (start, stop, logs) */

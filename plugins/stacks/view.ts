@@ -39,7 +39,10 @@ export interface LiveState {
 }
 
 const ContainerSchema = Type.Object({
-  id: Type.String(), name: Type.String(), state: Type.String(), status: Type.String(), health: Nullable(Type.String()), image: Type.String(), createdAt: Type.String(),
+  id: Type.String(), name: Type.String(), state: Type.String(), status: Type.String({ description: "the engine's words: `Up 5 minutes (healthy)`" }),
+  health: Nullable(Type.String()), image: Type.String(), createdAt: Type.String(),
+  imageId: Type.Optional(Type.String({ description: "the image's id (sha256:…)" })),
+  ports: Type.Optional(Type.Array(Type.Object({ hostIp: Nullable(Type.String()), hostPort: Type.Integer(), containerPort: Type.Integer(), protocol: Type.String() }), { description: 'ports published on the host' })),
 });
 const StatusSchema = Type.Union(['running', 'partial', 'stopped', 'down', 'failed', 'deploying', 'never-deployed', 'unknown'].map((s) => Type.Literal(s as StackStatus)));
 

@@ -764,6 +764,13 @@ export interface paths {
                   health: string | null;
                   image: string;
                   createdAt: string;
+                  imageId?: string;
+                  ports?: {
+                    hostIp: string | null;
+                    hostPort: number;
+                    containerPort: number;
+                    protocol: string;
+                  }[];
                 }[];
               }[];
               template: string | null;
@@ -875,6 +882,13 @@ export interface paths {
                   health: string | null;
                   image: string;
                   createdAt: string;
+                  imageId?: string;
+                  ports?: {
+                    hostIp: string | null;
+                    hostPort: number;
+                    containerPort: number;
+                    protocol: string;
+                  }[];
                 }[];
               }[];
               template: string | null;
@@ -1198,6 +1212,13 @@ export interface paths {
                   health: string | null;
                   image: string;
                   createdAt: string;
+                  imageId?: string;
+                  ports?: {
+                    hostIp: string | null;
+                    hostPort: number;
+                    containerPort: number;
+                    protocol: string;
+                  }[];
                 }[];
               }[];
               template: string | null;
@@ -2402,6 +2423,13 @@ export interface paths {
                   health: string | null;
                   image: string;
                   createdAt: string;
+                  imageId?: string;
+                  ports?: {
+                    hostIp: string | null;
+                    hostPort: number;
+                    containerPort: number;
+                    protocol: string;
+                  }[];
                 }[];
               }[];
               template: string | null;

@@ -14,9 +14,13 @@ export function useEdge() {
   return useLoad(async () => (can('edge:read') ? ok(api.GET('/api/v1/edge')) : undefined), [], 10_000);
 }
 
-/** the hostnames an owner (`stack:web`, `site:blog`) holds on the edge, each a link that opens it; `only`: just these (a site's own, not its preview's) */
-export function OwnerHostnames({ owner, only }: { owner: string; only?: string[] }) {
-  const links = useLoad(() => ok(api.GET('/api/v1/edge/links')), [owner], 10_000);
+/**
+ * the hostnames an owner (`stack:web`, `site:blog`) holds on the edge, each a link that opens it; `only`: just these (a site's own, not its
+ * preview's). `state` is the owner's live state (a stack's status and last job): when it changes the links are read again at once, so a
+ * deploy that just routed a hostname never leaves it shown as not routed
+ */
+export function OwnerHostnames({ owner, only, state }: { owner: string; only?: string[]; state?: string }) {
+  const links = useLoad(() => ok(api.GET('/api/v1/edge/links')), [owner, state], 10_000);
   const held = (links.data ?? []).filter((l) => l.owner === owner && (!only || only.includes(l.hostname)));
   if (!links.data) return only?.length ? <ul class="plain">{only.map((h) => <li><code>{h}</code></li>)}</ul> : <span class="muted">none</span>;
   if (!held.length) return <span class="muted">none</span>;

@@ -147,28 +147,37 @@ function LiveStats({ id }: { id: string }) {
   );
 }
 
+/** a container by its id, a prefix of it, or its name (the overview's attention items and people name containers) */
 function Container({ params }: { params: Record<string, string> }) {
-  const id = params.id;
-  const list = useLoad(async () => (await ok(api.GET('/api/v1/containers', { params: { query: { limit: 1000 } } }))).find((c) => c.id === id || c.id.startsWith(id)), [id], 3000);
+  const wanted = params.id;
+  const list = useLoad(async () => (await ok(api.GET('/api/v1/containers', { params: { query: { limit: 1000 } } })))
+    .find((c) => c.id === wanted || c.name === wanted || (wanted.length >= 4 && c.id.startsWith(wanted))) ?? null, [wanted], 3000);
   const act = useAction();
   const c = list.data;
-  const run = (verb: 'start' | 'stop' | 'restart') => act.run(() => ok(api.POST(`/api/v1/containers/{id}/${verb}` as '/api/v1/containers/{id}/start', { params: { path: { id } } }))).then(list.reload);
+  const running = c?.state === 'running' || c?.state === 'restarting';
+  const run = (verb: 'start' | 'stop' | 'restart') => act.run(() => ok(api.POST(`/api/v1/containers/{id}/${verb}` as '/api/v1/containers/{id}/start', { params: { path: { id: c!.id } } }))).then(list.reload);
+  if (list.data === null) {
+    return <><PageTitle title="Container" /><Empty>No container <code>{wanted}</code> here: it may have been removed or replaced by a deploy. <Link href="/containers">All containers</Link>.</Empty></>;
+  }
   return (
     <>
       <PageTitle title={c ? `Container ${c.name}` : 'Container'}>{c && <Status value={c.state} />}</PageTitle>
       <Loading what={list} />
       {c && <p><code>{c.image}</code> · {c.status} {c.project && <>· stack <Link href={`/stacks/${enc(c.project)}`}>{c.project}</Link></>}</p>}
-      {can('containers:write') && (
+      {c && can('containers:write') && (
         <div class="actions">
-          <button type="button" onClick={() => run('start')}>Start</button>
-          <button type="button" onClick={() => run('restart')}>Restart</button>
-          <button type="button" class="danger" onClick={() => run('stop')}>Stop</button>
+          {running ? (
+            <>
+              <button type="button" onClick={() => run('restart')}>Restart</button>
+              <button type="button" class="danger" onClick={() => run('stop')}>Stop</button>
+            </>
+          ) : <button type="button" onClick={() => run('start')}>Start</button>}
         </div>
       )}
       <ProblemBox problem={act.problem} />
-      {c?.state === 'running' && can('containers:stats') && <LiveStats id={id} />}
-      {c?.state === 'running' && can('containers:exec') && <Console id={id} />}
-      {can('containers:logs') && <LiveLogs id={id} />}
+      {c?.state === 'running' && can('containers:stats') && <LiveStats id={c.id} />}
+      {c?.state === 'running' && can('containers:exec') && <Console id={c.id} />}
+      {c && can('containers:logs') && <LiveLogs id={c.id} />}
     </>
   );
 }

@@ -1,20 +1,25 @@
 // The stacks plugin's portal pages: the list with live status, a new stack, and a stack's compose, variables, settings, resource use, revisions, actions, webhook, access list and git source (tabs); the volumes page.
 import type { VNode } from 'preact';
 import { useState } from 'preact/hooks';
-import { api, bytes, can, Empty, enc, JobOutput, Link, Loading, looksSecret, naturally, navigate, ok, PageTitle, ProblemBox, ShownOnce, Status, Tabs, Time, useAction, useLoad, words, type PortalPage, type Problem } from '../../../sdk/portal/kit.tsx';
+import { api, bytes, can, Empty, enc, JobOutput, Link, Loading, looksSecret, naturally, navigate, ok, PageTitle, ProblemBox, ShownOnce, Status, Tabs, Time, useAction, useLoad, type PortalPage, type Problem } from '../../../sdk/portal/kit.tsx';
 import { OwnerHostnames } from '../../../sdk/portal/edge.tsx';
 import { ResourcePlots, useHistory } from '../../../sdk/portal/plot.tsx';
-import { DeleteStack, InputFields, PushWebhook, settingsOf, TemplatePicker } from './more.tsx';
+import { DeleteStack, InputFields, settingsOf, TemplatePicker } from './more.tsx';
 import { volumePages } from './volumes.tsx';
+import { SourceTab } from './source.tsx';
 import { ComposeEditor, Diff, useValidation, type Issue } from './editor.tsx';
 
 interface StackView {
   name: string; revision: number; status: string; engineError?: string; template: string | null; autoupdate: boolean;
-  services: { name: string; declared: boolean; containers: { id: string; name: string; state: string; health?: string | null }[] }[];
+  services: { name: string; declared: boolean; containers: ServiceContainer[] }[];
   webhooks: { deploy: { enabled: boolean }; push?: { enabled: boolean } };
   lastDeploy: { jobId: string; status: string; error: string | null; finishedAt: string | null } | null;
   lastJob: { jobId: string; type: string; status: string } | null;
   deployedRevision: number | null; deployedAt: string | null; updatedAt: string;
+}
+interface ServiceContainer {
+  id: string; name: string; state: string; status: string; health?: string | null; image: string; imageId?: string;
+  ports?: { hostIp: string | null; hostPort: number; containerPort: number; protocol: string }[];
 }
 interface RevisionEntry { id: number; revision: number; author: { name?: string; kind: string; channel?: string }; message: string | null; createdAt: string }
 interface RevisionDetail extends RevisionEntry { compose: string }
@@ -82,6 +87,34 @@ function NewStack() {
   );
 }
 
+/** the image a container runs, as people tell builds apart: its tag, and the short id of the image behind it */
+function ImageName({ c }: { c: ServiceContainer }) {
+  const short = c.imageId?.replace(/^sha256:/, '').slice(0, 12);
+  return <><code>{c.image.startsWith('sha256:') ? short : c.image}</code>{short && !c.image.startsWith('sha256:') && <span class="muted"> ({short})</span>}</>;
+}
+
+/** each service: its containers with state, health and uptime (the engine's words), the image they run and the ports they publish */
+function ServicesTable({ services }: { services: StackView['services'] }) {
+  return (
+    <table data-testid="services">
+      <thead><tr><th scope="col">Service</th><th scope="col">Container</th><th scope="col">State</th><th scope="col">Image</th><th scope="col">Ports</th></tr></thead>
+      <tbody>{services.flatMap((s) => (s.containers.length ? s.containers : [null]).map((c, i) => (
+        <tr>
+          <td>{i === 0 && <>{s.name}{!s.declared && <span class="muted"> (no longer declared)</span>}</>}</td>
+          {c ? (
+            <>
+              <td><Link href={`/containers/${enc(c.id)}`}>{c.name}</Link></td>
+              <td><Status value={c.state} /> {c.health && <Status value={c.health} />} <span class="muted">{c.status.replace(/\s*\((healthy|unhealthy|health: starting)\)/, '')}</span></td>
+              <td><ImageName c={c} /></td>
+              <td>{c.ports?.length ? c.ports.map((p) => `${p.hostIp && p.hostIp !== '0.0.0.0' && p.hostIp !== '::' ? `${p.hostIp}:` : ''}${p.hostPort}→${p.containerPort}/${p.protocol}`).join(', ') : <span class="muted">none</span>}</td>
+            </>
+          ) : <td colSpan={4} class="muted">no container (not deployed, or removed)</td>}
+        </tr>
+      )))}</tbody>
+    </table>
+  );
+}
+
 function Overview({ stack, reload }: { stack: StackView; reload(): void }) {
   const [job, setJob] = useState<string>();
   const act = useAction();
@@ -94,7 +127,7 @@ function Overview({ stack, reload }: { stack: StackView; reload(): void }) {
     <>
       <p><Status value={stack.status} /> revision {stack.revision}{stack.deployedRevision !== null && <> · deployed revision {stack.deployedRevision} <Time at={stack.deployedAt} /></>}</p>
       {stack.engineError && <p class="error-text">{stack.engineError}</p>}
-      <div class="hosts">Hostnames: <OwnerHostnames owner={`stack:${stack.name}`} /></div>
+      <div class="hosts">Hostnames: <OwnerHostnames owner={`stack:${stack.name}`} state={`${stack.status} ${stack.lastJob?.jobId ?? ''} ${stack.lastJob?.status ?? ''}`} /></div>
       {can('stacks:deploy') && (
         <div class="actions">
           <button type="button" class="primary" onClick={() => run('deploy')} disabled={act.busy}>Deploy</button>
@@ -105,13 +138,7 @@ function Overview({ stack, reload }: { stack: StackView; reload(): void }) {
       <ProblemBox problem={act.problem} />
       {job && <JobOutput id={job} onDone={reload} />}
       <h2>Services</h2>
-      <table>
-        <thead><tr><th scope="col">Service</th><th scope="col">Containers</th></tr></thead>
-        <tbody>{stack.services.map((s) => (
-          <tr><td>{s.name}{!s.declared && <span class="muted"> (no longer declared)</span>}</td>
-            <td>{s.containers.length === 0 ? <span class="muted">none</span> : s.containers.map((c) => <div><Link href={`/containers/${enc(c.id)}`}>{c.name}</Link> <Status value={c.state} /> {c.health && <Status value={c.health} />}</div>)}</td></tr>
-        ))}</tbody>
-      </table>
+      <ServicesTable services={stack.services} />
       <label class="check"><input type="checkbox" checked={stack.autoupdate} disabled={!can('stacks:write')} onChange={(e) => autoupdate(e.currentTarget.checked)} /> Nightly auto-update</label>
       {stack.lastDeploy && <p>Last deploy: <Link href={`/jobs/${stack.lastDeploy.jobId}`}><Status value={stack.lastDeploy.status} /></Link> {stack.lastDeploy.error} <Time at={stack.lastDeploy.finishedAt} /></p>}
       <DeleteStack name={stack.name} revision={stack.revision} />
@@ -336,53 +363,6 @@ function Access({ name }: { name: string }) {
   );
 }
 
-function Source({ name, push, reload }: { name: string; push: boolean; reload(): void }) {
-  const source = useLoad(async () => (await ok(api.GET('/api/v1/stacks/{name}/source', path(name)))) as unknown as Record<string, unknown>, [name]);
-  const [url, setUrl] = useState('');
-  const [branch, setBranch] = useState('main');
-  const [file, setFile] = useState('');
-  const [commit, setCommit] = useState('');
-  const act = useAction();
-  const writable = can('stacks:write');
-  const then = (p: Promise<unknown>) => act.run(() => p).then((out) => { if (out !== undefined) source.reload(); });
-  const none = source.error?.status === 404;
-  return (
-    <>
-      {source.data && <dl class="summary">{Object.entries(source.data).map(([k, v]) => <div><dt>{k}</dt><dd><code>{words(v)}</code></dd></div>)}</dl>}
-      {none ? <Empty>This stack has no git source: deploys use its own compose file.</Empty> : <Loading what={source} />}
-      {writable && (
-        <>
-          <form class="card" onSubmit={(e) => { e.preventDefault(); then(ok(api.PUT('/api/v1/stacks/{name}/source', { ...path(name), body: { url, branch, ...(file ? { path: file } : {}) } }))); }}>
-            <h2>{none ? 'Set a git source' : 'Change the git source'}</h2>
-            <label>Repository URL<input required value={url} onInput={(e) => setUrl(e.currentTarget.value)} placeholder="https://git.example.com/team/app.git" /></label>
-            <label>Branch<input value={branch} onInput={(e) => setBranch(e.currentTarget.value)} /></label>
-            <label>Compose file in the repository (optional)<input value={file} onInput={(e) => setFile(e.currentTarget.value)} /></label>
-            <button type="submit" class="primary">Save source</button>
-          </form>
-          {!none && source.data && (
-            <div class="card">
-              <div class="actions">
-                <button type="button" onClick={() => then(ok(api.POST('/api/v1/stacks/{name}/source/check', path(name))))}>Check for new commits</button>
-                <button type="button" onClick={() => then(ok(api.POST('/api/v1/stacks/{name}/source/unpin', path(name))))}>Unpin</button>
-                <button type="button" class="danger" onClick={() => then(ok(api.DELETE('/api/v1/stacks/{name}/source', path(name))))}>Remove source</button>
-              </div>
-              <form class="actions" onSubmit={(e) => { e.preventDefault(); then(ok(api.POST('/api/v1/stacks/{name}/source/pin', { ...path(name), body: { commit } } as never))); }}>
-                <label class="inline">Pin to commit <input required value={commit} onInput={(e) => setCommit(e.currentTarget.value)} /></label><button type="submit">Pin</button>
-              </form>
-              <label>Upload a source tree (tar, tar.gz or zip)<input type="file" accept=".tar,.gz,.tgz,.zip" onChange={(e) => {
-                const f = e.currentTarget.files?.[0];
-                if (f) then(ok(api.PUT('/api/v1/stacks/{name}/source/upload', { ...path(name), body: f as never, bodySerializer: (b: unknown) => b as Blob, headers: { 'Content-Type': f.type || 'application/octet-stream' } })));
-              }} /></label>
-            </div>
-          )}
-        </>
-      )}
-      {!none && source.data && source.data.kind === 'git' && <PushWebhook name={name} enabled={push} reload={reload} />}
-      <ProblemBox problem={act.problem} />
-    </>
-  );
-}
-
 /** a stack's live resource use: its totals polled every few seconds, the last 15 minutes kept in memory on this page */
 function Resources({ name }: { name: string }) {
   const [samples, add] = useHistory();
@@ -425,7 +405,7 @@ const sections: Section[] = [
   { id: 'releases', label: 'Releases', render: () => notEnabled('releases', 'Releases, rollback and updates') },
   { id: 'webhook', label: 'Webhook', render: (s, reload) => <Webhook stack={s} reload={reload} /> },
   { id: 'access', label: 'Access', render: (s) => <Access name={s.name} /> },
-  { id: 'source', label: 'Git source', render: (s, reload) => <Source name={s.name} push={s.webhooks.push?.enabled ?? false} reload={reload} /> },
+  { id: 'source', label: 'Source', render: (s, reload) => <SourceTab name={s.name} push={s.webhooks.push?.enabled ?? false} reload={reload} /> },
   { id: 'previews', label: 'Previews', render: () => notEnabled('previews', 'Previews of pull requests') },
 ];
 

@@ -6,6 +6,7 @@ import type { Browser, Page } from 'playwright-core';
 import { eventually, startServer, type TestServer } from '../../helpers/harness.ts';
 import { startReceiver, type Receiver } from '../alerts/helpers.ts';
 import { cleanupProjects, uniqueName } from '../edge/helpers.ts';
+import { tgz } from '../git/archives.ts';
 import { addUser, launch, shot, signedIn } from './helpers.ts';
 
 let s: TestServer;
@@ -20,7 +21,7 @@ before(async () => {
   rx = await startReceiver();
   s = await startServer({
     config: { rateLimit: { perMinute: 100_000 } },
-    plugins: { docker: { options: { reconcile: false } }, stacks: {}, containers: {}, alerts: { options: { retry: { attempts: 1, backoffMs: 20, maxBackoffMs: 20 } } }, portal: {} },
+    plugins: { docker: { options: { reconcile: false } }, stacks: {}, git: {}, containers: {}, alerts: { options: { retry: { attempts: 1, backoffMs: 20, maxBackoffMs: 20 } } }, portal: {} },
   });
   await addUser(s, 'ada', 'admin');
   browser = await launch();
@@ -31,7 +32,7 @@ before(async () => {
 
 after(async () => {
   await browser?.close();
-  await cleanupProjects([stack]);
+  await cleanupProjects(stack);
   await s?.close();
   await rx?.close();
   held?.close();
@@ -112,4 +113,43 @@ test("the jobs list leaves the service's own deliveries out unless asked, in the
   await shot(page, 'jobs');
   assert.deepEqual(errors, [], 'no page error or console error');
   assert.deepEqual([...await types('?internal=0')].sort(), ['stacks.deploy'], 'query booleans as 0 and 1 too');
+});
+
+test("a stack's services show image, uptime and ports; a container opens by its name with the actions its state allows; an uploaded source offers no git actions", async () => {
+  const name = `${stack}u`;
+  const port = (await new Promise<number>((r) => { const srv = createServer(); srv.listen(0, '127.0.0.1', () => { const p = (srv.address() as { port: number }).port; srv.close(() => r(p)); }); }));
+  const compose = `services:\n  web:\n    image: dockwright-test/busybox:1\n    command: ["sleep", "600"]\n    ports: ["127.0.0.1:${port}:80"]\n`;
+  assert.equal((await s.api('PUT', `/api/v1/stacks/${name}/compose`, { body: { content: 'services:\n  x:\n    image: dockwright-test/busybox:1\n' }, headers: { 'If-None-Match': '*' } })).status, 200);
+  const upload = await s.api('PUT', `/api/v1/stacks/${name}/source/upload`, { raw: new Uint8Array(tgz([{ name: 'compose.yaml', content: compose }])), headers: { 'content-type': 'application/octet-stream' } });
+  assert.equal(upload.status, 200, upload.text);
+  const job = await s.api('POST', `/api/v1/stacks/${name}/deploy`);
+  assert.equal((await s.api('GET', `/api/v1/jobs/${job.body.id}/wait?timeout=60`)).body.status, 'succeeded');
+  try {
+    await page.goto(`/stacks/${name}`);
+    const row = page.getByTestId('services').locator('tbody tr', { hasText: 'web' });
+    await row.getByText(/^Up /).waitFor();
+    const text = await row.innerText();
+    assert.match(text, /dockwright-test\/busybox:1 \([0-9a-f]{12}\)/, 'the tag and the short id of the image behind it');
+    assert.match(text, new RegExp(`127\\.0\\.0\\.1:${port}→80/tcp`), 'the published port');
+    await shot(page, 'stack-services');
+
+    const container = `${name}-web-1`;
+    await page.goto(`/containers/${container}`);
+    await page.getByRole('heading', { name: `Container ${container}` }).waitFor();
+    await page.getByRole('button', { name: 'Stop', exact: true }).waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Start', exact: true }).count(), 0, 'no Start on a running container');
+    await page.getByRole('button', { name: 'Stop', exact: true }).click();
+    await page.getByRole('button', { name: 'Start', exact: true }).waitFor({ timeout: 30_000 });
+    assert.equal(await page.getByRole('button', { name: 'Stop', exact: true }).count(), 0);
+    await page.goto('/containers/no-such-container');
+    await page.getByText(/No container no-such-container here/).waitFor();
+
+    await page.goto(`/stacks/${name}/source`);
+    await page.getByTestId('source').getByText('an uploaded archive (tar.gz)').waitFor();
+    assert.equal(await page.getByRole('button', { name: /Check for new commits|Unpin|^Pin$/ }).count(), 0, 'no git action on an uploaded source');
+    await noDumps(page);
+    await shot(page, 'stack-source-upload');
+  } finally {
+    await cleanupProjects(name);
+  }
 });
