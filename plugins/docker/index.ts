@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { definePlugin, Type, type AttentionItem } from '../../sdk/index.ts';
 import { accessGuards, edgeRoutings, gitContexts, registryAuths } from './api.ts';
 import type { ContainerInfo } from 'dockerode';
+import { createAddressPool, type PoolUsage } from './address-pool.ts';
 import { createClient, endpointOf } from './client.ts';
 import { bareName, label } from './labels.ts';
 import { reconcile } from './reconcile.ts';
@@ -30,6 +31,11 @@ const Options = Type.Object({
   restartLoopWindowMs: Type.Integer({ minimum: 1000, default: 300_000 }),
   steadyAfterMs: Type.Integer({ minimum: 100, default: 60_000, description: 'a container reported as restarting that then stays running this long is reported steady (container.steady: its restart-loop alert resolves)' }),
   refreshDelayMs: Type.Integer({ minimum: 0, default: 100, description: 'events are followed by one list call for the containers they touched, gathered this long' }),
+  addressPool: Type.Object({
+    range: Type.String({ default: '10.208.0.0/13', pattern: '^\\d{1,3}(\\.\\d{1,3}){3}/\\d{1,2}$', description: 'the IPv4 range the bridge networks of stacks and previews take their subnets from; a subnet another network or a route of the host uses is skipped' }),
+    prefix: Type.Integer({ minimum: 16, maximum: 29, default: 26, description: "the prefix length of a network's subnet (26: 64 addresses); a network with more containers gets a larger one" }),
+    warnAtPercent: Type.Integer({ minimum: 1, maximum: 100, default: 80, description: 'the overview warns when the networks take this share of the range' }),
+  }, { default: {}, additionalProperties: false, description: "Docker's default pools hold about 30 networks: Dockwright gives each network a small subnet of its own range instead" }),
 }, { additionalProperties: false });
 
 export default definePlugin({
@@ -55,11 +61,12 @@ export default definePlugin({
       restartLoopCount: o.restartLoopCount, restartLoopWindowMs: o.restartLoopWindowMs, steadyAfterMs: o.steadyAfterMs,
     });
     let routing: EdgeRouting | null = null;
+    const addresses = createAddressPool(docker, { range: o.addressPool.range, prefix: o.addressPool.prefix });
     const runtime = createRuntime({
       endpoint, docker, watch, installation: ctx.installationId, outbound: ctx.outbound, routing: () => routing,
       gitContexts: () => ctx.extensions.of(gitContexts)[0] ?? null,
       timeoutMs: o.timeoutMs, pullTimeoutMs: o.pullTimeoutMs, healthTimeoutMs: o.healthTimeoutMs, stopTimeoutSeconds: o.stopTimeoutSeconds, parallel: o.parallel,
-      builder: o.builder,
+      builder: o.builder, addresses,
       secretsDir: () => join(ctx.dataDir, 'secrets'),
     });
     // without the live table, the overview asks the engine: quickly even when it hangs, and at most every 2 s
@@ -80,6 +87,12 @@ export default definePlugin({
       return value;
     };
 
+    // the pool's use, read at most every 30 s (one list of the engine's networks)
+    let pooled: { at: number; value: Promise<PoolUsage | null> } | undefined;
+    const poolUsage = () => {
+      if (!pooled || Date.now() - pooled.at > 30_000) pooled = { at: Date.now(), value: addresses.usage().catch(() => null) };
+      return pooled.value;
+    };
     ctx.overview.add({
       scope: 'containers:read',
       async summary() {
@@ -94,6 +107,12 @@ export default definePlugin({
         const { engine, list } = await snapshot();
         if (!engine.ok) return [{ severity: 'critical', kind: 'docker-unreachable', resource: `docker:${endpoint}`, message: engine.reason }];
         const items: AttentionItem[] = [];
+        const pool = await poolUsage();
+        if (pool && pool.usedAddresses >= (pool.totalAddresses * o.addressPool.warnAtPercent) / 100) {
+          items.push({ severity: 'warning', kind: 'address-pool-filling', resource: `docker:${endpoint}`,
+            message: `the networks of stacks and previews take ${Math.round((100 * pool.usedAddresses) / pool.totalAddresses)} % of the address pool ${pool.range} (${pool.networks} networks): `
+              + 'remove what you no longer need, or give a larger range in plugins.docker.options.addressPool.range' });
+        }
         for (const c of list.filter((x) => runtime.ownership(x.Labels).owner === 'this')) {
           const health = healthOf(c.Status);
           const name = bareName(c.Names);
