@@ -1,6 +1,7 @@
 // Converging a project: orphans out, then every service created, recreated or left alone, in dependency order and in parallel where the graph allows.
 import type Dockerode from 'dockerode';
 import type { ContainerInfo } from 'dockerode';
+import type { AddressPool } from './address-pool.ts';
 import type { DeployIo, DeployResult, DependsCondition, EdgeRouting, LoadedCompose, NormalizedService } from './types.ts';
 import { reasonOf, statusOf } from './client.ts';
 import { builtImageId } from './build.ts';
@@ -25,6 +26,18 @@ export interface DeployDeps extends Owned {
   secretsDir: SecretsDir;
   /** the edge's view of the services it routes (they are replaced start-first); null without an edge */
   routing: EdgeRouting | null;
+  /** where the project's bridge networks take their subnets (none: Docker's default pools) */
+  addresses?: AddressPool;
+}
+
+/** how many containers join each network of the project (its services' replicas) */
+function networkMembers(loaded: LoadedCompose): Map<string, number> {
+  const members = new Map<string, number>();
+  for (const s of loaded.services) {
+    if (s.networkMode) continue;
+    for (const n of s.networks) members.set(n.name, (members.get(n.name) ?? 0) + Math.max(1, s.replicas));
+  }
+  return members;
 }
 
 type Action = DeployResult['services'][number]['action'];
@@ -80,7 +93,8 @@ export async function deployProject(deps: DeployDeps, project: string, loaded: L
   // images first: a deploy that cannot get them leaves nothing behind
   const imageIds = await ensureImages(deps.images, loaded.services, io);
   signal?.throwIfAborted();
-  await Promise.all([ensureNetworks(deps, loaded.networks, io), ensureVolumes(deps, loaded.volumes, io)]);
+  const pool = deps.addresses && { addresses: deps.addresses, members: networkMembers(loaded) };
+  await Promise.all([ensureNetworks(deps, loaded.networks, io, pool), ensureVolumes(deps, loaded.volumes, io)]);
   signal?.throwIfAborted();
 
   const existing = await projectContainers(deps, project);

@@ -1,14 +1,13 @@
 // The docker plugin: the runtime provider (Engine API client, compose engine, live container table) other plugins require, its overview part and its start-up reconcile.
-import { statfs } from 'node:fs/promises';
 import { join } from 'node:path';
-import { definePlugin, Type, type AttentionItem } from '../../sdk/index.ts';
+import { definePlugin, Type } from '../../sdk/index.ts';
 import { accessGuards, edgeRoutings, gitContexts, registryAuths } from './api.ts';
-import type { ContainerInfo } from 'dockerode';
+import { createAddressPool } from './address-pool.ts';
+import { engineOverview } from './overview.ts';
 import { createClient, endpointOf } from './client.ts';
-import { bareName, label } from './labels.ts';
 import { reconcile } from './reconcile.ts';
 import { createRuntime, runtimeDefaults } from './runtime.ts';
-import { engineState, healthOf } from './status.ts';
+
 import type { DockerRuntime, EdgeRouting } from './types.ts';
 import { createWatch } from './watch.ts';
 import { exitLines } from './exit-reason.ts';
@@ -31,6 +30,11 @@ const Options = Type.Object({
   restartLoopWindowMs: Type.Integer({ minimum: 1000, default: 300_000 }),
   steadyAfterMs: Type.Integer({ minimum: 100, default: 60_000, description: 'a container reported as restarting that then stays running this long is reported steady (container.steady: its restart-loop alert resolves)' }),
   refreshDelayMs: Type.Integer({ minimum: 0, default: 100, description: 'events are followed by one list call for the containers they touched, gathered this long' }),
+  addressPool: Type.Object({
+    range: Type.String({ default: '10.208.0.0/13', pattern: '^\\d{1,3}(\\.\\d{1,3}){3}/\\d{1,2}$', description: 'the IPv4 range the bridge networks of stacks and previews take their subnets from; a subnet another network or a route of the host uses is skipped' }),
+    prefix: Type.Integer({ minimum: 16, maximum: 29, default: 26, description: "the prefix length of a network's subnet (26: 64 addresses); a network with more containers gets a larger one" }),
+    warnAtPercent: Type.Integer({ minimum: 1, maximum: 100, default: 80, description: 'the overview warns when the networks take this share of the range' }),
+  }, { default: {}, additionalProperties: false, description: "Docker's default pools hold about 30 networks: Dockwright gives each network a small subnet of its own range instead" }),
 }, { additionalProperties: false });
 
 export default definePlugin({
@@ -56,64 +60,18 @@ export default definePlugin({
       restartLoopCount: o.restartLoopCount, restartLoopWindowMs: o.restartLoopWindowMs, steadyAfterMs: o.steadyAfterMs,
     });
     let routing: EdgeRouting | null = null;
+    const addresses = createAddressPool(docker, { range: o.addressPool.range, prefix: o.addressPool.prefix });
     const runtime = createRuntime({
       endpoint, docker, watch, installation: ctx.installationId, outbound: ctx.outbound, routing: () => routing,
       gitContexts: () => ctx.extensions.of(gitContexts)[0] ?? null,
       timeoutMs: o.timeoutMs, pullTimeoutMs: o.pullTimeoutMs, healthTimeoutMs: o.healthTimeoutMs, stopTimeoutSeconds: o.stopTimeoutSeconds, parallel: o.parallel,
-      builder: o.builder,
+      builder: o.builder, addresses,
       secretsDir: () => join(ctx.dataDir, 'secrets'),
     });
     // without the live table, the overview asks the engine: quickly even when it hangs, and at most every 2 s
     const probe = createClient({ endpoint, timeoutMs: Math.min(o.timeoutMs, 5000) });
-    type Snapshot = { engine: Awaited<ReturnType<typeof engineState>>; list: readonly ContainerInfo[] };
-    let cached: { at: number; value: Promise<Snapshot> } | undefined;
-    const snapshot = async (): Promise<Snapshot> => {
-      const version = watch.version();
-      const known = watch.containers();
-      const list = (all: readonly ContainerInfo[]) => all.filter((c) => runtime.ownership(c.Labels).owner !== 'other');
-      if (version && known) return { engine: { ok: true, version }, list: list(known) };
-      if (cached && Date.now() - cached.at < 2000) return cached.value;
-      const value = (async () => {
-        const engine = await engineState(probe, endpoint);
-        return { engine, list: engine.ok ? list(await probe.listContainers({ all: true, size: false }).catch(() => [])) : [] };
-      })();
-      cached = { at: Date.now(), value };
-      return value;
-    };
-
-    // the engine's root folder is asked once; its free space at each read (a remote engine's disk is not this machine's)
-    let rootDir: Promise<string | null> | undefined;
-    const engineDisk = async () => {
-      if (!endpoint.startsWith('unix:')) return null;
-      rootDir ??= probe.info().then((info: { DockerRootDir?: string }) => info.DockerRootDir ?? null, () => { rootDir = undefined; return null; });
-      const dir = await rootDir;
-      const fs = dir ? await statfs(dir).catch(() => null) : null;
-      return fs && dir ? { path: dir, totalBytes: fs.blocks * fs.bsize, freeBytes: fs.bavail * fs.bsize } : null;
-    };
-    ctx.overview.add({
-      scope: 'containers:read',
-      async summary() {
-        const { engine, list } = await snapshot();
-        const disk = engine.ok ? await engineDisk() : null;
-        return {
-          // eventsFollowed: container states are known from the engine's events (else every read asks the engine)
-          engine: engine.ok ? { reachable: true, version: engine.version, endpoint, eventsFollowed: watch.version() !== null, disk } : { reachable: false, endpoint, eventsFollowed: false },
-          containers: { running: list.filter((c) => c.State === 'running').length, stopped: list.filter((c) => c.State !== 'running').length },
-        };
-      },
-      async attention() {
-        const { engine, list } = await snapshot();
-        if (!engine.ok) return [{ severity: 'critical', kind: 'docker-unreachable', resource: `docker:${endpoint}`, message: engine.reason }];
-        const items: AttentionItem[] = [];
-        for (const c of list.filter((x) => runtime.ownership(x.Labels).owner === 'this')) {
-          const health = healthOf(c.Status);
-          const name = bareName(c.Names);
-          if (health === 'unhealthy') items.push({ severity: 'warning', kind: 'container-unhealthy', resource: `container:${name}`, message: `${name} (stack ${c.Labels[label.project]}) is unhealthy` });
-          else if (c.State === 'restarting') items.push({ severity: 'warning', kind: 'container-restarting', resource: `container:${name}`, message: `${name} (stack ${c.Labels[label.project]}) keeps restarting` });
-        }
-        return items;
-      },
-    });
+    const { snapshot, contributor } = engineOverview({ probe, endpoint, watch, runtime, addresses, warnAtPercent: o.addressPool.warnAtPercent });
+    ctx.overview.add(contributor);
 
     ctx.health.add(async () => {
       const { engine } = await snapshot();

@@ -1,5 +1,6 @@
 // A project's networks and volumes (created on deploy, labelled as ours) and taking a project down: stop, remove, volumes.
 import type Dockerode from 'dockerode';
+import type { AddressPool } from './address-pool.ts';
 import type { DeployIo, InstallationVolume, NormalizedNetwork, NormalizedVolume } from './types.ts';
 import { reasonOf, statusOf } from './client.ts';
 import { beforeStop } from './hooks.ts';
@@ -29,7 +30,11 @@ export async function projectNetworks({ docker, installation }: Owned, project: 
   return (await docker.listNetworks({ filters: filterFor.project(project) })).filter((n) => isOurs(n.Labels, installation));
 }
 
-export async function ensureNetworks({ docker, installation }: Owned, networks: readonly NormalizedNetwork[], io: DeployIo): Promise<void> {
+/**
+ * creates the networks the project lacks. A bridge network whose compose entry sets no `ipam` gets a subnet from the
+ * address pool, sized for the containers that join it (`members`): Docker's default pools hold about 30 networks
+ */
+export async function ensureNetworks({ docker, installation }: Owned, networks: readonly NormalizedNetwork[], io: DeployIo, pool?: { addresses: AddressPool; members: ReadonlyMap<string, number> }): Promise<void> {
   await Promise.all(networks.map(async (n) => {
     try {
       const info = await docker.getNetwork(n.name).inspect();
@@ -39,16 +44,23 @@ export async function ensureNetworks({ docker, installation }: Owned, networks: 
       if (statusOf(err) !== 404) throw err;
     }
     if (n.external) throw new Error(`the external network "${n.name}" does not exist: create it first, or drop external: true`);
+    const create = (subnet?: string) => docker.createNetwork({
+      Name: n.name, Driver: n.driver, Options: n.driverOpts, Internal: n.internal, Attachable: n.attachable, EnableIPv6: n.enableIpv6 || undefined,
+      IPAM: n.ipam ? {
+        Driver: n.ipam.driver, Options: n.ipam.options,
+        Config: n.ipam.config.map((c) => ({ Subnet: c.subnet, IPRange: c.ipRange, Gateway: c.gateway, AuxiliaryAddresses: c.auxAddresses })),
+      } : subnet ? { Driver: 'default', Config: [{ Subnet: subnet }] } : undefined,
+      Labels: { ...n.labels, ...composeLabelsFor.network(n.labels[label.project], n.key), [label.installation]: installation }, CheckDuplicate: true,
+    });
+    const pooled = pool && !n.ipam && (n.driver === 'bridge' || !n.driver);
     try {
-      await docker.createNetwork({
-        Name: n.name, Driver: n.driver, Options: n.driverOpts, Internal: n.internal, Attachable: n.attachable, EnableIPv6: n.enableIpv6 || undefined,
-        IPAM: n.ipam ? {
-          Driver: n.ipam.driver, Options: n.ipam.options,
-          Config: n.ipam.config.map((c) => ({ Subnet: c.subnet, IPRange: c.ipRange, Gateway: c.gateway, AuxiliaryAddresses: c.auxAddresses })),
-        } : undefined,
-        Labels: { ...n.labels, ...composeLabelsFor.network(n.labels[label.project], n.key), [label.installation]: installation }, CheckDuplicate: true,
-      });
-      io.log(`network ${n.name} created`);
+      if (pooled) {
+        const subnet = await pool.addresses.create(pool.members.get(n.name) ?? 1, async (s) => { await create(s); });
+        io.log(`network ${n.name} created (${subnet})`);
+      } else {
+        await create();
+        io.log(`network ${n.name} created`);
+      }
     } catch (err) {
       if (statusOf(err) !== 409) throw new Error(`the network "${n.name}" could not be created: ${reasonOf(err)}`);
     }

@@ -1,4 +1,5 @@
 // The DockerRuntime: one client, the compose engine and the read views (from the live table when it is followed) behind the API other plugins call.
+import type { AddressPool } from './address-pool.ts';
 import { compareText, type OutboundApi } from '../../sdk/index.ts';
 import type Dockerode from 'dockerode';
 import type { ContainerInfo } from 'dockerode';
@@ -40,6 +41,8 @@ export interface RuntimeOptions {
   routing?: () => EdgeRouting | null;
   /** who fetches build contexts given as git URLs (the git plugin, when it is on) */
   gitContexts?: () => GitContextFetcher | null;
+  /** where the bridge networks deploys create take their subnets (absent: Docker's default pools) */
+  addresses?: AddressPool;
 }
 
 export const runtimeDefaults = { timeoutMs: 30_000, pullTimeoutMs: 600_000, healthTimeoutMs: 120_000, stopTimeoutSeconds: 10, parallel: 8, builder: 'auto' as BuilderChoice };
@@ -95,7 +98,7 @@ export function createRuntime(opts: RuntimeOptions): DockerRuntime {
     load,
     async deploy(project, io) {
       const loaded = loadOrThrow(project);
-      return settling(project.name, () => deployProject({ docker, installation, images, stopSeconds: opts.stopTimeoutSeconds, healthTimeoutMs: opts.healthTimeoutMs, parallel: opts.parallel, secretsDir: opts.secretsDir, routing: opts.routing?.() ?? null }, project.name, loaded, io));
+      return settling(project.name, () => deployProject({ docker, installation, images, stopSeconds: opts.stopTimeoutSeconds, healthTimeoutMs: opts.healthTimeoutMs, parallel: opts.parallel, secretsDir: opts.secretsDir, routing: opts.routing?.() ?? null, addresses: opts.addresses }, project.name, loaded, io));
     },
     async stop(name, io) {
       checkName(name);
