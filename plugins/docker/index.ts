@@ -7,7 +7,6 @@ import { engineOverview } from './overview.ts';
 import { createClient, endpointOf } from './client.ts';
 import { reconcile } from './reconcile.ts';
 import { createRuntime, runtimeDefaults } from './runtime.ts';
-
 import type { DockerRuntime, EdgeRouting } from './types.ts';
 import { createWatch } from './watch.ts';
 import { exitLines } from './exit-reason.ts';
