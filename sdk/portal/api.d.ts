@@ -1120,6 +1120,17 @@ export interface paths {
               revision: number;
               content: string;
               template: string | null;
+              origin: {
+                kind: "editor" | "upload" | "git";
+                path?: string;
+                at?: string;
+                sha256?: string;
+                url?: string;
+                branch?: string;
+                commit?: string;
+                subject?: string | null;
+              };
+              saved: string;
             };
           };
         };
@@ -1252,6 +1263,10 @@ export interface paths {
                   origin: "compose" | "update";
                 }[];
               } | null;
+              warnings: {
+                path: string;
+                message: string;
+              }[];
             };
           };
         };
@@ -1547,6 +1562,10 @@ export interface paths {
                 [key: string]: string;
               };
               redacted: string[];
+              warnings: {
+                path: string;
+                message: string;
+              }[];
             };
           };
         };
@@ -3321,8 +3340,13 @@ export interface paths {
     };
     put: {
       parameters: {
-        query?: never;
-        header?: never;
+        query?: {
+          deploy?: boolean;
+        };
+        header?: {
+          "If-Match"?: string;
+          "If-None-Match"?: string;
+        };
         path: {
           name: string;
         };
@@ -3386,12 +3410,185 @@ export interface paths {
                 at: string;
               } | null;
               updatedAt: string;
-              check: {
+              jobId?: string;
+              job?: {
+                id: string;
+                type: string;
+                resource: string | null;
+                status: "queued" | "running" | "succeeded" | "failed" | "canceled";
+                done: boolean;
+                output: string;
+                result: unknown;
+                error: string | null;
+                actor: {
+                  kind: "user" | "webhook" | "github" | "system";
+                  name?: string;
+                  tokenId?: string;
+                  address?: string;
+                  channel?: "portal";
+                };
+                createdAt: string;
+                startedAt: string | null;
+                finishedAt: string | null;
+              };
+              check?: {
                 ok: boolean;
                 remoteHead: string | null;
                 composePath: string | null;
                 error: string | null;
               } | null;
+              warnings?: {
+                path: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        201: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/json": {
+              stack: string;
+              kind: "git" | "upload";
+              url: string | null;
+              branch: string | null;
+              path: string | null;
+              autodeploy: boolean;
+              credentials: {
+                kind: "token" | "ssh-key";
+              } | null;
+              pinnedCommit: string | null;
+              remoteHead: string | null;
+              remoteSubject: string | null;
+              deployedCommit: string | null;
+              deployedAt: string | null;
+              lastCheckedAt: string | null;
+              lastError: string | null;
+              upload: {
+                id: string;
+                format: string;
+                sha256: string;
+                bytes: number;
+                files: number;
+                at: string;
+              } | null;
+              lastPush: {
+                deliveryId: string | null;
+                provider: string;
+                event: string;
+                ref: string | null;
+                commit: string | null;
+                outcome: string;
+                reason: string | null;
+                jobId: string | null;
+                at: string;
+              } | null;
+              updatedAt: string;
+              jobId?: string;
+              job?: {
+                id: string;
+                type: string;
+                resource: string | null;
+                status: "queued" | "running" | "succeeded" | "failed" | "canceled";
+                done: boolean;
+                output: string;
+                result: unknown;
+                error: string | null;
+                actor: {
+                  kind: "user" | "webhook" | "github" | "system";
+                  name?: string;
+                  tokenId?: string;
+                  address?: string;
+                  channel?: "portal";
+                };
+                createdAt: string;
+                startedAt: string | null;
+                finishedAt: string | null;
+              };
+              check?: {
+                ok: boolean;
+                remoteHead: string | null;
+                composePath: string | null;
+                error: string | null;
+              } | null;
+              warnings?: {
+                path: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        202: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/json": {
+              stack: string;
+              kind: "git" | "upload";
+              url: string | null;
+              branch: string | null;
+              path: string | null;
+              autodeploy: boolean;
+              credentials: {
+                kind: "token" | "ssh-key";
+              } | null;
+              pinnedCommit: string | null;
+              remoteHead: string | null;
+              remoteSubject: string | null;
+              deployedCommit: string | null;
+              deployedAt: string | null;
+              lastCheckedAt: string | null;
+              lastError: string | null;
+              upload: {
+                id: string;
+                format: string;
+                sha256: string;
+                bytes: number;
+                files: number;
+                at: string;
+              } | null;
+              lastPush: {
+                deliveryId: string | null;
+                provider: string;
+                event: string;
+                ref: string | null;
+                commit: string | null;
+                outcome: string;
+                reason: string | null;
+                jobId: string | null;
+                at: string;
+              } | null;
+              updatedAt: string;
+              jobId?: string;
+              job?: {
+                id: string;
+                type: string;
+                resource: string | null;
+                status: "queued" | "running" | "succeeded" | "failed" | "canceled";
+                done: boolean;
+                output: string;
+                result: unknown;
+                error: string | null;
+                actor: {
+                  kind: "user" | "webhook" | "github" | "system";
+                  name?: string;
+                  tokenId?: string;
+                  address?: string;
+                  channel?: "portal";
+                };
+                createdAt: string;
+                startedAt: string | null;
+                finishedAt: string | null;
+              };
+              check?: {
+                ok: boolean;
+                remoteHead: string | null;
+                composePath: string | null;
+                error: string | null;
+              } | null;
+              warnings?: {
+                path: string;
+                message: string;
+              }[];
             };
           };
         };
@@ -3419,6 +3616,18 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        409: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        412: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
         413: {
           headers: { [name: string]: unknown };
           content: {
@@ -3438,6 +3647,12 @@ export interface paths {
           };
         };
         429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        502: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -3716,6 +3931,70 @@ export interface paths {
             };
           };
         };
+        202: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/json": {
+              stack: string;
+              kind: "git" | "upload";
+              url: string | null;
+              branch: string | null;
+              path: string | null;
+              autodeploy: boolean;
+              credentials: {
+                kind: "token" | "ssh-key";
+              } | null;
+              pinnedCommit: string | null;
+              remoteHead: string | null;
+              remoteSubject: string | null;
+              deployedCommit: string | null;
+              deployedAt: string | null;
+              lastCheckedAt: string | null;
+              lastError: string | null;
+              upload: {
+                id: string;
+                format: string;
+                sha256: string;
+                bytes: number;
+                files: number;
+                at: string;
+              } | null;
+              lastPush: {
+                deliveryId: string | null;
+                provider: string;
+                event: string;
+                ref: string | null;
+                commit: string | null;
+                outcome: string;
+                reason: string | null;
+                jobId: string | null;
+                at: string;
+              } | null;
+              updatedAt: string;
+              jobId?: string;
+              job?: {
+                id: string;
+                type: string;
+                resource: string | null;
+                status: "queued" | "running" | "succeeded" | "failed" | "canceled";
+                done: boolean;
+                output: string;
+                result: unknown;
+                error: string | null;
+                actor: {
+                  kind: "user" | "webhook" | "github" | "system";
+                  name?: string;
+                  tokenId?: string;
+                  address?: string;
+                  channel?: "portal";
+                };
+                createdAt: string;
+                startedAt: string | null;
+                finishedAt: string | null;
+              };
+            };
+          };
+        };
         400: {
           headers: { [name: string]: unknown };
           content: {
@@ -3877,85 +4156,7 @@ export interface paths {
             };
           };
         };
-        400: {
-          headers: { [name: string]: unknown };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        401: {
-          headers: { [name: string]: unknown };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        403: {
-          headers: { [name: string]: unknown };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        404: {
-          headers: { [name: string]: unknown };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        409: {
-          headers: { [name: string]: unknown };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        429: {
-          headers: { [name: string]: unknown };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        503: {
-          headers: { [name: string]: unknown };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        507: {
-          headers: { [name: string]: unknown };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-      };
-    };
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/stacks/{name}/source/upload": {
-    parameters: { query?: never; header?: never; path?: never; cookie?: never };
-    get?: never;
-    put: {
-      parameters: {
-        query?: {
-          path?: string;
-          strip?: number;
-          deploy?: boolean;
-        };
-        header?: never;
-        path: {
-          name: string;
-        };
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          "application/octet-stream": string;
-        };
-      };
-      responses: {
-        200: {
+        202: {
           headers: { [name: string]: unknown };
           content: {
             "application/json": {
@@ -4038,6 +4239,304 @@ export interface paths {
           };
         };
         404: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        409: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        507: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/stacks/{name}/source/upload": {
+    parameters: { query?: never; header?: never; path?: never; cookie?: never };
+    get?: never;
+    put: {
+      parameters: {
+        query?: {
+          path?: string;
+          file?: string;
+          strip?: number;
+          deploy?: boolean;
+        };
+        header?: {
+          "If-Match"?: string;
+          "If-None-Match"?: string;
+        };
+        path: {
+          name: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          "application/octet-stream": string;
+        };
+      };
+      responses: {
+        200: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/json": {
+              stack: string;
+              kind: "git" | "upload";
+              url: string | null;
+              branch: string | null;
+              path: string | null;
+              autodeploy: boolean;
+              credentials: {
+                kind: "token" | "ssh-key";
+              } | null;
+              pinnedCommit: string | null;
+              remoteHead: string | null;
+              remoteSubject: string | null;
+              deployedCommit: string | null;
+              deployedAt: string | null;
+              lastCheckedAt: string | null;
+              lastError: string | null;
+              upload: {
+                id: string;
+                format: string;
+                sha256: string;
+                bytes: number;
+                files: number;
+                at: string;
+              } | null;
+              lastPush: {
+                deliveryId: string | null;
+                provider: string;
+                event: string;
+                ref: string | null;
+                commit: string | null;
+                outcome: string;
+                reason: string | null;
+                jobId: string | null;
+                at: string;
+              } | null;
+              updatedAt: string;
+              jobId?: string;
+              job?: {
+                id: string;
+                type: string;
+                resource: string | null;
+                status: "queued" | "running" | "succeeded" | "failed" | "canceled";
+                done: boolean;
+                output: string;
+                result: unknown;
+                error: string | null;
+                actor: {
+                  kind: "user" | "webhook" | "github" | "system";
+                  name?: string;
+                  tokenId?: string;
+                  address?: string;
+                  channel?: "portal";
+                };
+                createdAt: string;
+                startedAt: string | null;
+                finishedAt: string | null;
+              };
+              warnings?: {
+                path: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        201: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/json": {
+              stack: string;
+              kind: "git" | "upload";
+              url: string | null;
+              branch: string | null;
+              path: string | null;
+              autodeploy: boolean;
+              credentials: {
+                kind: "token" | "ssh-key";
+              } | null;
+              pinnedCommit: string | null;
+              remoteHead: string | null;
+              remoteSubject: string | null;
+              deployedCommit: string | null;
+              deployedAt: string | null;
+              lastCheckedAt: string | null;
+              lastError: string | null;
+              upload: {
+                id: string;
+                format: string;
+                sha256: string;
+                bytes: number;
+                files: number;
+                at: string;
+              } | null;
+              lastPush: {
+                deliveryId: string | null;
+                provider: string;
+                event: string;
+                ref: string | null;
+                commit: string | null;
+                outcome: string;
+                reason: string | null;
+                jobId: string | null;
+                at: string;
+              } | null;
+              updatedAt: string;
+              jobId?: string;
+              job?: {
+                id: string;
+                type: string;
+                resource: string | null;
+                status: "queued" | "running" | "succeeded" | "failed" | "canceled";
+                done: boolean;
+                output: string;
+                result: unknown;
+                error: string | null;
+                actor: {
+                  kind: "user" | "webhook" | "github" | "system";
+                  name?: string;
+                  tokenId?: string;
+                  address?: string;
+                  channel?: "portal";
+                };
+                createdAt: string;
+                startedAt: string | null;
+                finishedAt: string | null;
+              };
+              warnings?: {
+                path: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        202: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/json": {
+              stack: string;
+              kind: "git" | "upload";
+              url: string | null;
+              branch: string | null;
+              path: string | null;
+              autodeploy: boolean;
+              credentials: {
+                kind: "token" | "ssh-key";
+              } | null;
+              pinnedCommit: string | null;
+              remoteHead: string | null;
+              remoteSubject: string | null;
+              deployedCommit: string | null;
+              deployedAt: string | null;
+              lastCheckedAt: string | null;
+              lastError: string | null;
+              upload: {
+                id: string;
+                format: string;
+                sha256: string;
+                bytes: number;
+                files: number;
+                at: string;
+              } | null;
+              lastPush: {
+                deliveryId: string | null;
+                provider: string;
+                event: string;
+                ref: string | null;
+                commit: string | null;
+                outcome: string;
+                reason: string | null;
+                jobId: string | null;
+                at: string;
+              } | null;
+              updatedAt: string;
+              jobId?: string;
+              job?: {
+                id: string;
+                type: string;
+                resource: string | null;
+                status: "queued" | "running" | "succeeded" | "failed" | "canceled";
+                done: boolean;
+                output: string;
+                result: unknown;
+                error: string | null;
+                actor: {
+                  kind: "user" | "webhook" | "github" | "system";
+                  name?: string;
+                  tokenId?: string;
+                  address?: string;
+                  channel?: "portal";
+                };
+                createdAt: string;
+                startedAt: string | null;
+                finishedAt: string | null;
+              };
+              warnings?: {
+                path: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        400: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        401: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        403: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        404: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        409: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        412: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -4133,6 +4632,12 @@ export interface paths {
           };
         };
         404: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        409: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -9823,7 +10328,7 @@ export interface paths {
       parameters: {
         query?: {
           tail?: string;
-          timestamps?: "0" | "1";
+          timestamps?: boolean;
         };
         header?: never;
         path: {

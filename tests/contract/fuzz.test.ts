@@ -50,7 +50,8 @@ before(async () => {
       docker: { options: { socketPath: '/nonexistent/dockwright/docker.sock', reconcile: false, timeoutMs: 1000 } },
       containers: {},
       stacks: { options: { webhookWaitSeconds: 1, templates: { tpl: { compose, inputs: { properties: { title: { type: 'string' } } } } } } },
-      git: {},
+      // a local folder allowed for repositories: fuzz-a gets a git source (never fetched), which a push secret needs
+      git: { options: { allowedLocalRoots: ['/tmp/dw-fuzz-repos'] } },
       registries: {},
       backups: {},
       alerts: {},
@@ -68,6 +69,8 @@ before(async () => {
   const site = await s.api('PUT', '/api/v1/sites/fuzz-a', { body: { hostnames: ['fuzz-a.test'] } });
   assert.equal(site.status, 201, site.text);
   deployHook = (await s.api('POST', '/api/v1/stacks/fuzz-a/webhooks/deploy')).body.token;
+  const source = await s.api('PUT', '/api/v1/stacks/fuzz-a/source', { body: { url: '/tmp/dw-fuzz-repos/none.git', check: false, autodeploy: false } });
+  assert.equal(source.status, 200, source.text);
   pushSecret = (await s.api('POST', '/api/v1/stacks/fuzz-a/webhooks/push')).body.secret;
   knownJob = (await s.api('POST', '/api/v1/stacks/fuzz-b/pull')).body.id;
   tokens.admin = s.admin;
