@@ -8993,6 +8993,7 @@ export interface paths {
                 service: string;
                 image: string;
                 digest: string | null;
+                imageId: string | null;
                 policy: "digest" | "patch" | "minor" | "major" | "none";
                 origin: "compose" | "update";
               }[];
@@ -9009,12 +9010,23 @@ export interface paths {
                   from: {
                     image: string;
                     digest: string | null;
+                    imageId: string | null;
                   };
                   to: {
                     image: string;
                     digest: string | null;
+                    imageId: string | null;
                   };
                 }[];
+                commit: {
+                  from: string | null;
+                  to: string | null;
+                } | null;
+                compose: {
+                  changed: boolean;
+                  services: string[];
+                };
+                variables: string[];
               };
             }[];
           };

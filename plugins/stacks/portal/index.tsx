@@ -74,13 +74,13 @@ function NewStack() {
         <legend>Create it from</legend>
         {newFromChoices.map(([value, label]) => <label class="check"><input type="radio" name="new-from" value={value} checked={from === value} onChange={() => { setFrom(value); save.clear(); }} /> {label}</label>)}
       </fieldset>
+      {can('stacks:deploy') && <label class="check"><input type="checkbox" name="deploy" checked={deploy} onChange={(e) => setDeploy(e.currentTarget.checked)} /> Deploy it once created</label>}
       {from === 'compose' && <NewFromCompose name={name} save={save} onCreated={created} deploy={deploy} />}
       {from === 'git' && <NewFromGit onSubmit={(body) => save.run(() => ok(api.PUT('/api/v1/stacks/{name}/source', { params: { path: { name }, query: { deploy }, header: create }, body }))).then(created)} busy={save.busy} />}
       {from === 'archive' && <NewFromArchive onSubmit={(file, composePath) => save.run(() => ok(api.PUT('/api/v1/stacks/{name}/source/upload', {
         params: { path: { name }, query: { deploy, ...(composePath ? { file: composePath } : {}) }, header: create },
         body: file as never, bodySerializer: (b: unknown) => b as Blob, headers: { 'Content-Type': file.type || 'application/octet-stream' },
       }))).then(created)} busy={save.busy} />}
-      {can('stacks:deploy') && <label class="check"><input type="checkbox" name="deploy" checked={deploy} onChange={(e) => setDeploy(e.currentTarget.checked)} /> Deploy it once created</label>}
       {from !== 'compose' && <ProblemBox problem={save.problem} />}
     </>
   );
