@@ -112,6 +112,8 @@ function operation(entry: CompiledRoute): Record<string, unknown> {
     ...(route.scopes ? { 'x-required-scopes': route.scopes } : {}),
     ...(route.optionalScopes ? { 'x-optional-scopes': route.optionalScopes } : {}),
     ...(route.upload ? { 'x-rate-limit-exempt': true } : {}),
+    // whether the write must name its base revision (428 without one) or may (a create with If-None-Match: *, say)
+    ...(route.revision ? { 'x-revision': route.revision } : {}),
     ...(route.websocket ? { 'x-websocket': true } : {}),
   };
 }

@@ -36,5 +36,30 @@ function compileWith(ajv: Ajv, schema: TSchema): Check {
 
 /** body and config: types must match exactly. */
 export const compileStrict = (schema: TSchema): Check => compileWith(strictAjv, schema);
-/** params and query strings: "5" becomes 5, defaults are filled in. */
-export const compileCoercing = (schema: TSchema): Check => compileWith(coercingAjv, schema);
+/** the names of an object schema's properties that take a boolean (alone or beside other types) */
+function booleanProperties(schema: TSchema): string[] {
+  const props = (schema as { properties?: Record<string, TSchema> }).properties ?? {};
+  const takesBoolean = (s: TSchema): boolean => s.type === 'boolean' || (Array.isArray(s.type) && s.type.includes('boolean'))
+    || [...(s.anyOf ?? []), ...(s.oneOf ?? [])].some(takesBoolean);
+  return Object.keys(props).filter((name) => takesBoolean(props[name]));
+}
+
+/**
+ * params and query strings: "5" becomes 5, defaults are filled in. A boolean takes 1, 0, true and false, as a URL writes it
+ * (Ajv alone coerces only "true" and "false"): ?deploy=1 as webhooks take ?async=1.
+ */
+export function compileCoercing(schema: TSchema): Check {
+  const check = compileWith(coercingAjv, schema);
+  const flags = booleanProperties(schema);
+  if (!flags.length) return check;
+  return (value) => {
+    if (value && typeof value === 'object') {
+      const record = value as Record<string, unknown>;
+      for (const name of flags) {
+        if (record[name] === '1') record[name] = true;
+        else if (record[name] === '0') record[name] = false;
+      }
+    }
+    return check(value);
+  };
+}

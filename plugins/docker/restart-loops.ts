@@ -1,6 +1,6 @@
 // Container alerts from the engine's events: exits, starts, restart loops and their end (steady), health changes of this installation's containers.
 import type { ContainerInfo } from 'dockerode';
-import { bareName, isOurs, label } from './labels.ts';
+import { bareName, isOurs, label, servingRole } from './labels.ts';
 import type { ContainerEvent } from './live-table.ts';
 
 export interface ContainerAlertOptions {
@@ -44,7 +44,8 @@ export class ContainerAlerts {
       this.#killed.add(id);
     } else if (action === 'die') {
       this.#cancelSteady(id);
-      const expected = this.#killed.delete(id);
+      // a start-first successor that died before it took over, or an old container set aside, serves nobody: its deploy's job says what happened
+      const expected = this.#killed.delete(id) || servingRole(who.container) !== 'serving';
       if (!expected && attrs.exitCode !== undefined && attrs.exitCode !== '0') emit('container.exited', { ...who, exitCode: Number(attrs.exitCode) });
     } else if (action === 'start' || action === 'restart') {
       const now = Date.now();

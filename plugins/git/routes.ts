@@ -1,12 +1,12 @@
 // The source endpoints of /api/v1: read, set and remove a stack's source; check, pin, unpin; archive upload; the push secret.
-import { defineRoute, JobSchema, Nullable, problem, Type, type AnyRoute, type OutboundApi, type Principal } from '../../sdk/index.ts';
+import { defineRoute, JobSchema, Nullable, problem, reply, Type, type AnyRoute, type OutboundApi, type Principal } from '../../sdk/index.ts';
 import type { StacksApi } from '../stacks/index.ts';
 import type { SourceStore } from './store.ts';
 import type { Sources } from './sources.ts';
 import { checkRemote, CredentialsSchema, invalid } from './remote.ts';
 import { commitId, treePath } from './validate.ts';
 
-const Deploy = Type.Optional(Type.Boolean({ description: 'also queue a deploy (needs stacks:deploy); the answer then holds jobId' }));
+const Deploy = Type.Optional(Type.Boolean({ description: 'also queue a deploy after the write (needs stacks:deploy; 1, 0, true or false); the answer is then 202 and holds jobId and job' }));
 
 const SourceBody = Type.Object({
   url: Type.String({ minLength: 1, maxLength: 2048, description: 'https://…, ssh://…, or user@host:path' }),
@@ -41,6 +41,7 @@ const SourceView = {
 /** a write that may deploy (?deploy=true) names the deploy job */
 const MaybeDeployed = { jobId: Type.Optional(Type.String()), job: Type.Optional(JobSchema) };
 const SourceAnswer = Type.Object({ ...SourceView, ...MaybeDeployed });
+const Warnings = Type.Array(Type.Object({ path: Type.String(), message: Type.String() }), { description: "the compose loader's warnings about the new stack's compose file (an unset ${VAR}, say)" });
 const DeliverySchema = Type.Object({
   id: Type.Integer(), deliveryId: Text, provider: Type.String(), event: Type.String(), ref: Text, afterCommit: Text, address: Type.String(),
   outcome: Type.String(), reason: Text, jobId: Text, receivedAt: Type.String(),
@@ -57,12 +58,23 @@ export function sourceRoutes({ stacks, sources, store, actionTokens, outbound, a
     if (!view) throw problem(404, `stack "${name}" has no source; PUT /api/v1/stacks/${name}/source sets one`, { code: 'no-source' });
     return view;
   }
+  /** before any write: a deploy asked for is one the caller may start */
+  function mayDeploy(principal: Principal, asked: boolean | undefined) {
+    if (asked && !principal.can('stacks:deploy')) throw problem(403, 'deploy=1 needs the scope stacks:deploy', { code: 'missing-scope', extra: { requiredScopes: ['stacks:deploy'] } });
+  }
   async function deployIfAsked(name: string, principal: Principal, asked: boolean | undefined) {
     if (!asked) return {};
-    if (!principal.can('stacks:deploy')) throw problem(403, 'deploy=true needs the scope stacks:deploy', { code: 'missing-scope', extra: { requiredScopes: ['stacks:deploy'] } });
+    mayDeploy(principal, asked);
     await stacks.access(name, principal, 'deploy');
     const job = await stacks.deploy(name, principal.actor);
     return { jobId: job.id, job };
+  }
+  /** the answer of a write: 202 with the deploy job when one was asked for, else 201 for a stack created, 200 for a source changed */
+  async function answer(name: string, principal: Principal, asked: boolean | undefined, created: boolean, extra: Record<string, unknown> = {}) {
+    const deployed = await deployIfAsked(name, principal, asked);
+    const body = { ...(await viewOf(name)), ...extra, ...deployed };
+    if (deployed.jobId) return reply(202, body, { Location: `/api/v1/jobs/${deployed.jobId}` });
+    return reply(created ? 201 : 200, body);
   }
 
   return [
@@ -76,23 +88,34 @@ export function sourceRoutes({ stacks, sources, store, actionTokens, outbound, a
       },
     }),
     defineRoute({
-      method: 'PUT', path: '/stacks/:name/source', scopes: ['stacks:write'], params: Params, body: SourceBody,
-      summary: 'Set the git source: deploys then use the compose file (and env files, build contexts) of the checked-out commit',
+      method: 'PUT', path: '/stacks/:name/source', scopes: ['stacks:write'], params: Params, body: SourceBody, revision: 'optional',
+      query: Type.Object({ deploy: Deploy }),
+      summary: 'Set the git source: deploys then use the compose file (and env files, build contexts) of the checked-out commit; with If-None-Match: * it creates the stack',
       description: 'The URL may be https://, ssh:// or user@host:path (local paths only below folders an admin allows). '
         + 'Credentials are stored encrypted and never answered. A new repository URL drops the pin and the stored credentials unless new ones are given. '
-        + 'A host that is not a global unicast address (loopback, private, link-local…) is refused with 422 unless an admin lists it in outbound.allow.',
-      errors: [422],
+        + 'A host that is not a global unicast address (loopback, private, link-local…) is refused with 422 unless an admin lists it in outbound.allow. '
+        + 'With If-None-Match: * the stack is created from the compose file of the branch head (201): the branch is fetched first, and a repository that '
+        + 'cannot be fetched, a commit without the compose file (422 naming the names looked for) or a compose file the platform rules refuse creates nothing; '
+        + '412 when the stack exists. ?deploy=1 deploys after the write (202 with the job).',
+      errors: [412, 422, 502], status: 200, successes: [201, 202],
       response: Type.Object({
-        ...SourceView,
-        check: Nullable(Type.Object({ ok: Type.Boolean(), remoteHead: Text, composePath: Text, error: Text }, { description: 'the first fetch of the branch head (null with check: false)' })),
+        ...SourceView, ...MaybeDeployed,
+        check: Type.Optional(Nullable(Type.Object({ ok: Type.Boolean(), remoteHead: Text, composePath: Text, error: Text }, { description: 'the first fetch of the branch head (null with check: false)' }))),
+        warnings: Type.Optional(Warnings),
       }),
       activity: 'stack.source.write', resource: 'stack:{name}',
-      handler: async ({ params, body, principal }) => {
-        await stacks.access(params.name, principal, 'write');
+      handler: async ({ params, body, query, revision, principal }) => {
+        mayDeploy(principal, query.deploy);
+        if (revision === 0) await stacks.assertNew(params.name, principal);
+        else await stacks.access(params.name, principal, 'write');
         let composePath: string | null;
         try { composePath = body.path ? treePath(body.path, 'path') : null; } catch (err) { throw invalid(err); }
         const remote = await checkRemote(body, allowedLocalRoots, outbound);
         const next = { url: remote.url, branch: remote.branch, composePath, autodeploy: body.autodeploy, credentials: remote.credentials };
+        if (revision === 0) {
+          const { warnings } = await sources.createGit(params.name, next, (compose, workdir, within) => stacks.createFromTree(params.name, principal, { compose, workdir }, within));
+          return answer(params.name, principal, query.deploy, true, { warnings });
+        }
         await sources.setGit(params.name, next);
         let check = null;
         if (body.check !== false) {
@@ -100,7 +123,7 @@ export function sourceRoutes({ stacks, sources, store, actionTokens, outbound, a
           check = await sources.check(params.name).then((c) => ({ ok: c.error === null, remoteHead: c.head.commit, composePath: c.compose, error: c.error }),
             (err: Error) => ({ ok: false, remoteHead: null, composePath: null, error: err.message }));
         }
-        return { ...(await viewOf(params.name)), check };
+        return answer(params.name, principal, query.deploy, false, { check });
       },
     }),
     defineRoute({
@@ -135,7 +158,7 @@ export function sourceRoutes({ stacks, sources, store, actionTokens, outbound, a
       },
     }),
     defineRoute({
-      method: 'POST', path: '/stacks/:name/source/pin', scopes: ['stacks:write'], params: Params, errors: [409, 422, 502],
+      method: 'POST', path: '/stacks/:name/source/pin', scopes: ['stacks:write'], params: Params, errors: [409, 422, 502], successes: [202],
       summary: 'Pin the stack to a commit (full or abbreviated id; it must exist): deploys use it, pushes and polling deploy nothing',
       body: Type.Object({ commit: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false }),
       query: Type.Object({ deploy: Deploy }),
@@ -145,42 +168,57 @@ export function sourceRoutes({ stacks, sources, store, actionTokens, outbound, a
         await stacks.access(params.name, principal, 'write');
         let id: string;
         try { id = commitId(body.commit); } catch (err) { throw invalid(err); }
+        mayDeploy(principal, query.deploy);
         const pinned = await sources.pin(params.name, id);
-        return { ...(await viewOf(params.name)), pinnedCommit: pinned, ...(await deployIfAsked(params.name, principal, query.deploy)) };
+        return answer(params.name, principal, query.deploy, false, { pinnedCommit: pinned });
       },
     }),
     defineRoute({
-      method: 'POST', path: '/stacks/:name/source/unpin', scopes: ['stacks:write'], params: Params, errors: [409],
+      method: 'POST', path: '/stacks/:name/source/unpin', scopes: ['stacks:write'], params: Params, errors: [409], successes: [202],
       summary: 'Remove the pin: deploys, pushes and polling follow the branch again',
       query: Type.Object({ deploy: Deploy }),
       response: SourceAnswer,
       activity: 'stack.source.unpin', resource: 'stack:{name}',
       handler: async ({ params, query, principal }) => {
         await stacks.access(params.name, principal, 'write');
+        mayDeploy(principal, query.deploy);
         await sources.unpin(params.name);
-        return { ...(await viewOf(params.name)), ...(await deployIfAsked(params.name, principal, query.deploy)) };
+        return answer(params.name, principal, query.deploy, false);
       },
     }),
     defineRoute({
-      method: 'PUT', path: '/stacks/:name/source/upload', scopes: ['stacks:write'], params: Params, upload: true, errors: [415, 422],
-      summary: 'Upload the source tree as a tar, tar.gz or zip archive; it replaces a git source (exempt from the rate limit)',
+      method: 'PUT', path: '/stacks/:name/source/upload', scopes: ['stacks:write'], params: Params, upload: true, revision: 'optional',
+      errors: [412, 415, 422], status: 200, successes: [201, 202],
+      summary: 'Upload the source tree as a tar, tar.gz or zip archive; it replaces a git source; with If-None-Match: * it creates the stack (exempt from the rate limit)',
       description: 'Every entry is checked before anything is written: entries leading out of the tree (.., absolute paths, links pointing out), '
-        + 'devices, too many entries or too many bytes refuse the whole archive and nothing changes.',
+        + 'devices, too many entries or too many bytes refuse the whole archive and nothing changes. '
+        + 'With If-None-Match: * the stack is created from the compose file at the root of the archive (201); a compose file with build: builds from '
+        + 'the archive. 412 when the stack exists; 422 when the archive has no compose file (naming the names looked for) or the platform rules '
+        + 'refuse it: nothing is created. ?deploy=1 deploys after the write (202 with the job).',
       query: Type.Object({
         path: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: 'the compose file in the archive; default: the first of compose.yaml, compose.yml, docker-compose.yaml, docker-compose.yml' })),
+        file: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: 'the same as path' })),
         strip: Type.Optional(Type.Integer({ minimum: 0, maximum: 8, default: 0, description: 'leading folders to remove from every entry (1 for an archive with one top folder)' })),
         deploy: Deploy,
       }),
-      response: SourceAnswer,
+      response: Type.Object({ ...SourceView, ...MaybeDeployed, warnings: Type.Optional(Warnings) }),
       activity: 'stack.source.upload', resource: 'stack:{name}',
-      handler: async ({ params, query, rawBody, principal }) => {
-        await stacks.access(params.name, principal, 'write');
-        if (query.deploy && !principal.can('stacks:deploy')) throw problem(403, 'deploy=true needs the scope stacks:deploy', { code: 'missing-scope' });
+      handler: async ({ params, query, rawBody, revision, principal }) => {
+        mayDeploy(principal, query.deploy);
+        if (revision === 0) await stacks.assertNew(params.name, principal);
+        else await stacks.access(params.name, principal, 'write');
+        const given = query.file ?? query.path;
+        if (query.file && query.path && query.file !== query.path) throw problem(400, 'give the compose file as path or as file, not both', { errors: [{ path: '/query/file', message: 'differs from path' }] });
         let composePath: string | null;
-        try { composePath = query.path ? treePath(query.path, 'path') : null; } catch (err) { throw invalid(err); }
+        try { composePath = given ? treePath(given, 'path') : null; } catch (err) { throw invalid(err); }
         if (!rawBody?.length) throw problem(400, 'the body must be the archive (tar, tar.gz or zip)');
-        await sources.upload(params.name, rawBody, { composePath, strip: query.strip ?? 0 });
-        return { ...(await viewOf(params.name)), ...(await deployIfAsked(params.name, principal, query.deploy)) };
+        const opts = { composePath, strip: query.strip ?? 0 };
+        if (revision === 0) {
+          const { warnings } = await sources.createUploaded(params.name, rawBody, opts, (compose, workdir, within) => stacks.createFromTree(params.name, principal, { compose, workdir }, within));
+          return answer(params.name, principal, query.deploy, true, { warnings });
+        }
+        await sources.upload(params.name, rawBody, opts);
+        return answer(params.name, principal, query.deploy, false);
       },
     }),
     defineRoute({
@@ -189,8 +227,14 @@ export function sourceRoutes({ stacks, sources, store, actionTokens, outbound, a
       description: 'Configure the hosting service (GitHub, Gitea, Forgejo) with the url, content type application/json, this secret, and the push event.',
       response: Type.Object({ secret: Type.String(), url: Type.String(), contentType: Type.String(), events: Type.Array(Type.String()) }),
       activity: 'stack.webhook.push.rotate', resource: 'stack:{name}',
+      errors: [409],
       handler: async ({ params, principal, baseUrl }) => {
         await stacks.access(params.name, principal, 'write');
+        // pushes deploy a git source's new commits: a stack without one has nothing for them to do
+        const row = await store.get(params.name);
+        if (row?.kind !== 'git') {
+          throw problem(409, `stack "${params.name}" has ${row ? 'an uploaded archive as its source' : 'no git source'}: a push webhook deploys the commits of a git source; PUT /api/v1/stacks/${params.name}/source sets one`, { code: 'not-git' });
+        }
         const secret = await actionTokens.issueSecret(stacks.webhookKinds.push, params.name);
         return { secret, url: `${baseUrl}/api/stacks/${params.name}/github`, contentType: 'application/json', events: ['push'] };
       },

@@ -3,7 +3,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { Problem, problem, type Actor, type KeyedLock, type Logger, type SecretsApi } from '../../sdk/index.ts';
+import { Problem, problem, type Actor, type Db, type KeyedLock, type Logger, type SecretsApi } from '../../sdk/index.ts';
 import type { StacksApi, StackSource } from '../stacks/index.ts';
 import { ArchiveRefused, extractArchive, type ArchiveLimits } from './archive.ts';
 import { GitError, secretsOf, type Credentials } from './git.ts';
@@ -11,6 +11,10 @@ import type { Delivery, SourceRow, SourceStore, UploadInfo } from './store.ts';
 import { NotFound, readCompose, type Remote, type Workspace } from './workspace.ts';
 
 export interface SourceSettings { pinSearchDepth: number; archive: ArchiveLimits }
+
+/** what makes the stack once its tree is ready (StacksApi.createFromTree): the compose text, the tree, and the source's own write */
+export type CreateStack = (compose: string, workdir: string, within: (tx: Db) => Promise<void>) => Promise<{ warnings: { path: string; message: string }[] }>;
+export interface GitSource { url: string; branch: string; composePath: string | null; autodeploy?: boolean; credentials: Credentials | null | undefined }
 
 type PrepareIo = Parameters<StackSource['prepare']>[1];
 
@@ -85,6 +89,43 @@ export function createSources(deps: {
     });
   }
 
+  const sealedOf = (credentials: Credentials | null) => (credentials
+    ? { credentialsSealed: secrets.seal(JSON.stringify(credentials)), credentialsKind: credentials.kind }
+    : { credentialsSealed: null, credentialsKind: null });
+
+  /** the archive unpacked into `staging` and its compose file found; a refusal says nothing was changed */
+  async function stageArchive(staging: string, archive: Buffer, opts: { composePath: string | null; strip: number }) {
+    let extracted;
+    try {
+      extracted = await extractArchive(archive, staging, { ...settings.archive, strip: opts.strip });
+    } catch (err) {
+      if (err instanceof ArchiveRefused) throw problem(err.status, `${err.message}; nothing was changed`, { code: 'archive-refused' });
+      throw err;
+    }
+    let compose: { path: string; text: string };
+    try {
+      compose = await readCompose(staging, opts.composePath);
+    } catch (err) {
+      const hint = opts.strip === 0 ? ' (if the archive holds one top folder, ?strip=1 takes the tree from inside it)' : '';
+      throw problem(422, `${(err as Error).message}${hint}; nothing was changed`, { code: 'compose-missing' });
+    }
+    const upload: UploadInfo = {
+      id: `${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`, format: extracted.format,
+      sha256: createHash('sha256').update(archive).digest('hex'), bytes: extracted.bytes, files: extracted.files, at: new Date().toISOString(),
+    };
+    return { upload, compose };
+  }
+
+  /** runs a creation: when it fails before the stack's source was saved, the trees it wrote go */
+  async function creating<T>(stack: string, run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (err) {
+      if (!(await store.get(stack))) await workspace.removeStack(stack);
+      throw err;
+    }
+  }
+
   const source: StackSource = {
     async hasSource(stack) {
       return (await store.get(stack)) !== null;
@@ -94,6 +135,22 @@ export function createSources(deps: {
       if (!row) return null;
       const tree = row.kind === 'upload' ? join(workspace.uploadsDir(stack), row.upload!.id) : workspace.repoDir(stack);
       return existsSync(tree) ? { workdir: tree } : null;
+    },
+    async composeFile(stack) {
+      const row = await store.get(stack);
+      if (!row) return null;
+      if (row.kind === 'upload') {
+        const up = row.upload!;
+        const found = await readCompose(join(workspace.uploadsDir(stack), up.id), row.composePath).catch(() => null);
+        return found && { text: found.text, origin: { kind: 'upload', path: found.path, at: up.at, sha256: up.sha256 } };
+      }
+      const commit = row.pinnedCommit ?? row.deployedCommit ?? row.remoteHead;
+      if (!commit) return null;
+      const path = await workspace.composeIn(stack, commit, row.composePath).catch(() => null);
+      const text = path && await workspace.fileAt(stack, commit, path);
+      if (text === null || !path) return null;
+      const subject = commit === row.remoteHead ? row.remoteSubject : null;
+      return { text, origin: { kind: 'git', path, url: row.url!, branch: row.branch!, commit, subject } };
     },
     async prepare(stack, io: PrepareIo, at) {
       return lock(stack, async () => {
@@ -165,15 +222,14 @@ export function createSources(deps: {
     },
 
     /** sets (or replaces) the git source; the working tree of a different repository starts afresh */
-    async setGit(stack: string, next: { url: string; branch: string; composePath: string | null; autodeploy?: boolean; credentials: Credentials | null | undefined }) {
+    async setGit(stack: string, next: GitSource) {
       return lock(stack, async () => {
         const before = await store.get(stack);
         const sameRepo = before?.kind === 'git' && before.url === next.url;
         // kept credentials are only ever sent to the repository they were given for
         const sealed = next.credentials === undefined
           ? (sameRepo ? { credentialsSealed: before.credentialsSealed, credentialsKind: before.credentialsKind } : { credentialsSealed: null, credentialsKind: null })
-          : next.credentials === null ? { credentialsSealed: null, credentialsKind: null }
-          : { credentialsSealed: secrets.seal(JSON.stringify(next.credentials)), credentialsKind: next.credentials.kind };
+          : sealedOf(next.credentials);
         const row = await store.put(stack, {
           kind: 'git', url: next.url, branch: next.branch, composePath: next.composePath, ...sealed,
           ...(next.autodeploy !== undefined ? { autodeploy: next.autodeploy } : {}),
@@ -201,24 +257,7 @@ export function createSources(deps: {
     async upload(stack: string, archive: Buffer, opts: { composePath: string | null; strip: number }) {
       const staging = await workspace.staging();
       try {
-        let extracted;
-        try {
-          extracted = await extractArchive(archive, staging, { ...settings.archive, strip: opts.strip });
-        } catch (err) {
-          if (err instanceof ArchiveRefused) throw problem(err.status, `${err.message}; nothing was changed`, { code: 'archive-refused' });
-          throw err;
-        }
-        let compose: string;
-        try {
-          compose = (await readCompose(staging, opts.composePath)).path;
-        } catch (err) {
-          const hint = opts.strip === 0 ? ' (if the archive holds one top folder, ?strip=1 takes the tree from inside it)' : '';
-          throw problem(422, `${(err as Error).message}${hint}; nothing was changed`, { code: 'compose-missing' });
-        }
-        const upload: UploadInfo = {
-          id: `${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`, format: extracted.format,
-          sha256: createHash('sha256').update(archive).digest('hex'), bytes: extracted.bytes, files: extracted.files, at: new Date().toISOString(),
-        };
+        const { upload, compose } = await stageArchive(staging, archive, opts);
         return await lock(stack, async () => {
           const before = await store.get(stack);
           await workspace.pruneUploads(stack, before?.upload ? [before.upload.id] : []);
@@ -226,7 +265,7 @@ export function createSources(deps: {
           await mkdir(dirname(target), { recursive: true });
           await rename(staging, target);
           const row = await store.put(stack, {
-            kind: 'upload', upload, composePath: opts.composePath === null ? null : compose,
+            kind: 'upload', upload, composePath: opts.composePath === null ? null : compose.path,
             deployedCommit: before?.deployedCommit ?? null, deployedAt: before?.deployedAt ?? null,
             ...(before ? { autodeploy: before.autodeploy } : {}),
           });
@@ -237,6 +276,51 @@ export function createSources(deps: {
       } finally {
         await rm(staging, { recursive: true, force: true });
       }
+    },
+
+    /** a new stack from the archive: its tree in place, then the stack and its source in one transaction; on any refusal nothing is left */
+    async createUploaded(stack: string, archive: Buffer, opts: { composePath: string | null; strip: number }, create: CreateStack) {
+      const staging = await workspace.staging();
+      try {
+        const { upload, compose } = await stageArchive(staging, archive, opts);
+        return await lock(stack, () => creating(stack, async () => {
+          const target = join(workspace.uploadsDir(stack), upload.id);
+          await mkdir(dirname(target), { recursive: true });
+          await rename(staging, target);
+          return create(compose.text, target, async (tx) => {
+            await store.put(stack, { kind: 'upload', upload, composePath: opts.composePath === null ? null : compose.path }, tx);
+          });
+        }));
+      } finally {
+        await rm(staging, { recursive: true, force: true });
+      }
+    },
+
+    /** a new stack from the branch head of a repository: fetched and checked out first; any failure leaves nothing */
+    async createGit(stack: string, next: GitSource, create: CreateStack) {
+      return lock(stack, () => creating(stack, async () => {
+        const remote = { url: next.url, branch: next.branch, credentials: next.credentials ?? null };
+        let head: string, tree: string, compose: { path: string; text: string }, subject: string;
+        try {
+          head = await workspace.fetchHead(stack, remote);
+          subject = (await workspace.info(stack, head)).subject;
+          tree = await workspace.checkout(stack, head);
+        } catch (err) {
+          throw gitProblem(err, `fetching ${next.url}`);
+        }
+        try {
+          compose = await readCompose(tree, next.composePath);
+        } catch (err) {
+          throw problem(422, `commit ${head.slice(0, 12)} of ${next.url}: ${(err as Error).message}; nothing was created`, { code: 'compose-missing' });
+        }
+        return create(compose.text, tree, async (tx) => {
+          await store.put(stack, {
+            kind: 'git', url: next.url, branch: next.branch, composePath: next.composePath, ...sealedOf(next.credentials ?? null),
+            ...(next.autodeploy !== undefined ? { autodeploy: next.autodeploy } : {}),
+            remoteHead: head, remoteSubject: subject, lastCheckedAt: new Date().toISOString(),
+          }, tx);
+        });
+      }));
     },
 
     /** one round of polling: each git stack with autodeploy, not pinned and deployed from git before, deploys a new head */

@@ -71,8 +71,8 @@ function deliveryOf(r: Record<string, unknown>): Delivery {
 export interface SourceStore {
   get(stack: string): Promise<SourceRow | null>;
   all(): Promise<SourceRow[]>;
-  /** creates or replaces the source of a stack; fields not given are reset */
-  put(stack: string, row: SourceChange & Pick<SourceRow, 'kind'>): Promise<SourceRow>;
+  /** creates or replaces the source of a stack; fields not given are reset (`conn`: inside a transaction, the stack's creation) */
+  put(stack: string, row: SourceChange & Pick<SourceRow, 'kind'>, conn?: Db): Promise<SourceRow>;
   set(stack: string, change: SourceChange): Promise<void>;
   remove(stack: string): Promise<boolean>;
   /** records a delivery unless its id was seen before for this stack: then the earlier one, and `fresh` false */
@@ -95,12 +95,12 @@ export function createStore(db: Db, keepDeliveries: number): SourceStore {
     async all() {
       return (await db.query('SELECT * FROM stack_sources ORDER BY stack')).rows.map(rowOf);
     },
-    async put(stack, row) {
+    async put(stack, row, conn = db) {
       const fields = valuesOf(row);
       const names = fields.map(([c]) => c);
       const assign = Object.values(columns).filter((c) => c !== 'autodeploy').map((c) => `${c} = ${names.includes(c) ? `EXCLUDED.${c}` : 'NULL'}`);
       if (names.includes('autodeploy')) assign.push('autodeploy = EXCLUDED.autodeploy');
-      const { rows } = await db.query(
+      const { rows } = await conn.query(
         `INSERT INTO stack_sources (stack, ${names.join(', ')}) VALUES ($1, ${names.map((_, i) => `$${i + 2}`).join(', ')})
          ON CONFLICT (stack) DO UPDATE SET ${assign.join(', ')}, updated_at = now() RETURNING *`,
         [stack, ...fields.map(([, v]) => v)]);

@@ -117,6 +117,12 @@ export function createWorkspace(root: () => string, git: Git) {
       return wanted.find((p) => present.has(p)) ?? null;
     },
 
+    /** the text of a file of the commit (at most the compose file's limit); null when the commit does not hold it */
+    async fileAt(stack: string, commit: string, path: string): Promise<string | null> {
+      const text = await git([...at(stack), 'show', `${commit}:${path}`]).catch(() => null);
+      return text !== null && text.length <= maxComposeBytes ? text : null;
+    },
+
     /** the working tree at this commit, exactly: no leftovers of an earlier checkout */
     async checkout(stack: string, commit: string, signal?: AbortSignal): Promise<string> {
       const dir = repoDir(stack);
@@ -130,6 +136,9 @@ export function createWorkspace(root: () => string, git: Git) {
       await rm(repoDir(stack), { recursive: true, force: true });
       await rm(gitDir(stack), { recursive: true, force: true });
     },
+
+    /** removes everything of the stack: repository, checkout, uploads (a creation that was refused) */
+    removeStack: (stack: string) => rm(stackDir(stack), { recursive: true, force: true }),
 
     /** removes every uploaded tree of the stack but these */
     async pruneUploads(stack: string, keep: readonly string[]) {

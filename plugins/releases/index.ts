@@ -91,7 +91,7 @@ export default definePlugin({
       if (!(await store.latest(stack))) return null;
       return jobs.update.enqueue({ stack }, { actor, resource: `stack:${stack}`, serialKey: `stack:${stack}`, attachToQueued: true });
     });
-    for (const route of releaseRoutes({ stacks, store, keep: ctx.options.keep, jobs })) ctx.routes.add(route);
+    for (const route of releaseRoutes({ stacks, store, keep: ctx.options.keep, jobs, variables: (r) => JSON.parse(ctx.secrets.open(r.variablesSealed)) as Record<string, string> })) ctx.routes.add(route);
 
     return {
       /** the image ids of every stack's last `releases.keep` releases: what any pruning of images must leave alone */

@@ -1,11 +1,12 @@
 // The release endpoints of a stack: its releases (what changed from the one before), rollback, update checks, the last check, applying updates.
+import { CORE_SCHEMA, load } from 'js-yaml';
 import { ActorSchema, defineRoute, pageOf, JobAcceptedSchema, Nullable, problem, reply, Type, type AnyRoute, type JobHandle, type Static } from '../../sdk/index.ts';
 import type { StacksApi } from '../stacks/api.ts';
 import type { Release, ReleaseStore } from './store.ts';
 
 const Policy = Type.Union(['digest', 'patch', 'minor', 'major', 'none'].map((p) => Type.Literal(p)), { description: 'the label dockwright.update (default digest)' });
 const Origin = Type.Union([Type.Literal('compose'), Type.Literal('update')], { description: 'why it runs this image: its compose file, or an update on top of it' });
-const ServiceImage = Type.Object({ image: Type.String(), digest: Nullable(Type.String()) });
+const ServiceImage = Type.Object({ image: Type.String(), digest: Nullable(Type.String()), imageId: Nullable(Type.String({ description: 'the local image id (what tells two builds apart: a built image has no digest)' })) });
 const ReleaseView = Type.Object({
   number: Type.Integer(),
   createdAt: Type.String({ format: 'date-time' }),
@@ -15,13 +16,19 @@ const ReleaseView = Type.Object({
   rolledBackTo: Nullable(Type.Integer({ description: 'the release a rollback deployed again' })),
   revision: Type.Integer({ description: 'the stack revision whose compose file and variables were deployed' }),
   commit: Nullable(Type.String()),
-  services: Type.Array(Type.Object({ service: Type.String(), image: Type.String(), digest: Nullable(Type.String()), policy: Policy, origin: Origin })),
+  services: Type.Array(Type.Object({ service: Type.String(), image: Type.String(), digest: Nullable(Type.String()), imageId: Nullable(Type.String()), policy: Policy, origin: Origin })),
   kept: Type.Boolean({ description: 'among the last releases.keep releases: its images are never removed by Dockwright' }),
   changes: Type.Object({
     revision: Nullable(Type.Object({ from: Type.Integer(), to: Type.Integer() })),
     added: Type.Array(Type.String()),
     removed: Type.Array(Type.String()),
-    changed: Type.Array(Type.Object({ service: Type.String(), from: ServiceImage, to: ServiceImage })),
+    changed: Type.Array(Type.Object({ service: Type.String(), from: ServiceImage, to: ServiceImage }), { description: 'services whose image changed: its reference, digest or image id (a new build)' }),
+    commit: Nullable(Type.Object({ from: Nullable(Type.String()), to: Nullable(Type.String()) }, { description: 'the source commit, when it changed' })),
+    compose: Type.Object({
+      changed: Type.Boolean({ description: 'the compose file differs' }),
+      services: Type.Array(Type.String(), { description: 'services whose definition in it changed (other than their image)' }),
+    }),
+    variables: Type.Array(Type.String(), { description: 'the NAMES of the variables set, unset or changed (never their values)' }),
   }, { description: 'what differs from the release before it (everything is added for the first)' }),
 });
 const CheckView = Type.Object({
@@ -31,23 +38,53 @@ const CheckView = Type.Object({
   available: Type.Boolean(), error: Nullable(Type.String()),
 });
 
-/** what changed from `before` to `r` */
-export function changesOf(r: Release, before: Release | undefined): Static<typeof ReleaseView>['changes'] {
+/** each service's definition in a compose file, its image left out (image changes are told by `changed`); null when it does not parse plainly */
+function serviceDefinitions(compose: string): Map<string, string> | null {
+  try {
+    const doc = load(compose, { schema: CORE_SCHEMA }) as { services?: Record<string, Record<string, unknown> | null> } | null;
+    return new Map(Object.entries(doc?.services ?? {}).map(([name, def]) => {
+      const { image: _image, ...rest } = def ?? {};
+      return [name, JSON.stringify(rest)];
+    }));
+  } catch {
+    return null;
+  }
+}
+
+/** the names of the variables set, unset or given another value from `before` to `now` */
+export function variablesChanged(before: Record<string, string>, now: Record<string, string>): string[] {
+  const names = new Set([...Object.keys(before), ...Object.keys(now)]);
+  return [...names].filter((n) => before[n] !== now[n]).sort();
+}
+
+/** what changed from `before` to `r`; `variables`: the sealed variables opened (values stay here: only names are answered) */
+export function changesOf(r: Release, before: Release | undefined, variables: (r: Release) => Record<string, string>): Static<typeof ReleaseView>['changes'] {
   const old = new Map(before?.services.map((s) => [s.service, s]) ?? []);
   const now = new Map(r.services.map((s) => [s.service, s]));
+  const imageOf = (s: Release['services'][number]) => ({ image: s.image, digest: s.digest, imageId: s.imageId ?? null });
+  const composeChanged = before !== undefined && before.compose !== r.compose;
+  const [oldDefs, newDefs] = composeChanged ? [serviceDefinitions(before.compose), serviceDefinitions(r.compose)] : [null, null];
+  const services = !composeChanged ? []
+    : oldDefs && newDefs ? [...newDefs].filter(([name, def]) => oldDefs.has(name) && oldDefs.get(name) !== def).map(([name]) => name)
+    : r.services.map((s) => s.service).filter((n) => old.has(n));
   return {
     revision: before && before.revision !== r.revision ? { from: before.revision, to: r.revision } : null,
     added: r.services.filter((s) => !old.has(s.service)).map((s) => s.service),
     removed: [...old.keys()].filter((s) => !now.has(s)),
     changed: r.services.flatMap((s) => {
       const o = old.get(s.service);
-      return o && (o.image !== s.image || o.digest !== s.digest) ? [{ service: s.service, from: { image: o.image, digest: o.digest }, to: { image: s.image, digest: s.digest } }] : [];
+      return o && (o.image !== s.image || o.digest !== s.digest || (o.imageId ?? null) !== (s.imageId ?? null)) ? [{ service: s.service, from: imageOf(o), to: imageOf(s) }] : [];
     }),
+    commit: before && before.commit !== r.commit ? { from: before.commit, to: r.commit } : null,
+    compose: { changed: composeChanged, services },
+    variables: before ? variablesChanged(variables(before), variables(r)) : [],
   };
 }
 
 export function releaseRoutes(deps: {
   stacks: () => StacksApi; store: ReleaseStore; keep: number;
+  /** a release's variables, opened (only their names leave this plugin) */
+  variables(release: Release): Record<string, string>;
   jobs: { rollback: JobHandle<{ stack: string; release: number }>; check: JobHandle<{ stack: string }>; update: JobHandle<{ stack: string; services?: string[] }> };
 }): AnyRoute[] {
   const { store, jobs } = deps;
@@ -70,9 +107,9 @@ export function releaseRoutes(deps: {
         return {
           items: shown.map((r, i) => ({
             number: r.number, createdAt: r.createdAt, actor: r.actor, jobId: r.jobId, kind: r.kind, rolledBackTo: r.rolledBackTo, revision: r.revision, commit: r.commit,
-            services: r.services.map(({ service, image, digest, policy, origin }) => ({ service, image, digest, policy, origin })),
+            services: r.services.map(({ service, image, digest, imageId, policy, origin }) => ({ service, image, digest, imageId: imageId ?? null, policy, origin })),
             kept: newest !== undefined && r.number > newest - deps.keep,
-            changes: changesOf(r, rows[i + 1]),
+            changes: changesOf(r, rows[i + 1], deps.variables),
           })),
           next,
         };

@@ -1,13 +1,13 @@
 // The stacks plugin's public API: what a plugin that requires it gets as ctx.deps.stacks.
 import type { TString } from '@sinclair/typebox';
-import { extensionPoint, pluginRef, type Actor, type Job, type JobRun, type PluginRef, type Principal } from '../../sdk/index.ts';
+import { extensionPoint, pluginRef, type Actor, type Db, type Job, type JobRun, type PluginRef, type Principal } from '../../sdk/index.ts';
 import type { LoadedCompose } from '../docker/types.ts';
 import type { Need } from './access.ts';
-import type { DeployOverride, StackDeployed, StackHook, StackRuntime, StackSource } from './core.ts';
+import type { DeployOverride, Saved, StackDeployed, StackHook, StackRuntime, StackSource } from './core.ts';
 import type { PlatformRule, RuleError } from './rules.ts';
 import type { StackTemplate } from './templates.ts';
 
-export type { DeployOverride, Need, PlatformRule, RuleError, StackDeployed, StackHook, StackRuntime, StackSource, StackTemplate };
+export type { DeployOverride, Need, Saved, PlatformRule, RuleError, StackDeployed, StackHook, StackRuntime, StackSource, StackTemplate };
 
 
 /** what other plugins may do with stacks */
@@ -15,6 +15,14 @@ export interface StacksApi {
   /** queues a deploy of the stack (attached to a queued one when asked) */
   deploy(stack: string, actor: Actor, attach?: boolean): Promise<Job & { attached: boolean }>;
   exists(stack: string): Promise<boolean>;
+  /** a create (If-None-Match: *) may go on: a 412 problem when the stack exists and the caller sees it, 404 when it is hidden from them (as a write would) */
+  assertNew(stack: string, principal: Principal): Promise<void>;
+  /**
+   * Creates the stack (revision 1) from the compose file of a source tree that is not the stack's yet: the platform rules
+   * judge it in `workdir` as a deploy would (build contexts, env files); `within` writes the source in the same
+   * transaction, so a refusal of either creates nothing. A 412 problem when the stack exists, 422 naming the broken rules.
+   */
+  createFromTree(stack: string, principal: Principal, input: { compose: string; workdir: string; message?: string }, within: (tx: Db) => Promise<void>): Promise<Saved>;
   /** the schema of a stack name, for routes of other plugins with a stack in their path */
   nameSchema: TString;
   /** the action-token kinds of the stack webhooks (the push secret is kept under `push`) */

@@ -39,6 +39,19 @@ export interface StackSource {
   prepare(stack: string, io: DeployIo & { redact(secret: string): void }, at?: { commit?: string }): Promise<{ workdir: string; compose?: string; commit?: string } | null>;
   /** the tree as it is now, fetching nothing (an upload; a repository's last checkout), for validate; null when there is none yet */
   current(stack: string): Promise<{ workdir: string } | null>;
+  /** the compose file a deploy would use now, fetching nothing, and where it comes from; null when the stack has no source (or no file yet) */
+  composeFile?(stack: string): Promise<{ text: string; origin: ComposeOrigin } | null>;
+}
+
+/** where the compose file that deploys comes from: the stack's own (the editor), an uploaded archive, or a commit of its repository */
+export interface ComposeOrigin {
+  kind: 'editor' | 'upload' | 'git';
+  /** the file in the tree */
+  path?: string;
+  /** upload: when, and the archive's sha256 */
+  at?: string; sha256?: string;
+  /** git: the repository, branch and commit (the deployed one, else the last head seen) */
+  url?: string; branch?: string; commit?: string; subject?: string | null;
 }
 
 /**
@@ -66,6 +79,15 @@ export interface VolumeFates { kept: string[]; removed: string[] }
 /** a new stack's compose file: written out, or its template's (with the template's inputs) */
 export interface NewStack { content?: string; template?: string; settings?: Record<string, unknown>; message?: string }
 
+/**
+ * A save whose compose file comes from a source tree that is not the stack's yet (a stack created from an archive or a
+ * repository): the rules judge it in `workdir` as a deploy would, and `within` writes the source in the same transaction.
+ */
+export interface SavedFrom { workdir: string; within(tx: Db): Promise<void> }
+
+/** what a save answers beside the stack: the compose loader's warnings (an unset ${VAR}, say), as validate gives them */
+export interface Saved { warnings: { path: string; message: string }[] }
+
 export interface Core {
   /** the stack as this caller may use it: 404 when absent or invisible to them, 403 when their role on it is too low */
   stackFor(name: string, principal: Principal, need: Need): Promise<StackRow>;
@@ -75,9 +97,9 @@ export interface Core {
    * Saves the content as the revision after `expected` (a 412 problem when the stack has moved on, 0 creates it) once it
    * passes the platform rules (a 422 problem naming the broken rules otherwise: nothing is saved).
    */
-  write(name: string, expected: number, principal: Principal, content: StackContent, message?: string): Promise<void>;
+  write(name: string, expected: number, principal: Principal, content: StackContent, message?: string, from?: SavedFrom): Promise<Saved>;
   /** creates the stack (revision 0) from a compose file or a template; a stack hidden from the caller does not exist for them (404) */
-  create(name: string, principal: Principal, input: NewStack): Promise<void>;
+  create(name: string, principal: Principal, input: NewStack, from?: SavedFrom): Promise<Saved>;
   /** new template settings, checked against the template's inputs */
   changeSettings(row: StackRow, expected: number, principal: Principal, settings: Record<string, unknown>, message?: string): Promise<void>;
   /** a new revision whose content equals revision `id` (based on `expected`, or the stack's current revision) */
@@ -87,6 +109,8 @@ export interface Core {
    * running with what it will do to the named volumes the stack has now.
    */
   remove(row: StackRow, expected: number, volumes: boolean, actor: Actor): Promise<{ done: true; jobId: string; volumes: VolumeFates } | { done: false; job: Job; volumes: VolumeFates }>;
+  /** the compose file that deploys: the source's (an upload, a commit) when the stack has one, else its own, with where it comes from */
+  composeOf(row: StackRow): Promise<{ text: string; origin: ComposeOrigin }>;
   /** `principal`: who asks, so that the rules' messages name only what they may see */
   validate(stack: string, content: string, env: Record<string, string>, settings?: { template: string | null; settings: Record<string, unknown> }, principal?: Principal): Promise<{ loaded: LoadedCompose; errors: RuleError[] }>;
   live(rows: readonly StackSummary[]): Promise<LiveState>;
@@ -249,16 +273,16 @@ export function createCore(ctx: ContextWith<'actionTokens' | 'events' | 'revisio
     return row;
   }
 
-  async function validate(stack: string, content: string, env: Record<string, string>, t?: { template: string | null; settings: Record<string, unknown> }, principal?: Principal) {
-    const [source, workdir] = await Promise.all([hasSource(stack), currentTree(stack)]);
+  async function validate(stack: string, content: string, env: Record<string, string>, t?: { template: string | null; settings: Record<string, unknown> }, principal?: Principal, tree?: string) {
+    const [source, workdir] = tree !== undefined ? [true, tree] : await Promise.all([hasSource(stack), currentTree(stack)]);
     // with a source tree, the file is checked as a deploy would load it there: .env, env_file, build contexts, bind mounts
     const loaded = runtime.load({ name: stack, compose: content, variables: variablesOf(env, t), workdir });
     const errors = await checkRules(deps.rules, deps.switches, { stack, loaded, hasSource: source, workdir, principal });
     return { loaded, errors };
   }
 
-  async function write(name: string, expected: number, principal: Principal, content: StackContent, message?: string) {
-    const { loaded, errors } = await validate(name, content.compose, content.env, content, principal);
+  async function write(name: string, expected: number, principal: Principal, content: StackContent, message?: string, from?: SavedFrom): Promise<Saved> {
+    const { loaded, errors } = await validate(name, content.compose, content.env, content, principal, from?.workdir);
     if (errors.length) {
       throw problem(422, `the compose file breaks ${errors.length} platform rule${errors.length > 1 ? 's' : ''}; nothing was saved`, { code: 'compose-refused', errors });
     }
@@ -267,9 +291,11 @@ export function createCore(ctx: ContextWith<'actionTokens' | 'events' | 'revisio
       apply: async (tx, revision) => {
         const snapshot = await store.writeContent(tx, name, revision, { ...content, services: loaded.services.map((s) => s.name) });
         for (const hook of hooks) await hook.saved?.(tx, name, loaded);
+        await from?.within(tx);
         return snapshot;
       },
     });
+    return { warnings: loaded.warnings };
   }
 
   /** template settings that fit its inputs (a 400 problem otherwise) */
@@ -294,9 +320,16 @@ export function createCore(ctx: ContextWith<'actionTokens' | 'events' | 'revisio
     hooks,
     validate,
     write,
+    async composeOf(row) {
+      for (const source of sources) {
+        const found = await source.composeFile?.(row.name);
+        if (found) return found;
+      }
+      return { text: row.compose, origin: { kind: 'editor' } };
+    },
     stackFor: async (name, principal, need) => usable(await store.get(name), name, principal, need),
     detailFor: async (name, principal, need) => usable(await store.detail(name), name, principal, need),
-    async create(name, principal, input) {
+    async create(name, principal, input, from) {
       const access = (await store.accessOf([name])).get(name);
       if (access && !canSee(principal, access)) throw problem(404, `no stack "${name}"`);
       const template = input.template ? templates.get(input.template) : undefined;
@@ -304,7 +337,7 @@ export function createCore(ctx: ContextWith<'actionTokens' | 'events' | 'revisio
       const settings = template ? checkedSettings(template.name, input.settings) : { ...input.settings };
       const compose = input.content ?? template?.compose;
       if (!compose) throw problem(400, 'content (the compose file) or template is required', { errors: [{ path: '/body/content', message: 'is required' }] });
-      await write(name, 0, principal, { compose, env: {}, template: template?.name ?? null, settings, services: [] }, input.message);
+      return write(name, 0, principal, { compose, env: {}, template: template?.name ?? null, settings, services: [] }, input.message, from);
     },
     async changeSettings(row, expected, principal, given, message) {
       if (!row.template) throw problem(409, `stack "${row.name}" was not created from a template: it has no settings`);

@@ -1,5 +1,5 @@
 // The stacks plugin: compose stacks with variables, settings, revisions, deploy/stop/pull jobs, access lists, autoupdate and the deploy webhook.
-import { definePlugin, Type, type AttentionItem, type Principal } from '../../sdk/index.ts';
+import { definePlugin, problem, Type, type AttentionItem, type Principal } from '../../sdk/index.ts';
 import { accessGuards, dockerPlugin } from '../docker/api.ts';
 import { canSee, stackRole, type AccessEntry } from './access.ts';
 import { platformRules, projectParents, stackDescribers, stackHooks, stackRuntimes, stackSources, stackTemplates, stackUpdaters, type StacksApi } from './api.ts';
@@ -148,6 +148,13 @@ export default definePlugin({
       },
     });
 
+    async function assertNew(stack: string, principal: Principal) {
+      const access = (await store.accessOf([stack])).get(stack);
+      if (!access) return;
+      if (!canSee(principal, access)) throw problem(404, `no stack "${stack}"`);
+      throw problem(412, `stack "${stack}" already exists; If-None-Match: * only creates (If-Match: "N" or no condition changes it)`, { code: 'exists' });
+    }
+
     return {
       deploy: (stack, actor, attach) => core.start('deploy', stack, actor, attach),
       deployIn: (job, override) => core.deployIn(job, override),
@@ -156,6 +163,11 @@ export default definePlugin({
         return row && { revision: row.revision, desired: row.desired, autoupdate: row.autoupdate };
       },
       exists: async (stack) => (await store.get(stack)) !== null,
+      assertNew,
+      createFromTree: async (stack, principal, input, within) => {
+        await assertNew(stack, principal);
+        return core.create(stack, principal, { content: input.compose, message: input.message }, { workdir: input.workdir, within });
+      },
       webhookKinds: { deploy: deployKind, push: pushKind },
       nameSchema: StackName,
       access: async (stack, principal, need) => { await core.stackFor(stack, principal, need); },

@@ -23,6 +23,8 @@ const VolumeFates = Type.Object({
   kept: Type.Array(Type.String(), { description: 'named volumes left on the engine' }),
   removed: Type.Array(Type.String(), { description: 'named volumes removed with the stack' }),
 });
+/** the compose loader's warnings about the saved file (an unset ${VAR}, say): it is saved all the same, as validate would say */
+const Warnings = Type.Array(Type.Object({ path: Type.String(), message: Type.String() }), { description: "the compose loader's warnings (an unset ${VAR}, say); the file is saved all the same" });
 const RevisionEntry = { id: Type.Integer(), revision: Type.Integer(), author: ActorSchema, message: Nullable(Type.String()), createdAt: Type.String() };
 
 export interface RouteDeps {
@@ -104,9 +106,22 @@ export function stackRoutes({ ctx, core, store, templates, autoupdateCron, descr
       },
     }),
     stackRoute('read', {
-      method: 'GET', path: '/stacks/:name/compose', scopes: ['stacks:read'], params: Params, summary: 'The compose file',
-      response: Type.Object({ name: Type.String(), revision: Type.Integer(), content: Type.String(), template: Type.Union([Type.String(), Type.Null()]) }),
-      handler: async (_, row) => ({ name: row.name, revision: row.revision, content: row.compose, template: row.template }),
+      method: 'GET', path: '/stacks/:name/compose', scopes: ['stacks:read'], params: Params,
+      summary: 'The compose file that deploys, and where it comes from: the editor (the stack\'s own), an uploaded archive or a commit of the git source',
+      description: 'With a source, `content` is the source\'s file (of the upload, or of the deployed commit, else the last head seen: nothing is fetched) and `saved` the stack\'s own, which deploys do not use.',
+      response: Type.Object({
+        name: Type.String(), revision: Type.Integer(), content: Type.String(), template: Type.Union([Type.String(), Type.Null()]),
+        origin: Type.Object({
+          kind: Type.Union([Type.Literal('editor'), Type.Literal('upload'), Type.Literal('git')]),
+          path: Type.Optional(Type.String()), at: Type.Optional(Type.String()), sha256: Type.Optional(Type.String()),
+          url: Type.Optional(Type.String()), branch: Type.Optional(Type.String()), commit: Type.Optional(Type.String()), subject: Type.Optional(Nullable(Type.String())),
+        }),
+        saved: Type.String({ description: "the stack's own compose file (the editor's): what deploys when it has no source" }),
+      }),
+      handler: async (_, row) => {
+        const { text, origin } = await core.composeOf(row);
+        return { name: row.name, revision: row.revision, content: text, template: row.template, origin, saved: row.compose };
+      },
     }),
     defineRoute({
       method: 'PUT', path: '/stacks/:name/compose', scopes: ['stacks:write'], params: Params, revision: 'required', errors: [409, 422],
@@ -117,19 +132,20 @@ export function stackRoutes({ ctx, core, store, templates, autoupdateCron, descr
         settings: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: "the template's inputs" })),
         revision: Revision, message: Message,
       }, { additionalProperties: false, anyOf: [{ required: ['content'] }, { required: ['template'] }] }),
-      response: StackDetailSchema,
+      response: Type.Object({ ...StackDetailSchema.properties, warnings: Warnings }),
       activity: 'stack.compose.write', resource: 'stack:{name}',
       handler: async ({ params, body, revision, principal }) => {
         // revision 0 (or If-None-Match: *) creates the stack; any other replaces the compose file of the one there is
+        let saved;
         if (revision === 0) {
-          await core.create(params.name, principal, body);
+          saved = await core.create(params.name, principal, body);
         } else {
           const row = await core.stackFor(params.name, principal, 'write');
           if (body.template !== undefined || body.settings !== undefined) throw problem(400, 'a template is chosen when a stack is created; change settings with PUT /stacks/{name}/settings');
           if (body.content === undefined) throw problem(400, 'content is required', { errors: [{ path: '/body/content', message: 'is required' }] });
-          await core.write(params.name, revision, principal, { ...contentOf(row), compose: body.content }, body.message);
+          saved = await core.write(params.name, revision, principal, { ...contentOf(row), compose: body.content }, body.message);
         }
-        return fullView(params.name);
+        return { ...(await fullView(params.name)), warnings: saved.warnings };
       },
     }),
     defineRoute({
@@ -163,12 +179,12 @@ export function stackRoutes({ ctx, core, store, templates, autoupdateCron, descr
       method: 'PUT', path: '/stacks/:name/env', scopes: ['stacks:write'], params: Params, revision: 'required', errors: [422],
       summary: 'Replace the variables (they fill ${VAR} in the compose file)',
       body: Type.Object({ values: Values, revision: Revision, message: Message }, { additionalProperties: false }),
-      response: Type.Object({ name: Type.String(), revision: Type.Integer(), values: Values, redacted: Type.Array(Type.String()) }),
+      response: Type.Object({ name: Type.String(), revision: Type.Integer(), values: Values, redacted: Type.Array(Type.String()), warnings: Warnings }),
       activity: 'stack.env.write', resource: 'stack:{name}',
       handler: async ({ body, revision, principal }, row) => {
-        await core.write(row.name, revision!, principal, { ...contentOf(row), env: body.values }, body.message);
+        const { warnings } = await core.write(row.name, revision!, principal, { ...contentOf(row), env: body.values }, body.message);
         const after = (await store.get(row.name))!;
-        return { name: after.name, revision: after.revision, values: after.env, redacted: [] };
+        return { name: after.name, revision: after.revision, values: after.env, redacted: [], warnings };
       },
     }),
     stackRoute('read', {

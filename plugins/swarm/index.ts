@@ -77,7 +77,7 @@ export default definePlugin({
       params: Type.Object({ name: stacks.nameSchema, service: Type.String({ pattern: '^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,62}$' }) }),
       query: Type.Object({
         tail: Type.Optional(Type.String({ pattern: '^(all|[0-9]{1,7})$', default: 'all', description: 'the last N lines of each task, or all' })),
-        timestamps: Type.Optional(Type.Union([Type.Literal('0'), Type.Literal('1')])),
+        timestamps: Type.Optional(Type.Boolean({ description: 'each line with its time (1, 0, true or false)' })),
       }),
       summary: 'A swarm stack service\'s logs as text/plain, from the tasks on every node',
       description: '404 when the stack is unknown (or hidden from the caller) or has no such swarm service; 409 when the engine is not a swarm manager.',
@@ -87,7 +87,7 @@ export default definePlugin({
         const svc = (await projectServices(deps, params.name)).find((x) => x.Spec.Labels?.[labels.service] === params.service);
         if (!svc) throw problem(404, `stack "${params.name}" has no swarm service "${params.service}"`);
         const tty = Boolean(((svc.Spec.TaskTemplate as Record<string, unknown> | undefined)?.ContainerSpec as { TTY?: boolean } | undefined)?.TTY);
-        const stream = await serviceLogs(runtime.docker, svc.ID, tty, { tail: query.tail ?? 'all', timestamps: query.timestamps === '1' });
+        const stream = await serviceLogs(runtime.docker, svc.ID, tty, { tail: query.tail ?? 'all', timestamps: query.timestamps === true });
         return streamReply(stream, 'text/plain; charset=utf-8', { 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' });
       },
     }));

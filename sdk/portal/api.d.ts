@@ -1134,6 +1134,17 @@ export interface paths {
               revision: number;
               content: string;
               template: string | null;
+              origin: {
+                kind: "editor" | "upload" | "git";
+                path?: string;
+                at?: string;
+                sha256?: string;
+                url?: string;
+                branch?: string;
+                commit?: string;
+                subject?: string | null;
+              };
+              saved: string;
             };
           };
         };
@@ -1273,6 +1284,10 @@ export interface paths {
                   origin: "compose" | "update";
                 }[];
               } | null;
+              warnings: {
+                path: string;
+                message: string;
+              }[];
             };
           };
         };
@@ -1568,6 +1583,10 @@ export interface paths {
                 [key: string]: string;
               };
               redacted: string[];
+              warnings: {
+                path: string;
+                message: string;
+              }[];
             };
           };
         };
@@ -3349,8 +3368,13 @@ export interface paths {
     };
     put: {
       parameters: {
-        query?: never;
-        header?: never;
+        query?: {
+          deploy?: boolean;
+        };
+        header?: {
+          "If-Match"?: string;
+          "If-None-Match"?: string;
+        };
         path: {
           name: string;
         };
@@ -3414,12 +3438,185 @@ export interface paths {
                 at: string;
               } | null;
               updatedAt: string;
-              check: {
+              jobId?: string;
+              job?: {
+                id: string;
+                type: string;
+                resource: string | null;
+                status: "queued" | "running" | "succeeded" | "failed" | "canceled";
+                done: boolean;
+                output: string;
+                result: unknown;
+                error: string | null;
+                actor: {
+                  kind: "user" | "webhook" | "github" | "system";
+                  name?: string;
+                  tokenId?: string;
+                  address?: string;
+                  channel?: "portal";
+                };
+                createdAt: string;
+                startedAt: string | null;
+                finishedAt: string | null;
+              };
+              check?: {
                 ok: boolean;
                 remoteHead: string | null;
                 composePath: string | null;
                 error: string | null;
               } | null;
+              warnings?: {
+                path: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        201: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/json": {
+              stack: string;
+              kind: "git" | "upload";
+              url: string | null;
+              branch: string | null;
+              path: string | null;
+              autodeploy: boolean;
+              credentials: {
+                kind: "token" | "ssh-key";
+              } | null;
+              pinnedCommit: string | null;
+              remoteHead: string | null;
+              remoteSubject: string | null;
+              deployedCommit: string | null;
+              deployedAt: string | null;
+              lastCheckedAt: string | null;
+              lastError: string | null;
+              upload: {
+                id: string;
+                format: string;
+                sha256: string;
+                bytes: number;
+                files: number;
+                at: string;
+              } | null;
+              lastPush: {
+                deliveryId: string | null;
+                provider: string;
+                event: string;
+                ref: string | null;
+                commit: string | null;
+                outcome: string;
+                reason: string | null;
+                jobId: string | null;
+                at: string;
+              } | null;
+              updatedAt: string;
+              jobId?: string;
+              job?: {
+                id: string;
+                type: string;
+                resource: string | null;
+                status: "queued" | "running" | "succeeded" | "failed" | "canceled";
+                done: boolean;
+                output: string;
+                result: unknown;
+                error: string | null;
+                actor: {
+                  kind: "user" | "webhook" | "github" | "system";
+                  name?: string;
+                  tokenId?: string;
+                  address?: string;
+                  channel?: "portal";
+                };
+                createdAt: string;
+                startedAt: string | null;
+                finishedAt: string | null;
+              };
+              check?: {
+                ok: boolean;
+                remoteHead: string | null;
+                composePath: string | null;
+                error: string | null;
+              } | null;
+              warnings?: {
+                path: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        202: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/json": {
+              stack: string;
+              kind: "git" | "upload";
+              url: string | null;
+              branch: string | null;
+              path: string | null;
+              autodeploy: boolean;
+              credentials: {
+                kind: "token" | "ssh-key";
+              } | null;
+              pinnedCommit: string | null;
+              remoteHead: string | null;
+              remoteSubject: string | null;
+              deployedCommit: string | null;
+              deployedAt: string | null;
+              lastCheckedAt: string | null;
+              lastError: string | null;
+              upload: {
+                id: string;
+                format: string;
+                sha256: string;
+                bytes: number;
+                files: number;
+                at: string;
+              } | null;
+              lastPush: {
+                deliveryId: string | null;
+                provider: string;
+                event: string;
+                ref: string | null;
+                commit: string | null;
+                outcome: string;
+                reason: string | null;
+                jobId: string | null;
+                at: string;
+              } | null;
+              updatedAt: string;
+              jobId?: string;
+              job?: {
+                id: string;
+                type: string;
+                resource: string | null;
+                status: "queued" | "running" | "succeeded" | "failed" | "canceled";
+                done: boolean;
+                output: string;
+                result: unknown;
+                error: string | null;
+                actor: {
+                  kind: "user" | "webhook" | "github" | "system";
+                  name?: string;
+                  tokenId?: string;
+                  address?: string;
+                  channel?: "portal";
+                };
+                createdAt: string;
+                startedAt: string | null;
+                finishedAt: string | null;
+              };
+              check?: {
+                ok: boolean;
+                remoteHead: string | null;
+                composePath: string | null;
+                error: string | null;
+              } | null;
+              warnings?: {
+                path: string;
+                message: string;
+              }[];
             };
           };
         };
@@ -3447,6 +3644,18 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        409: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        412: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
         413: {
           headers: { [name: string]: unknown };
           content: {
@@ -3466,6 +3675,12 @@ export interface paths {
           };
         };
         429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        502: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -3744,6 +3959,70 @@ export interface paths {
             };
           };
         };
+        202: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/json": {
+              stack: string;
+              kind: "git" | "upload";
+              url: string | null;
+              branch: string | null;
+              path: string | null;
+              autodeploy: boolean;
+              credentials: {
+                kind: "token" | "ssh-key";
+              } | null;
+              pinnedCommit: string | null;
+              remoteHead: string | null;
+              remoteSubject: string | null;
+              deployedCommit: string | null;
+              deployedAt: string | null;
+              lastCheckedAt: string | null;
+              lastError: string | null;
+              upload: {
+                id: string;
+                format: string;
+                sha256: string;
+                bytes: number;
+                files: number;
+                at: string;
+              } | null;
+              lastPush: {
+                deliveryId: string | null;
+                provider: string;
+                event: string;
+                ref: string | null;
+                commit: string | null;
+                outcome: string;
+                reason: string | null;
+                jobId: string | null;
+                at: string;
+              } | null;
+              updatedAt: string;
+              jobId?: string;
+              job?: {
+                id: string;
+                type: string;
+                resource: string | null;
+                status: "queued" | "running" | "succeeded" | "failed" | "canceled";
+                done: boolean;
+                output: string;
+                result: unknown;
+                error: string | null;
+                actor: {
+                  kind: "user" | "webhook" | "github" | "system";
+                  name?: string;
+                  tokenId?: string;
+                  address?: string;
+                  channel?: "portal";
+                };
+                createdAt: string;
+                startedAt: string | null;
+                finishedAt: string | null;
+              };
+            };
+          };
+        };
         400: {
           headers: { [name: string]: unknown };
           content: {
@@ -3905,85 +4184,7 @@ export interface paths {
             };
           };
         };
-        400: {
-          headers: { [name: string]: unknown };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        401: {
-          headers: { [name: string]: unknown };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        403: {
-          headers: { [name: string]: unknown };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        404: {
-          headers: { [name: string]: unknown };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        409: {
-          headers: { [name: string]: unknown };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        429: {
-          headers: { [name: string]: unknown };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        503: {
-          headers: { [name: string]: unknown };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        507: {
-          headers: { [name: string]: unknown };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-      };
-    };
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/stacks/{name}/source/upload": {
-    parameters: { query?: never; header?: never; path?: never; cookie?: never };
-    get?: never;
-    put: {
-      parameters: {
-        query?: {
-          path?: string;
-          strip?: number;
-          deploy?: boolean;
-        };
-        header?: never;
-        path: {
-          name: string;
-        };
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          "application/octet-stream": string;
-        };
-      };
-      responses: {
-        200: {
+        202: {
           headers: { [name: string]: unknown };
           content: {
             "application/json": {
@@ -4066,6 +4267,304 @@ export interface paths {
           };
         };
         404: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        409: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        507: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/stacks/{name}/source/upload": {
+    parameters: { query?: never; header?: never; path?: never; cookie?: never };
+    get?: never;
+    put: {
+      parameters: {
+        query?: {
+          path?: string;
+          file?: string;
+          strip?: number;
+          deploy?: boolean;
+        };
+        header?: {
+          "If-Match"?: string;
+          "If-None-Match"?: string;
+        };
+        path: {
+          name: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          "application/octet-stream": string;
+        };
+      };
+      responses: {
+        200: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/json": {
+              stack: string;
+              kind: "git" | "upload";
+              url: string | null;
+              branch: string | null;
+              path: string | null;
+              autodeploy: boolean;
+              credentials: {
+                kind: "token" | "ssh-key";
+              } | null;
+              pinnedCommit: string | null;
+              remoteHead: string | null;
+              remoteSubject: string | null;
+              deployedCommit: string | null;
+              deployedAt: string | null;
+              lastCheckedAt: string | null;
+              lastError: string | null;
+              upload: {
+                id: string;
+                format: string;
+                sha256: string;
+                bytes: number;
+                files: number;
+                at: string;
+              } | null;
+              lastPush: {
+                deliveryId: string | null;
+                provider: string;
+                event: string;
+                ref: string | null;
+                commit: string | null;
+                outcome: string;
+                reason: string | null;
+                jobId: string | null;
+                at: string;
+              } | null;
+              updatedAt: string;
+              jobId?: string;
+              job?: {
+                id: string;
+                type: string;
+                resource: string | null;
+                status: "queued" | "running" | "succeeded" | "failed" | "canceled";
+                done: boolean;
+                output: string;
+                result: unknown;
+                error: string | null;
+                actor: {
+                  kind: "user" | "webhook" | "github" | "system";
+                  name?: string;
+                  tokenId?: string;
+                  address?: string;
+                  channel?: "portal";
+                };
+                createdAt: string;
+                startedAt: string | null;
+                finishedAt: string | null;
+              };
+              warnings?: {
+                path: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        201: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/json": {
+              stack: string;
+              kind: "git" | "upload";
+              url: string | null;
+              branch: string | null;
+              path: string | null;
+              autodeploy: boolean;
+              credentials: {
+                kind: "token" | "ssh-key";
+              } | null;
+              pinnedCommit: string | null;
+              remoteHead: string | null;
+              remoteSubject: string | null;
+              deployedCommit: string | null;
+              deployedAt: string | null;
+              lastCheckedAt: string | null;
+              lastError: string | null;
+              upload: {
+                id: string;
+                format: string;
+                sha256: string;
+                bytes: number;
+                files: number;
+                at: string;
+              } | null;
+              lastPush: {
+                deliveryId: string | null;
+                provider: string;
+                event: string;
+                ref: string | null;
+                commit: string | null;
+                outcome: string;
+                reason: string | null;
+                jobId: string | null;
+                at: string;
+              } | null;
+              updatedAt: string;
+              jobId?: string;
+              job?: {
+                id: string;
+                type: string;
+                resource: string | null;
+                status: "queued" | "running" | "succeeded" | "failed" | "canceled";
+                done: boolean;
+                output: string;
+                result: unknown;
+                error: string | null;
+                actor: {
+                  kind: "user" | "webhook" | "github" | "system";
+                  name?: string;
+                  tokenId?: string;
+                  address?: string;
+                  channel?: "portal";
+                };
+                createdAt: string;
+                startedAt: string | null;
+                finishedAt: string | null;
+              };
+              warnings?: {
+                path: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        202: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/json": {
+              stack: string;
+              kind: "git" | "upload";
+              url: string | null;
+              branch: string | null;
+              path: string | null;
+              autodeploy: boolean;
+              credentials: {
+                kind: "token" | "ssh-key";
+              } | null;
+              pinnedCommit: string | null;
+              remoteHead: string | null;
+              remoteSubject: string | null;
+              deployedCommit: string | null;
+              deployedAt: string | null;
+              lastCheckedAt: string | null;
+              lastError: string | null;
+              upload: {
+                id: string;
+                format: string;
+                sha256: string;
+                bytes: number;
+                files: number;
+                at: string;
+              } | null;
+              lastPush: {
+                deliveryId: string | null;
+                provider: string;
+                event: string;
+                ref: string | null;
+                commit: string | null;
+                outcome: string;
+                reason: string | null;
+                jobId: string | null;
+                at: string;
+              } | null;
+              updatedAt: string;
+              jobId?: string;
+              job?: {
+                id: string;
+                type: string;
+                resource: string | null;
+                status: "queued" | "running" | "succeeded" | "failed" | "canceled";
+                done: boolean;
+                output: string;
+                result: unknown;
+                error: string | null;
+                actor: {
+                  kind: "user" | "webhook" | "github" | "system";
+                  name?: string;
+                  tokenId?: string;
+                  address?: string;
+                  channel?: "portal";
+                };
+                createdAt: string;
+                startedAt: string | null;
+                finishedAt: string | null;
+              };
+              warnings?: {
+                path: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        400: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        401: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        403: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        404: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        409: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        412: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -4161,6 +4660,12 @@ export interface paths {
           };
         };
         404: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        409: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -8516,6 +9021,7 @@ export interface paths {
                 service: string;
                 image: string;
                 digest: string | null;
+                imageId: string | null;
                 policy: "digest" | "patch" | "minor" | "major" | "none";
                 origin: "compose" | "update";
               }[];
@@ -8532,12 +9038,23 @@ export interface paths {
                   from: {
                     image: string;
                     digest: string | null;
+                    imageId: string | null;
                   };
                   to: {
                     image: string;
                     digest: string | null;
+                    imageId: string | null;
                   };
                 }[];
+                commit: {
+                  from: string | null;
+                  to: string | null;
+                } | null;
+                compose: {
+                  changed: boolean;
+                  services: string[];
+                };
+                variables: string[];
               };
             }[];
           };
@@ -9851,7 +10368,7 @@ export interface paths {
       parameters: {
         query?: {
           tail?: string;
-          timestamps?: "0" | "1";
+          timestamps?: boolean;
         };
         header?: never;
         path: {

@@ -9,6 +9,7 @@ import addFormatsModule from 'ajv-formats';
 import fc from 'fast-check';
 import { startServer, type TestServer } from '../helpers/harness.ts';
 import { freePort } from '../plugins/docker/helpers.ts';
+import { repoRoot, TestRepo } from '../plugins/git/helpers.ts';
 import { broken, fitting, type Overrides, type Schema } from '../helpers/schema-arbitrary.ts';
 
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => void;
@@ -41,6 +42,8 @@ const tokens: Record<string, string | undefined> = {};
 let deployHook = '';
 let pushSecret = '';
 let knownJob = '';
+// a local repository: fuzz-a's git source (a push secret needs one)
+const repos = repoRoot();
 
 before(async () => {
   s = await startServer({
@@ -50,7 +53,8 @@ before(async () => {
       docker: { options: { socketPath: '/nonexistent/dockwright/docker.sock', reconcile: false, timeoutMs: 1000 } },
       containers: {},
       stacks: { options: { webhookWaitSeconds: 1, templates: { tpl: { compose, inputs: { properties: { title: { type: 'string' } } } } } } },
-      git: {},
+      // a local folder allowed for repositories: fuzz-a gets a git source (never fetched), which a push secret needs
+      git: { options: { allowedLocalRoots: [repos.root] } },
       registries: {},
       backups: {},
       alerts: {},
@@ -68,6 +72,10 @@ before(async () => {
   const site = await s.api('PUT', '/api/v1/sites/fuzz-a', { body: { hostnames: ['fuzz-a.test'] } });
   assert.equal(site.status, 201, site.text);
   deployHook = (await s.api('POST', '/api/v1/stacks/fuzz-a/webhooks/deploy')).body.token;
+  const repo = await TestRepo.create(repos.root, 'fuzz');
+  await repo.commit({ 'compose.yaml': compose }, 'first');
+  const source = await s.api('PUT', '/api/v1/stacks/fuzz-a/source', { body: { url: repo.bare, autodeploy: false } });
+  assert.equal(source.status, 200, source.text);
   pushSecret = (await s.api('POST', '/api/v1/stacks/fuzz-a/webhooks/push')).body.secret;
   knownJob = (await s.api('POST', '/api/v1/stacks/fuzz-b/pull')).body.id;
   tokens.admin = s.admin;
@@ -77,7 +85,7 @@ before(async () => {
   tokens.wrong = 'dw_' + 'A'.repeat(43);
   tokens.none = undefined;
 });
-after(async () => { await s?.close(); });
+after(async () => { await s?.close(); repos.rm(); });
 
 /** `#/components/schemas/X` inlined, so each schema compiles on its own */
 function inline(schema: unknown): Schema {

@@ -1,11 +1,37 @@
 // The releases plugin's portal page: a stack's releases with Rollback (a confirmation that shows the difference), and its available updates.
+import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { api, can, Empty, enc, JobOutput, Link, Loading, ok, PageTitle, ProblemBox, Time, useAction, useLoad, type PortalPage } from '../../../sdk/portal/kit.tsx';
 
-interface ServiceImage { service: string; image: string; digest: string | null; origin: string }
-interface Release { number: number; createdAt: string; actor: { kind: string; name?: string }; kind: string; rolledBackTo: number | null; revision: number; services: ServiceImage[] }
+interface ServiceImage { service: string; image: string; digest: string | null; imageId?: string | null; origin: string }
+interface Changes {
+  revision: { from: number; to: number } | null; added: string[]; removed: string[];
+  changed: { service: string; from: Omit<ServiceImage, 'service' | 'origin'>; to: Omit<ServiceImage, 'service' | 'origin'> }[];
+  commit: { from: string | null; to: string | null } | null; compose: { changed: boolean; services: string[] }; variables: string[];
+}
+interface Release { number: number; createdAt: string; actor: { kind: string; name?: string }; kind: string; rolledBackTo: number | null; revision: number; services: ServiceImage[]; changes: Changes }
 
-const short = (digest: string | null) => (digest ? digest.replace(/^sha256:/, '').slice(0, 12) : 'no digest');
+const hex = (id: string) => id.replace(/^sha256:/, '').slice(0, 12);
+/** an image as a person tells it apart: its digest, else (built here) its image id */
+const short = (digest: string | null, imageId?: string | null) => (digest ? hex(digest) : imageId ? `image ${hex(imageId)}` : 'no digest');
+
+/** what a release changed from the one before, in a few lines (variable names only, never values) */
+function ChangeList({ changes, first }: { changes: Changes; first: boolean }) {
+  const lines: ComponentChildren[] = [];
+  if (first) return <span class="muted">first release</span>;
+  for (const c of changes.changed) {
+    const from = c.from.image === c.to.image ? short(c.from.digest, c.from.imageId) : `${c.from.image} ${short(c.from.digest, c.from.imageId)}`;
+    lines.push(<><code>{c.service}</code>: {c.from.digest === null && c.to.digest === null && c.from.image === c.to.image ? 'rebuilt, ' : 'image '}{from} → {c.to.image === c.from.image ? '' : `${c.to.image} `}{short(c.to.digest, c.to.imageId)}</>);
+  }
+  if (changes.added.length) lines.push(<>services added: {changes.added.join(', ')}</>);
+  if (changes.removed.length) lines.push(<>services removed: {changes.removed.join(', ')}</>);
+  if (changes.compose.services.length) lines.push(<>compose changed for {changes.compose.services.join(', ')}</>);
+  else if (changes.compose.changed) lines.push(<>compose file changed</>);
+  if (changes.variables.length) lines.push(<>variables: {changes.variables.join(', ')}</>);
+  if (changes.commit) lines.push(<>commit <code>{changes.commit.from?.slice(0, 12) ?? 'none'}</code> → <code>{changes.commit.to?.slice(0, 12) ?? 'none'}</code></>);
+  if (!lines.length) return <span class="muted">nothing changed (deployed again)</span>;
+  return <ul class="changes">{lines.map((l) => <li>{l}</li>)}</ul>;
+}
 
 /** what a rollback from `current` to `target` changes, per service */
 function Difference({ current, target }: { current: Release; target: Release }) {
@@ -15,11 +41,11 @@ function Difference({ current, target }: { current: Release; target: Release }) 
       <thead><tr><th scope="col">Service</th><th scope="col">Runs now (release {current.number})</th><th scope="col">After the rollback (release {target.number})</th></tr></thead>
       <tbody>{names.map((n) => {
         const [from, to] = [current.services.find((s) => s.service === n), target.services.find((s) => s.service === n)];
-        const same = from && to && from.image === to.image && from.digest === to.digest;
+        const same = from && to && from.image === to.image && from.digest === to.digest && from.imageId === to.imageId;
         return (
           <tr><th scope="row">{n}</th>
-            <td>{from ? <><code>{from.image}</code> <span class="muted">{short(from.digest)}</span></> : <span class="muted">absent</span>}</td>
-            <td>{to ? <><code>{to.image}</code> <span class="muted">{short(to.digest)}</span>{same && <span class="muted"> (unchanged)</span>}</> : <span class="muted">removed</span>}</td></tr>
+            <td>{from ? <><code>{from.image}</code> <span class="muted">{short(from.digest, from.imageId)}</span></> : <span class="muted">absent</span>}</td>
+            <td>{to ? <><code>{to.image}</code> <span class="muted">{short(to.digest, to.imageId)}</span>{same && <span class="muted"> (unchanged)</span>}</> : <span class="muted">removed</span>}</td></tr>
         );
       })}</tbody>
       {current.revision !== target.revision && <caption>Compose file and variables of revision {target.revision} instead of {current.revision}</caption>}
@@ -69,11 +95,12 @@ function Releases({ params }: { params: Record<string, string> }) {
         <Loading what={list} />
         {list.data && (list.data.length === 0 ? <Empty>No release yet: each successful deploy records one.</Empty> : (
           <table>
-            <thead><tr><th scope="col">Release</th><th scope="col">When</th><th scope="col">By</th><th scope="col">What</th><th scope="col">Images</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
+            <thead><tr><th scope="col">Release</th><th scope="col">When</th><th scope="col">By</th><th scope="col">What</th><th scope="col">Changes</th><th scope="col">Images</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
             <tbody>{list.data.map((r) => (
               <tr><td>#{r.number}</td><td><Time at={r.createdAt} /></td><td>{r.actor.name ?? r.actor.kind}</td>
                 <td>{r.kind}{r.rolledBackTo && ` to #${r.rolledBackTo}`} <span class="muted">revision {r.revision}</span></td>
-                <td>{r.services.map((s) => <div><code>{s.service}</code>: <code>{s.image}</code> <span class="muted">{short(s.digest)}</span></div>)}</td>
+                <td data-testid={`changes-${r.number}`}><ChangeList changes={r.changes} first={r === list.data![list.data!.length - 1] && r.number === 1} /></td>
+                <td>{r.services.map((s) => <div><code>{s.service}</code>: <code>{s.image}</code> <span class="muted">{short(s.digest, s.imageId)}</span></div>)}</td>
                 <td>{can('stacks:deploy') && r !== current && <button type="button" aria-label={`Roll back to release ${r.number}`} onClick={() => setConfirm(r)}>Rollback</button>}</td></tr>
             ))}</tbody>
           </table>

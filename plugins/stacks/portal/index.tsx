@@ -57,11 +57,44 @@ function Refusal({ problem }: { problem?: Problem }) {
   return <ProblemBox problem={problem} />;
 }
 
+type NewFrom = 'compose' | 'git' | 'archive';
+const newFromChoices: [NewFrom, string][] = [['compose', 'A compose file'], ['git', 'A git repository'], ['archive', 'An archive upload']];
+
+/** a new stack from a compose file (with a template), a git repository or an uploaded archive: one call each, deployed at once when asked */
 function NewStack() {
   const [name, setName] = useState('');
+  const [from, setFrom] = useState<NewFrom>('compose');
+  const [deploy, setDeploy] = useState(false);
+  const save = useAction();
+  const created = (out: unknown) => {
+    if (out === undefined) return;
+    const jobId = (out as { jobId?: string }).jobId;
+    navigate(jobId ? `/jobs/${enc(jobId)}` : `/stacks/${enc(name)}`);
+  };
+  const create = { 'If-None-Match': '*' } as const;
+  return (
+    <>
+      <PageTitle title="New stack" />
+      <label>Name (lowercase letters, digits and -)<input name="stack-name" required pattern="[a-z0-9][a-z0-9\-]{0,62}" value={name} onInput={(e) => setName(e.currentTarget.value)} /></label>
+      <fieldset class="choice" data-testid="new-from">
+        <legend>Create it from</legend>
+        {newFromChoices.map(([value, label]) => <label class="check"><input type="radio" name="new-from" value={value} checked={from === value} onChange={() => { setFrom(value); save.clear(); }} /> {label}</label>)}
+      </fieldset>
+      {can('stacks:deploy') && <label class="check"><input type="checkbox" name="deploy" checked={deploy} onChange={(e) => setDeploy(e.currentTarget.checked)} /> Deploy it once created</label>}
+      {from === 'compose' && <NewFromCompose name={name} save={save} onCreated={created} deploy={deploy} />}
+      {from === 'git' && <NewFromGit onSubmit={(body) => save.run(() => ok(api.PUT('/api/v1/stacks/{name}/source', { params: { path: { name }, query: { deploy }, header: create }, body }))).then(created)} busy={save.busy} />}
+      {from === 'archive' && <NewFromArchive onSubmit={(file, composePath) => save.run(() => ok(api.PUT('/api/v1/stacks/{name}/source/upload', {
+        params: { path: { name }, query: { deploy, ...(composePath ? { file: composePath } : {}) }, header: create },
+        body: file as never, bodySerializer: (b: unknown) => b as Blob, headers: { 'Content-Type': file.type || 'application/octet-stream' },
+      }))).then(created)} busy={save.busy} />}
+      {from !== 'compose' && <ProblemBox problem={save.problem} />}
+    </>
+  );
+}
+
+function NewFromCompose({ name, save, onCreated, deploy }: { name: string; save: ReturnType<typeof useAction>; onCreated(out: unknown): void; deploy: boolean }) {
   const [text, setText] = useState('services:\n  web:\n    image: nginx:alpine\n');
   const live = useValidation(name, text);
-  const save = useAction();
   const [submitted, setSubmitted] = useState('');
   const [template, setTemplate] = useState<{ name: string; settings: Record<string, unknown> }>();
   const create = async (e: Event) => {
@@ -69,21 +102,57 @@ function NewStack() {
     setSubmitted(text);
     const body = { content: text, ...(template ? { template: template.name, settings: template.settings } : {}) };
     const made = await save.run(() => ok(api.PUT('/api/v1/stacks/{name}/compose', { ...path(name), params: { path: { name }, header: { 'If-None-Match': '*' } }, body })));
-    if (made) navigate(`/stacks/${enc(name)}`);
+    if (made && deploy) onCreated(await save.run(() => ok(api.POST('/api/v1/stacks/{name}/deploy', path(name)))));
+    else onCreated(made && {});
   };
   // the refusal's errors belong to the text that was sent: once it is edited, the live check speaks again
   const issues = save.problem?.status === 422 && text === submitted ? issuesOf(save.problem, text) : live.issues;
   return (
-    <>
-      <PageTitle title="New stack" />
-      <form onSubmit={create}>
-        <label>Name (lowercase letters, digits and -)<input name="stack-name" required pattern="[a-z0-9][a-z0-9\-]{0,62}" value={name} onInput={(e) => setName(e.currentTarget.value)} /></label>
-        <TemplatePicker onPick={(t) => { setTemplate(t ?? undefined); if (t && t.name !== template?.name) setText(t.compose); }} />
-        <ComposeEditor value={text} onInput={setText} issues={issues} />
-        <div class="actions"><button type="submit" class="primary" disabled={save.busy}>Create stack</button>{live.checking && <span class="muted" role="status">checking…</span>}</div>
-      </form>
+    <form onSubmit={create} data-testid="new-compose">
+      <TemplatePicker onPick={(t) => { setTemplate(t ?? undefined); if (t && t.name !== template?.name) setText(t.compose); }} />
+      <ComposeEditor value={text} onInput={setText} issues={issues} />
+      <div class="actions"><button type="submit" class="primary" disabled={save.busy}>Create stack</button>{live.checking && <span class="muted" role="status">checking…</span>}</div>
       <Refusal problem={save.problem} />
-    </>
+    </form>
+  );
+}
+
+function NewFromGit({ onSubmit, busy }: { onSubmit(body: { url: string; branch: string; path?: string; credentials?: { token: string } | { sshKey: string } }): void; busy: boolean }) {
+  const [url, setUrl] = useState('');
+  const [branch, setBranch] = useState('main');
+  const [file, setFile] = useState('');
+  const [secret, setSecret] = useState('');
+  const ssh = !/^https:\/\//i.test(url) && url.includes('@');
+  const submit = (e: Event) => {
+    e.preventDefault();
+    const credentials = secret ? (ssh ? { sshKey: secret } : { token: secret }) : undefined;
+    onSubmit({ url, branch, ...(file ? { path: file } : {}), ...(credentials ? { credentials } : {}) });
+  };
+  return (
+    <form onSubmit={submit} data-testid="new-git">
+      <p class="muted">The branch is fetched now: the stack is created from the compose file of its head, and deploys follow the branch.</p>
+      <label>Repository URL<input name="url" required value={url} onInput={(e) => setUrl(e.currentTarget.value)} placeholder="https://git.example.com/team/app.git" /></label>
+      <label>Branch<input name="branch" value={branch} onInput={(e) => setBranch(e.currentTarget.value)} /></label>
+      <label>Compose file in the repository (optional; default compose.yaml, compose.yml, docker-compose.yaml or docker-compose.yml)<input name="path" value={file} onInput={(e) => setFile(e.currentTarget.value)} /></label>
+      {ssh
+        ? <label>Deploy key (the private key whose public half the repository trusts; optional)<textarea name="ssh-key" rows={4} value={secret} onInput={(e) => setSecret(e.currentTarget.value)} /></label>
+        : <label>Access token (optional, for a private repository)<input name="token" type="password" autocomplete="off" value={secret} onInput={(e) => setSecret(e.currentTarget.value)} /></label>}
+      <div class="actions"><button type="submit" class="primary" disabled={busy}>Create stack</button></div>
+    </form>
+  );
+}
+
+function NewFromArchive({ onSubmit, busy }: { onSubmit(file: File, composePath: string): void; busy: boolean }) {
+  const [file, setFile] = useState<File>();
+  const [composePath, setComposePath] = useState('');
+  const submit = (e: Event) => { e.preventDefault(); if (file) onSubmit(file, composePath); };
+  return (
+    <form onSubmit={submit} data-testid="new-archive">
+      <p class="muted">A tar, tar.gz or zip of the project: its compose file at the root, with what it builds (a Dockerfile and its context) and the files it reads.</p>
+      <label>Archive<input name="archive" type="file" required accept=".tar,.gz,.tgz,.zip" onChange={(e) => setFile(e.currentTarget.files?.[0])} /></label>
+      <label>Compose file in the archive (optional; default compose.yaml, compose.yml, docker-compose.yaml or docker-compose.yml)<input name="file" value={composePath} onInput={(e) => setComposePath(e.currentTarget.value)} /></label>
+      <div class="actions"><button type="submit" class="primary" disabled={busy || !file}>Create stack</button></div>
+    </form>
   );
 }
 
@@ -146,9 +215,29 @@ function Overview({ stack, reload }: { stack: StackView; reload(): void }) {
   );
 }
 
+interface ComposeOrigin { kind: 'editor' | 'upload' | 'git'; path?: string; at?: string; sha256?: string; url?: string; branch?: string; commit?: string; subject?: string | null }
+
+/** where the file that deploys comes from, in a sentence */
+function OriginNote({ origin }: { origin: ComposeOrigin }) {
+  if (origin.kind === 'editor') return <p class="muted" data-testid="compose-origin">This file deploys: it is the stack's own, edited here.</p>;
+  const file = <code>{origin.path}</code>;
+  return (
+    <p class="notice" data-testid="compose-origin">
+      {origin.kind === 'upload'
+        ? <>This is {file} of the archive uploaded <Time at={origin.at ?? null} /> (sha256 <code>{origin.sha256?.slice(0, 12)}</code>): deploys use it. Upload a new archive on the Git source tab to change it.</>
+        : <>This is {file} at commit <code>{origin.commit?.slice(0, 12)}</code>{origin.subject ? <> “{origin.subject}”</> : null} of <code>{origin.url}</code> ({origin.branch}): deploys use the repository's file. Push to the branch to change it.</>}
+    </p>
+  );
+}
+
 function Compose({ name }: { name: string }) {
   const loaded = useLoad(() => ok(api.GET('/api/v1/stacks/{name}/compose', path(name))), [name]);
-  return loaded.data ? <ComposeForm key={loaded.data.revision} name={name} base={loaded.data} /> : <Loading what={loaded} />;
+  const data = loaded.data;
+  if (!data) return <Loading what={loaded} />;
+  if (data.origin.kind !== 'editor') {
+    return (<><OriginNote origin={data.origin} /><ComposeEditor value={data.content} onInput={() => undefined} issues={[]} readOnly /></>);
+  }
+  return (<><OriginNote origin={data.origin} /><ComposeForm key={data.revision} name={name} base={data} /></>);
 }
 
 /** the editor with its base revision; a 412 shows what changed meanwhile and lets the user reload theirs or keep this text */
@@ -282,7 +371,7 @@ function Revisions({ name, onRestored }: { name: string; onRestored(): void }) {
     if (!picked) return undefined;
     const [rev, current] = await Promise.all([
       ok(api.GET('/api/v1/stacks/{name}/revisions/{id}', { params: { path: { name, id: picked } } })) as Promise<unknown> as Promise<RevisionDetail>,
-      ok(api.GET('/api/v1/stacks/{name}/compose', path(name))),
+      ok(api.GET('/api/v1/stacks/{name}/compose', path(name))).then((c) => ({ ...c, content: c.saved })),
     ]);
     return { rev, current };
   }, [name, picked]);

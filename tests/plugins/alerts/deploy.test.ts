@@ -9,6 +9,7 @@ const registry = process.env.REGISTRY_OPEN ?? '127.0.0.1:5000';
 const name = uniqueName('alrt');
 const crashing = uniqueName('alrc');
 const recovering = uniqueName('alrr');
+const replaced = uniqueName('alrs');
 let s: TestServer;
 let rx: Receiver;
 
@@ -25,7 +26,7 @@ before(async () => {
   });
 });
 after(async () => {
-  await cleanupProjects(name, crashing, recovering);
+  await cleanupProjects(name, crashing, recovering, replaced);
   await s.close();
   await rx.close();
 });
@@ -129,4 +130,20 @@ test('a container that crash-loops and then stays up resolves its restart-loop a
   assert.ok(Date.parse(resolved.resolvedAt) - Date.parse(resolved.lastSeen) >= 1000, 'not before it stayed up for steadyAfterMs');
   assert.equal((await openAlerts(recovering)).filter((a) => a.kind === 'container-restart-loop').length, 1, 'one alert, not raised again');
   await act(s, 'stop', recovering).catch(() => undefined);
+});
+
+test('a start-first successor that exits before it takes over raises no container-exited alert: the failed deploy says it, the old container keeps serving', async () => {
+  const compose = (cmd: string) => busybox({ app: cmd }).replace('    command:', '    deploy:\n      update_config: { order: start-first }\n    command:');
+  await createStack(s, replaced, compose('sleep 3600'));
+  await act(s, 'deploy', replaced);
+  const current = (await s.api('GET', `/api/v1/stacks/${replaced}/compose`)).body.revision;
+  const res = await s.api('PUT', `/api/v1/stacks/${replaced}/compose`, { body: { content: compose('echo broken; exit 3') }, headers: { 'if-match': `"${current}"` } });
+  assert.equal(res.status, 200, res.text);
+  const failed = await act(s, 'deploy', replaced, 'failed');
+  assert.match(failed.output, /starting the new container beside the old one/);
+  await eventually(async () => (await openAlerts(replaced)).some((a) => a.kind === 'deploy-failed'), 20_000, 'the deploy-failed alert');
+  // the engine's events of the successor (die, destroy) arrive within a moment of the job's end
+  await new Promise((r) => setTimeout(r, 1500));
+  const kinds = (await openAlerts(replaced)).map((a) => a.kind);
+  assert.deepEqual(kinds.filter((k) => k === 'container-exited'), [], `no container-exited alert: ${kinds.join(', ')}`);
 });

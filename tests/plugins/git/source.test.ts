@@ -124,7 +124,7 @@ test('pin to a commit (abbreviated ids resolve; unknown ones are refused), deplo
   assert.equal((await source(name)).pinnedCommit, first, 'refused pins change nothing');
 
   const unpinned = await s.api('POST', `/api/v1/stacks/${name}/source/unpin?deploy=true`);
-  assert.equal(unpinned.status, 200, unpinned.text);
+  assert.equal(unpinned.status, 202, unpinned.text);
   assert.equal(unpinned.body.pinnedCommit, null);
   assert.match(unpinned.body.jobId, /^[0-9a-f-]{36}$/);
   const deployed = await waitJob(s, unpinned.body.jobId);

@@ -69,7 +69,7 @@ test('a zip upload with one top folder (strip=1), deployed at once with deploy=t
   assert.equal(unstripped.status, 422);
   assert.match(unstripped.body.detail, /strip=1/);
   const res = await upload(archive, '?strip=1&deploy=true');
-  assert.equal(res.status, 200, res.text);
+  assert.equal(res.status, 202, res.text);
   assert.equal(res.body.upload.format, 'zip');
   const job = await waitJob(s, res.body.jobId);
   assert.equal(job.status, 'succeeded', job.output);

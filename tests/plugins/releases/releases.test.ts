@@ -71,7 +71,8 @@ test('every deploy records a release; an update deploys the new digest; a rollba
   assert.ok((await runningDigests((await containerOf(stacks.main, 'app'))!.Id)).some((d) => d.endsWith(digests.moving2)), updated.output);
   list = await releases(stacks.main);
   assert.equal(list[0].kind, 'update');
-  assert.deepEqual(list[0].changes.changed, [{ service: 'app', from: { image: `${app}:moving`, digest: digests.moving1 }, to: { image: `${app}:moving`, digest: digests.moving2 } }]);
+  const idOf = (r: any) => r.services.find((x: any) => x.service === 'app').imageId;
+  assert.deepEqual(list[0].changes.changed, [{ service: 'app', from: { image: `${app}:moving`, digest: digests.moving1, imageId: idOf(list[1]) }, to: { image: `${app}:moving`, digest: digests.moving2, imageId: idOf(list[0]) } }]);
   assert.equal((await s.api('GET', `/api/v1/stacks/${stacks.main}/updates`)).body.services.find((x: any) => x.service === 'app').origin, 'update');
   const view = (await s.api('GET', `/api/v1/stacks/${stacks.main}`)).body;
   assert.deepEqual(view.release.services.map((x: any) => [x.service, x.image, x.digest, x.origin]), [['app', `${app}:moving`, digests.moving2, 'update'], ['side', `${app}:1.0.0`, digests['1.0.0'], 'compose']]);

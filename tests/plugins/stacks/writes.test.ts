@@ -216,3 +216,22 @@ test('scopes: readers cannot write or deploy; deployers cannot write', async () 
   const me = await call(s.url, 'GET', '/api/v1/me', { token: viewer });
   assert.deepEqual(me.body.scopes, ['stacks:read'], 'a viewer cannot deploy whatever the token says');
 });
+
+test('a save answers the compose warnings validate would give (an unset ${VAR}): on create, on a compose change and on a change of the variables', async () => {
+  const name = fresh('warn');
+  const content = busybox({ app: 'echo ${GREETING_TEXT}; sleep 3600' }).replace('    command:', '    labels: { owner: "${OWNER_NAME}" }\n    command:');
+  const created = await s.api('PUT', `/api/v1/stacks/${name}/compose`, { body: { content }, headers: { 'if-none-match': '*' } });
+  assert.equal(created.status, 200, created.text);
+  const validated = await s.api('POST', `/api/v1/stacks/${name}/validate`, { body: { content } });
+  assert.ok(validated.body.warnings.some((w: any) => /OWNER_NAME/.test(w.message)), JSON.stringify(validated.body.warnings));
+  assert.deepEqual(created.body.warnings, validated.body.warnings, 'the same warnings as validate');
+  const changed = await s.api('PUT', `/api/v1/stacks/${name}/compose`, { body: { content: `${content}\n` }, headers: { 'if-match': '"1"' } });
+  assert.equal(changed.status, 200, changed.text);
+  assert.deepEqual(changed.body.warnings, validated.body.warnings);
+  const env = await s.api('PUT', `/api/v1/stacks/${name}/env`, { body: { values: { OWNER_NAME: 'team-a' } }, headers: { 'if-match': '"2"' } });
+  assert.equal(env.status, 200, env.text);
+  assert.ok(!env.body.warnings.some((w: any) => /OWNER_NAME/.test(w.message)), 'a variable set is no longer warned about');
+  assert.ok(!JSON.stringify(env.body.warnings).includes('team-a'), 'never a value');
+  const clean = await s.api('PUT', `/api/v1/stacks/${name}/compose`, { body: { content: busybox() }, headers: { 'if-match': '"3"' } });
+  assert.deepEqual(clean.body.warnings, [], 'none for a file without unset variables');
+});
