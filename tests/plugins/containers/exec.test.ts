@@ -119,6 +119,9 @@ test('a portal session: the CSRF value as ?csrf= and its own Origin; another Ori
   assert.equal((await upgradeStatus(path, { Cookie: cookie, Origin: origin })).status, 403, 'without the CSRF value');
   assert.equal((await upgradeStatus(`${path}?csrf=${csrf}`, { Cookie: cookie, Origin: 'http://evil.example' })).status, 403, 'from another origin');
   assert.equal((await upgradeStatus(`${path}?csrf=${csrf}`, { Cookie: cookie })).status, 403, 'without an Origin');
+  // the plain-http service's own host under another scheme is another origin
+  assert.equal((await upgradeStatus(`${path}?csrf=${csrf}`, { Cookie: cookie, Origin: origin.replace(/^http:/, 'https:') })).status, 403, 'https for the plain-http service');
+  assert.equal((await upgradeStatus(`${path}?csrf=${csrf}`, { Cookie: cookie, Origin: 'null' })).status, 403, 'an opaque origin');
   const { ws, text, closed } = await open(`${path}?csrf=${csrf}`, { Cookie: cookie, Origin: origin });
   ws.send('echo from-the-portal\n');
   await until(async () => text().includes('from-the-portal'), 10_000, 'the echo');
