@@ -31,7 +31,7 @@ export interface WebSocketsOptions extends Partial<WebSocketLimits> {
   recheckMs?: number;
 }
 
-/** the open WebSocket connections: re-checked every few seconds (1008 once the caller lost access), closed (1001) when the server drains for a restart */
+/** the open WebSocket connections: re-checked and pinged every few seconds (1008 once the caller lost access; a peer gone is noticed), closed (1001) when the server drains for a restart */
 export class WebSockets {
   readonly #open = new Map<WebSocketConnection, StillAllowed | undefined>();
   readonly #limits: WebSocketLimits;
@@ -78,6 +78,7 @@ export class WebSockets {
 
   async #recheck(): Promise<void> {
     await Promise.all([...this.#open].map(async ([ws, stillAllowed]) => {
+      ws.heartbeat();
       if (!stillAllowed) return;
       // an error (the database away a moment) is no verdict: the next round asks again
       const allowed = await stillAllowed().catch(() => true);

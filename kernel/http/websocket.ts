@@ -79,6 +79,14 @@ export class WebSocketConnection extends EventEmitter implements WebSocketPeer {
     this.#ws.once('close', () => clearTimeout(timer));
   }
 
+  /**
+   * a ping to the peer: a connection that is not read (paused) would not notice a peer that went away, its write does
+   * (and closes it). Skipped while much waits to be sent already.
+   */
+  heartbeat(): void {
+    if (this.open && this.bufferedAmount < this.#limits.maxBuffered) this.#ws.ping();
+  }
+
   /** stops reading the connection (what is already read is still delivered) until resume() */
   pause(): void {
     this.#pausedBy.peer = true;
