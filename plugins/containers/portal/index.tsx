@@ -68,20 +68,27 @@ const consoleTheme = {
 const consoleFont = 'ui-monospace, "DejaVu Sans Mono", "Liberation Mono", Menlo, Consolas, monospace';
 
 /**
- * style elements made by the page's scripts carry the page's nonce, which its Content-Security-Policy accepts (markup
- * that found its way into the page cannot name it): xterm.js draws its theme and its font's measures in style elements
+ * what the page's scripts style, styled under its Content-Security-Policy (which refuses inline styles, as markup that
+ * found its way into the page could carry them): style elements made by script carry the page's nonce, and a span's
+ * style attribute set by script goes through CSSOM, which the policy allows to scripts. xterm.js draws its theme and its
+ * font's measures in style elements, and a cell's own colour (24-bit, or one it adjusts) as a style attribute.
  */
-function styleWithNonce(): void {
+function scriptStylesUnderCsp(): void {
   const nonce = document.querySelector<HTMLMetaElement>('meta[name="dockwright-style-nonce"]')?.content;
-  const create = Document.prototype.createElement as typeof Document.prototype.createElement & { nonced?: true };
-  if (!nonce || create.nonced) return;
-  const nonced = function (this: Document, tag: string, options?: ElementCreationOptions) {
+  const create = Document.prototype.createElement as typeof Document.prototype.createElement & { underCsp?: true };
+  if (!nonce || create.underCsp) return;
+  const asCssom = function (this: HTMLElement, name: string, value: string) {
+    if (name.toLowerCase() === 'style') this.style.cssText = value;
+    else Element.prototype.setAttribute.call(this, name, value);
+  };
+  const underCsp = function (this: Document, tag: string, options?: ElementCreationOptions) {
     const element = create.call(this, tag, options);
     if (element instanceof HTMLStyleElement) element.nonce = nonce;
+    else if (element instanceof HTMLSpanElement) element.setAttribute = asCssom;
     return element;
   } as typeof create;
-  nonced.nonced = true;
-  Document.prototype.createElement = nonced;
+  underCsp.underCsp = true;
+  Document.prototype.createElement = underCsp;
 }
 
 /** a console into the container: a WebSocket to its shell in an xterm.js terminal, sized to its box (and resized with it) */
@@ -98,7 +105,7 @@ function Console({ id }: { id: string }) {
     setStatus('connecting…');
     Promise.all([import('@xterm/xterm'), import('@xterm/addon-fit')]).then(([{ Terminal }, { FitAddon }]) => {
       if (gone || !box.current) return;
-      styleWithNonce();
+      scriptStylesUnderCsp();
       const term = new Terminal({ cursorBlink: true, fontSize: 14, lineHeight: 1.15, scrollback: 5000, fontFamily: consoleFont, theme: consoleTheme });
       const fit = new FitAddon();
       term.loadAddon(fit);

@@ -82,6 +82,12 @@ test('the console: opened from the container page, echo hi answers hi, the termi
   assert.equal(colours.length, 16, JSON.stringify(colours));
   for (const [name, colour] of colours) assert.ok(contrast(colour!, look.bg) >= 4.5, `${name} ${colour} on ${look.bg}: ${contrast(colour!, look.bg).toFixed(2)}:1`);
   assert.equal(new Set(colours.map((c) => c[1])).size, 16, 'sixteen distinct colours');
+  // a 24-bit colour: xterm.js gives its cell a style of its own
+  await page.keyboard.type(`printf "\\033[38;2;255;140;0mTRUE\\033[0m\\n"`);
+  await page.keyboard.press('Enter');
+  await until(async () => (await screen()).includes('TRUE'), 10_000, 'the 24-bit colour');
+  const trueColour = await view.evaluate((box) => [...box.querySelectorAll('.xterm-rows span')].filter((s) => s.textContent === 'TRUE').map((s) => getComputedStyle(s).color));
+  assert.deepEqual(trueColour, ['rgb(255, 140, 0)']);
   await shot(page, 'container-console-colours');
   const size = async () => `${await view.getAttribute('data-rows')} ${await view.getAttribute('data-cols')}`;
   await page.keyboard.type('stty size');
