@@ -1,9 +1,13 @@
-// The server side of RFC 6455 through ws, over an in-memory socket: fragments, ping/pong, close and the refusals (1002, 1007, 1009), linear reassembly, and a peer that pings without reading held by pausing its socket.
+// The server side of RFC 6455 through ws, over an in-memory socket: fragments, ping/pong, close and the refusals (1002, 1007, 1009), linear reassembly, a peer that pings without reading held by pausing its socket; over TCP, the heartbeat and the access re-check.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
+import { createServer, ServerResponse } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
 import { Duplex } from 'node:stream';
+import { WebSockets } from '../../kernel/http/upgrade.ts';
 import { acceptWebSocket, webSocketServer, type WebSocketConnection, type WebSocketLimits } from '../../kernel/http/websocket.ts';
+import { eventually as until } from '../helpers/harness.ts';
 
 const Opcode = { continuation: 0, text: 1, binary: 2, close: 8, ping: 9, pong: 10 } as const;
 const mask = Buffer.from([0x37, 0xfa, 0x21, 0x3d]);
@@ -170,4 +174,46 @@ test('a peer that pings without reading the pongs: its socket is paused once the
   c.socket.flush();
   for (let i = 0; i < 20 && c.socket.readableLength > 0; i++) await c.settle();
   assert.ok(c.socket.readableLength < 9_000_000, 'read again once the pongs left');
+});
+
+/** a real server whose upgrades the kernel's WebSockets take over (re-checked every 200 ms), and a raw client socket to it */
+async function served(stillAllowed?: () => Promise<boolean>) {
+  const webSockets = new WebSockets({ recheckMs: 200 });
+  const peers: WebSocketConnection[] = [];
+  const server = createServer();
+  server.on('upgrade', (req, socket, head) => {
+    (req as { upgradeHead?: Buffer }).upgradeHead = head;
+    peers.push(webSockets.open(req as never, new ServerResponse(req), [], stillAllowed));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  const client = connect(port, '127.0.0.1');
+  client.write(`GET / HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\n\r\n`);
+  await new Promise((r) => client.once('data', r));
+  const closes: [number, string][] = [];
+  peers[0].on('close', (code, reason) => closes.push([code, reason]));
+  return { webSockets, peer: peers[0], client, closes, stop: () => { client.destroy(); server.close(); } };
+}
+
+test('a peer that went away while its connection was not read is noticed by the next heartbeat', async () => {
+  const c = await served();
+  c.peer.pause();
+  // more than the server's socket reads ahead: it stops reading the connection altogether
+  c.client.write(Buffer.concat(Array.from({ length: 64 }, () => frame(Opcode.text, Buffer.alloc(32 * 1024, 'x')))));
+  await new Promise((r) => setTimeout(r, 300));
+  c.client.resetAndDestroy();
+  await until(async () => c.closes.length > 0, 5000, 'the close');
+  assert.equal(c.webSockets.size, 0);
+  c.stop();
+});
+
+test('a connection whose caller lost access is closed with 1008 at the next check', async () => {
+  let allowed = true;
+  const c = await served(async () => allowed);
+  await new Promise((r) => setTimeout(r, 500));
+  assert.deepEqual(c.closes, [], 'open while allowed');
+  allowed = false;
+  await until(async () => c.closes.length > 0, 5000, 'the close');
+  assert.equal(c.closes[0][0], 1008);
+  c.stop();
 });
