@@ -1,6 +1,7 @@
 // Taking an Upgrade request over as a WebSocket: the handshake's checks (answered as problems before the upgrade), the 101 through ws on the request's own socket, the open connections (re-checked while open, closed at a drain).
 import type { ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
+import type { WebSocketServer } from 'ws';
 import { problem } from '../../sdk/index.ts';
 import type { Head } from './answer.ts';
 import type { ApiRequest } from './exchange.ts';
@@ -35,7 +36,7 @@ export interface WebSocketsOptions extends Partial<WebSocketLimits> {
 export class WebSockets {
   readonly #open = new Map<WebSocketConnection, StillAllowed | undefined>();
   readonly #limits: WebSocketLimits;
-  readonly #server;
+  readonly #server: WebSocketServer;
   readonly #recheckMs: number;
   #timer: NodeJS.Timeout | undefined;
 

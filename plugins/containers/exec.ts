@@ -194,12 +194,14 @@ export async function runSession(docker: Dockerode, containerId: string, ws: Web
 
   // the TTY's bytes as text frames: a character split across two reads waits for its other half
   const decoder = new StringDecoder('utf8');
+  let outputHeld = false;
   stream.on('data', (chunk: Buffer) => {
     active();
     const text = decoder.write(chunk);
-    if (text && !ws.send(text)) {
+    if (text && !ws.send(text) && !outputHeld) {
+      outputHeld = true;
       stream.pause();
-      ws.once('drain', () => stream.resume());
+      ws.once('drain', () => { outputHeld = false; stream.resume(); });
     }
   });
 
