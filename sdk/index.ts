@@ -91,13 +91,21 @@ export interface RouteRequest<P, Q, B, Rev extends number | undefined = number |
   upgrade(): WebSocketPeer;
 }
 
-/** one WebSocket connection of a `websocket` route (RFC 6455, no extensions): text messages both ways */
+/**
+ * one WebSocket connection of a `websocket` route (RFC 6455 through `ws`, no extensions): text messages both ways.
+ * The kernel closes it with 1008 once its caller lost access (token revoked, session signed out, user disabled).
+ */
 export interface WebSocketPeer {
   /** false while the connection is open but the text waits in memory: wait for 'drain' before sending more */
   send(text: string | Buffer): boolean;
   /** a close frame with the code and reason; 'close' follows at once */
   close(code?: number, reason?: string): void;
   readonly open: boolean;
+  /** bytes sent but not yet taken by the peer */
+  readonly bufferedAmount: number;
+  /** stop reading the peer (backpressure: what it sends waits in its own buffers) until resume() */
+  pause(): void;
+  resume(): void;
   on(event: 'message', listener: (text: string) => void): this;
   on(event: 'close', listener: (code: number, reason: string) => void): this;
   on(event: 'drain', listener: () => void): this;

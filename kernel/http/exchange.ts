@@ -54,4 +54,6 @@ export interface Exchange {
   /** handler: what the route's handler returned, and whether it took the connection over as a WebSocket */
   out: unknown;
   upgraded: boolean;
+  /** authenticate, on a WebSocket route: asks again whether the caller may still hold the connection */
+  stillAllowed: (() => Promise<boolean>) | undefined;
 }

@@ -1,145 +1,124 @@
-// WebSocket connections on the server side (RFC 6455): the handshake's accept key, the frame codec, and one peer over an upgraded socket.
-import { createHash } from 'node:crypto';
+// WebSocket connections on the server side through the `ws` library (RFC 6455, no extensions): one peer per upgraded socket, with bounded buffers both ways and a periodic check that its caller may still hold it.
 import { EventEmitter } from 'node:events';
+import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import type { WebSocketPeer } from '../../sdk/index.ts';
 
-const guid = '258EAFA5-E914-47DA-95CA-C5AB0DC85B11';
-
-/** the Sec-WebSocket-Accept answer to a client's Sec-WebSocket-Key */
-export function acceptKey(key: string): string {
-  return createHash('sha1').update(key + guid).digest('base64');
+export interface WebSocketLimits {
+  /** the largest message (all its fragments together); a larger one closes the connection with 1009 */
+  maxMessage: number;
+  /** bytes waiting to be sent above which send() says wait, and pings are no longer read until they leave */
+  maxBuffered: number;
 }
 
-/** a well-formed Sec-WebSocket-Key: 16 bytes in base64 */
-export function validKey(key: unknown): key is string {
-  return typeof key === 'string' && /^[A-Za-z0-9+/]{22}==$/.test(key.trim());
-}
+export const defaultWebSocketLimits: WebSocketLimits = { maxMessage: 1 << 20, maxBuffered: 1 << 20 };
 
-export const Opcode = { continuation: 0, text: 1, binary: 2, close: 8, ping: 9, pong: 10 } as const;
-
-/** one frame as sent (a server's frames are never masked; a client's always are, with `mask`) */
-export function encodeFrame(opcode: number, payload: Buffer = Buffer.alloc(0), mask?: Buffer): Buffer {
-  const length = payload.length;
-  const extra = length < 126 ? 0 : length < 65536 ? 2 : 8;
-  const head = Buffer.alloc(2 + extra + (mask ? 4 : 0));
-  head[0] = 0x80 | opcode;
-  head[1] = (mask ? 0x80 : 0) | (extra === 0 ? length : extra === 2 ? 126 : 127);
-  if (extra === 2) head.writeUInt16BE(length, 2);
-  else if (extra === 8) head.writeBigUInt64BE(BigInt(length), 2);
-  if (!mask) return Buffer.concat([head, payload]);
-  mask.copy(head, 2 + extra);
-  const body = Buffer.from(payload);
-  for (let i = 0; i < body.length; i++) body[i] ^= mask[i & 3];
-  return Buffer.concat([head, body]);
-}
-
-export interface Frame { fin: boolean; opcode: number; payload: Buffer }
-
-/** a broken peer: the close code to answer with and why */
-export class FrameError extends Error {
-  constructor(readonly code: number, message: string) { super(message); }
+/** a server that only takes over sockets handed to it (noServer): no compression, UTF-8 checked, pongs sent by the peer */
+export function webSocketServer(limits: WebSocketLimits): WebSocketServer {
+  return new WebSocketServer({
+    noServer: true, clientTracking: false, perMessageDeflate: false, maxPayload: limits.maxMessage, autoPong: false, skipUTF8Validation: false,
+  });
 }
 
 /**
- * Frames out of a byte stream. `masked`: what the frames must be (a server requires masked frames from its clients);
- * a frame larger than `maxPayload` is refused with 1009.
- */
-export class FrameParser {
-  #pending: Buffer = Buffer.alloc(0);
-
-  constructor(private readonly masked: boolean, private readonly maxPayload: number) {}
-
-  push(chunk: Buffer): Frame[] {
-    this.#pending = this.#pending.length ? Buffer.concat([this.#pending, chunk]) : chunk;
-    const frames: Frame[] = [];
-    for (;;) {
-      const buf = this.#pending;
-      if (buf.length < 2) break;
-      const fin = (buf[0] & 0x80) !== 0;
-      if (buf[0] & 0x70) throw new FrameError(1002, 'reserved bits set without an extension');
-      const opcode = buf[0] & 0x0f;
-      const masked = (buf[1] & 0x80) !== 0;
-      if (masked !== this.masked) throw new FrameError(1002, masked ? 'a server frame must not be masked' : 'a client frame must be masked');
-      let length = buf[1] & 0x7f;
-      let offset = 2;
-      if (length === 126) {
-        if (buf.length < 4) break;
-        length = buf.readUInt16BE(2);
-        offset = 4;
-      } else if (length === 127) {
-        if (buf.length < 10) break;
-        const big = buf.readBigUInt64BE(2);
-        if (big > BigInt(this.maxPayload)) throw new FrameError(1009, `a frame of ${big} bytes is more than ${this.maxPayload}`);
-        length = Number(big);
-        offset = 10;
-      }
-      if (opcode >= 8 && (length > 125 || !fin)) throw new FrameError(1002, 'a control frame must be whole and at most 125 bytes');
-      if (![0, 1, 2, 8, 9, 10].includes(opcode)) throw new FrameError(1002, `unknown opcode ${opcode}`);
-      if (length > this.maxPayload) throw new FrameError(1009, `a frame of ${length} bytes is more than ${this.maxPayload}`);
-      const maskAt = offset;
-      if (masked) offset += 4;
-      if (buf.length < offset + length) break;
-      const payload = Buffer.from(buf.subarray(offset, offset + length));
-      if (masked) for (let i = 0; i < payload.length; i++) payload[i] ^= buf[maskAt + (i & 3)];
-      frames.push({ fin, opcode, payload });
-      this.#pending = buf.subarray(offset + length);
-    }
-    return frames;
-  }
-}
-
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-
-/** close codes a peer may send (1005, 1006 and 1015 are never on the wire) */
-function sendableCode(code: number): boolean {
-  return (code >= 1000 && code <= 1014 && code !== 1004 && code !== 1005 && code !== 1006) || (code >= 3000 && code <= 4999);
-}
-
-/**
- * One server-side connection: emits 'message' (text; a binary frame as its UTF-8 text), 'close' (code, reason) once,
- * and 'drain' when a send that returned false has left. Pings are answered; a close is answered and ends the socket.
+ * One server-side connection: emits 'message' (text; a binary message as its UTF-8 text), 'close' (code, reason) once,
+ * and 'drain' when what waited to be sent after send() returned false has left. A peer that stops reading is not read
+ * either: its pings are answered only while the answers leave, and the socket is paused meanwhile.
  */
 export class WebSocketConnection extends EventEmitter implements WebSocketPeer {
-  #socket: Duplex;
-  #parser: FrameParser;
-  #message: Buffer[] = [];
-  #messageSize = 0;
-  #messageOpcode = 0;
-  #closeSent = false;
+  readonly #ws: WebSocket;
+  readonly #limits: WebSocketLimits;
   #closed = false;
+  #waitingDrain = false;
+  /** why the socket is not read: the peer asked (pause()), or it does not read what we send */
+  #pausedBy = { peer: false, outbound: false };
 
-  constructor(socket: Duplex, head: Buffer, private readonly maxMessage = 1 << 20) {
+  constructor(ws: WebSocket, limits: WebSocketLimits) {
     super();
-    this.#socket = socket;
-    this.#parser = new FrameParser(true, maxMessage);
-    socket.on('data', (chunk: Buffer) => this.#receive(chunk));
-    socket.on('drain', () => this.emit('drain'));
-    socket.on('error', () => socket.destroy());
-    socket.on('close', () => this.#finish(1006, ''));
-    if (head.length) queueMicrotask(() => this.#receive(head));
+    this.#ws = ws;
+    this.#limits = limits;
+    // a text message is checked as UTF-8 by ws (1007 otherwise); a binary one is read as UTF-8 text
+    ws.on('message', (data: RawData) => this.emit('message', textOf(data)));
+    ws.on('ping', (payload: Buffer) => this.#ping(payload));
+    ws.on('close', (code: number, reason: Buffer) => this.#finish(code, reason.toString('utf8')));
+    // a broken peer: ws sends the close frame itself (1002, 1007, 1009); the session ends now, the socket once answered (or cut off)
+    ws.on('error', (err: Error) => { this.#cutOffLater(); this.#finish(statusOf(err), err.message); });
   }
 
   get open(): boolean {
-    return !this.#closeSent && !this.#closed;
+    return !this.#closed && this.#ws.readyState === this.#ws.OPEN;
+  }
+
+  /** bytes written but not yet taken by the peer's side of the connection */
+  get bufferedAmount(): number {
+    return this.#ws.bufferedAmount;
   }
 
   send(text: string | Buffer): boolean {
     if (!this.open) return false;
-    return this.#socket.write(encodeFrame(Opcode.text, Buffer.isBuffer(text) ? text : Buffer.from(text, 'utf8')));
+    this.#ws.send(Buffer.isBuffer(text) ? text.toString('utf8') : text, () => this.#written());
+    if (this.bufferedAmount < this.#limits.maxBuffered) return true;
+    this.#waitingDrain = true;
+    return false;
   }
 
   close(code = 1000, reason = ''): void {
-    if (this.#closeSent || this.#closed) return;
-    this.#closeSent = true;
-    const payload = Buffer.alloc(2);
-    payload.writeUInt16BE(code);
-    this.#socket.write(encodeFrame(Opcode.close, Buffer.concat([payload, Buffer.from(reason, 'utf8').subarray(0, 123)])));
-    // the peer answers with its own close; one that does not is cut off
-    const timer = setTimeout(() => this.#socket.destroy(), 2000);
-    timer.unref();
-    this.#socket.once('close', () => clearTimeout(timer));
+    if (this.#closed) return;
+    if (this.#ws.readyState === this.#ws.OPEN) {
+      this.#ws.close(code, truncateUtf8(reason, 123));
+      this.#cutOffLater();
+    } else this.#ws.terminate();
     this.#finish(code, reason);
+  }
+
+  /** the peer answers a close with its own; one that does not (or does not read) is cut off */
+  #cutOffLater(): void {
+    const timer = setTimeout(() => this.#ws.terminate(), 2000);
+    timer.unref();
+    this.#ws.once('close', () => clearTimeout(timer));
+  }
+
+  /**
+   * a ping to the peer: a connection that is not read (paused) would not notice a peer that went away, its write does
+   * (and closes it). Skipped while much waits to be sent already.
+   */
+  heartbeat(): void {
+    if (this.open && this.bufferedAmount < this.#limits.maxBuffered) this.#ws.ping();
+  }
+
+  /** stops reading the connection (what is already read is still delivered) until resume() */
+  pause(): void {
+    this.#pausedBy.peer = true;
+    this.#ws.pause();
+  }
+
+  resume(): void {
+    this.#pausedBy.peer = false;
+    if (!this.#pausedBy.outbound) this.#ws.resume();
+  }
+
+  #ping(payload: Buffer): void {
+    if (!this.open) return;
+    this.#ws.pong(payload, false, () => this.#written());
+    // a peer that pings without reading the pongs: stop reading its pings until the pongs have left
+    if (this.bufferedAmount >= this.#limits.maxBuffered && !this.#pausedBy.outbound) {
+      this.#pausedBy.outbound = true;
+      this.#ws.pause();
+    }
+  }
+
+  /** a write has left: once little waits, a held send may go on and a connection paused for its pongs is read again */
+  #written(): void {
+    if (this.bufferedAmount > this.#limits.maxBuffered / 4) return;
+    if (this.#pausedBy.outbound) {
+      this.#pausedBy.outbound = false;
+      if (!this.#pausedBy.peer && this.open) this.#ws.resume();
+    }
+    if (this.#waitingDrain) {
+      this.#waitingDrain = false;
+      this.emit('drain');
+    }
   }
 
   #finish(code: number, reason: string): void {
@@ -147,68 +126,36 @@ export class WebSocketConnection extends EventEmitter implements WebSocketPeer {
     this.#closed = true;
     this.emit('close', code, reason);
   }
+}
 
-  #receive(chunk: Buffer): void {
-    let frames: Frame[];
-    try {
-      frames = this.#parser.push(chunk);
-    } catch (err) {
-      this.#fail(err as FrameError);
-      return;
-    }
-    for (const frame of frames) {
-      if (this.#closed && frame.opcode !== Opcode.close) continue;
-      try {
-        this.#frame(frame);
-      } catch (err) {
-        this.#fail(err as FrameError);
-        return;
-      }
-    }
-  }
+/** the close code ws gives an error of the peer's (a symbol-keyed status on its errors), 1002 when it has none */
+function statusOf(err: Error): number {
+  const key = Object.getOwnPropertySymbols(err).find((s) => s.description === 'status-code');
+  const code = key ? (err as unknown as Record<symbol, unknown>)[key] : undefined;
+  return typeof code === 'number' ? code : 1002;
+}
 
-  #fail(err: FrameError): void {
-    const code = err instanceof FrameError ? err.code : 1011;
-    this.close(code, err.message);
-    this.#socket.end();
-  }
+function textOf(data: RawData): string {
+  return (Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data)).toString('utf8');
+}
 
-  #frame({ fin, opcode, payload }: Frame): void {
-    if (opcode === Opcode.ping) { if (this.open) this.#socket.write(encodeFrame(Opcode.pong, payload)); return; }
-    if (opcode === Opcode.pong) return;
-    if (opcode === Opcode.close) {
-      const code = payload.length >= 2 ? payload.readUInt16BE(0) : 1005;
-      if (payload.length === 1 || (payload.length >= 2 && !sendableCode(code))) throw new FrameError(1002, 'a malformed close frame');
-      const reason = payload.length > 2 ? payload.subarray(2).toString('utf8') : '';
-      if (!this.#closeSent) {
-        this.#closeSent = true;
-        this.#socket.write(encodeFrame(Opcode.close, payload.subarray(0, 2)));
-      }
-      this.#socket.end();
-      this.#finish(code, reason);
-      return;
-    }
-    if (opcode === Opcode.continuation) {
-      if (!this.#messageOpcode) throw new FrameError(1002, 'a continuation frame without a message to continue');
-    } else {
-      if (this.#messageOpcode) throw new FrameError(1002, 'a new message before the last one ended');
-      this.#messageOpcode = opcode;
-    }
-    this.#messageSize += payload.length;
-    if (this.#messageSize > this.maxMessage) throw new FrameError(1009, `a message of more than ${this.maxMessage} bytes`);
-    this.#message.push(payload);
-    if (!fin) return;
-    const whole = Buffer.concat(this.#message);
-    const text = this.#messageOpcode === Opcode.text;
-    this.#message = [];
-    this.#messageSize = 0;
-    this.#messageOpcode = 0;
-    let data: string;
-    try {
-      data = text ? utf8.decode(whole) : whole.toString('utf8');
-    } catch {
-      throw new FrameError(1007, 'a text message that is not UTF-8');
-    }
-    this.emit('message', data);
+/** at most `max` bytes of UTF-8, never cutting a character in half */
+function truncateUtf8(text: string, max: number): string {
+  let out = text;
+  while (Buffer.byteLength(out) > max) out = out.slice(0, -1);
+  return out;
+}
+
+/** hands an upgrade request's socket to ws: the 101 (with `headers` added) written on it at once, the connection returned */
+export function acceptWebSocket(server: WebSocketServer, limits: WebSocketLimits, req: IncomingMessage, socket: Duplex, head: Buffer, headers: string[]): WebSocketConnection {
+  let accepted: WebSocket | undefined;
+  const addHeaders = (lines: string[]) => { lines.push(...headers); };
+  server.once('headers', addHeaders);
+  try {
+    server.handleUpgrade(req, socket, head, (ws) => { accepted = ws; });
+  } finally {
+    server.removeListener('headers', addHeaders);
   }
+  if (!accepted) throw new Error('the WebSocket handshake did not complete');
+  return new WebSocketConnection(accepted, limits);
 }

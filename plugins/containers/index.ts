@@ -2,7 +2,8 @@
 import type Dockerode from 'dockerode';
 import { definePlugin, defineRoute, Problem, problem, streamReply, Type, type Principal, compareText } from '../../sdk/index.ts';
 import { dockerPlugin } from '../docker/api.ts';
-import { runSession } from './exec.ts';
+import { ConsoleSessions } from './console-sessions.ts';
+import { idleCloseCode, runSession } from './exec.ts';
 import { logsStream, parseSince } from './logs.ts';
 import { StatsSchema, statsOnce, statsStream, type Stats } from './stats.ts';
 import { ContainerSchema, toView, type ContainerView } from './view.ts';
@@ -13,6 +14,14 @@ const Id = Type.Object({
 const states = ['created', 'restarting', 'running', 'removing', 'paused', 'exited', 'dead'];
 const Flag = Type.Union([Type.Literal('0'), Type.Literal('1'), Type.Literal('true'), Type.Literal('false')]);
 const on = (flag: string | undefined) => flag === '1' || flag === 'true';
+const Options = Type.Object({
+  console: Type.Object({
+    maxSessions: Type.Integer({ minimum: 1, default: 32, description: 'open console sessions on this instance at most; one more is refused with 429 (`console-limit`)' }),
+    maxSessionsPerUser: Type.Integer({ minimum: 1, default: 4, description: 'open console sessions of one user at most; one more is refused with 429 (`console-limit`)' }),
+    idleTimeoutSeconds: Type.Integer({ minimum: 1, default: 900, description: 'a session with nothing typed and nothing printed for this long is closed (code 4408)' }),
+    maxBufferedInputBytes: Type.Integer({ minimum: 4096, default: 262_144, description: 'input waiting for a command that does not read it, above which the WebSocket is no longer read' }),
+  }, { default: {}, additionalProperties: false }),
+}, { additionalProperties: false });
 const Action = Type.Composite([ContainerSchema, Type.Object({ changed: Type.Boolean({ description: 'false when the container already was in the asked state' }) })]);
 
 export default definePlugin({
@@ -21,9 +30,13 @@ export default definePlugin({
   services: ['activity'],
   description: 'Containers: list, start, stop, restart, logs, console, resource use',
   requires: [dockerPlugin],
+  options: Options,
   setup(ctx) {
     const runtime = ctx.deps.docker;
     const docker: Dockerode = runtime.docker;
+    const consoleOptions = ctx.options.console;
+    const sessions = new ConsoleSessions(consoleOptions.maxSessions, consoleOptions.maxSessionsPerUser);
+    const sessionLimits = { idleMs: consoleOptions.idleTimeoutSeconds * 1000, maxBufferedInput: consoleOptions.maxBufferedInputBytes };
 
     ctx.scopes.define({
       'containers:read': { description: 'list containers and their state', role: 'viewer' },
@@ -196,29 +209,45 @@ export default definePlugin({
     }));
 
     ctx.routes.add(defineRoute({
-      method: 'GET', path: '/containers/:id/exec', scopes: ['containers:exec'], params: Id, websocket: true, errors: [403, 404, 409, 426, 503],
+      method: 'GET', path: '/containers/:id/exec', scopes: ['containers:exec'], params: Id, websocket: true, errors: [403, 404, 409, 426, 429, 503],
       summary: 'A console in a running container: a WebSocket to a shell (or a command) with a TTY',
       description: 'Upgraded to a WebSocket (RFC 6455). Text frames carry the input and the TTY\'s output. The first frame may be `{ "cmd": ["ls", "-l"] }` '
         + 'to run a command instead of `sh` (without it, the shell starts after 300 ms, or at once with the first frame of input); '
         + '`{ "resize": { "cols": 120, "rows": 40 } }` resizes the terminal at any time. The connection closes (1000, reason `exit N`) when the command ends; '
-        + 'closing it ends the session. Scripts authenticate with a bearer token; the portal with its session cookie, its CSRF value as the query '
+        + 'closing it ends the session and its processes (TERM, then KILL a second later). Sessions are limited per user and per instance (429 `console-limit` before the upgrade); '
+        + `one idle (nothing typed or printed) for the idle timeout closes with ${idleCloseCode}; one whose token is revoked, session signed out or user disabled closes with 1008 within seconds. `
+        + 'Scripts authenticate with a bearer token; the portal with its session cookie, its CSRF value as the query '
         + 'parameter `csrf`, and its own Origin. Every session is in the activity log (`containers.exec`: started, then its end with the command, '
-        + 'start, end and exit code); input and output never are. ' + refusals,
+        + 'start, end, exit code and what ended it); input and output never are. ' + refusals,
       handler: async ({ params, principal, log, upgrade }) => {
         const info = await actOn(params.id, principal);
         if (!info.State.Running) throw problem(409, `container "${params.id}" is not running: start it first`);
         const resource = `container:${params.id}`;
         const startedAt = new Date();
-        const ws = upgrade();
+        const release = sessions.take(principal.user?.name ?? principal.actor.name ?? 'unknown');
+        let ws;
+        try {
+          ws = upgrade();
+        } catch (err) {
+          release();
+          throw err;
+        }
         let command: readonly string[] = [];
-        void runSession(docker, info.Id, ws, (cmd) => {
+        void runSession(docker, info.Id, ws, sessionLimits, (cmd) => {
           command = cmd;
           ctx.activity.record({ actor: principal.actor, action: 'containers.exec', resource, result: 'started', detail: { command: cmd, container: info.Id, startedAt: startedAt.toISOString() } })
             .catch((err) => log.error({ err }, 'recording activity failed'));
-        }).then((end) => ctx.activity.record({
-          actor: principal.actor, action: 'containers.exec', resource, result: end.error ? 'failed' : 'ok',
-          detail: { command, container: info.Id, startedAt: startedAt.toISOString(), endedAt: new Date().toISOString(), exitCode: end.exitCode, ...(end.error ? { error: end.error } : {}) },
-        })).catch((err) => log.error({ err }, 'the console session failed'));
+        }).then((end) => {
+          // a connection closed before its command started ran nothing: there is nothing to log
+          if (command.length === 0 && !end.error) return;
+          return ctx.activity.record({
+            actor: principal.actor, action: 'containers.exec', resource, result: end.error ? 'failed' : 'ok',
+            detail: {
+              command, container: info.Id, startedAt: startedAt.toISOString(), endedAt: new Date().toISOString(), exitCode: end.exitCode, endedBy: end.endedBy,
+              ...(end.cleanup ? { cleanup: end.cleanup } : {}), ...(end.error ? { error: end.error } : {}),
+            },
+          });
+        }).catch((err) => log.error({ err }, 'the console session failed')).finally(release);
       },
     }));
 

@@ -64,6 +64,7 @@ export async function buildPortal(root: string, out = join(root, 'dist', 'portal
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
+<meta name="dockwright-style-nonce" content="__CSP_NONCE__">
 <title>Dockwright</title>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="/${style}">

@@ -26,14 +26,16 @@ const noScopes: readonly string[] = Object.freeze([]);
 
 /**
  * A portal session's WebSocket must come from the portal's own page: a browser sends the page's Origin, which must be
- * this service's (the Host it was reached at, or its public URL). Another site's page could otherwise ride the cookie.
+ * this service's, scheme and host: the Host it was reached at with the scheme it was reached by, or its public URL.
+ * Another site's page could otherwise ride the cookie.
  */
-function checkOrigin(req: IncomingMessage, baseUrl: string): void {
+function checkOrigin(req: IncomingMessage, baseUrl: string, scheme: string): void {
   const origin = req.headers.origin;
-  let host: string | undefined;
-  try { host = origin ? new URL(origin).host : undefined; } catch { host = undefined; }
-  const ours = new Set([req.headers.host, (() => { try { return new URL(baseUrl).host; } catch { return undefined; } })()]);
-  if (!host || !ours.has(host)) {
+  let asked: string | undefined;
+  try { asked = origin ? new URL(origin).origin : undefined; } catch { asked = undefined; }
+  const originOf = (url: string) => { try { return new URL(url).origin; } catch { return undefined; } };
+  const ours = new Set([originOf(`${scheme}://${req.headers.host ?? ''}`), originOf(baseUrl)]);
+  if (!asked || asked === 'null' || !ours.has(asked)) {
     throw problem(403, `a WebSocket on a portal session must come from this service's own pages (Origin ${origin ?? 'missing'})`, { code: 'origin' });
   }
 }
@@ -48,14 +50,16 @@ export function authenticate(options: AuthenticateOptions): Stage {
     if (route.websocket && req.headers[csrfHeader] === undefined && typeof req.query.csrf === 'string') req.headers[csrfHeader] = req.query.csrf;
     const who = await options.session?.(req);
     if (who === undefined) throw problem(401, 'missing bearer token: send Authorization: Bearer <token>', { headers: unauthorizedHeaders });
-    if (route.websocket && who) checkOrigin(req, options.clients.baseUrl(req));
+    if (route.websocket && who) checkOrigin(req, options.clients.baseUrl(req), (req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http');
     if (!who) throw problem(401, 'the session has expired or was signed out: sign in again', { headers: unauthorizedHeaders });
+    if (route.websocket) x.stillAllowed = async () => holds(x, await options.session?.(req));
     return admit(x, who);
   }
 
   /** a bearer token (its principal usually comes from this instance's cache, without a promise) */
   function token(x: Exchange, bearer: string): void | Promise<void> {
     const who = x.tokenHash ? options.authenticate(bearer, x.tokenHash) : null;
+    if (x.entry.route.websocket) x.stillAllowed = async () => holds(x, x.tokenHash ? await options.authenticate(bearer, x.tokenHash) : null);
     return who instanceof Promise ? who.then((found) => admit(x, found)) : admit(x, who);
   }
 
@@ -76,6 +80,12 @@ export function authenticate(options: AuthenticateOptions): Stage {
   function spend(x: Exchange, shared: RateDecision): void {
     if (!shared.allowed || shared.remaining < (x.rate?.remaining ?? Infinity)) x.rate = shared;
     if (!shared.allowed) throw problem(429, `more than ${budget!.limit} requests per minute with this token across all instances; retry after ${shared.reset} s`, { headers: { 'Retry-After': String(shared.reset) } });
+  }
+
+  /** a WebSocket's caller, asked again: still this user, still with the route's scopes */
+  function holds(x: Exchange, who: Principal | null | undefined): boolean {
+    const before = x.principal.user?.id;
+    return !!who && who.user?.id === before && (x.entry.route.scopes ?? noScopes).every((s) => who.can(s));
   }
 
   function checkScopes(x: Exchange, who: Principal): void {

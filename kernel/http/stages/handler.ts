@@ -9,10 +9,10 @@ export interface HandlerOptions extends CallServices { webSockets: WebSockets }
 
 export function handler(options: HandlerOptions): Stage {
   function allowUpgrade(x: Exchange, call: Call): void {
-    const accept = handshake(x.req);
+    handshake(x.req);
     call.upgrader = () => {
       x.upgraded = true;
-      return options.webSockets.open(x.req, x.res, accept, answerHead(x));
+      return options.webSockets.open(x.req, x.res, answerHead(x), x.stillAllowed);
     };
   }
 

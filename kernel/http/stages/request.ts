@@ -56,7 +56,7 @@ export function onRequest(entry: CompiledRoute, meter: RouteMeter | undefined, c
       tokenHash, tokenKey: tokenHash && `t:${tokenHash}`,
       rate: undefined, principal: anonymous,
       params: noParams, query: undefined, body: undefined, raw: undefined, revision: undefined, page: defaultPage,
-      out: undefined, upgraded: false,
+      out: undefined, upgraded: false, stillAllowed: undefined,
     };
   }
 

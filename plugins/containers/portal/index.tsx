@@ -57,6 +57,41 @@ function LiveLogs({ id }: { id: string }) {
   );
 }
 
+/**
+ * the terminal's colours: GitHub's dark palette, every one of the 16 at least 6:1 against the background (WCAG AA asks
+ * 4.5:1), "black" a grey that stays readable
+ */
+const consoleTheme = {
+  background: '#0d1117', foreground: '#e6edf3', cursor: '#e6edf3', cursorAccent: '#0d1117', selectionBackground: '#264f78', selectionForeground: '#e6edf3',
+  black: '#8b949e', red: '#ff7b72', green: '#3fb950', yellow: '#d29922', blue: '#58a6ff', magenta: '#bc8cff', cyan: '#39c5cf', white: '#b1bac4',
+  brightBlack: '#a0a8b3', brightRed: '#ffa198', brightGreen: '#56d364', brightYellow: '#e3b341', brightBlue: '#79c0ff', brightMagenta: '#d2a8ff', brightCyan: '#56d4dd', brightWhite: '#ffffff',
+};
+const consoleFont = 'ui-monospace, "DejaVu Sans Mono", "Liberation Mono", Menlo, Consolas, monospace';
+
+/**
+ * what the page's scripts style, styled under its Content-Security-Policy (which refuses inline styles, as markup that
+ * found its way into the page could carry them): style elements made by script carry the page's nonce, and a span's
+ * style attribute set by script goes through CSSOM, which the policy allows to scripts. xterm.js draws its theme and its
+ * font's measures in style elements, and a cell's own colour (24-bit, or one it adjusts) as a style attribute.
+ */
+function scriptStylesUnderCsp(): void {
+  const nonce = document.querySelector<HTMLMetaElement>('meta[name="dockwright-style-nonce"]')?.content;
+  const create = Document.prototype.createElement as typeof Document.prototype.createElement & { underCsp?: true };
+  if (!nonce || create.underCsp) return;
+  const asCssom = function (this: HTMLElement, name: string, value: string) {
+    if (name.toLowerCase() === 'style') this.style.cssText = value;
+    else Element.prototype.setAttribute.call(this, name, value);
+  };
+  const underCsp = function (this: Document, tag: string, options?: ElementCreationOptions) {
+    const element = create.call(this, tag, options);
+    if (element instanceof HTMLStyleElement) element.nonce = nonce;
+    else if (element instanceof HTMLSpanElement) element.setAttribute = asCssom;
+    return element;
+  } as typeof create;
+  underCsp.underCsp = true;
+  Document.prototype.createElement = underCsp;
+}
+
 /** a console into the container: a WebSocket to its shell in an xterm.js terminal, sized to its box (and resized with it) */
 function Console({ id }: { id: string }) {
   const session = useSession();
@@ -71,7 +106,8 @@ function Console({ id }: { id: string }) {
     setStatus('connecting…');
     Promise.all([import('@xterm/xterm'), import('@xterm/addon-fit')]).then(([{ Terminal }, { FitAddon }]) => {
       if (gone || !box.current) return;
-      const term = new Terminal({ cursorBlink: true, fontSize: 13, scrollback: 5000, fontFamily: 'ui-monospace, monospace' });
+      scriptStylesUnderCsp();
+      const term = new Terminal({ cursorBlink: true, fontSize: 14, lineHeight: 1.15, scrollback: 5000, fontFamily: consoleFont, theme: consoleTheme });
       const fit = new FitAddon();
       term.loadAddon(fit);
       term.open(box.current);

@@ -1,18 +1,19 @@
-// The console over a WebSocket against a real engine: a shell and a command, resizing, the refusals before the upgrade, the portal's session with its CSRF value and Origin, the activity log.
+// The console over a WebSocket against a real engine: a shell and a command, resizing, the refusals before the upgrade, the portal's session with its CSRF value and Origin, the activity log; its limits: input held for a command that does not read it, sessions per user and per instance, the idle timeout, the end of access, the processes killed when it closes.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { WebSocket } from 'undici';
+import { WebSocket as WsClient } from 'ws';
 import { call, type TestServer } from '../../helpers/harness.ts';
-import { cleanupProjects, deployOk, startDockerServer, uniqueName, until } from '../docker/helpers.ts';
+import { cleanupProjects, deployOk, docker, startDockerServer, uniqueName, until } from '../docker/helpers.ts';
 
 const name = uniqueName('exec');
 let s: TestServer;
 let container: string;
 
 before(async () => {
-  s = await startDockerServer();
+  s = await startDockerServer({ containers: { console: { maxSessions: 6, maxSessionsPerUser: 3, idleTimeoutSeconds: 4 } } });
   await deployOk(s, name, `
 services:
   box:
@@ -119,6 +120,9 @@ test('a portal session: the CSRF value as ?csrf= and its own Origin; another Ori
   assert.equal((await upgradeStatus(path, { Cookie: cookie, Origin: origin })).status, 403, 'without the CSRF value');
   assert.equal((await upgradeStatus(`${path}?csrf=${csrf}`, { Cookie: cookie, Origin: 'http://evil.example' })).status, 403, 'from another origin');
   assert.equal((await upgradeStatus(`${path}?csrf=${csrf}`, { Cookie: cookie })).status, 403, 'without an Origin');
+  // the plain-http service's own host under another scheme is another origin
+  assert.equal((await upgradeStatus(`${path}?csrf=${csrf}`, { Cookie: cookie, Origin: origin.replace(/^http:/, 'https:') })).status, 403, 'https for the plain-http service');
+  assert.equal((await upgradeStatus(`${path}?csrf=${csrf}`, { Cookie: cookie, Origin: 'null' })).status, 403, 'an opaque origin');
   const { ws, text, closed } = await open(`${path}?csrf=${csrf}`, { Cookie: cookie, Origin: origin });
   ws.send('echo from-the-portal\n');
   await until(async () => text().includes('from-the-portal'), 10_000, 'the echo');
@@ -135,15 +139,139 @@ test('every session is in the activity log with its command, start and end; neve
   const entries = await until(async () => {
     const res = await s.api('GET', '/api/v1/activity?action=containers.exec&limit=1000');
     const list = res.body.filter((a: any) => a.resource === `container:${container}`);
-    return list.some((a: any) => a.result === 'ok') && list;
-  }, 10_000, 'the session\'s end in the activity log');
+    // every session started so far has its end (this one ends last: its processes are ended first)
+    return list.filter((a: any) => a.result === 'ok').length === list.filter((a: any) => a.result === 'started').length && list;
+  }, 15_000, 'the session\'s end in the activity log');
   const end = entries.find((a: any) => a.result === 'ok');
   assert.deepEqual(end.detail.command, ['sh']);
+  assert.equal(end.detail.endedBy, 'client');
   assert.ok(Date.parse(end.detail.startedAt) <= Date.parse(end.detail.endedAt));
   assert.equal(end.actor.kind, 'user');
   assert.ok(entries.some((a: any) => a.result === 'started'));
   const all = JSON.stringify((await s.api('GET', '/api/v1/activity?limit=1000')).body);
   assert.ok(!all.includes('secret-typed'), 'neither the input nor the output is logged');
+});
+
+/** the console's entries in the activity log for this container, newest first */
+const sessionsLogged = async () => (await s.api('GET', '/api/v1/activity?action=containers.exec&limit=1000')).body.filter((a: any) => a.resource === `container:${container}`);
+/** every session started so far has ended (its end recorded, its place given back) */
+const allEnded = () => until(async () => {
+  const list = await sessionsLogged();
+  return list.filter((a: any) => a.result === 'started').length === list.filter((a: any) => a.result === 'ok').length;
+}, 20_000, 'every session to end');
+/** the command lines of the container's processes */
+async function processes(): Promise<string> {
+  const exec = await docker.getContainer(container).exec({ Cmd: ['ps', '-o', 'pid,args'], AttachStdout: true, AttachStderr: true, Tty: true });
+  const stream = await exec.start({ hijack: true, Tty: true }) as unknown as NodeJS.ReadableStream;
+  let out = '';
+  stream.on('data', (c: Buffer) => { out += c.toString(); });
+  await new Promise((r) => stream.once('end', r));
+  return out;
+}
+
+test('closing the console kills what it started (foreground and background), and the activity log has the exit code and who ended it', async () => {
+  const since = Date.now() - 1000;
+  const { ws, closed } = await open(`/api/v1/containers/${container}/exec`, { Authorization: `Bearer ${s.admin}` });
+  ws.send('sleep 600 & sleep 601 & (sleep 602 &) ; sleep 603\n');
+  await until(async () => ((await processes()).match(/sleep 60[0-3]/g) ?? []).length === 4, 10_000, 'the four sleeps to run');
+  ws.close();
+  await closed;
+  const end = await until(async () => (await sessionsLogged()).find((a: any) => a.result !== 'started' && Date.parse(a.detail.startedAt) >= since), 15_000, 'the session\'s end in the activity log');
+  assert.equal(end.result, 'ok');
+  assert.equal(typeof end.detail.exitCode, 'number', `an exit code: ${JSON.stringify(end.detail)}`);
+  assert.ok(end.detail.cleanup.signalled >= 4, JSON.stringify(end.detail.cleanup));
+  const left = (await processes()).match(/sleep 60[0-3]/g) ?? [];
+  assert.deepEqual(left, [], 'nothing the session started runs on');
+});
+
+test('input for a command that does not read it waits in the client: the server stops reading the WebSocket', async () => {
+  await allEnded();
+  const client = new WsClient(wsUrl(`/api/v1/containers/${container}/exec`), { headers: { Authorization: `Bearer ${s.admin}` } });
+  await new Promise((resolve, reject) => { client.once('open', resolve); client.once('error', reject); });
+  // raw mode: the terminal takes a few KB and then no more, as a program that never reads its input
+  client.send(JSON.stringify({ cmd: ['sh', '-c', 'stty raw -echo; sleep 3600'] }));
+  await new Promise((r) => setTimeout(r, 500));
+  const piece = 'x'.repeat(512 * 1024);
+  for (let i = 0; i < 64; i++) client.send(piece);
+  await new Promise((r) => setTimeout(r, 2500));
+  const waiting = client.bufferedAmount;
+  client.terminate();
+  // 32 MiB sent: all but what the terminal, the engine's pipe, two sockets' buffers and the 256 KiB limit hold
+  assert.ok(waiting > 16 * 1024 * 1024, `only ${waiting} bytes still wait in the client: the server read the rest into memory`);
+});
+
+test('sessions per user and per instance: one more is refused with 429 console-limit before the upgrade', async () => {
+  await allEnded();
+  const path = `/api/v1/containers/${container}/exec`;
+  const one = await s.token('operator', ['containers:exec']);
+  const mine = [];
+  for (let i = 0; i < 3; i++) mine.push(await open(path, { Authorization: `Bearer ${one}` }));
+  const refused = await upgradeStatus(path, { Authorization: `Bearer ${one}` });
+  assert.equal(refused.status, 429, refused.body);
+  assert.equal(JSON.parse(refused.body).type, 'https://dockwright.dev/problems/console-limit');
+  assert.match(JSON.parse(refused.body).detail, /3 console sessions open/);
+  const others = [];
+  for (let i = 0; i < 3; i++) others.push(await open(path, { Authorization: `Bearer ${await s.token('operator', ['containers:exec'])}` }));
+  const full = await upgradeStatus(path, { Authorization: `Bearer ${await s.token('operator', ['containers:exec'])}` });
+  assert.equal(full.status, 429, full.body);
+  assert.equal(JSON.parse(full.body).scope, 'instance');
+  for (const c of [...mine, ...others]) c.ws.close();
+  await Promise.all([...mine, ...others].map((c) => c.closed));
+  await allEnded();
+  const again = await open(path, { Authorization: `Bearer ${one}` });
+  again.ws.close();
+  await again.closed;
+});
+
+test('a session idle (nothing typed or printed) for the idle timeout is closed with 4408', async () => {
+  await allEnded();
+  const { closed } = await open(`/api/v1/containers/${container}/exec`, { Authorization: `Bearer ${s.admin}` });
+  const started = Date.now();
+  const end = await closed;
+  assert.equal(end.code, 4408);
+  assert.match(end.reason, /idle for 4 s/);
+  assert.ok(Date.now() - started >= 3500 && Date.now() - started < 12_000, `closed after ${Date.now() - started} ms`);
+  await until(async () => (await sessionsLogged()).find((a: any) => a.detail.endedBy === 'idle'), 15_000, 'the idle end in the activity log');
+});
+
+test('an open console ends (1008) within seconds when its token is revoked, its user disabled or its portal session signed out', async () => {
+  await allEnded();
+  const path = `/api/v1/containers/${container}/exec`;
+  const keepTalking = (ws: WebSocket) => setInterval(() => ws.send('\n'), 1000);
+  const within = async (closed: Promise<{ code: number }>, what: string) => {
+    const started = Date.now();
+    const end = await closed;
+    assert.equal(end.code, 1008, what);
+    assert.ok(Date.now() - started < 10_000, `${what}: closed after ${Date.now() - started} ms`);
+  };
+
+  const token = await s.token('operator', ['containers:exec']);
+  const a = await open(path, { Authorization: `Bearer ${token}` });
+  const talkA = keepTalking(a.ws);
+  const id = (await s.app.tokens.list()).find((t) => token.startsWith(t.prefix))!.id;
+  assert.equal(await s.app.tokens.revoke(id), true);
+  await within(a.closed, 'a revoked token');
+  clearInterval(talkA);
+
+  const name = `dana-${process.pid}`;
+  const b = await open(path, { Authorization: `Bearer ${await s.token('operator', ['containers:exec'], { name })}` });
+  const talkB = keepTalking(b.ws);
+  assert.equal((await s.api('PATCH', `/api/v1/users/${name}`, { body: { disabled: true } })).status, 200);
+  await within(b.closed, 'a disabled user');
+  clearInterval(talkB);
+
+  const pat = `pat-${process.pid}`;
+  await s.app.tokens.addUser(pat, 'operator');
+  await s.app.sessions.setPassword(pat, 'correct horse battery');
+  const signIn = await call(s.url, 'POST', '/api/v1/session', { body: { username: pat, password: 'correct horse battery' } });
+  const cookie = (signIn.headers.get('set-cookie') ?? '').split(';')[0];
+  const c = await open(`${path}?csrf=${encodeURIComponent(signIn.body.csrf)}`, { Cookie: cookie, Origin: s.url });
+  const talkC = keepTalking(c.ws);
+  const out = await fetch(`${s.url}/api/v1/session`, { method: 'DELETE', headers: { Cookie: cookie, 'X-Dockwright-CSRF': signIn.body.csrf } });
+  assert.equal(out.status, 204);
+  await within(c.closed, 'a signed-out session');
+  clearInterval(talkC);
+  await until(async () => (await sessionsLogged()).filter((e: any) => e.detail.endedBy === 'revoked').length >= 3, 15_000, 'the three ends in the activity log');
 });
 
 // last: it stops the server

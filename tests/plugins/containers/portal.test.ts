@@ -1,4 +1,4 @@
-// The container page in a real Chromium: the console in xterm.js (type echo hi, see hi; its size sent, and sent again on a resize), live CPU of a container that burns it as numbers and plots, a viewer without a console.
+// The container page in a real Chromium: the console in xterm.js (type echo hi, see hi; its size sent, and sent again on a resize; readable: a monospace font, every colour at WCAG AA contrast, styled under the CSP without a console error), live CPU of a container that burns it as numbers and plots, a viewer without a console.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
@@ -11,6 +11,8 @@ let s: TestServer;
 let browser: Browser;
 let page: Page;
 let id: string;
+/** what the signed-in page reports as errors: CSP refusals, uncaught errors */
+const errors: string[] = [];
 
 before(async () => {
   s = await startServer({
@@ -32,7 +34,19 @@ services:
   await addUser(s, 'vera', 'viewer');
   browser = await launch();
   page = await signedIn(browser, s, 'olga');
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('pageerror', (err) => errors.push(String(err)));
 });
+
+/** WCAG's contrast ratio of two computed colours (rgb() or rgba() strings) */
+function contrast(a: string, b: string): number {
+  const luminance = (css: string) => {
+    const [r, g, bl] = (css.match(/[\d.]+/g) ?? []).slice(0, 3).map(Number).map((v) => v / 255).map((v) => (v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4));
+    return 0.2126 * r + 0.7152 * g + 0.0722 * bl;
+  };
+  const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+  return (hi + 0.05) / (lo + 0.05);
+}
 after(async () => {
   await browser?.close();
   await s?.close();
@@ -50,6 +64,31 @@ test('the console: opened from the container page, echo hi answers hi, the termi
   await page.keyboard.type('echo hi-$((40+2))');
   await page.keyboard.press('Enter');
   await until(async () => (await screen()).includes('hi-42'), 10_000, 'hi-42 in the console');
+
+  // readable: the terminal's own theme and font apply (the CSP lets its style elements in by their nonce)
+  const look = await view.evaluate((box) => {
+    const rows = box.querySelector('.xterm-rows')!;
+    let bg = 'rgba(0, 0, 0, 0)';
+    for (let el: Element | null = rows; el && /rgba\(0, 0, 0, 0\)|transparent/.test(bg); el = el.parentElement) bg = getComputedStyle(el).backgroundColor;
+    return { color: getComputedStyle(rows).color, bg, font: getComputedStyle(rows).fontFamily, width: (rows.querySelector('span') as HTMLElement | null)?.offsetWidth };
+  });
+  assert.ok(contrast(look.color, look.bg) >= 4.5, `text ${look.color} on ${look.bg}: ${contrast(look.color, look.bg).toFixed(2)}:1`);
+  assert.match(look.font, /monospace/, look.font);
+  // every one of the 16 colours a program may print in
+  await page.keyboard.type(`clear; for c in 30 31 32 33 34 35 36 37 90 91 92 93 94 95 96 97; do printf "\\033[\${c}mC\$c\\033[0m "; done; echo`);
+  await page.keyboard.press('Enter');
+  await until(async () => (await screen()).some((l) => l.includes('C97')), 10_000, 'the colours');
+  const colours = await view.evaluate((box) => [...box.querySelectorAll('.xterm-rows span')].filter((s) => /^C\d+$/.test(s.textContent ?? '')).map((s) => [s.textContent, getComputedStyle(s).color]));
+  assert.equal(colours.length, 16, JSON.stringify(colours));
+  for (const [name, colour] of colours) assert.ok(contrast(colour!, look.bg) >= 4.5, `${name} ${colour} on ${look.bg}: ${contrast(colour!, look.bg).toFixed(2)}:1`);
+  assert.equal(new Set(colours.map((c) => c[1])).size, 16, 'sixteen distinct colours');
+  // a 24-bit colour: xterm.js gives its cell a style of its own
+  await page.keyboard.type(`printf "\\033[38;2;255;140;0mTRUE\\033[0m\\n"`);
+  await page.keyboard.press('Enter');
+  await until(async () => (await screen()).includes('TRUE'), 10_000, 'the 24-bit colour');
+  const trueColour = await view.evaluate((box) => [...box.querySelectorAll('.xterm-rows span')].filter((s) => s.textContent === 'TRUE').map((s) => getComputedStyle(s).color));
+  assert.deepEqual(trueColour, ['rgb(255, 140, 0)']);
+  await shot(page, 'container-console-colours');
   const size = async () => `${await view.getAttribute('data-rows')} ${await view.getAttribute('data-cols')}`;
   await page.keyboard.type('stty size');
   await page.keyboard.press('Enter');
@@ -72,6 +111,7 @@ test('the console: opened from the container page, echo hi answers hi, the termi
   await page.getByRole('button', { name: 'Close console' }).dispatchEvent('click');
   const ended = await until(async () => (await s.api('GET', '/api/v1/activity?action=containers.exec&limit=100')).body.find((a: any) => a.result === 'ok' && a.actor.name === 'olga'), 10_000, 'the session\'s end in the activity log');
   assert.equal(ended.actor.channel, 'portal');
+  assert.deepEqual(errors, [], 'no console errors (a style the CSP refused would be one)');
 });
 
 test('live resource use: the CPU of a container that burns it, and its memory, as numbers and as plots', async () => {

@@ -8,7 +8,7 @@ import { startServer, type StartOptions, type TestServer } from '../../helpers/h
 export const driverPath = 'tests/fixtures/compose-driver/index.ts';
 export const docker = new Dockerode({ socketPath: (process.env.DOCKER_HOST ?? 'unix:///var/run/docker.sock').replace(/^unix:\/\//, '') });
 
-export function startDockerServer(opts: { docker?: Record<string, unknown>; containers?: boolean } & Omit<StartOptions, 'plugins'> = {}): Promise<TestServer> {
+export function startDockerServer(opts: { docker?: Record<string, unknown>; containers?: boolean | Record<string, unknown> } & Omit<StartOptions, 'plugins'> = {}): Promise<TestServer> {
   const { docker: dockerOptions = {}, containers = true, ...rest } = opts;
   return startServer({
     ...rest,
@@ -18,7 +18,7 @@ export function startDockerServer(opts: { docker?: Record<string, unknown>; cont
       // busybox as PID 1 ignores SIGTERM: a short grace time keeps stops and recreates quick
       // test files run side by side on one engine: a start-up reconcile would touch the others' deploys (reconcile.test.ts turns it on)
       docker: { options: { healthTimeoutMs: 60_000, stopTimeoutSeconds: 1, reconcile: false, ...dockerOptions } },
-      ...(containers ? { containers: {} } : {}),
+      ...(containers ? { containers: containers === true ? {} : { options: containers } } : {}),
       'compose-driver': { path: driverPath },
     },
   });

@@ -26,9 +26,18 @@ test('the files at / : the app for page paths, hashed assets cached for good, gz
   const index = await fetch(`${server.url}/stacks/anything`);
   assert.equal(index.status, 200);
   assert.match(index.headers.get('content-type')!, /text\/html/);
-  assert.equal(index.headers.get('cache-control'), 'no-cache');
-  assert.match(index.headers.get('content-security-policy')!, /default-src 'self'.*frame-ancestors 'none'/);
+  // the page carries a style nonce fresh for each answer: never kept, never 'unsafe-inline'
+  assert.equal(index.headers.get('cache-control'), 'no-store');
+  const csp = index.headers.get('content-security-policy')!;
+  assert.match(csp, /default-src 'self'.*frame-ancestors 'none'/);
+  assert.doesNotMatch(csp, /unsafe-inline/);
+  const nonce = /style-src 'self' 'nonce-([A-Za-z0-9+/=]{24})'/.exec(csp)?.[1];
+  assert.ok(nonce, csp);
   const html = await index.text();
+  assert.ok(html.includes(`<meta name="dockwright-style-nonce" content="${nonce}">`), 'the page names its nonce for its scripts');
+  const again = await fetch(`${server.url}/`);
+  assert.notEqual(/'nonce-([^']+)'/.exec(again.headers.get('content-security-policy')!)?.[1], nonce, 'a new nonce for each answer');
+  assert.ok(!(await again.text()).includes('__CSP_NONCE__'));
   const script = /src="(\/app-[A-Z0-9]+\.js)"/.exec(html)![1];
   const asset = await fetch(server.url + script, { headers: { 'accept-encoding': 'gzip' } });
   assert.equal(asset.status, 200);
