@@ -102,6 +102,7 @@ export function kernelScopes(scopes: ScopeCatalogue): void {
     'activity:read': { description: 'read the activity log', role: 'viewer' },
     'tokens:read': { description: "list every personal token of the owner (without it, a token sees only itself)", role: 'viewer' },
     'tokens:write': { description: "create personal tokens, and revoke any of the owner's (without it, a token revokes only itself)", role: 'viewer' },
+    'account:write': { description: "change the owner's password, enrol or remove its authenticator, end all its portal sessions (a portal session has it; a token only when created with it)", role: 'viewer' },
     'users:read': { description: 'list users and teams', role: 'admin' },
     'users:write': { description: 'create, change, disable and remove users and teams; reset their two-factor sign-in', role: 'admin' },
     admin: { description: 'administer the installation', role: 'admin' },
