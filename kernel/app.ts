@@ -30,6 +30,7 @@ import { webFiles } from './http/web.ts';
 import { Sessions } from './auth/sessions.ts';
 import { accountRoutes } from './auth/routes.ts';
 import { userRoutes } from './auth/user-routes.ts';
+import { SignInLimit } from './auth/sign-in-limit.ts';
 import { Users } from './auth/users.ts';
 import { TwoFactor } from './auth/totp.ts';
 import { newPassword } from './auth/passwords.ts';
@@ -181,10 +182,7 @@ export async function assemble(opts: BootOptions): Promise<Assembled> {
       config, log, db, scopes, jobs, services, apis, twoFactor,
       tokens: new Tokens(db, scopes),
       users: new Users(db),
-      sessions: new Sessions(db, scopes, config.sessions, {
-        account: new RateLimiter(config.sessions.failedSignInsPerMinute, Date.now, 'sign-in-account'),
-        address: new RateLimiter(config.sessions.failedSignInsPerMinute, Date.now, 'sign-in-address'),
-      }, twoFactor),
+      sessions: new Sessions(db, scopes, config.sessions, new SignInLimit(db, config.sessions.failedSignInsPerMinute), twoFactor),
       plugins: loaded.map(({ def }) => ({ name: def.name, version: def.version })),
       loaded,
       skipped,

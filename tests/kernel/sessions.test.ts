@@ -303,6 +303,67 @@ test('wrong current passwords count as failed sign-ins: past the limit, 429 with
   }
 });
 
+test('parallel guesses cannot pass the failed sign-in limit: at most the limit is checked, on two instances together, and the right password among them is refused', async () => {
+  const limit = 10;
+  const one = await startServer({ plugins: {}, config: { sessions: { ttlMs: 60_000, failedSignInsPerMinute: limit } } });
+  const two = await startServer({ plugins: {}, config: { sessions: { ttlMs: 60_000, failedSignInsPerMinute: limit } }, reuse: { databaseUrl: one.databaseUrl, dataDir: one.dataDir } });
+  try {
+    await one.app.tokens.addUser('pam', 'viewer');
+    await one.app.sessions.setPassword('pam', password);
+    // 100 wrong guesses at once, half to each instance, then the right password while they are still being checked
+    const guesses = Array.from({ length: 100 }, (_, i) => call((i % 2 ? two : one).url, 'POST', '/api/v1/session', { body: { username: 'pam', password: `wrong guess ${i}` } }));
+    const right = call(one.url, 'POST', '/api/v1/session', { body: { username: 'pam', password } });
+    const answers = await Promise.all(guesses);
+    const statuses = answers.map((a) => a.status);
+    assert.equal(statuses.filter((s) => s === 401).length, limit, 'exactly the limit was checked');
+    assert.equal(statuses.filter((s) => s === 429).length, 100 - limit, 'the rest were refused before any check');
+    const refused = answers.find((a) => a.status === 429)!;
+    assert.equal(refused.body.type, 'https://dockwright.dev/problems/sign-in-rate-limited');
+    assert.ok(Number(refused.headers.get('retry-after')) > 0);
+    const last = await right;
+    assert.equal(last.status, 429, `the right password sent among them is refused: ${last.text}`);
+    assert.equal(last.headers.get('set-cookie'), null);
+  } finally {
+    await two.close();
+    await one.close();
+  }
+});
+
+test('a right password gives its place back: sign-ins that pass do not use up the limit', async () => {
+  const own = await startServer({ plugins: {}, config: { sessions: { ttlMs: 60_000, failedSignInsPerMinute: 3 } } });
+  try {
+    await own.app.tokens.addUser('ray', 'viewer');
+    await own.app.sessions.setPassword('ray', password);
+    const rights = await Promise.all(Array.from({ length: 3 }, () => call(own.url, 'POST', '/api/v1/session', { body: { username: 'ray', password } })));
+    assert.deepEqual(rights.map((r) => r.status), [201, 201, 201]);
+    for (let i = 0; i < 6; i++) assert.equal((await call(own.url, 'POST', '/api/v1/session', { body: { username: 'ray', password } })).status, 201, `sign-in ${i}`);
+    assert.equal((await call(own.url, 'POST', '/api/v1/session', { body: { username: 'ray', password: 'wrong one here' } })).status, 401);
+    assert.equal((await call(own.url, 'POST', '/api/v1/session', { body: { username: 'ray', password } })).status, 201, 'one failure of three leaves room');
+  } finally {
+    await own.close();
+  }
+});
+
+test('parallel wrong current passwords cannot pass the limit either: at most the limit is checked and the right one among them waits', async () => {
+  const limit = 5;
+  const own = await startServer({ plugins: {}, config: { sessions: { ttlMs: 60_000, failedSignInsPerMinute: limit } } });
+  try {
+    await own.app.tokens.addUser('vic', 'viewer');
+    await own.app.sessions.setPassword('vic', password);
+    const token = (await own.app.tokens.create({ user: 'vic', name: 'account', scopes: ['account:write'] })).token;
+    const change = (current: string) => call(own.url, 'PUT', '/api/v1/me/password', { token, body: { current, password: 'taken over now' } });
+    const guesses = Array.from({ length: 100 }, (_, i) => change(`wrong guess ${i}`));
+    const right = change(password);
+    const statuses = (await Promise.all(guesses)).map((a) => a.status);
+    assert.equal(statuses.filter((s) => s === 403).length, limit, 'exactly the limit was checked');
+    assert.equal(statuses.filter((s) => s === 429).length, 100 - limit);
+    assert.equal((await right).status, 429, 'the right password among them waits');
+    assert.equal(await own.app.sessions.checkPassword('vic', password), true, 'nothing was changed');
+  } finally {
+    await own.close();
+  }
+});
+
 test('failed sign-ins are limited per account (any address) and per address (any account)', async () => {
   await user('rita', 'viewer');
   for (let i = 0; i < 3; i++) assert.equal((await signIn('rita', 'wrong password!')).res.status, 401);
