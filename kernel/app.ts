@@ -181,7 +181,7 @@ export async function assemble(opts: BootOptions): Promise<Assembled> {
     return {
       config, log, db, scopes, jobs, services, apis, twoFactor,
       tokens: new Tokens(db, scopes),
-      users: new Users(db),
+      users: new Users(db, (principal, tx) => services.visibility.forget(principal, tx)),
       sessions: new Sessions(db, scopes, config.sessions, new SignInLimit(db, config.sessions.failedSignInsPerMinute), twoFactor),
       plugins: loaded.map(({ def }) => ({ name: def.name, version: def.version })),
       loaded,

@@ -364,6 +364,11 @@ export interface VisibilityRule {
   prefix: string;
   /** the keys among these the caller may see (`read`) or act on (`act`) */
   visible(principal: Principal, keys: readonly string[], need: 'read' | 'act'): Promise<Set<string>>;
+  /**
+   * a user (`user:<name>`) or team (`team:<name>`) is being removed: what names it grants nothing from now on, also to a
+   * later user or team of the same name. Runs inside the removal's transaction `tx` (SDK 1.7).
+   */
+  forget?(principal: string, tx: Db): Promise<void>;
 }
 
 export interface ScopeDef { description: string; /** the least role that may hold it */ role: Role }
