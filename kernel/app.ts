@@ -246,6 +246,7 @@ export async function boot(opts: BootOptions): Promise<Running> {
         : undefined,
       clients,
       limits: { body: config.http.bodyLimit, upload: config.http.uploadLimit }, batchAnswers: config.http.batchAnswers,
+      timeouts: { headersMs: config.http.headersTimeoutMs, requestMs: config.http.requestTimeoutMs },
       authenticate: (bearer, tokenHash) => app.tokens.authenticate(bearer, tokenHash),
       verifyActionToken: (kind, resource, token) => services.actionTokens.verify(kind, resource, token),
       session: (req) => app.sessions.authenticate(req),
