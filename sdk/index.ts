@@ -153,7 +153,9 @@ export interface RouteDef<P extends TSchema, Q extends TSchema, B extends TSchem
   /**
    * with `authenticated`: scopes the handler asks `principal.can` about, which widen what it does (GET /tokens lists
    * every token of the owner with `tokens:read`, the calling token only without). The OpenAPI document lists them as
-   * `x-optional-scopes`; like `scopes`, each must be declared.
+   * `x-optional-scopes`; like `scopes`, each must be declared. With `public`: a bearer token, when one is sent, is
+   * checked (401 when it is wrong) and its scopes widen the answer (GET /readyz shows details to metrics:read); without
+   * one the caller is anonymous.
    */
   optionalScopes?: readonly string[];
   /** no token at all (the OpenAPI document, signed receivers that check their own signature). */
