@@ -2546,6 +2546,7 @@ export interface paths {
             "application/json": {
               principal: string;
               role: "viewer" | "operator" | "manager";
+              removed?: boolean;
             }[];
           };
         };
@@ -10878,6 +10879,12 @@ export interface paths {
           };
         };
         400: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        401: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
