@@ -99,8 +99,6 @@ export function createHttpServer(deps: HttpDeps): Server {
     const detail = timedOut ? 'the request did not arrive in time' : `the request cannot be parsed (${err.code ?? 'bad request'})`;
     const body = JSON.stringify(problem(status, detail).toJSON());
     socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
-    // a client too slow to send its request is not waited for to close its side: the connection ends once the answer is out
-    if (timedOut) socket.once('finish', () => socket.destroy());
   });
   return server;
 }

@@ -275,3 +275,10 @@ test('a body sent slowly is cut off after http.requestTimeoutMs, with a 408; the
     await quick.close();
   }
 });
+
+test('a request the parser refuses gets its 400 problem and the connection ends a second later, however the client trickles on', async () => {
+  const { closedAfterMs, answer } = await slowClient(s.url, 'BREW /coffee HTCPCP/1.0\r\n', 'more\r\n', 200, 6000);
+  assert.match(answer, /^HTTP\/1\.1 400 /);
+  assert.match(answer, /application\/problem\+json/);
+  assert.ok(closedAfterMs !== null && closedAfterMs <= 2_500, `closed after ${closedAfterMs} ms`);
+});
