@@ -30,6 +30,7 @@ import { webFiles } from './http/web.ts';
 import { Sessions } from './auth/sessions.ts';
 import { accountRoutes } from './auth/routes.ts';
 import { userRoutes } from './auth/user-routes.ts';
+import { SignInLimit } from './auth/sign-in-limit.ts';
 import { Users } from './auth/users.ts';
 import { TwoFactor } from './auth/totp.ts';
 import { newPassword } from './auth/passwords.ts';
@@ -102,6 +103,7 @@ export function kernelScopes(scopes: ScopeCatalogue): void {
     'activity:read': { description: 'read the activity log', role: 'viewer' },
     'tokens:read': { description: "list every personal token of the owner (without it, a token sees only itself)", role: 'viewer' },
     'tokens:write': { description: "create personal tokens, and revoke any of the owner's (without it, a token revokes only itself)", role: 'viewer' },
+    'account:write': { description: "change the owner's password, enrol or remove its authenticator, end all its portal sessions (a portal session has it; a token only when created with it)", role: 'viewer' },
     'users:read': { description: 'list users and teams', role: 'admin' },
     'users:write': { description: 'create, change, disable and remove users and teams; reset their two-factor sign-in', role: 'admin' },
     admin: { description: 'administer the installation', role: 'admin' },
@@ -179,11 +181,8 @@ export async function assemble(opts: BootOptions): Promise<Assembled> {
     return {
       config, log, db, scopes, jobs, services, apis, twoFactor,
       tokens: new Tokens(db, scopes),
-      users: new Users(db),
-      sessions: new Sessions(db, scopes, config.sessions, {
-        account: new RateLimiter(config.sessions.failedSignInsPerMinute, Date.now, 'sign-in-account'),
-        address: new RateLimiter(config.sessions.failedSignInsPerMinute, Date.now, 'sign-in-address'),
-      }, twoFactor),
+      users: new Users(db, (principal, tx) => services.visibility.forget(principal, tx)),
+      sessions: new Sessions(db, scopes, config.sessions, new SignInLimit(db, config.sessions.failedSignInsPerMinute), twoFactor),
       plugins: loaded.map(({ def }) => ({ name: def.name, version: def.version })),
       loaded,
       skipped,
@@ -247,6 +246,7 @@ export async function boot(opts: BootOptions): Promise<Running> {
         : undefined,
       clients,
       limits: { body: config.http.bodyLimit, upload: config.http.uploadLimit }, batchAnswers: config.http.batchAnswers,
+      timeouts: { headersMs: config.http.headersTimeoutMs, requestMs: config.http.requestTimeoutMs },
       authenticate: (bearer, tokenHash) => app.tokens.authenticate(bearer, tokenHash),
       verifyActionToken: (kind, resource, token) => services.actionTokens.verify(kind, resource, token),
       session: (req) => app.sessions.authenticate(req),

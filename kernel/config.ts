@@ -27,6 +27,8 @@ export const ConfigSchema = Type.Object({
   }),
   http: Type.Object({
     bodyLimit: Type.Integer({ minimum: 1024 }), uploadLimit: Type.Integer({ minimum: 1024 }),
+    /** how long a request's line and headers may take to arrive, and the whole request with its body: past either, 408 and the connection closes */
+    headersTimeoutMs: Type.Integer({ minimum: 100 }), requestTimeoutMs: Type.Integer({ minimum: 100 }),
     /** the answers of one turn of the event loop written together at its end (less CPU under load); false writes each at once */
     batchAnswers: Type.Optional(Type.Boolean({ default: true })),
   }),

@@ -7,6 +7,7 @@ import type { Db, Logger } from '../sdk/index.ts';
 import { kernelScopes, kernelServices, kernelVersion, setupPlugins } from './app.ts';
 import { ScopeCatalogue } from './auth/scopes.ts';
 import { Sessions } from './auth/sessions.ts';
+import { SignInLimit } from './auth/sign-in-limit.ts';
 import { Tokens } from './auth/tokens.ts';
 import { accountRoutes } from './auth/routes.ts';
 import { userRoutes } from './auth/user-routes.ts';
@@ -24,7 +25,6 @@ import { createSecrets } from './services/secrets.ts';
 import { ClientResolver } from './http/client.ts';
 import { buildOpenApi } from './http/openapi.ts';
 import { JobRunner } from './jobs/runner.ts';
-import { RateLimiter } from './rate-limit.ts';
 import { loadPlugins } from './registry.ts';
 
 const silent: Logger = { info: () => undefined, debug: () => undefined, warn: () => undefined, error: () => undefined, child: () => silent } as unknown as Logger;
@@ -52,9 +52,8 @@ export async function describeApi(root: string, overrides: Record<string, unknow
     for (const route of coreRoutes({ db: noDatabase, jobs: services.jobs, contributors: [], visibility: services.visibility, openapi: () => openapi, dataDir: '' })) services.table.add('kernel', 'api', route);
     for (const route of docsRoutes()) services.table.add('kernel', 'api', route);
     for (const route of healthRoutes({ db: noDatabase, metrics: services.metrics, started: () => false, details: [] })) services.table.add('kernel', 'root', route);
-    const limiter = new RateLimiter(1);
     const twoFactor = new TwoFactor(noDatabase, secrets);
-    const sessions = new Sessions(noDatabase, scopes, config.sessions, { account: limiter, address: limiter }, twoFactor);
+    const sessions = new Sessions(noDatabase, scopes, config.sessions, new SignInLimit(noDatabase, 1), twoFactor);
     for (const route of accountRoutes({ sessions, tokens: new Tokens(noDatabase, scopes), twoFactor, scopes, activity, clients: new ClientResolver([], null) })) services.table.add('kernel', 'api', route);
     for (const route of userRoutes({ users: new Users(noDatabase), twoFactor, activity })) services.table.add('kernel', 'api', route);
     openapi = buildOpenApi(services.table.routes, scopes, kernelVersion);

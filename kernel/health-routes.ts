@@ -37,10 +37,13 @@ export function healthRoutes(deps: HealthDeps): AnyRoute[] {
       handler: async () => ({ ok: true as const }),
     }),
     defineRoute({
-      method: 'GET', path: '/readyz', public: true, activity: false, errors: [503],
+      method: 'GET', path: '/readyz', public: true, optionalScopes: ['metrics:read'], activity: false, errors: [503],
       summary: 'Ready to serve: 200 when the database answers and the start is done; else 503, a problem whose parts name what is not. The engine and the edge are details',
+      description: 'Without a token each part says only ok and state; a token with metrics:read also gets each part\'s detail (the engine\'s version and '
+        + 'address, why the database or the edge is down). The status is the same for both.',
       response: Ready,
-      handler: async () => {
+      handler: async ({ principal }) => {
+        const detailed = principal.can('metrics:read');
         const parts: Record<string, { ok: boolean; state: string; detail?: string }> = {};
         const [database, details] = await Promise.all([
           within(deps.db.query('SELECT 1'), timeoutMs, 'the database').then(() => ({ ok: true, state: 'up' }), (err: Error) => ({ ok: false, state: 'down', detail: err.message })),
@@ -49,6 +52,8 @@ export function healthRoutes(deps: HealthDeps): AnyRoute[] {
         parts.database = database;
         parts.start = deps.started() ? { ok: true, state: 'done' } : { ok: false, state: 'starting' };
         for (const [name, part] of details) parts[name] = part;
+        // what the engine runs and where, or why the database is away, is for who monitors the service, not for anyone
+        if (!detailed) for (const [name, { ok, state }] of Object.entries(parts)) parts[name] = { ok, state };
         if (database.ok && parts.start.ok) return { ready: true, parts };
         const waiting = ['database', 'start'].filter((p) => !parts[p].ok);
         throw problem(503, `not ready: ${waiting.map((p) => `${p} ${parts[p].state}${parts[p].detail ? ` (${parts[p].detail})` : ''}`).join(', ')}`, {

@@ -161,7 +161,9 @@ export interface RouteDef<P extends TSchema, Q extends TSchema, B extends TSchem
   /**
    * with `authenticated`: scopes the handler asks `principal.can` about, which widen what it does (GET /tokens lists
    * every token of the owner with `tokens:read`, the calling token only without). The OpenAPI document lists them as
-   * `x-optional-scopes`; like `scopes`, each must be declared.
+   * `x-optional-scopes`; like `scopes`, each must be declared. With `public`: a bearer token, when one is sent, is
+   * checked (401 when it is wrong) and its scopes widen the answer (GET /readyz shows details to metrics:read); without
+   * one the caller is anonymous.
    */
   optionalScopes?: readonly string[];
   /** no token at all (the OpenAPI document, signed receivers that check their own signature). */
@@ -374,6 +376,11 @@ export interface VisibilityRule {
   prefix: string;
   /** the keys among these the caller may see (`read`) or act on (`act`) */
   visible(principal: Principal, keys: readonly string[], need: 'read' | 'act'): Promise<Set<string>>;
+  /**
+   * a user (`user:<name>`) or team (`team:<name>`) is being removed: what names it grants nothing from now on, also to a
+   * later user or team of the same name. Runs inside the removal's transaction `tx` (SDK 1.7).
+   */
+  forget?(principal: string, tx: Db): Promise<void>;
 }
 
 export interface ScopeDef { description: string; /** the least role that may hold it */ role: Role }

@@ -79,13 +79,13 @@ export function accountRoutes(deps: AccountDeps): AnyRoute[] {
       },
     }),
     defineRoute({
-      method: 'DELETE', path: '/sessions', authenticated: true, activity: 'kernel.sessions.delete', resource: 'sessions',
+      method: 'DELETE', path: '/sessions', scopes: ['account:write'], activity: 'kernel.sessions.delete', resource: 'sessions',
       summary: 'Sign out everywhere: ends every portal session of the calling user',
       response: Type.Object({ ended: Type.Integer() }),
       handler: async ({ principal, baseUrl }) => reply(200, { ended: await sessions.signOutEverywhere(userOf(principal).id) }, principal.session ? clear(baseUrl) : {}),
     }),
     defineRoute({
-      method: 'PUT', path: '/me/password', authenticated: true, status: 204, activity: 'kernel.password.set', resource: 'password', errors: [400, 403, 429],
+      method: 'PUT', path: '/me/password', scopes: ['account:write'], status: 204, activity: 'kernel.password.set', resource: 'password', errors: [400, 403, 429],
       summary: "Change the caller's own password (the current one is required); the user's other portal sessions end",
       description: 'Every portal session of the user ends but the one making the change (made with a token: every one). A wrong current password '
         + 'counts as a failed sign-in: past the sign-in limit for the account or the address (sessions.failedSignInsPerMinute), 429 with Retry-After.',
@@ -102,7 +102,7 @@ export function accountRoutes(deps: AccountDeps): AnyRoute[] {
       handler: async ({ principal }) => ({ ...(await twoFactor.status(userOf(principal).id)), required: sessions.options.requireTotp }),
     }),
     defineRoute({
-      method: 'POST', path: '/me/totp', authenticated: true, activity: false, errors: [409],
+      method: 'POST', path: '/me/totp', scopes: ['account:write'], activity: false, errors: [409],
       summary: 'Start enrolling an authenticator app: a new secret (text, otpauth URI and QR code), confirmed by POST /me/totp/confirm',
       description: 'A second call replaces the secret awaiting confirmation. 409 while an authenticator is enrolled: remove it first (DELETE /me/totp).',
       response: TotpEnrolmentSchema,
@@ -113,14 +113,14 @@ export function accountRoutes(deps: AccountDeps): AnyRoute[] {
       },
     }),
     defineRoute({
-      method: 'POST', path: '/me/totp/confirm', authenticated: true, activity: 'kernel.totp.enrol', resource: 'totp', errors: [400],
+      method: 'POST', path: '/me/totp/confirm', scopes: ['account:write'], activity: 'kernel.totp.enrol', resource: 'totp', errors: [400],
       summary: 'Confirm the new authenticator with one of its codes: sign-ins then ask for a code; answers ten recovery codes, this once',
       body: Type.Object({ code: Type.String({ minLength: 6, maxLength: 16 }) }),
       response: Type.Object({ recoveryCodes: RecoveryCodes }),
       handler: async ({ principal, body }) => reply(200, { recoveryCodes: await twoFactor.confirm(userOf(principal).id, body.code) }, { 'Cache-Control': 'no-store' }),
     }),
     defineRoute({
-      method: 'DELETE', path: '/me/totp', authenticated: true, status: 204, activity: 'kernel.totp.remove', resource: 'totp', errors: [403, 404, 429],
+      method: 'DELETE', path: '/me/totp', scopes: ['account:write'], status: 204, activity: 'kernel.totp.remove', resource: 'totp', errors: [403, 404, 429],
       summary: "Remove the caller's authenticator and recovery codes (the current password is required)",
       description: 'A wrong password counts as a failed sign-in (sessions.failedSignInsPerMinute). With sessions.requireTotp, the next sign-in enrols again.',
       body: Type.Object({ password: Type.String({ maxLength: 256 }) }),

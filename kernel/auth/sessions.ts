@@ -3,9 +3,9 @@ import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Db, Principal, Role } from '../../sdk/index.ts';
 import { isProblem, problem } from '../../sdk/index.ts';
-import type { RateLimiter } from '../rate-limit.ts';
 import { hashPassword, passwordProblem, verifyPassword } from './passwords.ts';
 import type { ScopeCatalogue } from './scopes.ts';
+import type { SignInLimit } from './sign-in-limit.ts';
 import type { TotpEnrolment, TwoFactor } from './totp.ts';
 import { hashToken, newSecretToken, wellFormed } from './tokens.ts';
 
@@ -78,7 +78,7 @@ export class Sessions {
   private readonly touched = new Map<string, number>();
 
   constructor(private readonly db: Db, private readonly scopes: ScopeCatalogue, readonly options: SessionOptions,
-    private readonly failures: { account: RateLimiter; address: RateLimiter }, private readonly twoFactor: TwoFactor) {}
+    private readonly failures: SignInLimit, private readonly twoFactor: TwoFactor) {}
 
   /**
    * Sets the user's password and, in the same statement, ends its portal sessions: all of them, or all but `keep` (the
@@ -104,26 +104,13 @@ export class Sessions {
 
   /**
    * A signed-in user's current password, checked under the sign-in limits (a stolen session or token cannot guess it
-   * faster than a sign-in could): a 429 past them, a 403 when wrong, which counts as a failed sign-in.
+   * faster than a sign-in could): a 429 past them, a 403 when wrong, which counts as a failed sign-in. The failure is
+   * counted before the check and given back when the password is right, so parallel guesses cannot pass the limit.
    */
   async confirmPassword(user: string, password: string, address: string): Promise<void> {
-    this.refuseWhileLimited(user, address, 'wrong passwords');
-    if (await this.checkPassword(user, password)) return;
-    this.countFailure(user, address);
-    throw problem(403, 'the current password is wrong', { code: 'wrong-password' });
-  }
-
-  /** a 429 while the account or the address has no failed attempt left in its window */
-  private refuseWhileLimited(username: string, address: string, what: string): void {
-    for (const [limiter, key, who] of [[this.failures.account, `u:${username.toLowerCase()}`, 'this account'], [this.failures.address, `a:${address}`, 'this address']] as const) {
-      const state = limiter.peek(key);
-      if (!state.allowed) throw problem(429, `too many ${what} for ${who}; retry after ${state.reset} s`, { code: 'sign-in-rate-limited', headers: { 'Retry-After': String(state.reset) } });
-    }
-  }
-
-  private countFailure(username: string, address: string): void {
-    this.failures.account.hit(`u:${username.toLowerCase()}`);
-    this.failures.address.hit(`a:${address}`);
+    const failure = await this.failures.reserve(user, address, 'wrong passwords');
+    if (!(await this.checkPassword(user, password))) throw problem(403, 'the current password is wrong', { code: 'wrong-password' });
+    await failure.release().catch(() => undefined);
   }
 
   /**
@@ -135,15 +122,28 @@ export class Sessions {
    *   code); a wrong one is 401 `totp-failed`;
    * - with sessions.requireTotp and no enrolment: 401 `totp-enrolment-required` carrying a new secret (`totp`), until
    *   `code` confirms it; the answer then holds the enrolment's recovery codes.
-   * Wrong passwords and wrong codes count against the account's and the address's sign-in limit (429 past it).
+   * Wrong passwords and wrong codes count against the account's and the address's sign-in limit (429 past it): each
+   * attempt counts as failed before anything is checked and gives it back unless its password or its code was wrong.
    */
   async signIn(username: string, password: string, address: string, steps: SignInSteps = {}): Promise<SignedIn> {
-    this.refuseWhileLimited(username, address, 'failed sign-ins');
+    const failure = await this.failures.reserve(username, address, 'failed sign-ins');
+    // a release that cannot reach the database leaves the failure counted: the limit errs on the safe side
+    const release = () => failure.release().catch(() => undefined);
+    try {
+      const signed = await this.signInSteps(username, password, address, steps);
+      await release();
+      return signed;
+    } catch (err) {
+      if (!(isProblem(err) && (err.code === 'sign-in-failed' || err.code === 'totp-failed'))) await release();
+      throw err;
+    }
+  }
+
+  private async signInSteps(username: string, password: string, address: string, steps: SignInSteps): Promise<SignedIn> {
     const { rows } = await this.db.query<{ id: number; name: string; role: Role; password_hash: string | null; disabled: boolean; must_change_password: boolean; enrolled: boolean }>(
       `SELECT id, name, role, password_hash, disabled, must_change_password, totp_enrolled_at IS NOT NULL AS enrolled FROM users WHERE name = $1`, [username]);
     const user = rows[0];
     if (!(await verifyPassword(password, user?.password_hash ?? null)) || !user || user.disabled) {
-      this.countFailure(username, address);
       throw problem(401, 'wrong user name or password', { code: 'sign-in-failed' });
     }
     if (user.must_change_password) {
@@ -165,10 +165,7 @@ export class Sessions {
         if (isProblem(err) && err.code === 'totp-failed') return undefined;
         throw err;
       });
-      if (!passed) {
-        this.countFailure(username, address);
-        throw problem(401, 'the code is wrong, or was used already', { code: 'totp-failed' });
-      }
+      if (!passed) throw problem(401, 'the code is wrong, or was used already', { code: 'totp-failed' });
       if (Array.isArray(passed)) recoveryCodes = passed;
     }
     if (user.must_change_password) await this.setPassword(user.name, steps.newPassword!);

@@ -27,8 +27,11 @@ const userColumns = `u.id, u.name, u.role, u.teams, u.disabled, u.password_hash 
 type UserRow = UserView & { id: number };
 const view = ({ id: _, ...user }: UserRow): UserView => user;
 
+/** what grants by name (a stack's access list) forgets a user or team as it is removed, in the removal's transaction */
+export type ForgetPrincipal = (principal: string, tx: Db) => Promise<void>;
+
 export class Users {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: Db, private readonly forget: ForgetPrincipal = async () => undefined) {}
 
   async list(after: string | undefined, limit: number): Promise<UserView[]> {
     const { rows } = await this.db.query<UserRow>(
@@ -103,6 +106,7 @@ export class Users {
       const tokensRevoked = await this.revokeTokens(tx, user.id);
       const sessionsEnded = await this.endSessions(tx, user.id);
       await tx.query('DELETE FROM users WHERE id = $1', [user.id]);
+      await this.forget(`user:${user.name}`, tx);
       await announce(tx);
       return { role: user.role, tokensRevoked, sessionsEnded };
     });
@@ -144,6 +148,7 @@ export class Users {
       const { members } = await this.team(name, tx);
       await tx.query('UPDATE users SET teams = array_remove(teams, $1) WHERE $1 = ANY(teams)', [name]);
       await tx.query('DELETE FROM teams WHERE name = $1', [name]);
+      await this.forget(`team:${name}`, tx);
       if (members.length) await announce(tx);
       return members;
     });

@@ -48,7 +48,7 @@ function errorStatuses(entry: CompiledRoute): number[] {
   const statuses = new Set<number>(route.errors ?? []);
   // any request may carry bad input (a NUL in a query string, a header the route reads)
   statuses.add(400);
-  if (route.authenticated || route.scopes?.length || route.actionToken) statuses.add(401);
+  if (route.authenticated || route.scopes?.length || route.actionToken || (route.public && route.optionalScopes?.length)) statuses.add(401);
   // a portal session cookie without its CSRF header is refused with 403 on every authenticated route
   if (route.authenticated || route.scopes?.length) statuses.add(403);
   // the REST API has a per-token budget and every webhook a per-address and per-resource one
@@ -108,7 +108,7 @@ function operation(entry: CompiledRoute): Record<string, unknown> {
     parameters: [...parameters(route.params, 'path'), ...parameters(entry.query, 'query'), ...headers],
     ...(requestBody ? { requestBody } : {}),
     responses,
-    security: route.public ? [] : route.actionToken ? [{ webhookToken: [] }] : [{ bearer: route.scopes ?? [] }, { session: [] }],
+    security: route.public ? (route.optionalScopes?.length ? [{}, { bearer: [] }] : []) : route.actionToken ? [{ webhookToken: [] }] : [{ bearer: route.scopes ?? [] }, { session: [] }],
     ...(route.scopes ? { 'x-required-scopes': route.scopes } : {}),
     ...(route.optionalScopes ? { 'x-optional-scopes': route.optionalScopes } : {}),
     ...(route.upload ? { 'x-rate-limit-exempt': true } : {}),

@@ -47,7 +47,7 @@ export class RouteTable {
     if (!route.path.startsWith('/')) throw new Error(`${where}: path must start with /`);
     const auth = [route.public, route.authenticated, route.scopes?.length, route.actionToken].filter(Boolean).length;
     if (auth !== 1) throw new Error(`${where}: a route needs exactly one of scopes, authenticated, public or actionToken`);
-    if (route.optionalScopes?.length && !route.authenticated) throw new Error(`${where}: optionalScopes widen an authenticated route; with scopes, list them there`);
+    if (route.optionalScopes?.length && !route.authenticated && !route.public) throw new Error(`${where}: optionalScopes widen an authenticated or public route; with scopes, list them there`);
     if (route.websocket && (route.method !== 'GET' || route.page || route.body || !route.scopes?.length)) throw new Error(`${where}: a websocket route is a GET with scopes, without page or body`);
     if (mount === 'api' && route.actionToken) throw new Error(`${where}: action-token routes belong under webhooks`);
     if (route.actionToken && !route.path.includes(`:${route.actionToken.param}`)) throw new Error(`${where}: actionToken param :${route.actionToken.param} is not in the path`);

@@ -32,7 +32,12 @@ export interface HttpDeps extends LimitsOptions, AuthenticateOptions, InputOptio
   metrics?: Metrics;
   /** the answers of one turn of the event loop written together at its end (config http.batchAnswers); default true */
   batchAnswers?: boolean;
+  /** how long a request's headers, and the whole request, may take to arrive (config http.headersTimeoutMs, requestTimeoutMs) */
+  timeouts?: { headersMs: number; requestMs: number };
 }
+
+/** a slow client's connection is looked at this often: it is cut at most this long after its timeout (Node's default: 30 s) */
+const connectionsCheckingInterval = 1000;
 
 const methods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
@@ -67,7 +72,12 @@ export function createHttpServer(deps: HttpDeps): Server {
   // polka asks `find` for a request's route: ours (exact paths from a map, then polka's own patterns)
   app.find = (method, path) => router.find(method, path);
 
-  const server = createServer({ keepAliveTimeout: 5000 }, app.handler);
+  // Node's defaults are 60 s for the headers and 300 s for the request, looked at every 30 s: a slow-header client held a
+  // connection up to 90 s
+  const { headersMs, requestMs } = deps.timeouts ?? { headersMs: 10_000, requestMs: 300_000 };
+  const server = createServer({
+    keepAliveTimeout: 5000, headersTimeout: headersMs, requestTimeout: Math.max(requestMs, headersMs), connectionsCheckingInterval,
+  }, app.handler);
   // an Upgrade request goes through the same pipeline (and the drain) as any: its answer, unless a WebSocket route
   // upgrades it, is written on its socket, which then closes
   server.on('upgrade', (incoming: IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -84,8 +94,10 @@ export function createHttpServer(deps: HttpDeps): Server {
   // what the HTTP parser refuses (NUL in a header, an unknown method, a broken request line) is a problem too
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
     if (!socket.writable || err.code === 'ECONNRESET') { socket.destroy(); return; }
-    const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
-    const body = JSON.stringify(problem(status, `the request cannot be parsed (${err.code ?? 'bad request'})`).toJSON());
+    const timedOut = err.code === 'ERR_HTTP_REQUEST_TIMEOUT';
+    const status = timedOut ? 408 : err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
+    const detail = timedOut ? 'the request did not arrive in time' : `the request cannot be parsed (${err.code ?? 'bad request'})`;
+    const body = JSON.stringify(problem(status, detail).toJSON());
     socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
   });
   return server;

@@ -1,5 +1,5 @@
 // Resource visibility: the rules plugins give (a stack's access list) applied to what the kernel lists, jobs and activity.
-import type { Principal, VisibilityRule } from '../../sdk/index.ts';
+import type { Db, Principal, VisibilityRule } from '../../sdk/index.ts';
 
 export class Visibility {
   private readonly rules: VisibilityRule[] = [];
@@ -19,5 +19,10 @@ export class Visibility {
       for (const key of await rule.visible(principal, keys, need)) allowed.add(rule.prefix + key);
     }));
     return (resource) => resource === null || !claimed(resource) || allowed.has(resource);
+  }
+
+  /** a user or team is being removed (inside its transaction): every rule that grants by name forgets it */
+  async forget(principal: string, tx: Db): Promise<void> {
+    for (const rule of this.rules) await rule.forget?.(principal, tx);
   }
 }

@@ -6,7 +6,12 @@ export const AccessEntrySchema = Type.Object({
   principal: Type.String({ pattern: '^(user|team):[A-Za-z0-9][A-Za-z0-9._-]{0,63}$', description: 'user:<name> or team:<name>' }),
   role: Type.Union([Type.Literal('viewer'), Type.Literal('operator'), Type.Literal('manager')]),
 }, { additionalProperties: false });
-export type AccessEntry = { principal: string; role: 'viewer' | 'operator' | 'manager' };
+/** how an entry is shown: `removed` once its user or team was removed */
+export const AccessEntryViewSchema = Type.Object({
+  principal: AccessEntrySchema.properties.principal, role: AccessEntrySchema.properties.role,
+  removed: Type.Optional(Type.Boolean({ description: 'the user or team was removed: the entry grants nothing, also to a later one of the same name, and keeps the list (and so the stack) closed to everyone else' })),
+});
+export type AccessEntry = { principal: string; role: 'viewer' | 'operator' | 'manager'; removed?: boolean };
 
 /** what a caller wants to do with a stack */
 export type Need = 'read' | 'deploy' | 'write';
@@ -24,7 +29,7 @@ export function stackRole(principal: Principal, access: readonly AccessEntry[]):
   if (!user) return null;
   const names = new Set([`user:${user.name}`, ...user.teams.map((t) => `team:${t}`)]);
   let best: keyof typeof rank | null = null;
-  for (const entry of access) if (names.has(entry.principal) && (best === null || rank[entry.role] > rank[best])) best = entry.role;
+  for (const entry of access) if (!entry.removed && names.has(entry.principal) && (best === null || rank[entry.role] > rank[best])) best = entry.role;
   return best;
 }
 

@@ -108,7 +108,11 @@ export default definePlugin({
         if (describeFn) describers.push(describeFn);
       }
     });
-    ctx.visibility.add({ prefix: 'stack:', visible: (principal, names, need) => allowed(principal, names, need === 'act') });
+    ctx.visibility.add({
+      prefix: 'stack:', visible: (principal, names, need) => allowed(principal, names, need === 'act'),
+      // a removed user's or team's entries grant nothing, to a later user or team of the same name neither
+      forget: (principal, tx) => store.forget(tx, principal),
+    });
 
     ctx.schedule.cron('autoupdate', options.autoupdateCron, async () => {
       for (const row of await store.all()) {

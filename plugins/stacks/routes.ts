@@ -1,6 +1,6 @@
 // The stack endpoints of /api/v1: stacks, compose, variables, settings, deploy/stop/pull, revisions, access list, autoupdate, deploy webhook.
 import { ActorSchema, defineRoute, pageOf, JobAcceptedSchema, Nullable, problem, reply, Type, type ContextWith, type RevisionMode, type RouteDef, type TSchema } from '../../sdk/index.ts';
-import { AccessEntrySchema, assertAccess, canSee, mayWrite, type AccessEntry, type Need } from './access.ts';
+import { AccessEntrySchema, AccessEntryViewSchema, assertAccess, canSee, mayWrite, type AccessEntry, type Need } from './access.ts';
 import { contentOf, deployKind, type Core } from './core.ts';
 import type { StackDetail, StackRow, StackStore, StackSummary } from './store.ts';
 import type { Templates } from './templates.ts';
@@ -257,7 +257,7 @@ export function stackRoutes({ ctx, core, store, templates, autoupdateCron, descr
     }),
     stackRoute('read', {
       method: 'GET', path: '/stacks/:name/access', scopes: ['stacks:read'], params: Params, summary: 'The access list (empty: every user, by their role)',
-      response: Type.Array(AccessEntrySchema),
+      response: Type.Array(AccessEntryViewSchema),
       handler: async (_, row) => row.access,
     }),
     stackRoute('write', {

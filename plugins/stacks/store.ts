@@ -116,6 +116,15 @@ export function createStore(db: Db, secrets: SecretsApi) {
       await db.query(`UPDATE stacks SET ${sets.join(', ')} WHERE name = $1`, [name, ...entries.map(([, v]) => v)]);
     },
 
+    /** the entries naming a removed user or team are marked removed (they grant nothing; the list stays as closed as it was) */
+    async forget(tx: Db, principal: string): Promise<void> {
+      await tx.query(
+        `UPDATE stacks SET access = (
+           SELECT jsonb_agg(CASE WHEN a.e->>'principal' = $1 THEN a.e || '{"removed": true}' ELSE a.e END ORDER BY a.n)
+             FROM jsonb_array_elements(access) WITH ORDINALITY AS a(e, n))
+          WHERE access @> jsonb_build_array(jsonb_build_object('principal', $1::text))`, [principal]);
+    },
+
     async remove(tx: Db, name: string): Promise<void> {
       await tx.query('DELETE FROM stacks WHERE name = $1', [name]);
     },

@@ -2593,6 +2593,7 @@ export interface paths {
             "application/json": {
               principal: string;
               role: "viewer" | "operator" | "manager";
+              removed?: boolean;
             }[];
           };
         };
@@ -11424,6 +11425,12 @@ export interface paths {
           };
         };
         400: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        401: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];

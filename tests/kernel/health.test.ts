@@ -37,6 +37,29 @@ test('/readyz: 200 with the database and the start done, the plugins\' parts as 
   assert.deepEqual(res.body.parts.start, { ok: true, state: 'done' });
 });
 
+test('/readyz tells an anonymous caller no engine details (version, socket); a token with metrics:read gets them, with the same status', async () => {
+  const withEngine = await startServer({ plugins: { docker: { options: { reconcile: false } } } });
+  try {
+    const anonymous = await call(withEngine.url, 'GET', '/readyz');
+    assert.equal(anonymous.status, 200, anonymous.text);
+    assert.deepEqual(anonymous.body.parts.docker, { ok: true, state: 'reachable' });
+    assert.doesNotMatch(anonymous.text, /docker\.sock|Docker \d|unix:|\/var\/run/i, 'no version, no socket path');
+    for (const part of Object.values(anonymous.body.parts) as { detail?: string }[]) assert.equal(part.detail, undefined);
+    const narrow = await call(withEngine.url, 'GET', '/readyz', { token: await withEngine.token('operator', ['jobs:read']) });
+    assert.equal(narrow.status, 200);
+    assert.deepEqual(narrow.body.parts.docker, { ok: true, state: 'reachable' }, 'a token without metrics:read sees what anyone sees');
+    const monitor = await call(withEngine.url, 'GET', '/readyz', { token: await withEngine.token('operator', ['metrics:read']) });
+    assert.equal(monitor.status, 200);
+    assert.match(monitor.body.parts.docker.detail, /^Docker \S+ at /, 'metrics:read sees the engine');
+    const wrong = await call(withEngine.url, 'GET', '/readyz', { token: 'dw_not_a_real_token_at_all_0000000000000000' });
+    assert.equal(wrong.status, 401, 'a token that is sent must hold');
+    const doc = (await call(withEngine.url, 'GET', '/api/v1/openapi.json')).body;
+    assert.deepEqual(doc.paths['/readyz'].get['x-optional-scopes'], ['metrics:read']);
+  } finally {
+    await withEngine.close();
+  }
+});
+
 test('/metrics: 401 without a token, 403 without metrics:read, and Prometheus text whose request counter grows', async () => {
   assert.equal((await call(s.url, 'GET', '/metrics')).status, 401);
   const viewer = await s.token('viewer', ['jobs:read']);
@@ -113,6 +136,8 @@ test('/readyz is 503 naming the database while it is unreachable, and 200 once i
     assert.equal(down.body.type, 'https://dockwright.dev/problems/not-ready');
     assert.equal(down.body.parts.database.ok, false);
     assert.match(down.body.detail, /database/);
+    assert.equal(down.body.parts.database.detail, undefined, 'why the database is away (its address) is not for anyone');
+    assert.doesNotMatch(down.text, /127\.0\.0\.1|ECONN|timeout|did not answer/i);
     assert.ok(Number(down.headers.get('retry-after')) >= 1);
     assert.equal((await fetch(`${child.url}/healthz`)).status, 200, 'alive all the same');
 

@@ -230,3 +230,55 @@ test('with http.batchAnswers false every answer is ended as it is made, and each
     await unbatched.close();
   }
 });
+
+/** a client that sends `head` and then `drip` every `everyMs`, never finishing its request: when did the service close it, with what answer */
+function slowClient(url: string, head: string, drip: string, everyMs: number, giveUpMs: number): Promise<{ closedAfterMs: number | null; answer: string }> {
+  return new Promise((resolve) => {
+    const started = Date.now();
+    const socket = connect(Number(new URL(url).port), '127.0.0.1');
+    let answer = '';
+    const dripping = setInterval(() => { if (socket.writable) socket.write(drip); }, everyMs);
+    const done = (closedAfterMs: number | null) => {
+      clearInterval(dripping);
+      clearTimeout(giveUp);
+      socket.destroy();
+      resolve({ closedAfterMs, answer });
+    };
+    const giveUp = setTimeout(() => done(null), giveUpMs);
+    socket.on('connect', () => socket.write(head));
+    socket.on('data', (chunk) => { answer += chunk.toString(); });
+    socket.on('error', () => undefined);
+    socket.on('close', () => done(Date.now() - started));
+  });
+}
+
+test('a client that sends its headers slowly is cut off after http.headersTimeoutMs (10 s), sooner than bare Node (60 to 90 s), with a 408', async () => {
+  const { closedAfterMs, answer } = await slowClient(s.url, 'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n', 'X-Slow: a\r\n', 250, 13_000);
+  assert.ok(closedAfterMs !== null, 'the connection was still open after 13 s');
+  assert.ok(closedAfterMs >= 9_500 && closedAfterMs <= 11_500, `closed after ${closedAfterMs} ms`);
+  assert.match(answer, /^HTTP\/1\.1 408 /);
+  assert.match(answer, /application\/problem\+json/);
+  assert.equal((await call(s.url, 'GET', '/healthz')).status, 200, 'the service serves on');
+});
+
+test('a body sent slowly is cut off after http.requestTimeoutMs, with a 408; the timeouts are settings', async () => {
+  const quick = await startServer({ plugins: {}, config: { http: { headersTimeoutMs: 1000, requestTimeoutMs: 2000 } } });
+  try {
+    const head = 'POST /api/v1/session HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{';
+    const body = await slowClient(quick.url, head, ' ', 200, 6000);
+    assert.ok(body.closedAfterMs !== null && body.closedAfterMs >= 1_900 && body.closedAfterMs <= 3_500, `closed after ${body.closedAfterMs} ms`);
+    assert.match(body.answer, /^HTTP\/1\.1 408 /);
+    const headers = await slowClient(quick.url, 'GET /healthz HTTP/1.1\r\n', 'X-Slow: a\r\n', 200, 6000);
+    assert.ok(headers.closedAfterMs !== null && headers.closedAfterMs >= 900 && headers.closedAfterMs <= 2_500, `closed after ${headers.closedAfterMs} ms`);
+    assert.equal((await call(quick.url, 'GET', '/healthz')).status, 200);
+  } finally {
+    await quick.close();
+  }
+});
+
+test('a request the parser refuses gets its 400 problem and the connection ends a second later, however the client trickles on', async () => {
+  const { closedAfterMs, answer } = await slowClient(s.url, 'BREW /coffee HTCPCP/1.0\r\n', 'more\r\n', 200, 6000);
+  assert.match(answer, /^HTTP\/1\.1 400 /);
+  assert.match(answer, /application\/problem\+json/);
+  assert.ok(closedAfterMs !== null && closedAfterMs <= 2_500, `closed after ${closedAfterMs} ms`);
+});

@@ -48,10 +48,10 @@ export default definePlugin({ name: 'widened', version: '1.0.0', setup(ctx) {
   await assert.rejects(startServer({ plugins: { widened: { path: optional } } }), /plugin "widened": route GET \/widened asks for the scope "widened:all", which no plugin declares/);
   const misplaced = plugin('misplaced', (sdk) => `import { definePlugin, defineRoute, Type } from '${sdk}';
 export default definePlugin({ name: 'misplaced', version: '1.0.0', setup(ctx) {
-  ctx.routes.add(defineRoute({ method: 'GET', path: '/misplaced', public: true, optionalScopes: ['jobs:read'], summary: 'x', response: Type.Object({}), handler: async () => ({}) }));
+  ctx.routes.add(defineRoute({ method: 'GET', path: '/misplaced', scopes: ['jobs:read'], optionalScopes: ['jobs:cancel'], summary: 'x', response: Type.Object({}), handler: async () => ({}) }));
   return {};
 } });`);
-  await assert.rejects(startServer({ plugins: { misplaced: { path: misplaced } } }), /misplaced: GET \/misplaced: optionalScopes widen an authenticated route/);
+  await assert.rejects(startServer({ plugins: { misplaced: { path: misplaced } } }), /misplaced: GET \/misplaced: optionalScopes widen an authenticated or public route; with scopes, list them there/);
 });
 
 test("a plugin with its own copy of the SDK: its problem(404) is a 404, its reply() keeps its status, and it sees only the env it declared", async () => {

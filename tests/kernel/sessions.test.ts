@@ -218,7 +218,7 @@ test('changing the password needs the current one and ends every other session o
     assert.equal((await other('GET', '/api/v1/me')).status, 401, 'another session of the user ends');
     assert.equal((await elsewhere('GET', '/api/v1/me')).status, 401, 'a session on another instance ends at once');
 
-    const token = (await one.app.tokens.create({ user: 'carl', name: 'ci', scopes: ['jobs:read'] })).token;
+    const token = (await one.app.tokens.create({ user: 'carl', name: 'ci', scopes: ['jobs:read', 'account:write'] })).token;
     const later = await session(two, 'another long one');
     const byToken = await call(one.url, 'PUT', '/api/v1/me/password', { token, body: { current: 'another long one', password: 'a third long one' } });
     assert.equal(byToken.status, 204, byToken.text);
@@ -228,6 +228,55 @@ test('changing the password needs the current one and ends every other session o
   } finally {
     await two.close();
     await one.close();
+  }
+});
+
+test('account security needs account:write: a narrow token cannot change the password, enrol or remove an authenticator, or end sessions', async () => {
+  const own = await startServer({ plugins: {}, config: { sessions: { ttlMs: 60_000, failedSignInsPerMinute: 5 } } });
+  try {
+    await own.app.tokens.addUser('otto', 'operator');
+    await own.app.sessions.setPassword('otto', password);
+    const signedIn = await call(own.url, 'POST', '/api/v1/session', { body: { username: 'otto', password } });
+    assert.equal(signedIn.status, 201, signedIn.text);
+    assert.ok(signedIn.body.scopes.includes('account:write'), 'a portal session holds account:write');
+    const session = { cookie: (signedIn.headers.get('set-cookie') ?? '').split(';')[0], 'x-dockwright-csrf': signedIn.body.csrf };
+    const narrow = (await own.app.tokens.create({ user: 'otto', name: 'ci', scopes: ['jobs:read', 'tokens:read'] })).token;
+    const strong = (await own.app.tokens.create({ user: 'otto', name: 'account', scopes: ['account:write'] })).token;
+    const attempts: [string, string, unknown][] = [
+      ['PUT', '/api/v1/me/password', { current: password, password: 'taken over now' }],
+      ['POST', '/api/v1/me/totp', undefined],
+      ['POST', '/api/v1/me/totp/confirm', { code: '123456' }],
+      ['DELETE', '/api/v1/me/totp', { password }],
+      ['DELETE', '/api/v1/sessions', undefined],
+    ];
+    for (const [method, path, body] of attempts) {
+      const refused = await call(own.url, method, path, { token: narrow, body });
+      assert.equal(refused.status, 403, `${method} ${path}: ${refused.text}`);
+      assert.equal(refused.body.type, 'https://dockwright.dev/problems/missing-scope');
+      assert.deepEqual(refused.body.requiredScopes, ['account:write']);
+    }
+    assert.equal(await own.app.sessions.checkPassword('otto', password), true, 'the password is unchanged');
+    assert.equal((await own.app.twoFactor.status((await own.app.users.get('otto')).id)).enrolled, false);
+    assert.equal(await own.app.twoFactor.pending((await own.app.users.get('otto')).id), false, 'no enrolment was started');
+    assert.equal((await call(own.url, 'GET', '/api/v1/me', { headers: session })).status, 200, 'the session was not ended');
+    assert.equal((await call(own.url, 'GET', '/api/v1/me/totp', { token: narrow })).status, 200, 'reading the state needs no scope');
+    const mint = await call(own.url, 'POST', '/api/v1/tokens', { token: narrow, body: { name: 'more', scopes: ['account:write'] } });
+    assert.equal(mint.status, 403, 'a narrow token cannot mint itself the scope');
+
+    // a token created with account:write, and the portal session, may
+    const enrol = await call(own.url, 'POST', '/api/v1/me/totp', { token: strong });
+    assert.equal(enrol.status, 200, enrol.text);
+    const wrongCode = await call(own.url, 'POST', '/api/v1/me/totp/confirm', { token: strong, body: { code: '000000' } });
+    assert.equal(wrongCode.status, 400, 'past the scope, the code is checked');
+    assert.equal((await call(own.url, 'PUT', '/api/v1/me/password', { headers: session, body: { current: password, password: 'the session may' } })).status, 204);
+    assert.equal((await call(own.url, 'PUT', '/api/v1/me/password', { token: strong, body: { current: 'the session may', password: 'and the token too' } })).status, 204);
+    const ended = await call(own.url, 'DELETE', '/api/v1/sessions', { token: strong });
+    assert.equal(ended.status, 200, ended.text);
+    const doc = (await call(own.url, 'GET', '/api/v1/openapi.json')).body;
+    assert.deepEqual(doc.paths['/api/v1/me/password'].put['x-required-scopes'], ['account:write']);
+    assert.deepEqual(doc.paths['/api/v1/sessions'].delete['x-required-scopes'], ['account:write']);
+  } finally {
+    await own.close();
   }
 });
 
@@ -251,6 +300,67 @@ test('wrong current passwords count as failed sign-ins: past the limit, 429 with
     assert.equal(signIn.status, 429, 'the account\'s sign-in budget is the same one');
   } finally {
     await pw.close();
+  }
+});
+
+test('parallel guesses cannot pass the failed sign-in limit: at most the limit is checked, on two instances together, and the right password among them is refused', async () => {
+  const limit = 10;
+  const one = await startServer({ plugins: {}, config: { sessions: { ttlMs: 60_000, failedSignInsPerMinute: limit } } });
+  const two = await startServer({ plugins: {}, config: { sessions: { ttlMs: 60_000, failedSignInsPerMinute: limit } }, reuse: { databaseUrl: one.databaseUrl, dataDir: one.dataDir } });
+  try {
+    await one.app.tokens.addUser('pam', 'viewer');
+    await one.app.sessions.setPassword('pam', password);
+    // 100 wrong guesses at once, half to each instance, then the right password while they are still being checked
+    const guesses = Array.from({ length: 100 }, (_, i) => call((i % 2 ? two : one).url, 'POST', '/api/v1/session', { body: { username: 'pam', password: `wrong guess ${i}` } }));
+    const right = call(one.url, 'POST', '/api/v1/session', { body: { username: 'pam', password } });
+    const answers = await Promise.all(guesses);
+    const statuses = answers.map((a) => a.status);
+    assert.equal(statuses.filter((s) => s === 401).length, limit, 'exactly the limit was checked');
+    assert.equal(statuses.filter((s) => s === 429).length, 100 - limit, 'the rest were refused before any check');
+    const refused = answers.find((a) => a.status === 429)!;
+    assert.equal(refused.body.type, 'https://dockwright.dev/problems/sign-in-rate-limited');
+    assert.ok(Number(refused.headers.get('retry-after')) > 0);
+    const last = await right;
+    assert.equal(last.status, 429, `the right password sent among them is refused: ${last.text}`);
+    assert.equal(last.headers.get('set-cookie'), null);
+  } finally {
+    await two.close();
+    await one.close();
+  }
+});
+
+test('a right password gives its place back: sign-ins that pass do not use up the limit', async () => {
+  const own = await startServer({ plugins: {}, config: { sessions: { ttlMs: 60_000, failedSignInsPerMinute: 3 } } });
+  try {
+    await own.app.tokens.addUser('ray', 'viewer');
+    await own.app.sessions.setPassword('ray', password);
+    const rights = await Promise.all(Array.from({ length: 3 }, () => call(own.url, 'POST', '/api/v1/session', { body: { username: 'ray', password } })));
+    assert.deepEqual(rights.map((r) => r.status), [201, 201, 201]);
+    for (let i = 0; i < 6; i++) assert.equal((await call(own.url, 'POST', '/api/v1/session', { body: { username: 'ray', password } })).status, 201, `sign-in ${i}`);
+    assert.equal((await call(own.url, 'POST', '/api/v1/session', { body: { username: 'ray', password: 'wrong one here' } })).status, 401);
+    assert.equal((await call(own.url, 'POST', '/api/v1/session', { body: { username: 'ray', password } })).status, 201, 'one failure of three leaves room');
+  } finally {
+    await own.close();
+  }
+});
+
+test('parallel wrong current passwords cannot pass the limit either: at most the limit is checked and the right one among them waits', async () => {
+  const limit = 5;
+  const own = await startServer({ plugins: {}, config: { sessions: { ttlMs: 60_000, failedSignInsPerMinute: limit } } });
+  try {
+    await own.app.tokens.addUser('vic', 'viewer');
+    await own.app.sessions.setPassword('vic', password);
+    const token = (await own.app.tokens.create({ user: 'vic', name: 'account', scopes: ['account:write'] })).token;
+    const change = (current: string) => call(own.url, 'PUT', '/api/v1/me/password', { token, body: { current, password: 'taken over now' } });
+    const guesses = Array.from({ length: 100 }, (_, i) => change(`wrong guess ${i}`));
+    const right = change(password);
+    const statuses = (await Promise.all(guesses)).map((a) => a.status);
+    assert.equal(statuses.filter((s) => s === 403).length, limit, 'exactly the limit was checked');
+    assert.equal(statuses.filter((s) => s === 429).length, 100 - limit);
+    assert.equal((await right).status, 429, 'the right password among them waits');
+    assert.equal(await own.app.sessions.checkPassword('vic', password), true, 'nothing was changed');
+  } finally {
+    await own.close();
   }
 });
 

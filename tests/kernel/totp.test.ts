@@ -129,6 +129,27 @@ test('wrong codes count against the sign-in limit: past it, even the right code 
   }
 });
 
+test('parallel codes cannot pass the limit: 40 wrong codes and recovery codes at once check at most the limit, and the right code among them is refused', async () => {
+  const limit = 4;
+  const tight = await startServer({ plugins: {}, config: { sessions: { ttlMs: 60_000, failedSignInsPerMinute: limit } } });
+  try {
+    await user(tight, 'xena');
+    const as = sessionOf(tight, await signIn(tight, 'xena'));
+    const { secret } = (await as('POST', '/api/v1/me/totp')).body;
+    assert.equal((await as('POST', '/api/v1/me/totp/confirm', { code: codeOf(secret) })).status, 200);
+    const guesses = Array.from({ length: 40 }, (_, i) => signIn(tight, 'xena', { code: i % 2 ? String(100000 + i) : `aaaa-bbbb-cccc-${String(1000 + i)}` }));
+    const right = signIn(tight, 'xena', { code: codeOf(secret, 1) });
+    const statuses = (await Promise.all(guesses)).map((a) => a.status);
+    assert.equal(statuses.filter((s) => s === 401).length, limit, 'exactly the limit was checked');
+    assert.equal(statuses.filter((s) => s === 429).length, 40 - limit);
+    const last = await right;
+    assert.equal(last.status, 429, `the right code among them is refused: ${last.text}`);
+    assert.equal(last.body.type, 'https://dockwright.dev/problems/sign-in-rate-limited');
+  } finally {
+    await tight.close();
+  }
+});
+
 test('sessions.requireTotp: a user without an authenticator enrols while signing in; an admin resets an enrolment; tokens need no code', async () => {
   const strict = await startServer({ plugins: {}, config: { sessions: { ttlMs: 60_000, failedSignInsPerMinute: 10, requireTotp: true } } });
   try {

@@ -108,6 +108,8 @@ export function authenticate(options: AuthenticateOptions): Stage {
   return (x: Exchange) => {
     const { route } = x.entry;
     if (route.scopes?.length || route.authenticated) return x.bearer === undefined ? session(x) : token(x, x.bearer);
+    // a public route that shows more to who authenticates: a bearer sent must hold; without one, the caller is anonymous
+    if (route.public && route.optionalScopes?.length && x.bearer !== undefined) return token(x, x.bearer);
     if (route.actionToken) return webhook(x, route.actionToken.kind, route.actionToken.param);
   };
 }

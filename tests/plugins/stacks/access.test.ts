@@ -86,6 +86,57 @@ test('a user not on a non-empty access list gets 404; list roles gate read, depl
   assert.equal((await call(s.url, 'GET', `/api/v1/containers/${container}/logs`, { token: carol })).status, 200);
 });
 
+test('a removed user or team takes its access entries along: a new user or team of the same name sees nothing, and the list stays closed', async () => {
+  const guarded = fresh('gone');
+  const only = fresh('gone');
+  const missing = uniqueName('gone');
+  await createStack(s, guarded, busybox());
+  await createStack(s, only, busybox());
+  const scopes = ['stacks:read', 'stacks:deploy', 'jobs:read'];
+  const uma = `uma-${guarded}`;
+  const crew = `crew-${guarded}`;
+  const tokenOf = async (user: string) => (await s.app.tokens.create({ user, name: 'test', scopes })).token;
+  const made = (await s.api('POST', '/api/v1/users', { body: { name: uma, role: 'operator' } }));
+  assert.equal(made.status, 201, made.text);
+  assert.equal((await s.api('POST', '/api/v1/teams', { body: { name: crew } })).status, 201);
+  const tim = await s.token('operator', scopes, { name: `tim-${guarded}`, teams: [crew] });
+  assert.equal((await s.api('POST', `/api/v1/stacks/${guarded}/access`, { body: { entries: [{ principal: `user:${uma}`, role: 'manager' }, { principal: `team:${crew}`, role: 'viewer' }] } })).status, 200);
+  assert.equal((await s.api('POST', `/api/v1/stacks/${only}/access`, { body: { entries: [{ principal: `user:${uma}`, role: 'operator' }] } })).status, 200);
+  const oldUma = await tokenOf(uma);
+  assert.equal((await call(s.url, 'GET', `/api/v1/stacks/${guarded}`, { token: oldUma })).status, 200, 'on the list: seen');
+  assert.equal((await call(s.url, 'GET', `/api/v1/stacks/${guarded}`, { token: tim })).status, 200, 'through the team: seen');
+
+  assert.equal((await s.api('DELETE', `/api/v1/users/${uma}`)).status, 204);
+  assert.equal((await s.api('DELETE', `/api/v1/teams/${crew}`)).status, 204);
+  assert.equal((await s.api('POST', '/api/v1/users', { body: { name: uma, role: 'operator' } })).status, 201, 'the name is free again');
+  assert.equal((await s.api('POST', '/api/v1/teams', { body: { name: crew } })).status, 201);
+  const newUma = await tokenOf(uma);
+  const tara = await s.token('operator', scopes, { name: `tara-${guarded}`, teams: [crew] });
+
+  // the hidden stacks answer exactly as a stack that does not exist
+  const same = (text: string, name: string) => text.replaceAll(name, '<stack>');
+  for (const [who, token] of [['the new user', newUma], ['a member of the new team', tara]] as const) {
+    for (const name of [guarded, only]) {
+      for (const [method, path] of [['GET', ''], ['GET', '/compose'], ['GET', '/access'], ['POST', '/deploy']] as const) {
+        const hidden = await call(s.url, method, `/api/v1/stacks/${name}${path}`, { token });
+        const absent = await call(s.url, method, `/api/v1/stacks/${missing}${path}`, { token });
+        assert.equal(hidden.status, 404, `${who}: ${method} ${name}${path}: ${hidden.text}`);
+        assert.equal(same(hidden.text, name), same(absent.text, missing), `${who}: ${method} ${path} answers as for a missing stack`);
+      }
+    }
+    const list = await call(s.url, 'GET', '/api/v1/stacks?limit=1000', { token });
+    assert.ok(!list.body.some((x: any) => x.name === guarded || x.name === only), `${who} does not list them`);
+  }
+  const entries = (await s.api('GET', `/api/v1/stacks/${guarded}/access`)).body;
+  assert.deepEqual(entries, [{ principal: `user:${uma}`, role: 'manager', removed: true }, { principal: `team:${crew}`, role: 'viewer', removed: true }], 'the entries show they were removed');
+  const stranger = await s.token('operator', scopes, { name: `sam-${guarded}` });
+  assert.equal((await call(s.url, 'GET', `/api/v1/stacks/${only}`, { token: stranger })).status, 404, 'a list left with removed entries stays closed: no one else sees the stack');
+  assert.equal((await s.api('GET', `/api/v1/stacks/${only}`)).status, 200, 'admins still do');
+  // naming the new user again grants it
+  assert.equal((await s.api('POST', `/api/v1/stacks/${only}/access`, { body: { entries: [{ principal: `user:${uma}`, role: 'viewer' }] } })).status, 200);
+  assert.equal((await call(s.url, 'GET', `/api/v1/stacks/${only}`, { token: newUma })).status, 200);
+});
+
 test('a restart during a deploy: the job fails "interrupted by restart", and a redeploy converges', async () => {
   const name = fresh('crash');
   await createStack(s, name, slowCompose(30));
