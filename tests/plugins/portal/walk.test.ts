@@ -145,8 +145,8 @@ test('the stack list sorts naturally; a stack\'s resource use as plots; a stack 
   await eventually(async () => (await row.locator('.status').first().innerText()) === 'down', 10_000, 'the crashed stack shown as down');
   await page.goto('/overview');
   const hostBox = page.getByTestId('host');
-  assert.match(await hostBox.innerText(), /memory free: [\d.]+ [KMG]iB of [\d.]+ [KMG]iB/);
-  assert.match(await hostBox.innerText(), /disk free: [\d.]+ [KMG]iB of/);
+  assert.match(await hostBox.innerText(), /[\d.]+ [KMG]iB of [\d.]+ [KMG]iB memory free/);
+  assert.match(await hostBox.innerText(), /[\d.]+ [KMG]iB of [\d.]+ [KMG]iB free on the data folder's disk/);
   const overview = await s.api('GET', '/api/v1/overview');
   assert.ok(overview.body.host.memory.freeBytes > 0 && overview.body.host.memory.freeBytes <= overview.body.host.memory.totalBytes);
   assert.ok(overview.body.host.disk.freeBytes > 0);
