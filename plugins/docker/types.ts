@@ -128,6 +128,8 @@ export interface DockerRuntime {
   containerNameHolders(names: readonly string[]): Promise<{ name: string; id: string; owner: Ownership }[]>;
   /** the volumes or networks that hold these names on the engine, and whose they are; asks the engine */
   resourceHolders(kind: 'volume' | 'network', names: readonly string[]): Promise<{ name: string; owner: Ownership }[]>;
+  /** which of these network names the engine resolves to the edge's network or one of Docker's own; asks the engine */
+  reservedNetworks(names: readonly string[]): Promise<{ name: string; network: string; reserved: 'edge' | 'docker' }[]>;
   engine(): Promise<{ ok: true; version: string } | { ok: false; reason: string }>;
   /** @deprecated contribute to the extension point registryAuths (plugins/docker/api.ts) */
   setRegistryAuth(provider: RegistryAuthProvider): void;
