@@ -137,6 +137,7 @@ export function createRuntime(opts: RuntimeOptions): DockerRuntime {
       return builtImageId(images, service, io);
     },
     push: (image, target, io) => pushImage(images, image, target, io),
+    pullImage: (ref, io) => pullImage(images, ref, io),
     refusedImages: (services) => refusedImages(images, services),
     registryRefusal: (ref) => registryRefusal(opts.outbound, registryHost(ref)),
     volumes: projectVolumes,

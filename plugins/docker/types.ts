@@ -92,6 +92,8 @@ export interface DockerRuntime {
    * what it has. Pulls, builds and pushes check the policy again before the engine is asked.
    */
   refusedImages(services: readonly NormalizedService[]): Promise<ImageIssue[] | null>;
+  /** pulls one image reference as a deploy does: the policy and the registry's token service checked right before the engine is asked, the saved login used */
+  pullImage(ref: string, io: DeployIo): Promise<void>;
   /** why the outbound policy refuses the registry of this image reference, or null when the engine may contact it */
   registryRefusal(ref: string): Promise<string | null>;
   /** tags a local image as `repository:tag` and pushes it with the saved login of its registry (registryAuths); answers the pushed reference and the registry's digest */
