@@ -1,6 +1,6 @@
 // Images on the engine and in registries: find them locally, pull them and push them (with registry credentials from the auth hook); never from a registry the outbound policy refuses.
 import type Dockerode from 'dockerode';
-import { OutboundRefused, type OutboundApi } from '../../sdk/index.ts';
+import { OutboundRefused, Problem, type OutboundApi } from '../../sdk/index.ts';
 import { dockerfileText } from './dockerfile.ts';
 import { pulledImages } from './dockerfile-translate.ts';
 import type { DeployIo, GitContextFetcher, ImageIssue, NormalizedService, RegistryAuthProvider } from './types.ts';
@@ -117,7 +117,10 @@ export async function pushImage(deps: ImageDeps, image: string, target: { reposi
   const host = registryHost(reference);
   const refusal = await registryRefusal(deps.outbound, host);
   if (refusal) throw new Error(`${reference} is not pushed: ${refusal}`);
-  const { authconfig, username } = await engineAuth(deps.outbound, deps.auth(), host, [repositoryOf(reference)], 'pull,push');
+  const { authconfig, username } = await engineAuth(deps.outbound, deps.auth(), host, [repositoryOf(reference)], 'pull,push').catch((err: unknown) => {
+    io.log(`pushing ${reference}`);
+    throw err instanceof Problem ? err : new Error(`pushing ${reference} to the registry ${host} failed: ${reasonOf(err)}`);
+  });
   await deps.docker.getImage(image).tag({ repo: target.repository, tag: target.tag });
   io.log(`pushing ${reference}${username ? ` (as ${username} on ${host})` : ''}`);
   const signal = boundedSignal(io, deps.pullTimeoutMs);

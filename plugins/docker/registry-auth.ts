@@ -27,10 +27,18 @@ export function challengeOf(header: string): { scheme: 'bearer' | 'basic'; param
   return { scheme: bearer ? 'bearer' : 'basic', params };
 }
 
+/** why a connection got no answer, in words (connection refused, a TLS failure, a timeout) */
+export function transportFailure(err: unknown): string {
+  const e = err as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
+  const code = e?.code ?? e?.cause?.code;
+  const words = code === 'ECONNREFUSED' ? 'connection refused' : code === 'UND_ERR_CONNECT_TIMEOUT' || e?.name === 'TimeoutError' ? 'no answer in time' : null;
+  return `${words ? `${words} ` : ''}(${e?.message ?? String(err)})`;
+}
+
 /** a registry that could not be reached over https nor http, with the transport's failure */
 export class RegistryUnreachable extends Error {
   constructor(readonly host: string, readonly failure: unknown) {
-    super(`the registry ${host} could not be reached to find its token service: ${(failure as Error)?.message ?? String(failure)}`);
+    super(`the registry ${host} could not be reached: ${transportFailure(failure)}`);
   }
 }
 
@@ -48,7 +56,8 @@ type Answer = { statusCode: number; headers: Record<string, string | string[] | 
  * the registry's /v2/ (https, then http) names its token service in a Bearer challenge; that realm must pass the
  * outbound policy, and the token is fetched here through it (the saved login sent only to that checked realm), redirects
  * refused. The engine gets `registrytoken` and so never contacts a realm itself, whatever the registry answers it. A
- * registry that asks for Basic gets the saved login from the engine (its host was checked); an open one gets nothing.
+ * registry that asks for Basic gets the saved login from the engine (its host was checked); an open one, a token that
+ * stands for none (so the engine follows no realm it is shown later either).
  */
 export async function engineAuth(outbound: OutboundApi, auth: RegistryAuthProvider | null, registry: string, repositories: readonly string[], actions: 'pull' | 'pull,push'): Promise<EngineAuth> {
   const host = policyHost(registry) === 'docker.io' ? 'docker.io' : registry;
@@ -57,7 +66,9 @@ export async function engineAuth(outbound: OutboundApi, auth: RegistryAuthProvid
   try {
     const { challenge } = await pingRegistry(host, http.send);
     const login = auth ? await auth(host) : null;
-    const none = { authconfig: null, username: null };
+    // a token that stands for none: with any registrytoken the engine never asks a token service, should the registry
+    // answer it with a challenge it did not send us; a registry that is open needs nothing from it
+    const none = { authconfig: { registrytoken: 'anonymous', serveraddress: login?.serveraddress ?? host }, username: null };
     if (!challenge) return none;
     if (challenge.scheme === 'basic') return login ? { authconfig: login, username: login.username } : none;
     if (challenge.scheme !== 'bearer' || !challenge.params.realm) return none;

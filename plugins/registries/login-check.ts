@@ -1,6 +1,6 @@
 // Before a login is saved: the outbound-address policy for its host and for the token service it sends logins to, then a real login by our own client (never the engine's /auth).
 import { OutboundRefused, Problem, problem, type OutboundApi, type ContextWith } from '../../sdk/index.ts';
-import { RegistryAuthRefused, RegistryUnreachable, verifyLogin } from '../docker/api.ts';
+import { RegistryAuthRefused, RegistryUnreachable, transportFailure, verifyLogin } from '../docker/api.ts';
 
 /**
  * The outbound-address policy (SPEC: loopback, private and other non-global addresses are refused unless `outbound.allow`
@@ -20,14 +20,6 @@ export function bearerRealm(challenges: string): string | null {
   return realm ? realm[1] ?? realm[2] : null;
 }
 
-/** why a probe of the registry got no answer, in words (connection refused, a TLS failure, a timeout) */
-function failureOf(err: unknown): string {
-  const e = err as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
-  const code = e?.code ?? e?.cause?.code;
-  const words = code === 'ECONNREFUSED' ? 'connection refused' : code === 'UND_ERR_CONNECT_TIMEOUT' || e?.name === 'TimeoutError' ? 'no answer in time' : null;
-  return `${words ? `${words} ` : ''}(${e?.message ?? String(err)})`;
-}
-
 /**
  * Logs in as the engine's /auth would, but with our own client (registry-auth.ts): the token service the registry's
  * Bearer challenge names is checked against the outbound policy before it is sent the login, redirects are refused, and
@@ -43,7 +35,7 @@ export async function checkLogin(outbound: OutboundApi, login: { host: string; u
       throw err;
     }
     if (err instanceof RegistryUnreachable) {
-      throw problem(422, `the login could not be checked, because Dockwright could not reach the registry ${login.host}: ${failureOf(err.failure)}; nothing was saved`, { code: 'registry-unreachable' });
+      throw problem(422, `the login could not be checked, because Dockwright could not reach the registry ${login.host}: ${transportFailure(err.failure)}; nothing was saved`, { code: 'registry-unreachable' });
     }
     const reason = String((err as Error)?.message ?? err).split(login.password).join('[redacted]');
     if (err instanceof RegistryAuthRefused && refusedLogin.test(reason)) {

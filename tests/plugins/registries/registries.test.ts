@@ -372,6 +372,22 @@ test('every pull asks the registry\'s token service right before the engine is a
     assert.equal(refusedTokens.connections, 0, `the refused token service was reached: ${refusedTokens.requests.join(', ')}`);
     assert.ok(registry.requests.every((r) => r === 'GET /v2/'), `only Dockwright's probes reached the registry, the engine did not: ${registry.requests.join(', ')}`);
 
+    // a registry open to Dockwright's probe that shows the engine a realm: the engine, given a token, follows no realm
+    const twoFaced = await recordingServer((req, res) => {
+      if (/^docker\//.test(req.headers['user-agent'] ?? '')) res.writeHead(401, { 'www-authenticate': `Bearer realm="http://127.0.0.2:${refusedTokens.port}/token",service="x"` }).end();
+      else res.writeHead(200, { 'content-type': 'application/json', 'docker-distribution-api-version': 'registry/2.0' }).end('{}');
+    });
+    try {
+      const other = uniqueName('realm2');
+      await createStack(strict, other, `services:\n  app:\n    image: 127.0.0.1:${twoFaced.port}/team/${other}:1\n`);
+      const shown = await act(strict, 'pull', other, 'failed');
+      assert.ok(twoFaced.requests.some((r) => r.startsWith('GET /v2/team/')), `the engine was asked and went to the registry: ${twoFaced.requests.join(', ')}; ${shown.error}`);
+      assert.equal(refusedTokens.connections, 0, 'the engine followed the realm the registry showed it');
+      await strict.api('DELETE', `/api/v1/stacks/${other}`);
+    } finally {
+      await twoFaced.close();
+    }
+
     // a login saved while the realm was an allowed one; the registry names another realm afterwards: its pull is refused
     realm = `http://127.0.0.1:${allowedTokens.port}/token`;
     assert.equal((await strict.api('POST', '/api/v1/registries', { body: { host, username: 'me', password: 'token-secret' } })).status, 201);
