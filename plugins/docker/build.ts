@@ -219,8 +219,9 @@ export async function buildImage(deps: ImageDeps, s: NormalizedService, io: Depl
   }));
   const refused = refusals.find((r) => r !== null);
   if (refused) throw new Error(refused);
-  // only the classic builder pulls by itself (Dockwright pulls for BuildKit): it gets tokens of checked token services
-  const missing = builder.kind === 'classic' ? (await Promise.all(bases.map(async (base) => ((await localId(base)) ? [] : [base])))).flat() : [];
+  // only the classic builder pulls by itself (Dockwright pulls for BuildKit): tokens of checked token services for what it
+  // pulls (every base with build.pull, else the missing ones)
+  const missing = builder.kind !== 'classic' ? [] : b.pull ? bases : (await Promise.all(bases.map(async (base) => ((await localId(base)) ? [] : [base])))).flat();
   const { config: registryconfig, users } = await logins(deps, [...missing, ...(builder.kind === 'classic' ? b.cacheFrom ?? [] : [])]);
   io.log(`${s.name}: building ${s.image}${users.length ? ` (base images as ${users.join(', ')})` : ''} ${builder.kind === 'buildkit' ? 'with BuildKit' : `with the classic builder (${builder.why})`}`);
   if (builder.kind === 'buildkit') {

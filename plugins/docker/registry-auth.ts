@@ -49,7 +49,9 @@ type Login = { username: string; password: string; serveraddress?: string };
 /** the engine's authconfig (null: none), and the user of the saved login it stands for */
 export type EngineAuthConfig = { serveraddress: string; username?: string; password?: string; registrytoken?: string };
 export interface EngineAuth { authconfig: EngineAuthConfig | null; username: string | null }
-type Answer = { statusCode: number; headers: Record<string, string | string[] | undefined>; body: { dump(): Promise<void>; json(): Promise<unknown> } };
+type Answer = { statusCode: number; headers: Record<string, string | string[] | undefined>; body: AsyncIterable<Buffer> & { dump(): Promise<void> } };
+/** a token service's answer is a small JSON document: what is longer is refused, never held */
+const maxTokenAnswer = 64 * 1024;
 
 /**
  * The authconfig for the engine's pull or push of these repositories of one registry, found right before it is asked:
@@ -159,7 +161,19 @@ async function registryToken(outbound: OutboundApi, host: string, params: Record
     const who = login ? `its saved login (user ${login.username}) was rejected` : 'no login for it is saved';
     throw new RegistryAuthRefused(`the token service of the registry ${host} answered ${answer.statusCode}: unauthorized: ${who}`);
   }
-  const body = await answer.body.json() as { token?: unknown; access_token?: unknown };
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of answer.body) {
+    size += chunk.length;
+    if (size > maxTokenAnswer) throw new RegistryAuthRefused(`the token service of the registry ${host} answered more than ${maxTokenAnswer / 1024} KiB`);
+    chunks.push(chunk);
+  }
+  let body: { token?: unknown; access_token?: unknown };
+  try {
+    body = JSON.parse(Buffer.concat(chunks).toString('utf8')) ?? {};
+  } catch {
+    throw new RegistryAuthRefused(`the token service of the registry ${host} answered no JSON`);
+  }
   const token = typeof body.token === 'string' ? body.token : typeof body.access_token === 'string' ? body.access_token : null;
   if (!token) throw new RegistryAuthRefused(`the token service of the registry ${host} answered no token`);
   return { registrytoken: token };
