@@ -5,7 +5,8 @@ import type { AccessGuard, DockerRuntime, EdgeRouting, GitContextFetcher, Regist
 export { uncarriedBuildOption } from './compose/build-options.ts';
 export { isRemoteContext } from './compose/git-context.ts';
 export { policyHost, registryHost } from './images.ts';
-export { servingRole } from './labels.ts';
+export { RegistryAuthRefused, RegistryUnreachable, transportFailure, verifyLogin } from './registry-auth.ts';
+export { dockerNetworkNames, edgeNetworkLabel, edgeNetworkName, servingRole } from './labels.ts';
 export type { AccessGuard, ComposeProject, GitContext, GitContextFetcher, ImageIssue, ContainerStatus, DeployIo, DeployResult, DockerRuntime, EdgeRouting, InstallationVolume, LoadedCompose, NormalizedService, PreviewOf, RegistryAuthProvider, ServiceStatus } from './types.ts';
 export { previewLabels } from './preview.ts';
 

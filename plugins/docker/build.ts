@@ -10,6 +10,7 @@ import { BuildProgress, decodeStatus } from './buildkit-status.ts';
 import { reasonOf } from './client.ts';
 import { baseImages, dockerfileText, sessionFeatures, stepLine, syntaxImage } from './dockerfile.ts';
 import { olderFrontend, translateForEngine, type ContextFile } from './dockerfile-translate.ts';
+import { engineAuth, repositoryOf, type EngineAuthConfig } from './registry-auth.ts';
 import { boundedSignal, credentialsRefused, follow, imageId, pullImage, registryHost, registryRefusal, type BuilderChoice, type ImageDeps } from './images.ts';
 import type { DeployIo, NormalizedBuild, NormalizedService } from './types.ts';
 
@@ -108,7 +109,7 @@ function buildQuery(s: NormalizedService, b: NormalizedBuild, builder: Builder, 
   };
 }
 
-type RegistryConfig = Record<string, { username: string; password: string; serveraddress: string }>;
+type RegistryConfig = Record<string, EngineAuthConfig>;
 
 /** POST /build with the context as the body (no session: BuildKit's secrets and SSH need one); answers the progress stream */
 function postBuild(docker: Dockerode, body: Readable, query: Record<string, unknown>, registryconfig: RegistryConfig, signal: AbortSignal): Promise<NodeJS.ReadableStream> {
@@ -121,12 +122,17 @@ function postBuild(docker: Dockerode, body: Readable, query: Record<string, unkn
   });
 }
 
-/** the saved logins of the registries the build pulls from, keyed as the engine's X-Registry-Config wants */
-async function logins(deps: ImageDeps, refs: string[]): Promise<RegistryConfig> {
-  const provider = deps.auth();
-  if (!provider) return {};
-  const found = await Promise.all([...new Set(refs.map(registryHost))].map((h) => provider(h)));
-  return Object.fromEntries(found.filter((l) => l !== null).map((l) => [l.serveraddress, l]));
+/**
+ * What the engine authenticates with to the registries the build pulls from, keyed as its X-Registry-Config wants: per
+ * registry a token for its repositories, fetched here from a checked token service (registry-auth.ts), with the user
+ */
+async function logins(deps: ImageDeps, refs: string[]): Promise<{ config: RegistryConfig; users: string[] }> {
+  const byRegistry = new Map<string, string[]>();
+  for (const ref of refs) byRegistry.set(registryHost(ref), [...(byRegistry.get(registryHost(ref)) ?? []), repositoryOf(ref)]);
+  const found = await Promise.all([...byRegistry].map(async ([host, repositories]) => ({ host, ...await engineAuth(deps.outbound, deps.auth(), host, repositories, 'pull') })));
+  const config: RegistryConfig = {};
+  for (const f of found) if (f.authconfig) config[f.authconfig.serveraddress] = f.authconfig;
+  return { config, users: found.flatMap((f) => (f.username ? [`${f.username} on ${f.host}`] : [])) };
 }
 
 /** an image's id on the engine, asked once per build (the policy check and the pulls before a build both want it) */
@@ -207,16 +213,16 @@ export async function buildImage(deps: ImageDeps, s: NormalizedService, io: Depl
   const bases = text ? baseImages(text, b.args).filter((ref) => !older || ref !== syntaxImage(text)) : [];
   const localId = lookups(deps.docker);
   // a base image missing here is pulled (by Dockwright for BuildKit, by the engine for the classic builder): only from a registry the policy allows
-  const [refusals, registryconfig] = await Promise.all([
-    Promise.all(bases.map(async (base) => {
-      const refusal = await registryRefusal(deps.outbound, registryHost(base));
-      return refusal && !(await localId(base)) ? `building the image of "${s.name}" failed: its base image ${base} is not present locally and is not pulled: ${refusal}` : null;
-    })),
-    logins(deps, [...bases, ...(b.cacheFrom ?? [])]),
-  ]);
+  const refusals = await Promise.all(bases.map(async (base) => {
+    const refusal = await registryRefusal(deps.outbound, registryHost(base));
+    return refusal && !(await localId(base)) ? `building the image of "${s.name}" failed: its base image ${base} is not present locally and is not pulled: ${refusal}` : null;
+  }));
   const refused = refusals.find((r) => r !== null);
   if (refused) throw new Error(refused);
-  const users = Object.values(registryconfig).map((l) => `${l.username} on ${l.serveraddress}`);
+  // only the classic builder pulls by itself (Dockwright pulls for BuildKit): tokens of checked token services for what it
+  // pulls (every base with build.pull, else the missing ones)
+  const missing = builder.kind !== 'classic' ? [] : b.pull ? bases : (await Promise.all(bases.map(async (base) => ((await localId(base)) ? [] : [base])))).flat();
+  const { config: registryconfig, users } = await logins(deps, [...missing, ...(builder.kind === 'classic' ? b.cacheFrom ?? [] : [])]);
   io.log(`${s.name}: building ${s.image}${users.length ? ` (base images as ${users.join(', ')})` : ''} ${builder.kind === 'buildkit' ? 'with BuildKit' : `with the classic builder (${builder.why})`}`);
   if (builder.kind === 'buildkit') {
     // measured on 20.10: its BuildKit leaves /dev/shm of RUN steps at 64 MB whatever the build asks

@@ -1,11 +1,12 @@
 // Images on the engine and in registries: find them locally, pull them and push them (with registry credentials from the auth hook); never from a registry the outbound policy refuses.
 import type Dockerode from 'dockerode';
-import { OutboundRefused, type OutboundApi } from '../../sdk/index.ts';
+import { OutboundRefused, Problem, type OutboundApi } from '../../sdk/index.ts';
 import { dockerfileText } from './dockerfile.ts';
 import { pulledImages } from './dockerfile-translate.ts';
 import type { DeployIo, GitContextFetcher, ImageIssue, NormalizedService, RegistryAuthProvider } from './types.ts';
 import { reasonOf, statusOf } from './client.ts';
 import { limiter } from './util.ts';
+import { engineAuth, repositoryOf } from './registry-auth.ts';
 
 /** which builder builds: `auto` asks the engine (BuildKit where it has it) */
 export type BuilderChoice = 'auto' | 'buildkit' | 'classic';
@@ -83,10 +84,10 @@ export function boundedSignal(io: DeployIo, ms: number): AbortSignal {
 export async function pullImage(deps: ImageDeps, ref: string, io: DeployIo): Promise<void> {
   const refusal = await registryRefusal(deps.outbound, registryHost(ref));
   if (refusal) throw new Error(refusal);
-  const provider = deps.auth();
   const host = registryHost(ref);
-  const authconfig = provider ? await provider(host) : null;
-  io.log(`pulling ${ref}${authconfig ? ` (as ${authconfig.username} on ${host})` : ''}`);
+  // right before the engine is asked: its token service checked, the token fetched here (registry-auth.ts)
+  const { authconfig, username } = await engineAuth(deps.outbound, deps.auth(), host, [repositoryOf(ref)], 'pull');
+  io.log(`pulling ${ref}${username ? ` (as ${username} on ${host})` : ''}`);
   const signal = boundedSignal(io, deps.pullTimeoutMs);
   try {
     const stream = await deps.docker.pull(ref, { ...(authconfig ? { authconfig } : {}), abortSignal: signal });
@@ -97,7 +98,7 @@ export async function pullImage(deps: ImageDeps, ref: string, io: DeployIo): Pro
     if (signal.aborted && !io.signal?.aborted) throw new Error(`pulling ${ref} took longer than ${Math.round(deps.pullTimeoutMs / 1000)} s`);
     const reason = reasonOf(err);
     if (credentialsRefused.test(reason)) {
-      const login = authconfig ? `its saved login (user ${authconfig.username}) was rejected` : 'no login for it is saved';
+      const login = username ? `its saved login (user ${username}) was rejected` : 'no login for it is saved';
       throw new Error(`the registry ${host} refused the pull: ${login}; add or replace it with POST /api/v1/registries (${reason})`);
     }
     throw err;
@@ -116,10 +117,12 @@ export async function pushImage(deps: ImageDeps, image: string, target: { reposi
   const host = registryHost(reference);
   const refusal = await registryRefusal(deps.outbound, host);
   if (refusal) throw new Error(`${reference} is not pushed: ${refusal}`);
-  const provider = deps.auth();
-  const authconfig = provider ? await provider(host) : null;
+  const { authconfig, username } = await engineAuth(deps.outbound, deps.auth(), host, [repositoryOf(reference)], 'pull,push').catch((err: unknown) => {
+    io.log(`pushing ${reference}`);
+    throw err instanceof Problem ? err : new Error(`pushing ${reference} to the registry ${host} failed: ${reasonOf(err)}`);
+  });
   await deps.docker.getImage(image).tag({ repo: target.repository, tag: target.tag });
-  io.log(`pushing ${reference}${authconfig ? ` (as ${authconfig.username} on ${host})` : ''}`);
+  io.log(`pushing ${reference}${username ? ` (as ${username} on ${host})` : ''}`);
   const signal = boundedSignal(io, deps.pullTimeoutMs);
   let digest = '';
   try {
@@ -133,7 +136,7 @@ export async function pushImage(deps: ImageDeps, image: string, target: { reposi
     if (signal.aborted && !io.signal?.aborted) throw new Error(`pushing ${reference} took longer than ${Math.round(deps.pullTimeoutMs / 1000)} s`);
     const reason = reasonOf(err);
     if (credentialsRefused.test(reason)) {
-      const login = authconfig ? `its saved login (user ${authconfig.username}) was rejected` : 'no login for it is saved';
+      const login = username ? `its saved login (user ${username}) was rejected` : 'no login for it is saved';
       throw new Error(`the registry ${host} refused the push of ${reference}: ${login}; add or replace it with POST /api/v1/registries (${reason})`);
     }
     throw new Error(`pushing ${reference} to the registry ${host} failed: ${reason}`);

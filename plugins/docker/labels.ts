@@ -12,6 +12,23 @@ export const label = {
   preStop: 'dockwright.pre-stop',
 } as const;
 
+/** the network the edge joins routed containers to (every installation on an engine shares it), and the label it carries */
+export const edgeNetworkName = 'dockwright-edge';
+export const edgeNetworkLabel = 'dockwright.edge';
+/** the networks Docker makes itself: the host's, the default bridge, none, and swarm's gateway bridge and ingress */
+export const dockerNetworkNames: readonly string[] = ['host', 'bridge', 'none', 'docker_gwbridge', 'ingress'];
+
+/**
+ * Whether an engine network is one no stack may join: the edge's (any installation's), or one of Docker's own (also by
+ * what it is: a host or null driver, an ingress network, the default bridge), whatever name it was asked by.
+ */
+export function reservedNetwork(info: { Name: string; Driver?: string; Ingress?: boolean; Options?: Record<string, string> | null; Labels?: Record<string, string> | null }): 'edge' | 'docker' | null {
+  if (info.Name === edgeNetworkName || info.Labels?.[edgeNetworkLabel] === 'true') return 'edge';
+  if (dockerNetworkNames.includes(info.Name) || info.Driver === 'host' || info.Driver === 'null' || info.Ingress === true
+    || info.Options?.['com.docker.network.bridge.default_bridge'] === 'true') return 'docker';
+  return null;
+}
+
 /** a dockwright.* label a compose file may set: the edge's dockwright.http.* and the update policy's dockwright.update(.monitor) */
 export const userLabel = (k: string): boolean => k.startsWith('dockwright.http.') || k === 'dockwright.update' || k === 'dockwright.update.monitor';
 export const reservedLabelMessage = 'labels starting with dockwright. are reserved (except dockwright.http.*, dockwright.update and dockwright.update.monitor)';

@@ -4,7 +4,7 @@ import type { AddressPool } from './address-pool.ts';
 import type { DeployIo, InstallationVolume, NormalizedNetwork, NormalizedVolume } from './types.ts';
 import { reasonOf, statusOf } from './client.ts';
 import { beforeStop } from './hooks.ts';
-import { bareName, composeLabelsFor, filterFor, isOurs, label, ownershipOf } from './labels.ts';
+import { bareName, composeLabelsFor, filterFor, isOurs, label, ownershipOf, reservedNetwork } from './labels.ts';
 
 /** the engine, and the installation whose containers, networks and volumes are the only ones acted on */
 export interface Owned { docker: Dockerode; installation: string }
@@ -38,6 +38,8 @@ export async function ensureNetworks({ docker, installation }: Owned, networks: 
   await Promise.all(networks.map(async (n) => {
     try {
       const info = await docker.getNetwork(n.name).inspect();
+      // the edge joins what it routes itself: a stack that joined its network would reach every routed container directly
+      if (reservedNetwork(info) === 'edge') throw new Error(`the network "${n.name}" is the edge's (${info.Name}): a stack never joins it; a service is routed by its dockwright.http.host label`);
       assertOwned('network', n.name, n.external, info.Labels, n.labels, installation);
       return;
     } catch (err) {

@@ -13,7 +13,7 @@ import { imageId, pullImage, pushImage, refusedImages, registryHost, registryRef
 import { filterFor, ownershipOf } from './labels.ts';
 import { installationVolumes, removeVolume, removeVolumes, takeDown, volumeProject } from './resources.ts';
 import { removeServiceFiles, type SecretsDir } from './secrets.ts';
-import { containerNameHolders, engineState, projectStatus, publishedPorts, resourceHolders, servicesOfProjects } from './status.ts';
+import { containerNameHolders, engineState, projectStatus, publishedPorts, reservedNetworks, resourceHolders, servicesOfProjects } from './status.ts';
 import { projectNamePattern } from './compose/load.ts';
 import { asPreview } from './preview.ts';
 import type { ContainerWatch } from './watch.ts';
@@ -140,6 +140,7 @@ export function createRuntime(opts: RuntimeOptions): DockerRuntime {
       return builtImageId(images, service, io);
     },
     push: (image, target, io) => pushImage(images, image, target, io),
+    pullImage: (ref, io) => pullImage(images, ref, io),
     refusedImages: (services) => refusedImages(images, services),
     registryRefusal: (ref) => registryRefusal(opts.outbound, registryHost(ref)),
     volumes: projectVolumes,
@@ -180,6 +181,7 @@ export function createRuntime(opts: RuntimeOptions): DockerRuntime {
     publishedPorts: (except) => publishedPorts(docker, installation, except),
     containerNameHolders: (names) => containerNameHolders(docker, installation, names),
     resourceHolders: (kind, names) => resourceHolders(docker, installation, kind, names),
+    reservedNetworks: (names) => reservedNetworks(docker, names),
     async engine() {
       const version = opts.watch?.version();
       return version ? { ok: true, version } : engineState(docker, opts.endpoint);

@@ -3,7 +3,7 @@ import { compareText } from '../../sdk/index.ts';
 import type Dockerode from 'dockerode';
 import type { ContainerInfo } from 'dockerode';
 import type { ContainerStatus, Ownership, ServiceStatus } from './types.ts';
-import { bareName, label, ownershipOf } from './labels.ts';
+import { bareName, label, ownershipOf, reservedNetwork } from './labels.ts';
 import { engineProblem, reasonOf } from './client.ts';
 
 /** "Up 2 minutes (healthy)" → healthy; the list call carries health only in this text. */
@@ -98,6 +98,24 @@ export async function resourceHolders(docker: Dockerode, installation: string, k
     ? ((await docker.listVolumes({ filters: { name: [...wanted] } })).Volumes ?? []).map((v) => ({ name: v.Name, labels: v.Labels }))
     : (await docker.listNetworks({ filters: { name: [...wanted] } })).map((n) => ({ name: n.Name, labels: n.Labels }));
   return found.filter((r) => wanted.has(r.name)).map((r) => ({ name: r.name, owner: ownershipOf(r.labels, installation) }));
+}
+
+/**
+ * Which of these network names the engine resolves (as it does when a container joins one: a name, an id or an id's
+ * prefix) to the edge's network or one of Docker's own; a name it does not know is none of them.
+ */
+export async function reservedNetworks(docker: Dockerode, names: readonly string[]): Promise<{ name: string; network: string; reserved: 'edge' | 'docker' }[]> {
+  const found = await Promise.all([...new Set(names)].map(async (name) => {
+    try {
+      const info = await docker.getNetwork(name).inspect() as { Name: string; Driver?: string; Ingress?: boolean; Options?: Record<string, string>; Labels?: Record<string, string> };
+      const reserved = reservedNetwork(info);
+      return reserved ? [{ name, network: info.Name, reserved }] : [];
+    } catch (err) {
+      if ((err as { statusCode?: number }).statusCode === 404) return [];
+      throw err;
+    }
+  }));
+  return found.flat();
 }
 
 export async function engineState(docker: Dockerode, endpoint: string): Promise<{ ok: true; version: string } | { ok: false; reason: string }> {

@@ -98,6 +98,8 @@ export interface DockerRuntime {
    * what it has. Pulls, builds and pushes check the policy again before the engine is asked.
    */
   refusedImages(services: readonly NormalizedService[]): Promise<ImageIssue[] | null>;
+  /** pulls one image reference as a deploy does: the policy and the registry's token service checked right before the engine is asked, the saved login used */
+  pullImage(ref: string, io: DeployIo): Promise<void>;
   /** why the outbound policy refuses the registry of this image reference, or null when the engine may contact it */
   registryRefusal(ref: string): Promise<string | null>;
   /** tags a local image as `repository:tag` and pushes it with the saved login of its registry (registryAuths); answers the pushed reference and the registry's digest */
@@ -134,6 +136,8 @@ export interface DockerRuntime {
   containerNameHolders(names: readonly string[]): Promise<{ name: string; id: string; owner: Ownership }[]>;
   /** the volumes or networks that hold these names on the engine, and whose they are; asks the engine */
   resourceHolders(kind: 'volume' | 'network', names: readonly string[]): Promise<{ name: string; owner: Ownership }[]>;
+  /** which of these network names the engine resolves to the edge's network or one of Docker's own; asks the engine */
+  reservedNetworks(names: readonly string[]): Promise<{ name: string; network: string; reserved: 'edge' | 'docker' }[]>;
   engine(): Promise<{ ok: true; version: string } | { ok: false; reason: string }>;
   /** @deprecated contribute to the extension point registryAuths (plugins/docker/api.ts) */
   setRegistryAuth(provider: RegistryAuthProvider): void;

@@ -1,6 +1,6 @@
 // The edge plugin: one Caddy, run and configured by Dockwright through its admin API, serving sites and routing hostnames to stack services.
 import { definePlugin, Type, type AttentionItem, type Principal } from '../../sdk/index.ts';
-import { dockerPlugin, edgeRoutings } from '../docker/api.ts';
+import { dockerPlugin, edgeNetworkName, edgeRoutings } from '../docker/api.ts';
 import { platformRules, stackHooks, stacksPlugin } from '../stacks/api.ts';
 import { createEdge } from './edge.ts';
 import { covers, normalizeHostname } from './hostnames.ts';
@@ -14,7 +14,8 @@ import type { EdgeApi } from './types.ts';
 
 export type * from './types.ts';
 
-export const edgeNetworkName = 'dockwright-edge';
+// the network's name is the docker plugin's: the platform rules refuse it to stacks
+export { edgeNetworkName };
 
 const Ms = (d: number, description: string, minimum = 1) => Type.Integer({ minimum, default: d, description });
 const Options = Type.Object({

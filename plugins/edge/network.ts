@@ -1,7 +1,7 @@
 // The edge network on the Docker engine: created once, joined by every container that declares a hostname, and read for upstream addresses.
 import type Dockerode from 'dockerode';
 import type { Logger } from '../../sdk/index.ts';
-import { servingRole } from '../docker/api.ts';
+import { edgeNetworkLabel, servingRole } from '../docker/api.ts';
 
 export const hostLabel = 'dockwright.http.host';
 export const portLabel = 'dockwright.http.port';
@@ -63,7 +63,7 @@ export function edgeNetwork(docker: Dockerode, name: string, log: Logger, retryM
       const existing = await docker.listNetworks({ filters: { name: [name] } });
       if (existing.some((n) => n.Name === name)) return;
       try {
-        await docker.createNetwork({ Name: name, Driver: 'bridge', Attachable: true, CheckDuplicate: true, Labels: { 'dockwright.edge': 'true' } });
+        await docker.createNetwork({ Name: name, Driver: 'bridge', Attachable: true, CheckDuplicate: true, Labels: { [edgeNetworkLabel]: 'true' } });
         log.info({ network: name }, 'edge network created');
       } catch (err) {
         if (statusOf(err) !== 409) throw err;

@@ -2,7 +2,7 @@
 import { defineRoute, pageOf, keyedLock, Problem, problem, reply, Type, type Actor, type AnyRoute, type ContextWith, type Static } from '../../sdk/index.ts';
 import type { DockerRuntime } from '../docker/types.ts';
 import { normaliseHost } from './hosts.ts';
-import { checkLogin, checkOutboundPolicy, checkTokenRealm } from './login-check.ts';
+import { checkLogin, checkOutboundPolicy } from './login-check.ts';
 import type { LoginRow, LoginStore } from './store.ts';
 
 const HostText = Type.String({ minLength: 1, maxLength: 261, pattern: '^[^\\s/]+$', description: 'host or host:port; docker.io, index.docker.io and registry-1.docker.io are one' });
@@ -64,17 +64,16 @@ export function registryRoutes(deps: { ctx: ContextWith<'activity' | 'outbound' 
       summary: 'Add a registry login, or replace the login of that host: checked against the registry first',
       description: 'The registry, and the token service its Bearer challenge names (WWW-Authenticate realm), must pass the outbound policy '
         + '(422 outbound-refused otherwise, before the engine is asked). '
-        + 'The engine logs in to the registry (POST /auth) before anything is saved: a refused login or an unreachable registry '
+        + 'Dockwright logs in (at that token service, or at the registry for Basic; redirects are not followed) before anything is saved: a refused login or an unreachable registry '
         + 'answers 422 naming what failed, and nothing is saved. A token goes in password. 201 when the host had no login, 200 when it replaced one. '
-        + 'Deploys, pulls, builds (base images) and autoupdate then pull that registry\'s images with this login.',
+        + 'Deploys, pulls, builds (base images) and autoupdate then pull that registry\'s images with this login: the token service is checked again before each pull, and the engine gets only the token.',
       handler: async ({ body, principal }) => {
         const host = hostOf(body.host);
         return lock(host, () => audit(principal.actor, 'registry.save', host, async () => {
           await checkOutboundPolicy(ctx, host);
           // an absent engine is a 503 before the registry is asked anything
           await runtime.docker.ping();
-          await checkTokenRealm(ctx.outbound, host);
-          await checkLogin(runtime, { host, username: body.username, password: body.password });
+          await checkLogin(ctx.outbound, { host, username: body.username, password: body.password });
           const { row, created } = await store.put({ host, username: body.username, passwordSealed: ctx.secrets.seal(body.password), addedBy: principal.actor });
           return { value: reply(created ? 201 : 200, viewOf(row)), detail: { username: row.username, replaced: !created } };
         }));

@@ -22,9 +22,8 @@ async function runBuild(runtime: DockerRuntime, files: Files, site: string, tree
     if (!present) {
       const refusal = await runtime.registryRefusal(build.image);
       if (refusal) throw new Error(`the build image ${build.image} is not present locally and cannot be pulled: ${refusal}`);
-      job.log(`pulling ${build.image}`);
-      const stream = await docker.pull(build.image);
-      await new Promise<void>((resolve, reject) => docker.modem.followProgress(stream, (err: Error | null) => (err ? reject(err) : resolve())));
+      // as a deploy pulls: the registry's token service checked right before the engine is asked, the saved login used
+      await runtime.pullImage(build.image, job);
     }
     job.log(`building with ${build.image}: ${JSON.stringify(build.command)}`);
     const container = await docker.createContainer({

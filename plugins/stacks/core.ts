@@ -165,9 +165,10 @@ export function createCore(ctx: ContextWith<'actionTokens' | 'events' | 'revisio
     if (!row) throw new Error(`stack ${stack} no longer exists`);
     const { project, commit, fromSource } = await projectOf(row, io, at);
     const loaded = runtime.load(project);
+    // a saved file met every rule when saved; those that judge what may have changed since are asked again
     const errors = fromSource
       ? await checkRules(deps.rules, deps.switches, { stack, loaded, hasSource: true, workdir: project.workdir })
-      : loaded.errors.map((e) => ({ rule: 'compose-valid', ...e }));
+      : [...loaded.errors.map((e) => ({ rule: 'compose-valid', ...e })), ...await checkRules(deps.rules.filter((r) => r.atDeploy), deps.switches, { stack, loaded, hasSource: project.workdir !== undefined, workdir: project.workdir })];
     if (errors.length) throw new Error(`the compose file of ${stack} is refused: ${errors.map((e) => `${e.path}: ${e.message} (${e.rule})`).join('; ')}`);
     return { row, project, commit, loaded, fromSource };
   }

@@ -70,6 +70,7 @@ export default definePlugin({
         return held?.flatMap((h): Held[] => h.owner.owner === 'this' ? (h.owner.project === stack ? [] : [{ name: h.name, holder: 'stack' }])
           : h.owner.owner === 'other' ? [{ name: h.name, holder: 'installation' }] : []) ?? null;
       },
+      reservedNetworks: (names) => runtime.reservedNetworks(names).catch(() => null),
       refusedImages: async (loaded) => (await runtime.refusedImages(loaded.services))?.map(({ path, message }) => ({ path, message })) ?? null,
     });
     const core = createCore(ctx, { runtime, store, templates, rules, switches: options.rules });

@@ -1,6 +1,6 @@
 // Platform rules for compose files: each rule reports its own errors, with the path in the user's file; admins switch rules off per install.
 import { isWithin, problem, realExisting, type Principal } from '../../sdk/index.ts';
-import { isRemoteContext, uncarriedBuildOption } from '../docker/api.ts';
+import { dockerNetworkNames, edgeNetworkName, isRemoteContext, uncarriedBuildOption } from '../docker/api.ts';
 import type { LoadedCompose } from '../docker/types.ts';
 
 export interface RuleIssue { path: string; message: string }
@@ -20,6 +20,8 @@ export interface PlatformRule {
   /** false: off unless an admin switches it on (`rules: { "<id>": true }`); on by default */
   enabled?: boolean;
   check(input: RuleInput): RuleIssue[] | Promise<RuleIssue[]>;
+  /** judged again by every deploy of a saved file, not only at the save: what it looks at (the engine's networks, the names of other stacks' resources) may have changed since */
+  atDeploy?: boolean;
   /** what is ignored when an admin switches the rule off: said as warnings (validate's and the deploy's), never dropped silently */
   whenOff?(input: RuleInput): RuleIssue[];
 }
@@ -46,6 +48,8 @@ export interface RuleOptions {
   containerNamesHeld(stack: string, names: readonly string[]): Promise<{ name: string; holder: 'stack' | 'installation' | 'outside' }[] | null>;
   /** which of these volume or network names are held on the engine by another stack of this installation or by another installation (null when the engine cannot say) */
   resourcesHeld(stack: string, kind: 'volume' | 'network', names: readonly string[]): Promise<{ name: string; holder: 'stack' | 'installation' }[] | null>;
+  /** which of these network names the engine resolves (by name, id or id prefix) to the edge's network or one of Docker's own (null when the engine cannot say) */
+  reservedNetworks(names: readonly string[]): Promise<{ name: string; network: string; reserved: 'edge' | 'docker' }[] | null>;
   /** host ports published by other stacks' containers (null when the engine cannot say) */
   portsInUse(stack: string): Promise<{ project: string | null; hostPort: number; protocol: string }[] | null>;
   /** the stacks among these the caller may see: a message names no other */
@@ -68,6 +72,9 @@ export const safeSecurityOptions = ['no-new-privileges', 'no-new-privileges:true
 export const safeNetworkOptions = [
   'com.docker.network.enable_ipv6', 'com.docker.network.bridge.enable_icc', 'com.docker.network.bridge.host_binding_ipv4', 'com.docker.network.driver.mtu', 'com.docker.network.container_iface_prefix', 'encrypted',
 ];
+
+/** what a stack may be named (the routes' StackName): the part of a volume or network name before its first "_" that could be one is that stack's */
+const stackNamePattern = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
 /** a "local" volume in memory: type and device tmpfs, options that bind nothing */
 const tmpfsVolume = (driver: string, opts: Readonly<Record<string, string>>) => driver === 'local' && opts.type === 'tmpfs' && (opts.device ?? 'tmpfs') === 'tmpfs'
@@ -139,6 +146,20 @@ const ownIpc = new Set(['', 'none', 'private', 'shareable']);
 /** namespaces beyond pid and ipc whose only mode other than the container's own is the host's */
 const hostNamespaces = [['uts', 'UTSMode', 'UTS namespace'], ['cgroup', 'CgroupnsMode', 'cgroup namespace'], ['userns_mode', 'UsernsMode', 'user namespace (no remapping)']] as const;
 
+/**
+ * The networks of the file the engine would resolve to a reserved one (`edge` or `docker`): by the name written (an
+ * external network, a top-level key, an explicit name), then as the engine resolves it (an id or an id's prefix).
+ */
+async function reservedOf(opts: RuleOptions, loaded: LoadedCompose, stack: string, kind: 'edge' | 'docker'): Promise<{ key: string; network: string }[]> {
+  const named = loaded.networks.filter((n) => n.external || n.name !== `${stack}_${n.key}`);
+  const byName = (n: { name: string }) => (kind === 'edge' ? n.name === edgeNetworkName : dockerNetworkNames.includes(n.name));
+  const found = named.filter(byName).map((n) => ({ key: n.key, network: n.name }));
+  const rest = named.filter((n) => !byName(n));
+  if (!rest.length) return found;
+  const resolved = ((await opts.reservedNetworks(rest.map((n) => n.name))) ?? []).filter((r) => r.reserved === kind);
+  return [...found, ...rest.flatMap((n) => resolved.filter((r) => r.name === n.name).map((r) => ({ key: n.key, network: r.network })))];
+}
+
 export function builtInRules(opts: RuleOptions): PlatformRule[] {
   const capabilities = new Set(opts.allowedCapabilities.map(capability));
   const networkDrivers = new Set(opts.allowedNetworkDrivers);
@@ -184,6 +205,25 @@ export function builtInRules(opts: RuleOptions): PlatformRule[] {
       ]),
     },
     {
+      id: 'no-edge-network', atDeploy: true, description: `never the edge's network (${edgeNetworkName}), by any name, nor a build on it: the edge joins what it routes itself, and a stack on its network would reach every routed container`,
+      async check({ loaded, stack }) {
+        const message = (what: string) => `${what} the edge's network (${edgeNetworkName}): a stack never joins it; the edge routes a service by its dockwright.http.host label`;
+        return [
+          ...(await reservedOf(opts, loaded, stack, 'edge')).map(({ key }) => ({ path: `networks.${key}`, message: message(`network ${key} is`) })),
+          ...normalized(loaded).filter(({ s }) => s.build?.network === edgeNetworkName).map(({ s }) => ({ path: `services.${s.name}.build.network`, message: message(`the build of service ${s.name} asks for`) })),
+        ];
+      },
+    },
+    {
+      id: 'no-docker-networks', atDeploy: true, description: `none of Docker's own networks (${dockerNetworkNames.join(', ')}) as a stack's network, by any name, nor network_mode: bridge: they are shared with the host, every container outside a network, or a swarm's routing mesh`,
+      async check({ loaded, stack }) {
+        return [
+          ...(await reservedOf(opts, loaded, stack, 'docker')).map(({ key, network }) => ({ path: `networks.${key}`, message: `network ${key} is Docker's own network ${network}, which a stack never joins${network === 'none' ? ' (network_mode: none gives a service no network)' : ''}` })),
+          ...normalized(loaded).filter(({ s }) => s.networkMode === 'bridge').map(({ s }) => ({ path: `services.${s.name}.network_mode`, message: `service ${s.name} asks for Docker's default bridge, shared with every container started without a network` })),
+        ];
+      },
+    },
+    {
       id: 'no-host-pid', description: 'pid, ipc, uts, cgroup and user namespaces of the container\'s own (ipc none, private or shareable): never the host\'s or another container\'s',
       check: ({ loaded }) => normalized(loaded).flatMap(({ s }) => [
         ...(s.pid !== null && !ownPid.has(s.pid) ? [{ path: `services.${s.name}.pid`, message: `service ${s.name} asks for the process namespace of ${s.pid === 'host' ? 'the host' : JSON.stringify(s.pid)}` }] : []),
@@ -221,6 +261,18 @@ export function builtInRules(opts: RuleOptions): PlatformRule[] {
       check: ({ loaded }) => normalized(loaded).flatMap(({ s }) => [
         ...(s.devices.length > 0 ? [{ path: `services.${s.name}.devices`, message: `service ${s.name} maps host devices` }] : []),
         ...(s.host.DeviceCgroupRules?.length ? [{ path: `services.${s.name}.device_cgroup_rules`, message: `service ${s.name} allows itself host devices by cgroup rules` }] : []),
+      ]),
+    },
+    {
+      id: 'no-cgroup-parent', description: "no cgroup_parent: a cgroup of the file's choosing escapes the limits and accounting Docker gives each container (or joins another's)",
+      check: ({ loaded }) => normalized(loaded).filter(({ s }) => s.host.CgroupParent !== undefined)
+        .map(({ s }) => ({ path: `services.${s.name}.cgroup_parent`, message: `service ${s.name} asks for the parent cgroup ${JSON.stringify(s.host.CgroupParent)}` })),
+    },
+    {
+      id: 'no-oom-protection', description: "no oom_score_adj below 0, nor oom_kill_disable: true: either makes the kernel's out-of-memory killer take the host's processes before the container's",
+      check: ({ loaded }) => normalized(loaded).flatMap(({ s }) => [
+        ...(s.host.OomScoreAdj !== undefined && s.host.OomScoreAdj < 0 ? [{ path: `services.${s.name}.oom_score_adj`, message: `service ${s.name} sets oom_score_adj ${s.host.OomScoreAdj}: below 0 shields it from the out-of-memory killer at the host's expense` }] : []),
+        ...(s.host.OomKillDisable === true ? [{ path: `services.${s.name}.oom_kill_disable`, message: `service ${s.name} disables the out-of-memory killer for itself` }] : []),
       ]),
     },
     {
@@ -293,6 +345,14 @@ export function builtInRules(opts: RuleOptions): PlatformRule[] {
           ...[...loaded.secrets, ...loaded.configs].filter((o) => o.external).map((o) => ({ path: `${o.kind}s.${o.key}`, message: `${o.kind} ${o.key} is external (${o.name})` })),
         ];
       },
+    },
+    {
+      id: 'own-resource-names', atDeploy: true, description: "a volume or network the stack creates under an explicit name is not named as another stack's own (`<stack>_…`): a name another stack will need is never taken first",
+      check: ({ loaded, stack }) => [...loaded.volumes.map((v) => ({ kind: 'volume', ...v })), ...loaded.networks.map((n) => ({ kind: 'network', ...n }))].flatMap((r) => {
+        const prefix = r.name.includes('_') ? r.name.slice(0, r.name.indexOf('_')) : null;
+        if (r.external || prefix === null || prefix === stack || !stackNamePattern.test(prefix)) return [];
+        return [{ path: `${r.kind}s.${r.key}`, message: `the ${r.kind} name ${r.name} is in the namespace of the stack ${prefix} (the names Dockwright gives a stack's own ${r.kind}s): name it ${stack}_… or without "_"` }];
+      }),
     },
     {
       id: 'allowed-ipam-drivers', description: `IPAM drivers of the stack's networks only of ${list(ipamDrivers)}`,

@@ -13,6 +13,7 @@ const rules = builtInRules({
   visibleStacks: async (_, stacks) => new Set(stacks),
   containerNamesHeld: async () => [],
   resourcesHeld: async () => [],
+  reservedNetworks: async () => [],
   refusedImages: async () => [],
 });
 

@@ -256,7 +256,9 @@ test('a build pulls its base image from the registry with the login', { skip }, 
   const uploaded = await s.api('PUT', `/api/v1/stacks/${buildName}/source/upload`, { raw: new Uint8Array(archive), headers: { 'content-type': 'application/octet-stream' } });
   assert.equal(uploaded.status, 200, uploaded.text);
   const job = await act(s, 'deploy', buildName);
-  assert.match(job.output, new RegExp(`building ${builtImage} \\(base images as ${username} on ${registry.replace(/\./g, '\\.')}\\)`));
+  // the classic builder pulls by itself with the login; for BuildKit, Dockwright pulls the base image before the build
+  const reg = registry.replace(/\./g, '\\.');
+  assert.match(job.output, new RegExp(`building ${builtImage} \\(base images as ${username} on ${reg}\\)|pulling ${baseRef.replace(/\./g, '\\.')} \\(as ${username} on ${reg}\\)`));
   assert.equal((await containerOf(buildName, 'app'))!.State, 'running');
 
   await act(s, 'stop', buildName);
@@ -335,12 +337,85 @@ test('a token service (Bearer realm) the outbound policy refuses is never sent t
     assert.deepEqual(refusing.requests, ['GET /v2/'], 'only Dockwright\'s probe, without credentials: the engine was not asked to log in');
     assert.deepEqual((await strict.api('GET', '/api/v1/registries')).body, []);
 
-    // a token service the policy allows: the engine follows the realm and logs in, which the refusal above prevented
+    // a token service the policy allows: Dockwright logs in there (the engine is never asked to), which the refusal above prevented
     const saved = await strict.api('POST', '/api/v1/registries', { body: { host: `127.0.0.1:${allowing.port}`, username: 'me', password: 'token-secret' } });
     assert.equal(saved.status, 201, saved.text);
-    assert.ok(allowedTokens.requests.some((r) => r.startsWith('GET /token')), `the engine asked the token service: ${allowedTokens.requests.join(', ')}`);
+    assert.ok(allowedTokens.requests.some((r) => r.startsWith('GET /token')), `the token service was asked: ${allowedTokens.requests.join(', ')}`);
   } finally {
     await strict.close();
     for (const server of [refusedTokens, allowedTokens, refusing, allowing]) await server.close();
+  }
+});
+
+test('every pull asks the registry\'s token service right before the engine is asked, through the policy and without redirects; the engine gets the token, never the password, and never contacts a realm', async () => {
+  // 127.0.0.1 is allowed, the rest of loopback is not: 127.0.0.2 stands for a private address behind a public registry
+  const strict = await startServer({
+    config: { outbound: { allow: ['127.0.0.1'], allowHostnames: false } },
+    plugins: { docker: { options: { reconcile: false } }, containers: {}, stacks: {}, registries: {} },
+  });
+  const refusedTokens = await tokenService('127.0.0.2');
+  const allowedTokens = await tokenService('127.0.0.1');
+  const redirecting = await recordingServer((_req, res) => { res.writeHead(302, { location: `http://127.0.0.2:${refusedTokens.port}/token` }).end(); });
+  let realm = `http://127.0.0.2:${refusedTokens.port}/token`;
+  const registry = await tokenRegistry(() => realm);
+  const host = `127.0.0.1:${registry.port}`;
+  const stack = uniqueName('realm');
+  const image = `${host}/team/${stack}:1`;
+  const auths = () => registry.requests.length;
+  try {
+    await createStack(strict, stack, `services:\n  app:\n    image: ${image}\n`);
+    const pull = () => act(strict, 'pull', stack, 'failed');
+    // an anonymous pull: the realm the registry names is refused before anyone contacts it, the engine is not asked
+    const anonymous = await pull();
+    assert.equal(anonymous.status, 'failed');
+    assert.match(anonymous.error!, new RegExp(`connections to 127\\.0\\.0\\.2:${refusedTokens.port} are refused: it is a loopback address.*The registry ${host} sends logins there \\(its token service, the realm http://127\\.0\\.0\\.2:${refusedTokens.port}/token\\), so the engine was not asked`));
+    assert.equal(refusedTokens.connections, 0, `the refused token service was reached: ${refusedTokens.requests.join(', ')}`);
+    assert.ok(registry.requests.every((r) => r === 'GET /v2/'), `only Dockwright's probes reached the registry, the engine did not: ${registry.requests.join(', ')}`);
+
+    // a registry open to Dockwright's probe that shows the engine a realm: the engine, given a token, follows no realm
+    const twoFaced = await recordingServer((req, res) => {
+      if (/^docker\//.test(req.headers['user-agent'] ?? '')) res.writeHead(401, { 'www-authenticate': `Bearer realm="http://127.0.0.2:${refusedTokens.port}/token",service="x"` }).end();
+      else res.writeHead(200, { 'content-type': 'application/json', 'docker-distribution-api-version': 'registry/2.0' }).end('{}');
+    });
+    try {
+      const other = uniqueName('realm2');
+      await createStack(strict, other, `services:\n  app:\n    image: 127.0.0.1:${twoFaced.port}/team/${other}:1\n`);
+      const shown = await act(strict, 'pull', other, 'failed');
+      assert.ok(twoFaced.requests.some((r) => r.startsWith('GET /v2/team/')), `the engine was asked and went to the registry: ${twoFaced.requests.join(', ')}; ${shown.error}`);
+      assert.equal(refusedTokens.connections, 0, 'the engine followed the realm the registry showed it');
+      await strict.api('DELETE', `/api/v1/stacks/${other}`);
+    } finally {
+      await twoFaced.close();
+    }
+
+    // a login saved while the realm was an allowed one; the registry names another realm afterwards: its pull is refused
+    realm = `http://127.0.0.1:${allowedTokens.port}/token`;
+    assert.equal((await strict.api('POST', '/api/v1/registries', { body: { host, username: 'me', password: 'token-secret' } })).status, 201);
+    realm = `http://127.0.0.2:${refusedTokens.port}/token`;
+    const changed = await pull();
+    assert.equal(changed.status, 'failed');
+    assert.match(changed.error!, /are refused: it is a loopback address.*so the engine was not asked/);
+    assert.equal(refusedTokens.connections, 0, 'the password never went to the new realm');
+
+    // an allowed realm that redirects: the redirect is not followed
+    realm = `http://127.0.0.1:${redirecting.port}/token`;
+    const redirected = await pull();
+    assert.equal(redirected.status, 'failed');
+    assert.match(redirected.error!, new RegExp(`http://127\\.0\\.0\\.1:${redirecting.port}/token redirects to http://127\\.0\\.0\\.2:${refusedTokens.port}/token: the redirects of a registry and its token service are not followed, so the engine was not asked`));
+    assert.equal(refusedTokens.connections, 0);
+
+    // an allowed realm: Dockwright fetches the token (once), the engine pulls with it and never asks the token service itself
+    realm = `http://127.0.0.1:${allowedTokens.port}/token`;
+    const before = allowedTokens.requests.length;
+    const from = auths();
+    const allowed = await pull();
+    assert.equal(allowed.status, 'failed', 'the stand-in registry has no image');
+    assert.deepEqual(allowedTokens.requests.slice(before).map((r) => r.replace(/\?.*/, '')), ['GET /token'], `only Dockwright asked the token service: ${allowedTokens.requests.slice(before).join(', ')}`);
+    assert.match(allowedTokens.requests.at(-1)!, new RegExp(`scope=repository%3Ateam%2F${stack}%3Apull`));
+    assert.ok(registry.requests.slice(from).some((r) => new RegExp(`^(GET|HEAD) /v2/team/${stack}/manifests/1$`).test(r)), `the engine asked the registry with the token: ${registry.requests.slice(from).join(', ')}`);
+  } finally {
+    await strict.api('DELETE', `/api/v1/stacks/${stack}`).catch(() => undefined);
+    await strict.close();
+    for (const server of [refusedTokens, allowedTokens, redirecting, registry]) await server.close();
   }
 });

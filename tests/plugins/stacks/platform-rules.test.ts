@@ -2,8 +2,9 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { homedir } from 'node:os';
+import pg from 'pg';
 import type { TestServer } from '../../helpers/harness.ts';
-import { act, busybox, cleanupProjects, createStack, docker, startStacksServer, uniqueName } from './helpers.ts';
+import { act, busybox, cleanupProjects, createStack, docker, projectContainers, startStacksServer, uniqueName } from './helpers.ts';
 
 let strict: TestServer;
 let relaxed: TestServer;
@@ -94,7 +95,14 @@ test('every compose-spec service key beyond the core is refused by its named rul
     ['gpus: [{ driver: nvidia, count: 1, capabilities: [gpu, utility] }]', [], []],
     ['cpuset: "0"\n    cpu_quota: 50000\n    cpu_period: 100ms\n    cpu_rt_runtime: 0\n    cpu_rt_period: 1000000', [], []],
     ['oom_kill_disable: false\n    oom_score_adj: 300\n    mem_swappiness: 10\n    mem_limit: 64m\n    memswap_limit: 128m', [], []],
-    ['mac_address: "02:42:ac:11:00:42"\n    dns_opt: [ndots:2]\n    storage_opt: { size: 1G }\n    cgroup_parent: dockwright-test', [], []],
+    ['oom_score_adj: 0', [], []],
+    ['mac_address: "02:42:ac:11:00:42"\n    dns_opt: [ndots:2]\n    storage_opt: { size: 1G }', [], []],
+    // the host's resource controls: a cgroup of the file's choosing, shelter from the out-of-memory killer
+    ['cgroup_parent: dockwright-test', [['no-cgroup-parent', 'services.app.cgroup_parent']], []],
+    ['cgroup_parent: /system.slice', [['no-cgroup-parent', 'services.app.cgroup_parent']], []],
+    ['oom_score_adj: -1000', [['no-oom-protection', 'services.app.oom_score_adj']], []],
+    ['oom_score_adj: -1', [['no-oom-protection', 'services.app.oom_score_adj']], []],
+    ['oom_kill_disable: true\n    mem_limit: 64m', [['no-oom-protection', 'services.app.oom_kill_disable']], []],
     ['blkio_config: { weight: 300, weight_device: [{ path: /dev/sda, weight: 400 }], device_read_bps: [{ path: /dev/sda, rate: 1mb }], device_write_iops: [{ path: /dev/sda, rate: 100 }] }', [], []],
     ['pre_stop: [{ command: echo bye, user: root, working_dir: /, environment: { A: b } }]', [], []],
     ['volumes_from: ["db:ro", "service:db", "container:STACK-db-1"]', [], []],
@@ -234,4 +242,95 @@ test('supported-build-options switched off: each option a build through the Engi
   const warned = (off.body.warnings as { path: string; message: string }[]).filter((w) => w.path.startsWith('services.app.build.'));
   assert.deepEqual(warned.map((w) => w.path), ['services.app.build.secrets', 'services.app.build.ssh', 'services.app.build.tags']);
   for (const w of warned) assert.match(w.message, /^is ignored \(the rule supported-build-options is switched off\): .+(BuildKit session|buildx)/);
+});
+
+test('the edge\'s network, by any name, is refused by no-edge-network; Docker\'s own networks by no-docker-networks', async () => {
+  const edge = await docker.getNetwork('dockwright-edge').inspect().catch(async () => {
+    await docker.createNetwork({ Name: 'dockwright-edge', Driver: 'bridge', Attachable: true, CheckDuplicate: true, Labels: { 'dockwright.edge': 'true' } }).catch(() => undefined);
+    return docker.getNetwork('dockwright-edge').inspect();
+  });
+  const host = await docker.getNetwork('host').inspect();
+  const joined = (top: string, key = 'x') => app(`    networks: [${key}]\n`, `networks:\n${top}`);
+  const cases: [string, string, [string, string][]][] = [
+    ['external, by name', joined('  x:\n    external: true\n    name: dockwright-edge\n'), [['no-edge-network', 'networks.x']]],
+    ['the top-level key', joined('  dockwright-edge:\n    external: true\n', 'dockwright-edge'), [['no-edge-network', 'networks.dockwright-edge']]],
+    ['the old external: { name }', joined('  x:\n    external: { name: dockwright-edge }\n'), [['no-edge-network', 'networks.x']]],
+    ['named, not external', joined('  x:\n    name: dockwright-edge\n'), [['no-edge-network', 'networks.x']]],
+    ['by its id', joined(`  x:\n    external: true\n    name: "${edge.Id}"\n`), [['no-edge-network', 'networks.x']]],
+    ['by a prefix of its id', joined(`  x:\n    external: true\n    name: "${edge.Id.slice(0, 10)}"\n`), [['no-edge-network', 'networks.x']]],
+    ['its bridge taken over by driver_opts', joined(`  x:\n    driver_opts: { com.docker.network.bridge.name: "br-${edge.Id.slice(0, 12)}" }\n`), [['allowed-network-options', 'networks.x.driver_opts.com.docker.network.bridge.name']]],
+    ['a build on it', app('    build: { context: "https://127.0.0.1:9/app.git", network: dockwright-edge }\n'), [['no-edge-network', 'services.app.build.network']]],
+    ...['host', 'bridge', 'docker_gwbridge', 'ingress', 'none'].map((n): [string, string, [string, string][]] =>
+      [`Docker's ${n}, external`, joined(`  x:\n    external: true\n    name: ${n}\n`), [['no-docker-networks', 'networks.x']]]),
+    ['host as the top-level key', joined('  host:\n    external: true\n', 'host'), [['no-docker-networks', 'networks.host']]],
+    ['host, named and not external', joined('  x:\n    name: host\n'), [['no-docker-networks', 'networks.x']]],
+    ['host by a prefix of its id', joined(`  x:\n    external: true\n    name: "${host.Id.slice(0, 10)}"\n`), [['no-docker-networks', 'networks.x']]],
+    ['the default bridge as network_mode', app('    network_mode: bridge\n'), [['no-docker-networks', 'services.app.network_mode']]],
+  ];
+  for (const [what, content, expected] of cases) assert.deepEqual(await errorsOf(strict, content), expected, what);
+  // what the rules are measured against: a network of the stack's own, and one made outside Dockwright, pass
+  assert.deepEqual(await errorsOf(strict, joined('  x:\n    internal: true\n')), []);
+  const shared = uniqueName('shared');
+  await docker.createNetwork({ Name: shared });
+  try {
+    assert.deepEqual(await errorsOf(strict, joined(`  x:\n    external: true\n    name: ${shared}\n`)), []);
+  } finally {
+    await docker.getNetwork(shared).remove();
+  }
+});
+
+test('with no-edge-network switched off, a deploy still never joins the edge\'s network: it fails before any container is made', async () => {
+  const name = uniqueName('edgejoin');
+  names.push(name);
+  const edge = await docker.getNetwork('dockwright-edge').inspect();
+  const off = await startStacksServer({ stacks: { rules: { 'no-edge-network': false } } });
+  try {
+    await deployRefused(off, name, edge.Id.slice(0, 12));
+  } finally {
+    await off.close();
+  }
+});
+
+async function deployRefused(off: TestServer, name: string, edgeId: string) {
+  await createStack(off, name, busybox({ app: 'sleep 3600' }).replace('    command:', '    networks: [x]\n    command:') + `networks:\n  x:\n    external: true\n    name: "${edgeId}"\n`);
+  const job = await act(off, 'deploy', name, 'failed');
+  assert.match(job.error!, new RegExp(`the network "${edgeId}" is the edge's \\(dockwright-edge\\): a stack never joins it`));
+  assert.deepEqual(await projectContainers(name), []);
+}
+
+test('a volume or network named into another stack\'s namespace is refused by own-resource-names, at the save and at the deploy', async () => {
+  const victim = uniqueName('victim');
+  const squatter = uniqueName('squat');
+  names.push(victim, squatter);
+  const squatting = (top: string) => app('    volumes: ["v:/data"]\n', `volumes:\n${top}`);
+  // the victim need not exist yet: the names before a "_" are a stack's whether or not it is there
+  assert.deepEqual(await errorsOf(strict, squatting(`  v:\n    name: ${victim}_data\n`)), [['own-resource-names', 'volumes.v']]);
+  assert.deepEqual(await errorsOf(strict, app('    networks: [n]\n', `networks:\n  n:\n    name: ${victim}_default\n`)), [['own-resource-names', 'networks.n']]);
+  const own = await strict.api('POST', `/api/v1/stacks/${squatter}/validate`, { body: { content: squatting(`  v:\n    name: ${squatter}_data-2\n`) } });
+  assert.deepEqual(own.body.errors, [], 'its own namespace is the stack\'s to name in');
+  for (const free of ['shared-data', 'MyApp_data']) assert.deepEqual(await errorsOf(strict, squatting(`  v:\n    name: ${free}\n`)), [], free);
+  // an external one is never created, so it takes no name: it passes unless another stack or installation holds it
+  assert.deepEqual(await errorsOf(strict, squatting(`  v:\n    external: true\n    name: ${victim}_data\n`)), []);
+
+  const saved = await strict.api('PUT', `/api/v1/stacks/${squatter}/compose`, { body: { content: squatting(`  v:\n    name: ${victim}_data\n`), revision: 0 } });
+  assert.equal(saved.status, 422);
+  assert.deepEqual(saved.body.errors, [{ rule: 'own-resource-names', path: 'volumes.v', message: `the volume name ${victim}_data is in the namespace of the stack ${victim} (the names Dockwright gives a stack's own volumes): name it ${squatter}_… or without "_"` }]);
+  assert.equal((await strict.api('GET', `/api/v1/stacks/${squatter}`)).status, 404, 'nothing was saved');
+
+  // a file saved before the rule (written here straight to the database) is judged again by its deploy
+  await createStack(strict, squatter, squatting('  v: {}\n'));
+  const db = new pg.Client({ connectionString: strict.databaseUrl });
+  await db.connect();
+  try {
+    await db.query('UPDATE stacks SET compose = $1 WHERE name = $2', [squatting(`  v:\n    name: ${victim}_data\n`), squatter]);
+  } finally {
+    await db.end();
+  }
+  const job = await act(strict, 'deploy', squatter, 'failed');
+  assert.match(job.error!, new RegExp(`volumes\\.v: the volume name ${victim}_data is in the namespace of the stack ${victim}.*\\(own-resource-names\\)`));
+  assert.deepEqual((await docker.listVolumes({ filters: { name: [`${victim}_data`] } })).Volumes ?? [], [], 'the volume was never created');
+
+  // the victim deploys with its own volume
+  await createStack(strict, victim, busybox({ app: 'sleep 3600' }).replace('    command:', '    volumes: ["data:/data"]\n    command:') + 'volumes:\n  data: {}\n');
+  await act(strict, 'deploy', victim);
 });
