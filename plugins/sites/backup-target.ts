@@ -1,6 +1,6 @@
 // The `sites` backup target: every site's kept versions and draft as trees in the snapshot (with what the database says of them), and the restore back into the sites.
 import { constants, existsSync } from 'node:fs';
-import { open, writeFile } from 'node:fs/promises';
+import { mkdir, open, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { linkOutOf, problem, Type, type Principal } from '../../sdk/index.ts';
 import type { BackupTarget, TargetIo } from '../backups/api.ts';
@@ -81,6 +81,8 @@ export function sitesBackupTarget(deps: { store: SiteStore; files: Files; sites:
               versions: versions.map((v) => ({ number: v.number, at: v.at, origin: v.origin, commit: v.commit, fileCount: v.fileCount, bytes: v.bytes })),
               draft: draft && { basedOn: draft.basedOn, changedAt: draft.changedAt, files: Object.keys(draft.manifest).length },
             };
+            // a site with nothing published and no draft has only its record: its folder is made for it
+            await mkdir(dir, { recursive: true });
             await writeFile(join(dir, 'site.json'), `${JSON.stringify(record, null, 2)}\n`);
             io.log(`site ${name}: ${versions.length} version(s)${row.version ? `, version ${row.version} published` : ''}${draft ? ', a draft' : ''}`);
           });
