@@ -3,10 +3,10 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type { Readable } from 'node:stream';
 import { diskFull, isProblem, locate, Problem, problem, type ProblemOptions } from './problem.ts';
 import { keyedLock, type KeyedLock } from './keyed-lock.ts';
-import { isWithin, maxNameBytes, maxPathBytes, realExisting, tooLong } from './paths.ts';
+import { isWithin, linkOutOf, maxNameBytes, maxPathBytes, realExisting, tooLong } from './paths.ts';
 import { OutboundRefused, type OutboundAddress, type OutboundApi } from './outbound.ts';
 
-export { Type, type Static, type TSchema, diskFull, isProblem, locate, Problem, problem, type ProblemOptions, keyedLock, type KeyedLock, isWithin, realExisting };
+export { Type, type Static, type TSchema, diskFull, isProblem, locate, Problem, problem, type ProblemOptions, keyedLock, type KeyedLock, isWithin, linkOutOf, realExisting };
 export { maxNameBytes, maxPathBytes, tooLong };
 export { OutboundRefused, type OutboundAddress, type OutboundApi };
 export { sdkVersion } from './version.ts';

@@ -1,5 +1,5 @@
 // Path confinement for plugins: where a path really leads (the kernel's answer, not a textual one) and whether it stays below a root.
-import { realpathSync } from 'node:fs';
+import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative } from 'node:path';
 
 /**
@@ -19,6 +19,31 @@ export function realExisting(p: string): string {
 export function isWithin(root: string, path: string): boolean {
   const r = relative(realExisting(root), realExisting(path));
   return !r.startsWith('..') && !isAbsolute(r);
+}
+
+/**
+ * The first symbolic link on the way from `root` down `rel` (a relative path) that leads out of `root`, with what it
+ * points at; null when every step stays inside. Links that stay inside are followed, as a reader would; an absent part ends
+ * the walk. For what a container or a user left in a folder: its parts are never trusted to stay where they are named.
+ */
+export function linkOutOf(root: string, rel: string): { link: string; target: string } | null {
+  const top = realExisting(root);
+  let at = top;
+  const parts = rel.split('/').filter((p) => p !== '' && p !== '.');
+  for (let i = 0; i < parts.length; i++) {
+    const next = join(at, parts[i]);
+    const st = lstatSync(next, { throwIfNoEntry: false });
+    if (!st) return null;
+    if (st.isSymbolicLink()) {
+      const real = realExisting(next);
+      const r = relative(top, real);
+      if (r.startsWith('..') || isAbsolute(r)) return { link: parts.slice(0, i + 1).join('/'), target: readlinkSync(next) };
+      at = real;
+    } else {
+      at = next;
+    }
+  }
+  return null;
 }
 
 /** the longest name (one part of a path) file systems store: 255 bytes */

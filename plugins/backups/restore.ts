@@ -1,7 +1,7 @@
 // Restores: chosen folders of a snapshot back into the stacks' volumes, into a new volume, or into a folder under DATA_DIR/restores — never over live data without overwrite.
 import { chmod, chown, lstat, mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import { Problem, problem, type JobRun, type Principal } from '../../sdk/index.ts';
+import { dirname, join, relative } from 'node:path';
+import { linkOutOf, Problem, problem, type JobRun, type Principal } from '../../sdk/index.ts';
 import type { DockerRuntime } from '../docker/types.ts';
 import type { StacksApi } from '../stacks/index.ts';
 import { bytes, restic, secretsOf, type Repository, type ResticEnv, type ResticSnapshot } from './restic.ts';
@@ -130,8 +130,14 @@ async function count(path: string): Promise<{ files: number; bytes: number }> {
   return { files, bytes: total };
 }
 
-/** puts a restored tree in place: a volume's root keeps its folder (the engine's) and gets the content, owner and mode; anything else is replaced whole */
-async function place(src: string, p: Placement): Promise<void> {
+/**
+ * Puts a restored tree in place: a volume's root keeps its folder (the engine's) and gets the content, owner and mode;
+ * anything else is replaced whole. `within` is the folder the destination must stay in (the volume's): a folder on the
+ * way that a container turned into a link out of it is refused, never followed to write or remove host files.
+ */
+async function place(src: string, p: Placement, within: string): Promise<void> {
+  const out = p.root ? null : linkOutOf(within, relative(within, dirname(p.dest)));
+  if (out) throw new Error(`restoring ${p.logical}: ${out.link} in ${within} is a symbolic link to ${out.target}, which leads out of it; refusing to write through it`);
   if (p.root) {
     for (const name of await readdir(p.dest)) if (!name.startsWith(stagingPrefix)) await rm(join(p.dest, name), { recursive: true, force: true });
     for (const name of await readdir(src)) await rename(join(src, name), join(p.dest, name));
@@ -197,11 +203,14 @@ export async function runRestore(deps: RestoreDeps, job: JobRun<RestoreInput>, r
         const includes = group.placements.flatMap((p) => ['--include', p.host]);
         await restic(repo, ['restore', snapshot.id, '--target', group.staging, ...includes], deps, { signal: job.signal });
         for (const p of group.placements) {
+          // the snapshot's own folders are read as restic wrote them, never through a link it holds
+          const out = linkOutOf(group.staging, p.host);
+          if (out) throw new Error(`the snapshot's /${out.link} is a symbolic link to ${out.target}; refusing to restore through it`);
           const src = join(group.staging, p.host);
           const n = await count(src);
           total = { files: total.files + n.files, bytes: total.bytes + n.bytes };
           job.log(`phase: placing ${p.logical}: ${n.files} files, ${bytes(n.bytes)}`);
-          if (!plan.into) await place(src, p);
+          if (!plan.into) await place(src, p, dirname(group.staging));
         }
         if (plan.into) await plan.into.restore.apply(group.placements.map((p) => ({ name: p.dest, path: join(group.staging, p.host) })), { log: job.log, actor: job.actor, signal: job.signal });
       } finally {

@@ -5,7 +5,7 @@ import { PassThrough, type Readable } from 'node:stream';
 import dockerignore from '@balena/dockerignore';
 import type Dockerode from 'dockerode';
 import { create as tarCreate, Header, type WriteEntry } from 'tar';
-import { isWithin, realExisting } from '../../sdk/index.ts';
+import { isWithin, linkOutOf, realExisting } from '../../sdk/index.ts';
 import { BuildProgress, decodeStatus } from './buildkit-status.ts';
 import { reasonOf } from './client.ts';
 import { baseImages, dockerfileText, sessionFeatures, stepLine, syntaxImage } from './dockerfile.ts';
@@ -53,21 +53,37 @@ const readAhead = 8 * 1024 * 1024;
  */
 const timeless = (entry: WriteEntry) => { if (entry.stat) Object.assign(entry.stat, { atime: undefined, ctime: undefined }); };
 
+/** the largest `.dockerignore` read (Docker's own are a few hundred bytes) */
+const maxIgnoreBytes = 1 << 20;
+
+/**
+ * The text of the context's `.dockerignore`, or null when it has none. The tree is the user's (a git checkout may hold
+ * any link): a link out of the context, or anything but a regular file of a bounded size, fails the build naming it,
+ * never reading a host file (or a device that never ends) in its place.
+ */
+export function dockerignoreText(b: NormalizedBuild, service: string): string | null {
+  const out = linkOutOf(b.context, '.dockerignore');
+  if (out) throw new Error(`building the image of "${service}" failed: its .dockerignore is a symbolic link to ${out.target}, out of the build context; refusing to read it`);
+  const st = statSync(join(b.context, '.dockerignore'), { throwIfNoEntry: false });
+  if (!st) return null;
+  if (!st.isFile() || st.size > maxIgnoreBytes) throw new Error(`building the image of "${service}" failed: its .dockerignore is ${st.isFile() ? `larger than ${maxIgnoreBytes} bytes` : 'not a regular file'}`);
+  return readFileSync(join(b.context, '.dockerignore'), 'utf8');
+}
+
 /**
  * The build context as the engine wants it: a tar of the context directory without what `.dockerignore` excludes (the
  * Dockerfile and `.dockerignore` itself always go), and the inline Dockerfile as a file of its own. Made ahead of the
  * engine's reading (up to `readAhead`), with the same bytes for the same tree.
  */
-export function contextTar(b: NormalizedBuild, added: ContextFile[] = []): Readable {
+export function contextTar(b: NormalizedBuild, added: ContextFile[] = [], ignoreText: string | null = null): Readable {
   let ignore: ((path: string) => boolean) | null = null;
   let negations = false;
-  try {
-    const text = readFileSync(join(b.context, '.dockerignore'), 'utf8');
+  if (ignoreText !== null) {
     // the package is CommonJS typed as an ES module: its function is also its own `default`
-    const rules = dockerignore.default({ ignorecase: false }).add(text);
+    const rules = dockerignore.default({ ignorecase: false }).add(ignoreText);
     ignore = (path) => rules.ignores(path);
-    negations = /^\s*!/m.test(text);
-  } catch { /* no .dockerignore: everything goes */ }
+    negations = /^\s*!/m.test(ignoreText);
+  }
   const keep = (path: string, entry: { isDirectory?: () => boolean }) => {
     const rel = path.replace(/^\.\//, '');
     if (!ignore || rel === b.dockerfile || rel === '.dockerignore' || !ignore(rel)) return true;
@@ -206,6 +222,7 @@ function buildKitFailure(s: NormalizedService, text: string | null, progress: Bu
  */
 export async function buildImage(deps: ImageDeps, s: NormalizedService, io: DeployIo): Promise<string | null> {
   const b = s.build!;
+  const ignoreText = dockerignoreText(b, s.name);
   const builder = await builderFor(deps.docker, deps.builder);
   const text = dockerfileText(b);
   // syntax newer than the engine's built-in frontend is translated (dockerfile-translate.ts); a `# syntax=` image is then not pulled
@@ -236,7 +253,7 @@ export async function buildImage(deps: ImageDeps, s: NormalizedService, io: Depl
   const progress = new BuildProgress((line) => io.log(`${s.name}: ${line}`));
   let built: string | null = null;
   try {
-    const stream = await postBuild(deps.docker, contextTar(sent.build, sent.files), buildQuery(s, sent.build, builder, cacheFrom), builder.kind === 'classic' ? registryconfig : {}, signal);
+    const stream = await postBuild(deps.docker, contextTar(sent.build, sent.files, ignoreText), buildQuery(s, sent.build, builder, cacheFrom), builder.kind === 'classic' ? registryconfig : {}, signal);
     await follow(deps.docker, stream, (e) => {
       if (e.id === 'moby.buildkit.trace' && typeof e.aux === 'string') progress.add(decodeStatus(e.aux));
       else if (e.id === 'moby.image.id') { const id = (e.aux as { ID?: unknown } | undefined)?.ID; if (typeof id === 'string') built = id; }

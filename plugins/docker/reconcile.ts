@@ -6,6 +6,28 @@ import { removeContainer, type ResourceDeps } from './resources.ts';
 
 export interface ReconcileReport { removed: string[]; restored: string[] }
 
+/** how often a container put back is looked at while a stop may still be under way */
+const settlePollMs = 250;
+
+/**
+ * Starts a container put back that ran before its recreate. A stop the crashed process had asked for is not ended by its
+ * death: the engine finishes it (up to the container's stop timeout), and a start meanwhile answers 304 "already
+ * running". So a container found running is watched until that stop could have ended, and started again if it stopped.
+ */
+async function runAgain(deps: ResourceDeps, id: string): Promise<void> {
+  const container = deps.docker.getContainer(id);
+  const start = () => container.start().catch((err) => { if (statusOf(err) !== 304) throw err; });
+  const info = await container.inspect();
+  if (!info.State.Running) return start();
+  const graceMs = ((info.Config as { StopTimeout?: number }).StopTimeout ?? deps.stopSeconds) * 1000;
+  const until = Date.now() + graceMs + 2000;
+  while (Date.now() < until) {
+    await new Promise((resolve) => setTimeout(resolve, settlePollMs));
+    const now = await container.inspect();
+    if (!now.State.Running) return start();
+  }
+}
+
 /**
  * Only this installation's containers are touched. `bootedAt` (unix seconds) protects what deploys of this process
  * create while reconcile runs: only containers older than it can be left over from a crash.
@@ -26,6 +48,7 @@ export async function reconcile(deps: ResourceDeps, log: Logger, bootedAt: numbe
   };
 
   // a recreate stopped here: its successor decides whether the old container or the new one is the service's
+  const settling: Promise<void>[] = [];
   for (const c of leftOver.filter((x) => isReplacedName(bareName(x.Names)))) {
     const name = bareName(c.Names);
     const original = originalName(name);
@@ -39,7 +62,9 @@ export async function reconcile(deps: ResourceDeps, log: Logger, bootedAt: numbe
       if (successor) await remove(successor.Id, original, 'the successor a recreate created but never started');
       // the replacement never completed: the old container is the service's, in the state the last deploy left it
       await docker.getContainer(c.Id).rename({ name: original });
-      if (ranBeforeReplaced(name)) await docker.getContainer(c.Id).start().catch((err) => { if (statusOf(err) !== 304) throw err; });
+      if (ranBeforeReplaced(name)) {
+        settling.push(runAgain(deps, c.Id).catch((err) => log.warn({ container: original, error: reasonOf(err) }, 'reconcile: could not start a container put back after an interrupted recreate')));
+      }
       byName.set(original, c);
       report.restored.push(original);
       log.info({ container: original, was: name }, 'reconcile: restored a container set aside by an interrupted recreate');
@@ -75,5 +100,7 @@ export async function reconcile(deps: ResourceDeps, log: Logger, bootedAt: numbe
       log.warn({ container: name, error: reasonOf(err) }, 'reconcile: could not clean up a container');
     }
   }
+  // the containers put back run again (each watched, in parallel, while a stop of the crashed process may be under way)
+  await Promise.all(settling);
   return report;
 }

@@ -1,8 +1,8 @@
 // The `sites` backup target: every site's kept versions and draft as trees in the snapshot (with what the database says of them), and the restore back into the sites.
-import { existsSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { constants, existsSync } from 'node:fs';
+import { mkdir, open, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { problem, Type, type Principal } from '../../sdk/index.ts';
+import { linkOutOf, problem, Type, type Principal } from '../../sdk/index.ts';
 import type { BackupTarget, TargetIo } from '../backups/api.ts';
 import type { Files, Manifest } from './files.ts';
 import type { Sites } from './sites.ts';
@@ -16,6 +16,30 @@ interface SiteRecord {
   version: number;
   versions: { number: number; at: string; origin: string; commit: string | null; fileCount: number; bytes: number }[];
   draft: { basedOn: number; changedAt: string; files: number } | null;
+}
+
+/**
+ * A folder of a restored snapshot, refused when a link on the way leads out of the site's folder: a snapshot is read as
+ * what it holds, never as the host files a link in it names.
+ */
+function inside(path: string, rel: string): string {
+  const out = linkOutOf(path, rel);
+  if (out) throw new Error(`the snapshot's ${out.link} is a symbolic link to ${out.target}, out of the site's folder; refusing to restore from it`);
+  return join(path, rel);
+}
+
+/** site.json of a restored site, opened without following a link */
+async function readRecord(path: string): Promise<SiteRecord> {
+  const file = await open(join(path, 'site.json'), constants.O_RDONLY | constants.O_NOFOLLOW).catch((err: NodeJS.ErrnoException) => {
+    throw new Error(err.code === 'ELOOP' ? "the snapshot's site.json is a symbolic link; refusing to restore from it" : `the snapshot has no readable site.json: ${err.code ?? err.message}`);
+  });
+  try {
+    return JSON.parse(await file.readFile('utf8')) as SiteRecord;
+  } catch {
+    throw new Error("the snapshot's site.json is not a site record");
+  } finally {
+    await file.close();
+  }
 }
 
 export function sitesBackupTarget(deps: { store: SiteStore; files: Files; sites: Sites }): BackupTarget {
@@ -57,6 +81,8 @@ export function sitesBackupTarget(deps: { store: SiteStore; files: Files; sites:
               versions: versions.map((v) => ({ number: v.number, at: v.at, origin: v.origin, commit: v.commit, fileCount: v.fileCount, bytes: v.bytes })),
               draft: draft && { basedOn: draft.basedOn, changedAt: draft.changedAt, files: Object.keys(draft.manifest).length },
             };
+            // a site with nothing published and no draft has only its record: its folder is made for it
+            await mkdir(dir, { recursive: true });
             await writeFile(join(dir, 'site.json'), `${JSON.stringify(record, null, 2)}\n`);
             io.log(`site ${name}: ${versions.length} version(s)${row.version ? `, version ${row.version} published` : ''}${draft ? ', a draft' : ''}`);
           });
@@ -82,10 +108,10 @@ export function sitesBackupTarget(deps: { store: SiteStore; files: Files; sites:
       },
       async apply(restored, io) {
         for (const { name, path } of restored) {
-          const record = JSON.parse(await readFile(join(path, 'site.json'), 'utf8')) as SiteRecord;
-          const published = join(path, 'versions', String(record.version));
+          const record = await readRecord(path);
+          const published = inside(path, `versions/${Number(record.version)}`);
           if (record.version && existsSync(published)) {
-            const manifest = await files.ingest(published, { move: false });
+            const manifest = await files.ingest(published, { move: false, within: path });
             try {
               const { version } = await sites.publish(name, manifest, { origin: 'restore', actor: io.actor });
               io.log(`site ${name}: version ${record.version} of the snapshot published as version ${version} (${Object.keys(manifest).length} files)`);
@@ -93,8 +119,8 @@ export function sitesBackupTarget(deps: { store: SiteStore; files: Files; sites:
               files.release(Object.values(manifest));
             }
           }
-          if (record.draft && existsSync(join(path, 'draft'))) {
-            const manifest = await files.ingest(join(path, 'draft'), { move: false });
+          if (record.draft && existsSync(inside(path, 'draft'))) {
+            const manifest = await files.ingest(join(path, 'draft'), { move: false, within: path });
             try {
               await sites.writeDraft(name, () => manifest);
               io.log(`site ${name}: the draft restored (${Object.keys(manifest).length} files)`);

@@ -1,6 +1,6 @@
 // The files of sites on disk: one store of contents by sha256, versions and drafts as trees of hard links into it, and the atomic switch of a link.
 import { createHash, randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, linkSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, constants, existsSync, fstatSync, linkSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { mkdir, readdir, readlink, realpath, rename, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { isWithin, keyedLock, locate } from '../../sdk/index.ts';
@@ -37,7 +37,15 @@ export function createFiles(root: string) {
 
   /** one file into the store; synchronous on purpose: callers run it in chunks (a thousand small files cost a few ms, not a thread-pool round trip each) */
   function storeSync(file: string, move: boolean, created?: string[]): FileEntry {
-    const content = readFileSync(file);
+    // opened without following a link: a file the walk saw is read only as that file, never as where a link put in its place leads
+    const fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW);
+    let content: Buffer;
+    try {
+      if (!fstatSync(fd).isFile()) throw new Error(`${file} is not a regular file (any more)`);
+      content = readFileSync(fd);
+    } finally {
+      closeSync(fd);
+    }
     const sha256 = createHash('sha256').update(content).digest('hex');
     const target = objectPath(sha256);
     if (!existsSync(target)) {
@@ -60,11 +68,17 @@ export function createFiles(root: string) {
     return { sha256, size: content.length };
   }
 
-  /** the regular files below `dir` (symbolic links inside the tree become the files they lead to) into the store */
-  async function ingest(dir: string, opts: { move: boolean; skip?: (path: string) => boolean }): Promise<Manifest> {
+  /**
+   * The regular files below `dir` into the store. `dir` must really lie inside `within` (the folder it was made in: a
+   * build's workspace, a staging folder): a link out of it is refused. Symbolic links inside the tree become the files
+   * they lead to when those are inside it too; any other link is left out and told to `skipped`. Folders are walked
+   * without following links, and each file is opened without following one.
+   */
+  async function ingest(dir: string, opts: { move: boolean; within: string; skip?: (path: string) => boolean; skipped?: (path: string, target: string) => void }): Promise<Manifest> {
     const manifest: Manifest = {};
     const links: { path: string; full: string }[] = [];
     const top = await realpath(dir);
+    if (!isWithin(opts.within, top)) throw new Error(`${dir} leads out of ${opts.within} through a symbolic link; refusing to read it`);
     const regular: string[] = [];
     async function walk(at: string): Promise<void> {
       for (const d of await readdir(at, { withFileTypes: true })) {
@@ -90,7 +104,7 @@ export function createFiles(root: string) {
     for (const sha of new Set(Object.values(manifest).map((e) => e.sha256))) hold(sha);
     for (const l of links) {
       const real = await realpath(l.full).catch(() => null);
-      if (!real || !isWithin(top, real)) continue;
+      if (!real || !isWithin(top, real)) { opts.skipped?.(l.path, await readlink(l.full).catch(() => '?')); continue; }
       const target = relative(top, real).split(sep).join('/');
       if (manifest[target]) { manifest[l.path] = manifest[target]; continue; }
       for (const [p, e] of Object.entries(manifest)) if (p.startsWith(`${target}/`)) manifest[`${l.path}/${p.slice(target.length + 1)}`] = e;

@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { keyedLock, Problem, problem, realExisting, isWithin, tooLong, type Actor, type ContextWith, type Principal } from '../../sdk/index.ts';
+import { keyedLock, linkOutOf, Problem, problem, realExisting, isWithin, tooLong, type Actor, type ContextWith, type Principal } from '../../sdk/index.ts';
 import type { EdgeApi, StaticRoute } from '../edge/index.ts';
 import type { Credentials, GitApi } from '../git/index.ts';
 import type { Files, Manifest } from './files.ts';
@@ -224,7 +224,7 @@ export function createSites(deps: { ctx: ContextWith<'actionTokens' | 'db' | 'se
     const staging = await files.stagingDir();
     try {
       await git.unpack(archive, staging, { strip });
-      return await files.ingest(staging, { move: true });
+      return await files.ingest(staging, { move: true, within: staging });
     } finally {
       await rm(staging, { recursive: true, force: true });
     }
@@ -339,11 +339,21 @@ export function createSites(deps: { ctx: ContextWith<'actionTokens' | 'db' | 'se
     });
   }
 
-  /** the folder of a checked-out tree a sync publishes (after the build, if any) */
-  async function folderIn(tree: string, path: string): Promise<string> {
-    const dir = join(tree, path);
-    const real = realExisting(dir);
-    if (!isWithin(tree, real) || !(await stat(real).then((s) => s.isDirectory(), () => false))) throw problem(422, `the source has no folder ${path}`, { code: 'no-such-folder' });
+  /**
+   * The folder a sync publishes: `path` in a checked-out tree (`of: "source"`) or in a build's workspace after the
+   * build (`of: "build"`). A symbolic link on the way that leads out of the tree is refused, naming it: what a repository
+   * or a build container left there never decides which host folder is read.
+   */
+  async function folderIn(root: string, path: string, of: 'source' | 'build' = 'source'): Promise<string> {
+    const out = linkOutOf(root, path);
+    if (out) {
+      const where = of === 'build' ? "the build's output" : 'source.path';
+      throw problem(422, `${where} ${path}: ${out.link} is a symbolic link to ${out.target}, which leads out of the ${of === 'build' ? "build's workspace" : 'repository'}; refusing to publish it`, { code: 'link-out-of-tree' });
+    }
+    const real = realExisting(join(root, path));
+    if (!isWithin(root, real) || !(await stat(real).then((s) => s.isDirectory(), () => false))) {
+      throw problem(422, of === 'build' ? `the build left no folder ${path}` : `the source has no folder ${path}`, { code: 'no-such-folder' });
+    }
     return real;
   }
 

@@ -1,6 +1,5 @@
 // The sync of a site from its source, as a job: fetch the branch head, build it in a container when asked, publish a new commit, record the outcome.
 import { cp, rm } from 'node:fs/promises';
-import { join } from 'node:path';
 import { diskFull, Problem, Type, type Actor, type JobHandle, type JobRun, type ContextWith } from '../../sdk/index.ts';
 import type { DockerRuntime } from '../docker/types.ts';
 import type { Credentials, GitApi } from '../git/index.ts';
@@ -11,8 +10,11 @@ import type { Build, SiteStore } from './store.ts';
 export const syncType = 'sites.sync';
 export const resourceOf = (name: string) => `site:${name}`;
 
-/** the build command in a throwaway container over a copy of the tree, as this process's user; no host shell anywhere */
-async function runBuild(runtime: DockerRuntime, files: Files, site: string, tree: string, build: Build, job: JobRun<unknown>, timeoutMs: number): Promise<{ dir: string; cleanup(): Promise<void> }> {
+/**
+ * The build command in a throwaway container over a copy of the tree, as this process's user; no host shell anywhere.
+ * Answers the workspace: what the container left in it is untrusted (the output folder may be a link out of it).
+ */
+async function runBuild(runtime: DockerRuntime, files: Files, site: string, tree: string, build: Build, job: JobRun<unknown>, timeoutMs: number): Promise<{ workspace: string; cleanup(): Promise<void> }> {
   const docker = runtime.docker;
   const work = await files.stagingDir();
   const cleanup = () => rm(work, { recursive: true, force: true });
@@ -52,7 +54,7 @@ async function runBuild(runtime: DockerRuntime, files: Files, site: string, tree
     } finally {
       await container.remove({ force: true }).catch(() => undefined);
     }
-    return { dir: join(work, build.output), cleanup };
+    return { workspace: work, cleanup };
   } catch (err) {
     await cleanup();
     throw err;
@@ -84,17 +86,19 @@ export function syncJob(deps: { ctx: ContextWith<'events' | 'secrets'>; store: S
           return { version: row.version, commit, changed: false };
         }
         let folder = await sites.folderIn(tree, source.path);
+        let within = tree;
         let cleanup = async () => undefined as unknown;
         if (source.build) {
           const runtime = deps.runtime();
           if (!runtime) throw new Error('this site has a build, and builds need the docker plugin');
           const built = await runBuild(runtime, files, name, folder, source.build, job as JobRun<unknown>, deps.buildTimeoutMs);
           cleanup = built.cleanup;
-          folder = await sites.folderIn(built.dir, '.').catch(() => { throw new Error(`the build left no folder ${source.build!.output}`); });
+          within = built.workspace;
+          folder = await sites.folderIn(built.workspace, source.build.output, 'build').catch(async (err) => { await cleanup(); throw err; });
         }
         let published;
         try {
-          const manifest = await files.ingest(folder, { move: false });
+          const manifest = await files.ingest(folder, { move: false, within, skipped: (path, target) => job.log(`not published: ${path}, a symbolic link to ${target} out of the published folder`) });
           try {
             published = await sites.publish(name, manifest, { origin: 'commit', actor: job.actor, commit });
           } finally {

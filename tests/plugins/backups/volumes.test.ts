@@ -2,7 +2,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -125,6 +125,27 @@ test('a stack volume: backed up with progress, listed, changed, and restored byt
   assert.equal(readFileSync(join(one.result.folder, 'stacks', stack, volume, 'a.txt'), 'utf8'), 'hello-backup\n');
   assert.equal((await api('POST', '/api/v1/backups/vol/restore', { target: 'folder', paths: ['/stacks/none'] })).status, 404);
   assert.equal((await api('POST', '/api/v1/backups/vol/restore', { target: 'volume:x', paths: ['/'] })).status, 404);
+});
+
+test('a restore into a stack volume never writes through a link a container left in it: refused naming the link, the host folder untouched', async () => {
+  const victim = mkdtempSync(join(tmpdir(), 'dw-victim-'));
+  try {
+    mkdirSync(join(victim, 'blob'));
+    writeFileSync(join(victim, 'blob', 'keep'), 'a host file');
+    // what the stack's container can do to its own volume: its folder becomes a link to a host path
+    await inVolume(volume, `rm -rf /v/sub && ln -s ${victim} /v/sub`);
+    const refused = await job('/api/v1/backups/vol/restore', { target: 'stack', overwrite: true, paths: [`/stacks/${stack}/${volume}/sub/blob`] }, 'failed');
+    assert.match(refused.error ?? '', new RegExp(`sub in \\S+ is a symbolic link to ${victim}, which leads out of it`));
+    assert.equal(readFileSync(join(victim, 'blob', 'keep'), 'utf8'), 'a host file', 'nothing removed through the link');
+    assert.equal(existsSync(join(victim, 'blob', 'blob')), false, 'nothing written through the link');
+    assert.equal((await startedAt()).Running, true, 'the stack runs again after the refused restore');
+    // the whole volume restored: the link itself is replaced by the folder of the snapshot
+    await job('/api/v1/backups/vol/restore', { target: 'stack', overwrite: true });
+    assert.deepEqual(Object.keys(await checksums(volume)).sort(), ['./a.txt', './sub/blob']);
+    assert.equal(readFileSync(join(victim, 'blob', 'keep'), 'utf8'), 'a host file');
+  } finally {
+    rmSync(victim, { recursive: true, force: true });
+  }
 });
 
 test('a generated repository password is answered once, when the backup is created; with it plain restic opens the repository; progress ends with files and bytes', async () => {

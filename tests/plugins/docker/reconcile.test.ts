@@ -27,6 +27,21 @@ const running = async (n: string) => (await docker.getContainer(n).inspect()).St
 const exists = (n: string) => docker.getContainer(n).inspect().then(() => true, () => false);
 const idOf = async (n: string) => (await docker.getContainer(n).inspect()).Id;
 const ids: Record<string, string> = {};
+/** when the stop a dead client asked for ends (its timeout) */
+let stopInFlightUntil = 0;
+
+/** asks the engine to stop a container with this timeout and hangs up at once, as a process killed mid-stop does */
+async function stopAndDie(id: string, seconds: number): Promise<number> {
+  const { request } = await import('node:http');
+  const socketPath = (docker.modem as unknown as { socketPath: string }).socketPath;
+  const req = request({ socketPath, method: 'POST', path: `/containers/${id}/stop?t=${seconds}` });
+  req.on('error', () => undefined);
+  req.end();
+  const issued = Date.now();
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  req.destroy();
+  return issued + seconds * 1000;
+}
 
 before(async () => {
   first = await startDockerServer();
@@ -62,6 +77,15 @@ before(async () => {
   // the same, made by another installation on this engine: never this one's to clean up
   await make(`${name}-other-1`, 'other', 'created', elsewhere);
   await make(`${name}-other-2-dwold-ffffffffffff`, 'other', 'exited', elsewhere);
+  // …and a stop-first recreate killed while the old container stopped: the engine finishes that stop after the process
+  // died (its stop timeout, the container ignoring SIGTERM), so the start of the restart's reconcile comes while it still runs
+  const slow = await docker.createContainer({
+    name: `${name}-slow-1-dwold-666666666666`, Image: 'dockwright-test/busybox:1', Cmd: ['sh', '-c', 'trap "" TERM; while true; do sleep 1; done'],
+    Labels: labels('slow'), StopTimeout: 12,
+  });
+  await slow.start();
+  ids.slow = slow.id;
+  stopInFlightUntil = await stopAndDie(slow.id, 12);
   // reconcile only touches what is older than the process: let the clock pass a second boundary
   const made = Math.floor(Date.now() / 1000);
   await until(async () => Math.floor(Date.now() / 1000) > made, 3000, 'the next second');
@@ -106,6 +130,14 @@ test('a recreate a crash interrupted is undone: the container set aside is the s
   assert.deepEqual(left.filter((c) => c.Labels['dockwright.installation'] === installation).map((c) => c.Names[0]).filter((n) => n.includes('-dwold-')), [], 'nothing stays set aside');
   assert.equal(await exists(`${name}-other-1`), true, 'another installation\'s half-created container is left alone');
   assert.equal(await exists(`${name}-other-2-dwold-ffffffffffff`), true, 'another installation\'s set-aside container is left alone');
+});
+
+test('a stop-first recreate killed while its old container stopped: the container put back runs once that stop has ended', async () => {
+  await until(async () => (await exists(`${name}-slow-1`)) && (await idOf(`${name}-slow-1`)) === ids.slow, 30_000, 'the slow container to get its name back');
+  await until(async () => Date.now() > stopInFlightUntil + 1000, 30_000, 'the stop the killed process asked for to end');
+  await until(() => running(`${name}-slow-1`), 10_000, 'the container put back to run again after that stop');
+  const state = (await docker.getContainer(ids.slow).inspect()).State;
+  assert.ok(Date.parse(state.StartedAt) > stopInFlightUntil - 12_000, 'it was started again after the stop (the stop did happen)');
 });
 
 test('a redeploy converges on what the file says', async () => {

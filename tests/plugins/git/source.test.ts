@@ -2,7 +2,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
@@ -17,6 +17,7 @@ const name = uniqueName('gitsrc');
 const other = uniqueName('gitbad');
 const secretive = uniqueName('gitsec');
 const built = uniqueName('gitbuild');
+const ignored = uniqueName('gitignore');
 let first: string;
 let second: string;
 
@@ -27,8 +28,8 @@ before(async () => {
   first = await repo.commit({ 'compose.yaml': envCompose(), 'app.env': 'MESSAGE=one\n' }, 'first');
 });
 after(async () => {
-  await cleanupProjects(name, other, secretive, built);
-  await docker.getImage(`${built}-app`).remove({ force: true }).catch(() => undefined);
+  await cleanupProjects(name, other, secretive, built, ignored);
+  for (const image of [`${built}-app`, `${ignored}-app`]) await docker.getImage(image).remove({ force: true }).catch(() => undefined);
   await s.close();
   repos.rm();
 });
@@ -79,6 +80,32 @@ test('a build context from the repository is built at the checked-out commit', a
   console.log(`# deploy from git with an image build: ${Date.now() - t0} ms`);
   assert.equal(job.result.commit, commit);
   assert.equal((await appEnv(built)).GREETING, 'from-the-repo');
+});
+
+test('a .dockerignore committed as a link out of the build context fails the build naming it, never read; a link inside the context is followed', async () => {
+  const linkRepo = await TestRepo.create(repos.root, 'ignore-link');
+  // a host file a repository's link could name: read as ignore rules, it would leave the context empty
+  const host = join(repos.root, 'host-file');
+  writeFileSync(host, '*\n');
+  await linkRepo.commit({
+    'compose.yaml': 'services:\n  app:\n    build: ./image\n    command: ["sleep", "3600"]\n',
+    'image/Dockerfile': 'FROM dockwright-test/busybox:1\nCOPY greeting.txt /greeting.txt\n',
+    'image/greeting.txt': 'hello\n',
+    'image/ignore-rules': 'nothing-to-ignore\n',
+  }, 'a build');
+  symlinkSync(host, join(linkRepo.work, 'image', '.dockerignore'));
+  await linkRepo.commit({}, 'a .dockerignore out of the tree');
+  await createStack(s, ignored, busybox());
+  await setSource(s, ignored, { url: linkRepo.bare });
+  const refused = await act(s, 'deploy', ignored, 'failed');
+  assert.match(refused.error ?? '', new RegExp(`its \\.dockerignore is a symbolic link to ${host}, out of the build context; refusing to read it`));
+
+  unlinkSync(join(linkRepo.work, 'image', '.dockerignore'));
+  symlinkSync('ignore-rules', join(linkRepo.work, 'image', '.dockerignore'));
+  const inside = await linkRepo.commit({}, 'a .dockerignore linked inside the tree');
+  assert.equal((await s.api('POST', `/api/v1/stacks/${ignored}/source/check`)).status, 200);
+  const job = await act(s, 'deploy', ignored);
+  assert.equal(job.result.commit, inside);
 });
 
 test('check fetches the head and says whether it differs from the deployed commit', async () => {

@@ -1,8 +1,11 @@
 // The sites plugin's backup target: every site's versions and draft backed up with restic, then restored back into the sites (published version and draft) and into a folder.
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { call } from '../../helpers/harness.ts';
 import { runJob } from '../backups/helpers.ts';
 import { entries, startSitesServer, tgz, versionFiles, type SitesServer } from './helpers.ts';
@@ -80,4 +83,38 @@ test('sites: backed up with their versions and draft, changed, restored back int
   const record = JSON.parse(readFileSync(join(base, 'site.json'), 'utf8'));
   assert.equal(record.version, 2);
   assert.deepEqual(record.versions.map((v: any) => v.number), [2, 1]);
+});
+
+test('a snapshot whose site folder holds links out of it (a version, site.json) is refused naming them: no host file is published', async () => {
+  assert.equal((await s.api('PUT', '/api/v1/sites/evil', { body: { hostnames: ['evil.bk.test'] } })).status, 201);
+  const put = await s.api('PUT', '/api/v1/backups/crafted', { body: { targets: { sites: true } } });
+  assert.equal(put.status, 201, put.text);
+  await runJob(s, '/api/v1/backups/crafted/run');
+  // a snapshot in the same repository made by someone who can write to it, with the tags Dockwright reads
+  const craft = mkdtempSync(join(tmpdir(), 'dw-crafted-'));
+  const restic = (args: string[]) => promisify(execFile)('restic', ['-r', join(s.dataDir, 'plugins', 'backups', 'repositories', 'crafted'), ...args], {
+    env: { PATH: process.env.PATH, RESTIC_PASSWORD: put.body.password, RESTIC_CACHE_DIR: join(craft, 'cache') },
+  });
+  try {
+    const site = join(craft, 'evil');
+    mkdirSync(join(site, 'versions'), { recursive: true });
+    writeFileSync(join(site, 'site.json'), JSON.stringify({ name: 'evil', hostnames: [], version: 1, versions: [], draft: null }));
+    symlinkSync('/etc', join(site, 'versions', '1'));
+    await restic(['backup', '--tag', 'dw-backup:crafted', '--tag', `dw-source:/sites/evil=${site}`, '--', site]);
+    const version = await runJob(s, '/api/v1/backups/crafted/restore', { target: 'site', paths: ['/sites/evil'] }, 'failed');
+    assert.match(version.error ?? '', /the snapshot's versions\/1 is a symbolic link to \/etc, out of the site's folder/);
+
+    rmSync(join(site, 'versions', '1'));
+    rmSync(join(site, 'site.json'));
+    symlinkSync('/etc/shadow', join(site, 'site.json'));
+    await restic(['backup', '--tag', 'dw-backup:crafted', '--tag', `dw-source:/sites/evil=${site}`, '--', site]);
+    const record = await runJob(s, '/api/v1/backups/crafted/restore', { target: 'site', paths: ['/sites/evil'] }, 'failed');
+    assert.match(record.error ?? '', /the snapshot's site.json is a symbolic link; refusing to restore from it/);
+    assert.doesNotMatch(`${record.error}${record.output}`, /root:/);
+
+    assert.equal((await s.api('GET', '/api/v1/sites/evil')).body.version, 0, 'nothing published');
+    assert.equal((await s.api('GET', '/api/v1/sites/evil/file?path=shadow')).status, 404);
+  } finally {
+    rmSync(craft, { recursive: true, force: true });
+  }
 });
