@@ -45,7 +45,7 @@ test('overview after sign-in; the sign-in page and the overview on a phone', asy
   await shot(page, 'overview');
   const phone = await signedIn(browser, server, 'alice', { width: 390, height: 844 });
   await phone.getByRole('button', { name: 'Menu' }).click();
-  await phone.getByRole('link', { name: 'Stacks' }).waitFor();
+  await phone.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Stacks' }).waitFor();
   await shot(phone, 'overview-phone');
   await phone.context().close();
 });
@@ -142,12 +142,12 @@ test('the activity log shows each action under the user, via the portal', async 
   const table = page.getByTestId('activity');
   await table.waitFor();
   for (const action of ['stack.compose.write', 'stack.deploy', 'stack.restore', 'kernel.token.create']) {
-    await table.locator('tr', { hasText: action }).filter({ hasText: 'alice via portal' }).first().waitFor();
+    await table.locator('tr', { hasText: action }).filter({ hasText: 'alice (portal)' }).first().waitFor();
   }
   const refusedWrite = await server.api('GET', `/api/v1/activity?resource=stack:${stack}&action=stack.compose.write`);
   assert.ok(refusedWrite.body.some((a: { actor: { name: string; channel?: string }; result: string }) => a.actor.name === 'alice' && a.actor.channel === 'portal' && a.result === 'failed'), 'the refused 422 is logged under alice too');
   await shot(page, 'activity');
-  await page.getByRole('link', { name: 'Jobs' }).click();
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Jobs' }).click();
   await page.getByRole('table').waitFor();
   await shot(page, 'jobs');
   await page.getByRole('link', { name: 'Stacks' }).first().click();
