@@ -114,7 +114,8 @@ export async function readTar(buf: Buffer, gzipped: boolean, budget: ByteBudget,
     const source = Readable.from(slices(buf), { objectMode: false });
     await (gunzip ? pipeline(source, gunzip, counter, parser, { signal }) : pipeline(source, counter, parser, { signal }));
   } catch (err) {
-    throw refusalOf(failure ?? err, 'tar');
+    // a refusal says most; a file's write cut short by it (a premature close) says nothing
+    throw refusalOf([err, failure].find((e) => e instanceof ArchiveRefused) ?? failure ?? err, 'tar');
   }
   if (gunzip && gunzip.bytesWritten < buf.length) throw new ArchiveRefused(`${buf.length - gunzip.bytesWritten} bytes follow the end of the gzip stream`);
   end.watch(budget.spent, true);

@@ -118,7 +118,7 @@ class TreeWriter {
   private readonly writes = new PQueue({ concurrency: 16 });
   private writeFailure: unknown = null;
 
-  constructor(private readonly dest: string, private readonly limits: ArchiveLimits & { strip: number }) {}
+  constructor(private readonly dest: string, private readonly limits: ArchiveLimits & { strip: number }, private readonly signal: AbortSignal) {}
 
   readonly add = async (incoming: IncomingEntry): Promise<void> => {
     const { raw, type } = incoming;
@@ -166,7 +166,7 @@ class TreeWriter {
     if (this.writeFailure) throw this.writeFailure;
     const options = { flag: 'wx', mode: fileMode(e.mode) };
     if (e.size > smallFile) {
-      await pipeline(data, createWriteStream(to, { flags: 'wx', mode: options.mode })).catch((err) => { throw locate(err, to); });
+      await pipeline(data, createWriteStream(to, { flags: 'wx', mode: options.mode }), { signal: this.signal }).catch((err) => { throw locate(err, to); });
       return;
     }
     const chunks: Buffer[] = [];
@@ -212,8 +212,8 @@ export async function extractArchive(buf: Buffer, dest: string, opts: ArchiveLim
   const timeoutMs = opts.timeoutMs ?? defaultArchiveLimits.timeoutMs;
   const budget = new ByteBudget(opts.maxBytes);
   await mkdir(dest, { recursive: false, mode: 0o755 });
-  const tree = new TreeWriter(dest, opts);
   const signal = AbortSignal.timeout(timeoutMs);
+  const tree = new TreeWriter(dest, opts, signal);
   try {
     if (format === 'zip') await readZip(buf, budget, tree.add, signal, opts.maxEntries);
     else await readTar(buf, format === 'tar.gz', budget, tree.add, signal);
