@@ -204,11 +204,19 @@ export interface Extracted { format: ArchiveFormat; files: number; bytes: number
 /**
  * Streams the archive into `dest`, which must not exist yet: at most `maxBytes` decompressed and `timeoutMs` spent,
  * entries judged as they come and all together before any link is made. On a refusal (or a failed write) `dest` is
- * removed again: nothing of the archive is left.
+ * removed again: nothing of the archive is left. Two archives are unpacked at a time; the time budget starts when its
+ * turn comes.
  */
 export async function extractArchive(buf: Buffer, dest: string, opts: ArchiveLimits & { strip: number }): Promise<Extracted> {
   const format = formatOf(buf);
   if (!format) throw new ArchiveRefused('the upload is not a tar, tar.gz or zip archive', 415);
+  return unpacking.add(() => extractNow(buf, dest, format, opts), { throwOnTimeout: true });
+}
+
+/** archives unpacked at once, by the whole process: more wait their turn, so a flood of uploads costs two cores at most */
+const unpacking = new PQueue({ concurrency: 2 });
+
+async function extractNow(buf: Buffer, dest: string, format: ArchiveFormat, opts: ArchiveLimits & { strip: number }): Promise<Extracted> {
   const timeoutMs = opts.timeoutMs ?? defaultArchiveLimits.timeoutMs;
   const budget = new ByteBudget(opts.maxBytes);
   await mkdir(dest, { recursive: false, mode: 0o755 });
