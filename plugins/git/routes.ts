@@ -164,8 +164,10 @@ export function sourceRoutes({ stacks, sources, store, actionTokens, outbound, a
     defineRoute({
       method: 'PUT', path: '/stacks/:name/source/upload', scopes: ['stacks:write'], params: Params, upload: true, errors: [415, 422],
       summary: 'Upload the source tree as a tar, tar.gz or zip archive; it replaces a git source (exempt from the rate limit)',
-      description: 'Every entry is checked before anything is written: entries leading out of the tree (.., absolute paths, links pointing out), '
-        + 'devices, too many entries or too many bytes refuse the whole archive and nothing changes.',
+      description: 'The archive is unpacked as it streams into a folder of its own, every entry checked as it comes and all of them before any link '
+        + 'is made: entries leading out of the tree (.., absolute paths, links pointing out), devices, too many entries, more bytes unpacked than '
+        + 'the limit (counted as they are decompressed), more than the time budget, or data after the archive\'s end refuse the whole archive '
+        + 'and nothing changes.',
       query: Type.Object({
         path: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: 'the compose file in the archive; default: the first of compose.yaml, compose.yml, docker-compose.yaml, docker-compose.yml' })),
         strip: Type.Optional(Type.Integer({ minimum: 0, maximum: 8, default: 0, description: 'leading folders to remove from every entry (1 for an archive with one top folder)' })),
