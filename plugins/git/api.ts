@@ -26,8 +26,9 @@ export interface GitApi {
   /** URL, branch and credentials checked as for a stack source: 400 naming the field, 422 when the outbound policy refuses the host */
   checkRemote(body: { url: string; branch?: string; credentials?: unknown }): Promise<CheckedRemote>;
   /**
-   * An archive (tar, tar.gz, zip) unpacked into `dest` (which must not exist) by the stack upload's rules. A refusal is a
-   * problem (413 too many entries or bytes, 415 not an archive, 422 an entry leading out) and nothing is written.
+   * An archive (tar, tar.gz, zip) unpacked into `dest` (which must not exist) by the stack upload's rules and limits
+   * (bytes counted as they are decompressed, a time budget). A refusal is a problem (413 too many entries or bytes, 415
+   * not an archive, 422 an entry leading out, data after the archive's end, too slow) and `dest` does not exist after it.
    */
   unpack(archive: Buffer, dest: string, opts?: { strip?: number; maxEntries?: number; maxBytes?: number }): Promise<Extracted>;
   /** fetches the branch head into the checkout named `key` (one per user of it) and checks it out exactly; failures are problems (422/502) */
@@ -55,6 +56,7 @@ export function createGitApi(deps: { git: Git; dataDir: () => string; allowedLoc
           strip: opts.strip ?? 0,
           maxEntries: Math.min(opts.maxEntries ?? Infinity, deps.archive.maxEntries),
           maxBytes: Math.min(opts.maxBytes ?? Infinity, deps.archive.maxBytes),
+          timeoutMs: deps.archive.timeoutMs,
         });
       } catch (err) {
         if (err instanceof ArchiveRefused) throw problem(err.status, err.message, { code: 'archive-refused' });

@@ -1,23 +1,23 @@
-// Archive uploads (tar, tar.gz, zip): every entry is checked before anything is written, then the tree is written into an empty folder.
+// Archive uploads (tar, tar.gz, zip), the one unpacker of the service: streamed into an empty folder within a byte and time budget, checked entry by entry and as a whole before any link is made; a refusal leaves nothing.
 import PQueue from 'p-queue';
 import { createWriteStream } from 'node:fs';
-import { link, mkdir, symlink } from 'node:fs/promises';
+import { link, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { ReadEntry } from 'tar';
-import type yauzl from 'yauzl';
 import { locate, tooLong } from '../../sdk/index.ts';
+import { ArchiveRefused, ByteBudget, readTar, readZip, type ArchiveFormat, type EntryData, type IncomingEntry } from './archive-read.ts';
 
-export interface ArchiveLimits { maxEntries: number; maxBytes: number }
-/** the documented archive limits of an install (plugins.git.options); a plugin unpacking archives may lower them, never raise them */
-export const defaultArchiveLimits: Readonly<ArchiveLimits> = Object.freeze({ maxEntries: 20_000, maxBytes: 1024 * 1024 * 1024 });
-export type ArchiveFormat = 'tar' | 'tar.gz' | 'zip';
+export { ArchiveRefused, type ArchiveFormat };
 
-/** why an archive is refused, with the HTTP status that says so */
-export class ArchiveRefused extends Error {
-  constructor(message: string, readonly status: 413 | 415 | 422 = 422) { super(message); }
+export interface ArchiveLimits {
+  maxEntries: number;
+  /** decompressed bytes, counted as they stream: file contents, headers, padding and extended headers alike */
+  maxBytes: number;
+  /** how long one archive may take to unpack */
+  timeoutMs?: number;
 }
+/** the documented archive limits of an install (plugins.git.options); a plugin unpacking archives may lower them, never raise them */
+export const defaultArchiveLimits: Readonly<Required<ArchiveLimits>> = Object.freeze({ maxEntries: 20_000, maxBytes: 1024 * 1024 * 1024, timeoutMs: 120_000 });
 
 interface Entry {
   /** normalised, relative, `/`-separated; null: stripped away or the root itself */
@@ -27,7 +27,6 @@ interface Entry {
   size: number;
   mode: number;
   target?: string;
-  zip?: yauzl.Entry;
 }
 
 export function formatOf(buf: Buffer): ArchiveFormat | null {
@@ -58,14 +57,10 @@ function normalise(raw: string, strip: number): string | null {
  * file, no duplicates, and the entry count and total size stay within the limits. Links are judged against every
  * entry of the archive, not only the ones before them: extraction order must not matter.
  */
-function check(entries: Entry[], limits: ArchiveLimits): void {
-  if (entries.length > limits.maxEntries) throw new ArchiveRefused(`the archive has more than ${limits.maxEntries} entries`, 413);
+function check(entries: Entry[]): void {
   const kinds = new Map<string, Entry['type']>();
-  let bytes = 0;
   for (const e of entries) {
     if (e.path === null) continue;
-    bytes += e.size;
-    if (bytes > limits.maxBytes) throw new ArchiveRefused(`the archive unpacks to more than ${limits.maxBytes} bytes`, 413);
     const before = kinds.get(e.path);
     if (before && !(before === 'dir' && e.type === 'dir')) throw new ArchiveRefused(`entry ${shown(e.raw)} appears twice`);
     kinds.set(e.path, e.type);
@@ -105,168 +100,135 @@ function check(entries: Entry[], limits: ArchiveLimits): void {
   }
 }
 
-// ---------------------------------------------------------------- tar
+/** what a file no larger than this costs is read whole and written beside others (20,000 small files are not 20,000 writes in a row) */
+const smallFile = 256 * 1024;
+const fileMode = (m: number) => (m & 0o755) | 0o600;
+const parentOf = (path: string) => (path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '');
 
-const tarTypes: Record<string, Entry['type'] | undefined> = {
-  File: 'file', OldFile: 'file', ContiguousFile: 'file', Directory: 'dir', SymbolicLink: 'symlink', Link: 'hardlink',
-};
+/**
+ * The tree being written: entries arrive in archive order and are judged by what is known so far (names, kinds,
+ * duplicates, counts, claimed sizes); file content is written at once, in folders this writer made (no link exists in
+ * the tree until `finish` has judged the whole list).
+ */
+class TreeWriter {
+  readonly entries: Entry[] = [];
+  private readonly kinds = new Map<string, Entry['type']>();
+  private readonly dirs = new Set<string>(['']);
+  private claimed = 0;
+  private readonly writes = new PQueue({ concurrency: 16 });
+  private writeFailure: unknown = null;
 
-/** reads the tar (gzip detected by the parser) entry by entry; `each` may consume the entry's data, else it is skipped */
-async function readTar(buf: Buffer, each: (entry: ReadEntry) => void | Promise<void>): Promise<void> {
-  // loaded on the first upload: a service that never gets one does not carry them
-  const { Parser } = await import('tar');
-  const parser = new Parser({ strict: true, maxDecompressionRatio: 10_000 });
-  const pending: Promise<void>[] = [];
-  let failure: unknown = null;
-  let ownFailure: unknown = null;
-  parser.on('entry', (entry: ReadEntry) => {
-    pending.push((async () => each(entry))().catch((err: unknown) => {
-      ownFailure ??= err;
-      entry.resume();
-      parser.abort(err instanceof Error ? err : new Error(String(err)));
-    }));
-  });
-  const chunks = function* () { for (let at = 0; at < buf.length; at += 65536) yield buf.subarray(at, at + 65536); };
-  try {
-    await pipeline(Readable.from(chunks()), parser as unknown as NodeJS.WritableStream);
-  } catch (err) {
-    failure ??= err;
-  }
-  await Promise.all(pending);
-  // what `each` threw (a refusal, or a failed write) says more than the abort it caused
-  if (ownFailure !== null) throw ownFailure;
-  if (failure === null) return;
-  throw new ArchiveRefused(`not a readable tar archive: ${(failure as Error).message}`);
-}
+  constructor(private readonly dest: string, private readonly limits: ArchiveLimits & { strip: number }, private readonly signal: AbortSignal) {}
 
-async function listTar(buf: Buffer, strip: number, limits: ArchiveLimits): Promise<Entry[]> {
-  const entries: Entry[] = [];
-  await readTar(buf, (e) => {
-    e.resume();
-    const type = tarTypes[e.type];
-    if (!type) throw new ArchiveRefused(`entry ${shown(e.path)} is a ${e.type}: only files, folders and links are accepted`);
-    entries.push({ path: normalise(e.path, strip), raw: e.path, type, size: type === 'file' ? e.size : 0, mode: e.mode ?? 0o644, target: e.linkpath });
-    // stop reading a bomb early: the full check runs once the list is complete
-    if (entries.length > limits.maxEntries) throw new ArchiveRefused(`the archive has more than ${limits.maxEntries} entries`, 413);
-  });
-  return entries;
-}
-
-// ---------------------------------------------------------------- zip
-
-const S_IFMT = 0o170000;
-const zipTypes: Record<number, Entry['type'] | undefined> = { 0o100000: 'file', 0o040000: 'dir', 0o120000: 'symlink' };
-
-async function readAll(stream: NodeJS.ReadableStream, max: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of stream as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > max) throw new ArchiveRefused('a symbolic link target is too long');
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-async function listZip(zip: yauzl.ZipFile, strip: number, limits: ArchiveLimits): Promise<Entry[]> {
-  if (zip.entryCount > limits.maxEntries) throw new ArchiveRefused(`the archive has more than ${limits.maxEntries} entries`, 413);
-  const entries: Entry[] = [];
-  for (;;) {
-    const e = await new Promise<yauzl.Entry | null>((resolveEntry, reject) => {
-      zip.once('entry', resolveEntry);
-      zip.once('end', () => resolveEntry(null));
-      zip.once('error', reject);
-      zip.readEntry();
-    }).finally(() => { zip.removeAllListeners('entry'); zip.removeAllListeners('end'); zip.removeAllListeners('error'); });
-    if (!e) return entries;
-    const unix = e.versionMadeBy >> 8 === 3;
-    const mode = unix ? (e.externalFileAttributes >>> 16) & 0xffff : 0;
-    const dir = e.fileName.endsWith('/');
-    let type: Entry['type'] | undefined = dir ? 'dir' : 'file';
-    if (unix && (mode & S_IFMT) !== 0) {
-      type = zipTypes[mode & S_IFMT];
-      if (!type || (type === 'dir') !== dir) throw new ArchiveRefused(`entry ${shown(e.fileName)} is neither a file, a folder nor a symbolic link`);
+  readonly add = async (incoming: IncomingEntry): Promise<void> => {
+    const { raw, type } = incoming;
+    if (typeof type !== 'string') throw new ArchiveRefused(`entry ${shown(raw)} is a ${type.unsupported}: only files, folders and links are accepted`);
+    const path = normalise(raw, this.limits.strip);
+    const e = { path, raw, type, size: incoming.size, mode: incoming.mode, target: incoming.target };
+    this.entries.push(e);
+    if (this.entries.length > this.limits.maxEntries) throw new ArchiveRefused(`the archive has more than ${this.limits.maxEntries} entries`, 413);
+    if (path === null) {
+      incoming.data?.resume();
+      return;
     }
-    const entry: Entry = { path: normalise(e.fileName, strip), raw: e.fileName, type, size: type === 'file' ? e.uncompressedSize : 0, mode: (mode & 0o777) || (dir ? 0o755 : 0o644), zip: e };
-    if (type === 'symlink') entry.target = await readAll(await zip.openReadStreamPromise(e), 4096);
-    entries.push(entry);
+    this.claimed += type === 'file' ? e.size : 0;
+    if (this.claimed > this.limits.maxBytes) throw new ArchiveRefused(`the archive unpacks to more than ${this.limits.maxBytes} bytes`, 413);
+    this.place({ ...e, path });
+    if (type === 'dir') return this.ensureDir(path);
+    if (type !== 'file') return;
+    await this.ensureDir(parentOf(path));
+    await this.write(join(this.dest, path), e, incoming.data!);
+  };
+
+  /** a name taken twice, or a file where a folder is (or below one): refused now, before a write fails on it */
+  private place(e: Entry & { path: string }): void {
+    const before = this.kinds.get(e.path);
+    if (before && !(before === 'dir' && e.type === 'dir')) throw new ArchiveRefused(`entry ${shown(e.raw)} appears twice`);
+    // a folder made for entries listed before this one
+    if (!before && e.type !== 'dir' && this.dirs.has(e.path)) {
+      throw new ArchiveRefused(`entries lie below a ${e.type === 'symlink' ? 'symbolic link' : e.type === 'file' ? 'file' : 'hard link'}: ${shown(e.raw)}`);
+    }
+    const parts = e.path.split('/');
+    for (let i = 1; i < parts.length; i++) {
+      const above = this.kinds.get(parts.slice(0, i).join('/'));
+      if (above && above !== 'dir') throw new ArchiveRefused(`entry ${shown(e.raw)} lies below a ${above === 'symlink' ? 'symbolic link' : 'file'}`);
+    }
+    this.kinds.set(e.path, e.type);
   }
-}
 
-// ---------------------------------------------------------------- both
+  private async ensureDir(rel: string): Promise<void> {
+    if (this.dirs.has(rel)) return;
+    await mkdir(join(this.dest, rel), { recursive: true, mode: 0o755 });
+    for (let p = rel; p && !this.dirs.has(p); p = parentOf(p)) this.dirs.add(p);
+  }
 
-/** runs at most `n` of the given tasks at a time (a p-queue of that width) */
-function slots(n: number): <T>(task: () => Promise<T>) => Promise<T> {
-  const queue = new PQueue({ concurrency: n });
-  return (task) => queue.add(task, { throwOnTimeout: true });
+  private async write(to: string, e: Entry, data: EntryData): Promise<void> {
+    if (this.writeFailure) throw this.writeFailure;
+    const options = { flag: 'wx', mode: fileMode(e.mode) };
+    if (e.size > smallFile) {
+      await pipeline(data, createWriteStream(to, { flags: 'wx', mode: options.mode }), { signal: this.signal }).catch((err) => { throw locate(err, to); });
+      return;
+    }
+    const chunks: Buffer[] = [];
+    for await (const chunk of data as AsyncIterable<Buffer>) chunks.push(chunk);
+    const content = Buffer.concat(chunks);
+    void this.writes.add(() => writeFile(to, content, options)).catch((err: unknown) => { this.writeFailure ??= locate(err as Error, to); });
+    // the parser waits while many small files are on their way to the disk: memory stays a few MiB
+    await this.writes.onSizeLessThan(64);
+  }
+
+  /** the whole list judged (links against every entry), then the links made: nothing is ever written through one */
+  async finish(): Promise<Omit<Extracted, 'format'>> {
+    await this.writes.onIdle();
+    if (this.writeFailure) throw this.writeFailure;
+    check(this.entries);
+    for (const e of this.entries) {
+      if (e.path === null) continue;
+      if (e.type === 'hardlink') await link(join(this.dest, e.target!), join(this.dest, e.path));
+      if (e.type === 'symlink') await symlink(e.target!, join(this.dest, e.path));
+    }
+    const files = this.entries.filter((e) => e.path !== null && e.type !== 'dir');
+    return { files: files.length, bytes: files.reduce((n, e) => n + (e.type === 'file' ? e.size : 0), 0) };
+  }
+
+  /** after a refusal: whatever a write still in flight does, the folder goes */
+  async abandon(): Promise<void> {
+    this.writes.clear();
+    await this.writes.onIdle().catch(() => undefined);
+    await rm(this.dest, { recursive: true, force: true });
+  }
 }
 
 export interface Extracted { format: ArchiveFormat; files: number; bytes: number }
 
 /**
- * Checks every entry of the archive, then writes the tree into `dest`, which must not exist yet.
- * On refusal nothing is written at all; on a failure while writing, the caller removes `dest`.
+ * Streams the archive into `dest`, which must not exist yet: at most `maxBytes` decompressed and `timeoutMs` spent,
+ * entries judged as they come and all together before any link is made. On a refusal (or a failed write) `dest` is
+ * removed again: nothing of the archive is left. Two archives are unpacked at a time; the time budget starts when its
+ * turn comes.
  */
 export async function extractArchive(buf: Buffer, dest: string, opts: ArchiveLimits & { strip: number }): Promise<Extracted> {
   const format = formatOf(buf);
   if (!format) throw new ArchiveRefused('the upload is not a tar, tar.gz or zip archive', 415);
-  let zip: yauzl.ZipFile | null = null;
-  try {
-    if (format === 'zip') {
-      try {
-        zip = await (await import('yauzl')).default.fromBufferPromise(buf, { lazyEntries: true, autoClose: false, decodeStrings: true, validateEntrySizes: true, strictFileNames: true });
-      } catch (err) {
-        throw new ArchiveRefused(`not a readable zip archive: ${(err as Error).message}`);
-      }
-    }
-    let entries: Entry[];
-    try {
-      entries = zip ? await listZip(zip, opts.strip, opts) : await listTar(buf, opts.strip, opts);
-    } catch (err) {
-      // yauzl refuses names with .. or absolute paths itself; its words are clear enough
-      throw err instanceof ArchiveRefused ? err : new ArchiveRefused(`the archive is refused: ${(err as Error).message}`);
-    }
-    check(entries, opts);
+  return unpacking.add(() => extractNow(buf, dest, format, opts), { throwOnTimeout: true });
+}
 
-    await mkdir(dest, { recursive: false, mode: 0o755 });
-    const dirs = new Set<string>(['']);
-    const ensureDir = async (rel: string) => {
-      if (dirs.has(rel)) return;
-      await mkdir(join(dest, rel), { recursive: true, mode: 0o755 });
-      for (let p = rel; p && !dirs.has(p); p = p.includes('/') ? p.slice(0, p.lastIndexOf('/')) : '') dirs.add(p);
-    };
-    for (const e of entries) {
-      if (e.path === null) continue;
-      await ensureDir(e.type === 'dir' ? e.path : e.path.includes('/') ? e.path.slice(0, e.path.lastIndexOf('/')) : '');
-    }
-    // only regular file content is written from the stream; links come last so nothing is ever written through one
-    const fileMode = (m: number) => (m & 0o755) | 0o600;
-    if (zip) {
-      for (const e of entries) {
-        if (e.path === null || e.type !== 'file') continue;
-        const to = join(dest, e.path);
-        await pipeline(await zip.openReadStreamPromise(e.zip!), createWriteStream(to, { flags: 'wx', mode: fileMode(e.mode) })).catch((err) => { throw locate(err, to); });
-      }
-    } else {
-      let i = 0;
-      // the parser hands out the next entry once this one is read: an entry waits here for a free slot, so 20,000 small
-      // files are not 20,000 open files at once (EMFILE)
-      const slot = slots(64);
-      await readTar(buf, async (entry) => {
-        const e = entries[i++];
-        if (!e || e.path === null || e.type !== 'file') { entry.resume(); return; }
-        const to = join(dest, e.path);
-        await slot(() => pipeline(entry as unknown as AsyncIterable<Buffer>, createWriteStream(to, { flags: 'wx', mode: fileMode(e.mode) })).catch((err) => { throw locate(err, to); }));
-      });
-    }
-    for (const e of entries) {
-      if (e.path === null) continue;
-      if (e.type === 'hardlink') await link(join(dest, e.target!), join(dest, e.path));
-      if (e.type === 'symlink') await symlink(e.target!, join(dest, e.path));
-    }
-    const files = entries.filter((e) => e.path !== null && e.type !== 'dir');
-    return { format, files: files.length, bytes: files.reduce((n, e) => n + e.size, 0) };
-  } finally {
-    zip?.close();
+/** archives unpacked at once, by the whole process: more wait their turn, so a flood of uploads costs two cores at most */
+const unpacking = new PQueue({ concurrency: 2 });
+
+async function extractNow(buf: Buffer, dest: string, format: ArchiveFormat, opts: ArchiveLimits & { strip: number }): Promise<Extracted> {
+  const timeoutMs = opts.timeoutMs ?? defaultArchiveLimits.timeoutMs;
+  const budget = new ByteBudget(opts.maxBytes);
+  await mkdir(dest, { recursive: false, mode: 0o755 });
+  const signal = AbortSignal.timeout(timeoutMs);
+  const tree = new TreeWriter(dest, opts, signal);
+  try {
+    if (format === 'zip') await readZip(buf, budget, tree.add, signal, opts.maxEntries);
+    else await readTar(buf, format === 'tar.gz', budget, tree.add, signal);
+    return { ...(await tree.finish()), format };
+  } catch (err) {
+    await tree.abandon();
+    if (signal.aborted) throw new ArchiveRefused(`unpacking the archive took longer than ${timeoutMs / 1000} s`);
+    throw err;
   }
 }

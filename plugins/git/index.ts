@@ -24,7 +24,8 @@ const Options = Type.Object({
   gitOutputLimit: Type.Integer({ minimum: 65536, default: 4 * 1024 * 1024, description: 'bytes a git command may print' }),
   pinSearchDepth: Type.Integer({ minimum: 1, maximum: 100_000, default: 200, description: 'commits of the branch fetched to find an abbreviated id' }),
   archiveMaxEntries: Type.Integer({ minimum: 1, default: defaultArchiveLimits.maxEntries, description: 'entries of an uploaded archive (a stack source, a site): the install\'s limit, which other plugins may only lower' }),
-  archiveMaxBytes: Type.Integer({ minimum: 1024, default: defaultArchiveLimits.maxBytes, description: 'total unpacked size of an uploaded archive: the install\'s limit, which other plugins may only lower' }),
+  archiveMaxBytes: Type.Integer({ minimum: 1024, default: defaultArchiveLimits.maxBytes, description: 'bytes an uploaded archive may unpack to, counted as they are decompressed (headers and padding too): the install\'s limit, which other plugins may only lower' }),
+  archiveTimeoutMs: Type.Integer({ minimum: 1000, default: defaultArchiveLimits.timeoutMs, description: 'how long unpacking one uploaded archive may take' }),
   keepDeliveries: Type.Integer({ minimum: 1, default: 100, description: 'push deliveries kept per stack' }),
 });
 
@@ -46,7 +47,7 @@ export default definePlugin({
     const previews = previewTrees({ store, workspace: createWorkspace(() => join(ctx.dataDir, 'previews'), git), stacks: workspace, secrets: ctx.secrets, searchDepth: options.pinSearchDepth });
     const sources = createSources({
       store, workspace, lock: keyedLock(), secrets: ctx.secrets, stacks, log: ctx.log,
-      settings: { pinSearchDepth: options.pinSearchDepth, archive: { maxEntries: options.archiveMaxEntries, maxBytes: options.archiveMaxBytes } },
+      settings: { pinSearchDepth: options.pinSearchDepth, archive: { maxEntries: options.archiveMaxEntries, maxBytes: options.archiveMaxBytes, timeoutMs: options.archiveTimeoutMs } },
     });
 
     // builds whose context is a git URL: the same rules, outbound policy and git as a stack's source
@@ -72,7 +73,7 @@ export default definePlugin({
     });
     return createGitApi({
       git, dataDir: () => ctx.dataDir, allowedLocalRoots: options.allowedLocalRoots, outbound: ctx.outbound,
-      archive: { maxEntries: options.archiveMaxEntries, maxBytes: options.archiveMaxBytes },
+      archive: { maxEntries: options.archiveMaxEntries, maxBytes: options.archiveMaxBytes, timeoutMs: options.archiveTimeoutMs },
       previews: { previewTree: previews.at, removePreviewTree: previews.remove },
     });
   },

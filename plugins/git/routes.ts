@@ -190,8 +190,10 @@ export function sourceRoutes({ stacks, sources, store, actionTokens, outbound, a
       method: 'PUT', path: '/stacks/:name/source/upload', scopes: ['stacks:write'], params: Params, upload: true, revision: 'optional',
       errors: [412, 415, 422], status: 200, successes: [201, 202],
       summary: 'Upload the source tree as a tar, tar.gz or zip archive; it replaces a git source; with If-None-Match: * it creates the stack (exempt from the rate limit)',
-      description: 'Every entry is checked before anything is written: entries leading out of the tree (.., absolute paths, links pointing out), '
-        + 'devices, too many entries or too many bytes refuse the whole archive and nothing changes. '
+      description: 'The archive is unpacked as it streams into a folder of its own, every entry checked as it comes and all of them before any link '
+        + 'is made: entries leading out of the tree (.., absolute paths, links pointing out), devices, too many entries, more bytes unpacked than '
+        + 'the limit (counted as they are decompressed), more than the time budget, or data after the archive\'s end refuse the whole archive '
+        + 'and nothing changes. '
         + 'With If-None-Match: * the stack is created from the compose file at the root of the archive (201); a compose file with build: builds from '
         + 'the archive. 412 when the stack exists; 422 when the archive has no compose file (naming the names looked for) or the platform rules '
         + 'refuse it: nothing is created. ?deploy=1 deploys after the write (202 with the job).',

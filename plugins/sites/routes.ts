@@ -99,8 +99,10 @@ export function siteRoutes({ ctx, sites, store, files, sync, git }: { ctx: Conte
     defineRoute({
       method: 'PUT', path: '/sites/:name/content', scopes: ['sites:publish'], params: Params, upload: true, errors: [404, 413, 415, 422],
       summary: 'Upload the site as a tar, tar.gz or zip archive: published at once as a new version (?draft=1: it becomes the draft)',
-      description: 'Every entry is checked before anything is written: entries leading out of the tree (.., absolute paths, links pointing out), devices, '
-        + 'too many entries or bytes refuse the whole archive and nothing changes. Exempt from the rate limit.',
+      description: 'The archive is unpacked as it streams into a folder of its own, every entry checked as it comes and all of them before any link '
+        + 'is made: entries leading out of the tree (.., absolute paths, links pointing out), devices, too many entries, more bytes unpacked than '
+        + 'the limit (counted as they are decompressed), more than the time budget, or data after the archive\'s end refuse the whole archive '
+        + 'and nothing changes. Exempt from the rate limit.',
       query: Type.Object({
         draft: Type.Optional(Type.Union([Type.Literal('1'), Type.Literal('true'), Type.Literal('0'), Type.Literal('false')])),
         strip: Type.Optional(Type.Integer({ minimum: 0, maximum: 8, default: 0, description: 'leading folders to remove from every entry' })),

@@ -181,6 +181,8 @@ export async function eventually<T>(check: () => Promise<T | undefined | null | 
 
 export interface Child {
   url: string;
+  /** its process id (for its memory in /proc) */
+  pid: number;
   kill(signal?: NodeJS.Signals): Promise<void>;
   /** a signal that does not end it (SIGSTOP freezes it: its connections stay open, it renews nothing) */
   signal(signal: NodeJS.Signals): void;
@@ -215,6 +217,7 @@ export async function startChild(config: Record<string, unknown>, env: NodeJS.Pr
   });
   return {
     url,
+    pid: child.pid!,
     kill: (signal = 'SIGKILL') => new Promise((done) => {
       if (child.exitCode !== null || child.signalCode !== null) return done();
       child.once('exit', () => done());

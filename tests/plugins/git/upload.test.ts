@@ -97,7 +97,7 @@ test('archives that escape the tree, hold devices, names too long or break the l
     ['tar whose link climbs through a link listed after it', tar([...ok, { name: 'a/l', type: 'symlink', target: '../x/b/x/b/../../run' }, { name: 'x/b', type: 'symlink', target: '..' }]), 422, /through another link/],
     ['tar writing below a link listed after it', tar([...ok, { name: 'out/x', content: 'x' }, { name: 'out', type: 'symlink', target: 'sub' }]), 422, /below a symbolic link/],
     ['tar with a hard link out', tar([...ok, { name: 'h', type: 'hardlink', target: '../../etc/passwd' }]), 422, /leads out|hard link/],
-    ['tar with a device', tar([...ok, { name: 'dev', type: 'chardev' }]), 422, /CharacterDevice/],
+    ['tar with a device', tar([...ok, { name: 'dev', type: 'chardev' }]), 422, /entry "dev" is a character device: only files, folders and links are accepted/],
     ['zip with ../evil', zip([...ok, { name: '../evil', content: 'x' }]), 422, /relative path|leads out/],
     ['zip with a link out', zip([...ok, { name: 'l', type: 'symlink', target: '../../x' }]), 422, /outside the tree/],
     // the file system refuses these halfway through (ENAMETOOLONG): refused with the rest, before anything is written
