@@ -32,6 +32,8 @@ export interface EdgeOptions {
   leaderRetryMs: number;
   migrateQueuedConnections: boolean;
   drainMs: number;
+  httpsRedirect: boolean;
+  httpsRedirectExcept: string[];
 }
 
 export type EdgeState = 'running' | 'starting' | 'down' | 'unavailable' | 'standby' | 'stopped';
@@ -81,6 +83,8 @@ export function createEdge(ctx: ContextWith<'db' | 'locks'>, o: EdgeOptions, sto
       accessLog: join(dir, 'logs', 'access.log'), caddyLog: join(dir, 'logs', 'caddy.log'),
       roll: { sizeMb: o.accessLog.rollSizeMb, keep: o.accessLog.rollKeep, keepDays: o.accessLog.rollKeepDays },
       challengeDir, routes, certificates, addresses,
+      // read at every push: a setting changed at run time applies with the next document
+      redirect: { enabled: o.httpsRedirect, except: o.httpsRedirectExcept.map((h) => normalizeHostname(h)).flatMap((n) => (n.ok ? [n.hostname] : [])) },
     }));
   }
 

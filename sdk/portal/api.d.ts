@@ -8012,6 +8012,7 @@ export interface paths {
               name: string;
               domains: string[];
               source: "acme" | "upload";
+              origin: "request" | "upload" | "auto";
               challenge: "http-01" | "dns-01" | null;
               issuer: string | null;
               serial: string | null;
@@ -8088,6 +8089,7 @@ export interface paths {
               name: string;
               domains: string[];
               source: "acme" | "upload";
+              origin: "request" | "upload" | "auto";
               challenge: "http-01" | "dns-01" | null;
               issuer: string | null;
               serial: string | null;
@@ -8339,6 +8341,7 @@ export interface paths {
               name: string;
               domains: string[];
               source: "acme" | "upload";
+              origin: "request" | "upload" | "auto";
               challenge: "http-01" | "dns-01" | null;
               issuer: string | null;
               serial: string | null;
@@ -8364,6 +8367,7 @@ export interface paths {
               name: string;
               domains: string[];
               source: "acme" | "upload";
+              origin: "request" | "upload" | "auto";
               challenge: "http-01" | "dns-01" | null;
               issuer: string | null;
               serial: string | null;
