@@ -75,6 +75,22 @@ export interface InstallationVolume {
   containers: number | null;
 }
 
+/** one use of an image by something other than a container */
+export interface ImageUse {
+  /** an image id (`sha256:…`) or a reference (`node:20`) */
+  image: string;
+  /** the resource it belongs to, as access lists see it: `stack:web`, `site:docs` */
+  owner: string;
+  /** the release number, for a release */
+  release?: number;
+  /** pruning must leave it (one of the last keepReleases releases of its stack, a site's build image) */
+  keep: boolean;
+}
+export interface ImageUser {
+  kind: 'releases' | 'sites';
+  uses(opts: { keepReleases: number }): Promise<ImageUse[]>;
+}
+
 export interface DockerRuntime {
   /** pure: no Docker calls (reads env_file from the workdir) */
   load(project: ComposeProject): LoadedCompose;
