@@ -55,6 +55,11 @@ export interface EdgeRouting {
    * false when this instance does not run the edge, which then follows the engine's events by itself.
    */
   apply(project: string): Promise<boolean>;
+  /**
+   * The requests the edge has in flight to each upstream address (`ip:port` on its network): an old container drains
+   * until none is left for it. null when this instance cannot tell (it does not run the edge).
+   */
+  inFlight?(): Promise<ReadonlyMap<string, number> | null>;
 }
 
 export interface DeployResult {

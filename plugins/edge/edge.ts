@@ -278,6 +278,17 @@ export function createEdge(ctx: ContextWith<'db' | 'locks'>, o: EdgeOptions, sto
       await sync();
       return true;
     },
+    /**
+     * The requests Caddy has in flight per upstream address (`ip:port`), from its admin API (/reverse_proxy/upstreams);
+     * null when this instance does not run the edge or Caddy does not answer
+     */
+    async inFlight(): Promise<Map<string, number> | null> {
+      if (!ready()) return null;
+      const r = await adminCall(endpoint, 'GET', '/reverse_proxy/upstreams', undefined, o.adminTimeoutMs).catch(() => null);
+      if (r?.status !== 200) return null;
+      const list = JSON.parse(r.text) as { address: string; num_requests: number }[] | null;
+      return new Map((list ?? []).map((u) => [u.address, u.num_requests]));
+    },
     async start(): Promise<void> {
       for (const d of [challengeDir, join(caddyDir, 'config'), join(caddyDir, 'data'), join(dir, 'logs')]) mkdirSync(d, { recursive: true });
       // the poll carries changes other instances made; the resync repairs what drifted (containers, an external Caddy that restarted)

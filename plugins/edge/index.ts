@@ -117,6 +117,7 @@ export default definePlugin({
       network: edgeNetworkName,
       drainMs: ctx.options.drainMs,
       apply: () => edge.apply(),
+      inFlight: () => edge.inFlight(),
     });
 
     ctx.routes.add({
