@@ -9,6 +9,7 @@ export const builtInAlertKinds: readonly AlertKind[] = [
   { kind: 'backup-missed', severity: 'warning', description: 'a scheduled backup did not run in its window (resolved by its next successful run)' },
   { kind: 'site-sync-failed', severity: 'critical', description: 'a site sync failed (resolved by its next successful sync)' },
   { kind: 'certificate-renewal-failed', severity: 'critical', description: 'renewing a certificate failed' },
+  { kind: 'certificate-auto-failed', severity: 'critical', description: 'automatic HTTPS could not get a certificate for a routed hostname (resolved when it does, or the hostname goes)' },
   { kind: 'certificate-expiring', severity: 'warning', description: 'a certificate expires soon' },
   { kind: 'certificate-expired', severity: 'critical', description: 'a certificate has expired' },
   { kind: 'container-exited', severity: 'warning', description: 'a container of a stack exited unexpectedly (resolved when it runs again)' },
@@ -61,6 +62,10 @@ export function listen(events: EventsApi, engine: AlertEngine, log: Logger, igno
     await engine.resolve('certificate-expiring', { resource: cert(p) });
     await engine.raise('certificate-expired', { resource: cert(p), message: `certificate ${str(p.certificate)} expired at ${str(p.notAfter)}`, details: { notAfter: p.notAfter } });
   });
+  on('certificate.auto.failed', (p) => engine.raise('certificate-auto-failed', {
+    resource: cert(p), message: `automatic HTTPS for ${str(p.hostname)} failed: ${str(p.error).slice(0, 1000)}`, details: { hostname: p.hostname },
+  }));
+  for (const name of ['certificate.issued', 'certificate.removed']) on(name, (p) => resolveAll(['certificate-auto-failed'], cert(p)));
   for (const name of ['certificate.renewed', 'certificate.valid']) {
     on(name, (p) => resolveAll(['certificate-renewal-failed', 'certificate-expiring', 'certificate-expired'], cert(p)));
   }

@@ -24,7 +24,7 @@ export interface RestoreInput { backup: string; snapshot: string; paths: string[
 /** one folder (or file) of the snapshot and where it goes */
 interface Placement { logical: string; host: string; dest: string; root: boolean }
 interface Group { staging: string; placements: Placement[] }
-interface Plan { groups: Group[]; stacks: string[]; createVolume?: string; folder?: string; into?: { restore: RestoreInto; key: string } }
+interface Plan { groups: Group[]; stacks: string[]; /** the engine volumes restored into (target "stack"): only the containers mounting them stop */ volumes?: string[]; createVolume?: string; folder?: string; into?: { restore: RestoreInto; key: string } }
 
 const stagingPrefix = '.dockwright-restore-';
 const stagingName = /^\.dockwright-restore-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
@@ -114,7 +114,7 @@ export async function planRestore(deps: RestoreDeps, input: RestoreInput, snapsh
     if (!input.overwrite && !(await isEmpty(v.mountpoint))) throw problem(409, `restoring into stack ${stack} replaces the data of volume ${volume}; restore with overwrite: true`, { code: 'would-overwrite' });
     groups.push({ staging: staging(v.mountpoint), placements: items.map((c) => ({ logical: c.logical, host: c.host, dest: v.mountpoint + c.rest, root: c.rest === '' })) });
   }
-  return { stacks, groups };
+  return { stacks, groups, volumes: [...byVolume.values()].map((v) => v.volume) };
 }
 
 async function count(path: string): Promise<{ files: number; bytes: number }> {
@@ -192,7 +192,8 @@ export async function runRestore(deps: RestoreDeps, job: JobRun<RestoreInput>, r
       for (const p of g.placements) p.dest = created.Mountpoint + p.dest;
     }
   }
-  const restart = plan.stacks.length ? await stopStacks(deps.runtime, plan.stacks, deps.stopSeconds, job.log) : null;
+  // only the services that mount a restored volume stop; the stack's others keep serving
+  const restart = plan.stacks.length ? await stopStacks(deps.runtime, plan.stacks, deps.stopSeconds, job.log, plan.volumes) : null;
   let total = { files: 0, bytes: 0 };
   try {
     for (const group of plan.groups) {

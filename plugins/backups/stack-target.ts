@@ -34,9 +34,16 @@ export async function volumesOf(runtime: DockerRuntime, stacks: readonly string[
  * Stops the running containers of these stacks and returns what starts them again. The start is attempted for every
  * container even when some fail, and the failures are thrown together.
  */
-export async function stopStacks(runtime: DockerRuntime, stacks: readonly string[], stopSeconds: number, log: (line: string) => void): Promise<() => Promise<void>> {
+export async function stopStacks(runtime: DockerRuntime, stacks: readonly string[], stopSeconds: number, log: (line: string) => void, onlyMounting?: readonly string[]): Promise<() => Promise<void>> {
   const status = await runtime.status(stacks);
-  const running = [...status.values()].flat().flatMap((s) => s.containers).filter((c) => c.state === 'running');
+  let running = [...status.values()].flat().flatMap((s) => s.containers).filter((c) => c.state === 'running');
+  if (onlyMounting) {
+    // only the containers that mount these volumes (one engine call; values of one filter are alternatives): the others keep serving
+    const mounting = onlyMounting.length ? new Set((await runtime.docker.listContainers({ all: false, filters: { volume: [...onlyMounting] } })).map((c) => c.Id)) : new Set<string>();
+    const kept = running.filter((c) => !mounting.has(c.id));
+    running = running.filter((c) => mounting.has(c.id));
+    if (kept.length) log(`kept running (they mount none of ${onlyMounting.join(', ')}): ${kept.map((c) => c.name).join(', ')}`);
+  }
   const stopped: typeof running = [];
   const start = async () => {
     const failures: string[] = [];
@@ -65,7 +72,7 @@ export async function stopStacks(runtime: DockerRuntime, stacks: readonly string
     await start().catch((e: Error) => log(e.message));
     throw new Error(`stopping the containers failed: ${runtime.errorOf(err).reason}`);
   }
-  if (!running.length) log(`no container of ${stacks.join(', ')} was running`);
+  if (!running.length) log(`no container of ${stacks.join(', ')} ${onlyMounting ? 'that mounts them ' : ''}was running`);
   return start;
 }
 

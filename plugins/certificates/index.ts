@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { defineJob, definePlugin, Type, type Actor, type AttentionItem } from '../../sdk/index.ts';
 import { edgePlugin } from '../edge/api.ts';
 import { createIssuer } from './acme.ts';
+import { AutoHttps } from './auto.ts';
 import { dnsProviders, type CertificatesApi } from './api.ts';
 import { providerList } from './dns.ts';
 import { rfc2136Provider } from './rfc2136.ts';
@@ -28,6 +29,9 @@ const Options = Type.Object({
   pollMinMs: Ms(2000, 'first wait when polling the CA for a challenge or order'),
   pollMaxMs: Ms(30_000, 'longest wait when polling the CA'),
   pollAttempts: Type.Integer({ minimum: 1, default: 10, description: 'polls of one challenge or order before giving up' }),
+  auto: Type.Optional(Type.Boolean({ description: 'automatic HTTPS: every hostname a stack, site or preview routes gets a certificate without a request (default: on once `email` is set)' })),
+  autoChallenge: Type.Union([Type.Literal('http-01'), Type.Literal('dns-01')], { default: 'http-01', description: 'how automatic certificates are validated: dns-01 where a DNS provider handles the hostname\'s zone (http-01 for the others)' }),
+  autoIntervalMs: Ms(60_000, 'how often automatic HTTPS compares the routed hostnames with the certificates besides when a route changes here (changes made by another instance, failed first issuances past their backoff)', 100),
   dnsPropagationMs: Type.Integer({ minimum: 0, default: 5000, description: 'wait after publishing a dns-01 record before the CA is asked to check it (secondaries)' }),
   dns: Type.Object({
     rfc2136: Type.Optional(Type.Object({
@@ -69,6 +73,12 @@ export default definePlugin({
       await edge.setCertificate(name, usable ? { certificate: row.chain!, key: ctx.secrets.open(row.keySealed!) } : null);
     }
 
+    /** the edge's certificates changed: automatic HTTPS looks again (a certificate that now covers a hostname, or one that went) */
+    async function served(row: CertificateRow | null, name: string): Promise<void> {
+      await toEdge(row, name);
+      void auto.trigger();
+    }
+
     const backoff = (failures: number) => new Date(Date.now() + Math.min(o.retryMinMs * 2 ** Math.max(0, failures - 1), o.retryMaxMs));
 
     /** announces what changed since the last sweep: expiring, expired (withdrawn from the edge), valid again */
@@ -96,15 +106,17 @@ export default definePlugin({
           const error = (err as Error).message;
           const row = await store.failed(name, error, backoff(before.failures + 1));
           if (renewal) ctx.events.emit('certificate.renewal.failed', { certificate: name, error });
+          else if (row?.origin === 'auto') ctx.events.emit('certificate.auto.failed', { certificate: name, hostname: row.domains[0], error });
           if (row?.nextAttemptAt && renewal) job.log(`next attempt after ${row.nextAttemptAt}`);
           throw err;
         }
         await store.issued(name, issued);
         const row = await store.get(name);
         if (!row?.chain) throw new Error(`the certificate ${name} was deleted while it was issued`);
-        await toEdge(row, name);
+        await served(row, name);
         job.log(`edge: serving ${row.domains.join(', ')} with serial ${issued.serial}`);
         if (renewal) ctx.events.emit('certificate.renewed', { certificate: name, notAfter: issued.notAfter });
+        else ctx.events.emit('certificate.issued', { certificate: name, notAfter: issued.notAfter });
         await checkExpiry();
         return { certificate: name, serial: issued.serial, notAfter: issued.notAfter };
       },
@@ -112,7 +124,7 @@ export default definePlugin({
     const startIssue = (name: string, actor: Actor) =>
       issueJob.enqueue({ name }, { actor, resource: `certificate:${name}`, serialKey: `certificate:${name}`, attachToQueued: true });
 
-    for (const route of certificateRoutes({ ctx, store, edge, providers, expiringMs, startIssue, toEdge })) ctx.routes.add(route);
+    for (const route of certificateRoutes({ ctx, store, edge, providers, expiringMs, startIssue, toEdge: served })) ctx.routes.add(route);
 
     /** a first issuance whose job ended without a word (a restart, an instance lost mid-job) is failed with the job's reason, not pending forever */
     async function settleInterrupted(): Promise<void> {
@@ -133,6 +145,15 @@ export default definePlugin({
       await checkExpiry();
     }
     ctx.schedule.every('renewal', o.sweepIntervalMs, sweep);
+
+    const auto = new AutoHttps({
+      store, edge, providers, log: ctx.log, startIssue, emit: (event, payload) => ctx.events.emit(event, payload),
+      withdraw: (name) => toEdge(null, name),
+      // ctx.options, not `o`: read at every pass so that a setting changed at run time applies at the next one
+      settings: () => ({ enabled: ctx.options.auto ?? Boolean(ctx.options.email), challenge: ctx.options.autoChallenge }),
+    });
+    ctx.events.on('edge.routes.changed', () => { void auto.trigger(); });
+    ctx.schedule.every('automatic-https', o.autoIntervalMs, () => auto.trigger());
 
     ctx.overview.add({
       scope: 'certificates:read',

@@ -116,7 +116,7 @@ export function certificateRoutes(deps: RouteDeps): AnyRoute[] {
       method: 'POST', path: '/certificates/upload', scopes: ['certificates:write'], body: UploadBody, response: CertificateDetail, status: 201, successes: [200], errors: [409, 422], activity: false,
       summary: 'Upload a certificate chain and key (PEM): checked, stored sealed, and served by the edge for the names it covers',
       description: 'Refused with 422 and one errors[] element ({ rule, path, message }) per problem: unparsable (certificate or key), key-mismatch, expired, '
-        + 'not-yet-valid, chain-order, chain-broken, no-hostname. 201 for a new name, 200 when it replaces an upload of that name; 409 when the name is an ACME certificate.',
+        + 'not-yet-valid, chain-order, chain-broken, no-hostname. 201 for a new name, 200 when it replaces an upload (or an automatic certificate) of that name; 409 when the name is a requested ACME certificate.',
       handler: async ({ body, principal }) => lock(body.name, () => audit(principal.actor, 'certificate.upload', body.name, async () => {
         const { problems, details } = checkUpload(body.certificate, body.key);
         if (!details) throw problem(422, `the certificate cannot be used: ${problems.map((p) => p.message).join('; ')}`, { code: 'certificate-refused', errors: problems });
@@ -126,7 +126,8 @@ export function certificateRoutes(deps: RouteDeps): AnyRoute[] {
           throw problem(422, `the certificate cannot be used: ${message}`, { code: 'certificate-refused', errors: [{ rule: 'no-hostname', path: 'certificate[0]', message }] });
         }
         const existing = await store.get(body.name);
-        if (existing && existing.source !== 'upload') throw problem(409, `the certificate ${body.name} is an ACME certificate: delete it first, or upload under another name`, { code: 'certificate-is-acme' });
+        // an automatic certificate of that name gives way: an upload for the same name wins
+        if (existing && existing.source !== 'upload' && existing.origin !== 'auto') throw problem(409, `the certificate ${body.name} is an ACME certificate: delete it first, or upload under another name`, { code: 'certificate-is-acme' });
         // only the certificate blocks: text around them (openssl's "Bag Attributes", comments) is not Caddy's business
         const chain = pemBlocks(body.certificate).join('\n') + '\n';
         if (!(await store.upload(body.name, { ...details, chain, keySealed: ctx.secrets.seal(body.key), renewAfter: null }))) {

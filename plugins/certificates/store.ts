@@ -6,6 +6,8 @@ export interface CertificateRow {
   name: string;
   domains: string[];
   source: 'acme' | 'upload';
+  /** request: through POST /certificates/request; upload; auto: made by automatic HTTPS for one routed hostname */
+  origin: 'request' | 'upload' | 'auto';
   challenge: 'http-01' | 'dns-01' | null;
   chain: string | null;
   keySealed: string | null;
@@ -27,6 +29,7 @@ export interface CertificateRow {
 const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : (v as string | null));
 const rowOf = (r: Record<string, unknown>): CertificateRow => ({
   name: r.name as string, domains: r.domains as string[], source: r.source as CertificateRow['source'],
+  origin: r.origin as CertificateRow['origin'],
   challenge: r.challenge as CertificateRow['challenge'], chain: r.chain as string | null, keySealed: r.key_sealed as string | null,
   issuer: r.issuer as string | null, serial: r.serial as string | null,
   notBefore: iso(r.not_before), notAfter: iso(r.not_after), renewAfter: iso(r.renew_after),
@@ -79,16 +82,41 @@ export function createStore(db: Db) {
         `SELECT * FROM certificates WHERE last_error IS NOT NULL OR not_after <= $1::timestamptz + $2::double precision * interval '1 millisecond' ORDER BY name`, [now, expiringMs]);
       return rows.map(rowOf);
     },
-    async counts(): Promise<{ total: number; acme: number; upload: number }> {
-      const { rows } = await db.query<{ total: number; acme: number; upload: number }>(
-        `SELECT count(*)::int AS total, count(*) FILTER (WHERE source = 'acme')::int AS acme, count(*) FILTER (WHERE source = 'upload')::int AS upload FROM certificates`);
+    async counts(): Promise<{ total: number; acme: number; upload: number; auto: number }> {
+      const { rows } = await db.query<{ total: number; acme: number; upload: number; auto: number }>(
+        `SELECT count(*)::int AS total, count(*) FILTER (WHERE source = 'acme')::int AS acme, count(*) FILTER (WHERE source = 'upload')::int AS upload,
+           count(*) FILTER (WHERE origin = 'auto')::int AS auto FROM certificates`);
       return rows[0];
     },
-    /** a new ACME certificate, or a renewed request of an existing ACME one; false when the name belongs to an upload */
+    /** every certificate without its chain and key: what automatic HTTPS compares the routed hostnames with */
+    async summaries(): Promise<CertificateRow[]> {
+      const { rows } = await db.query(`SELECT name, domains, source, origin, challenge, NULL AS chain, NULL AS key_sealed, issuer, serial, not_before, not_after,
+         renew_after, state, last_error, last_attempt_at, failures, next_attempt_at, notified, created_at, updated_at, chain IS NOT NULL AS held FROM certificates ORDER BY name`);
+      return rows.map((r) => ({ ...rowOf(r), chain: r.held ? '' : null }));
+    },
+    /** the certificate automatic HTTPS makes for a hostname; false when the name is taken (by another instance's, or by a request or upload) */
+    async autoRequest(hostname: string, challenge: string): Promise<boolean> {
+      const { rows } = await db.query(
+        `INSERT INTO certificates (name, domains, source, origin, challenge, state) VALUES ($1, $2, 'acme', 'auto', $3, 'pending')
+         ON CONFLICT (name) DO NOTHING RETURNING name`, [hostname, [hostname], challenge]);
+      return rows.length > 0;
+    },
+    /** a failed automatic certificate whose backoff has passed: pending again, claimed by one caller */
+    async autoRetry(name: string, now: Date): Promise<boolean> {
+      const { rows } = await db.query(
+        `UPDATE certificates SET state = 'pending', updated_at = now() WHERE name = $1 AND origin = 'auto' AND chain IS NULL AND state = 'failed'
+           AND (next_attempt_at IS NULL OR next_attempt_at <= $2) RETURNING name`, [name, now]);
+      return rows.length > 0;
+    },
+    /** an automatic certificate no longer needed (its hostname went, or another certificate covers it) */
+    async removeAuto(name: string): Promise<boolean> {
+      return (await db.query(`DELETE FROM certificates WHERE name = $1 AND origin = 'auto' RETURNING name`, [name])).rows.length > 0;
+    },
+    /** a new ACME certificate, or a renewed request of an existing ACME one (an automatic one becomes requested); false when the name belongs to an upload */
     async request(name: string, domains: readonly string[], challenge: string): Promise<{ ok: boolean; created: boolean }> {
       const { rows } = await db.query(
         `INSERT INTO certificates (name, domains, source, challenge, state) VALUES ($1, $2, 'acme', $3, 'pending')
-         ON CONFLICT (name) DO UPDATE SET domains = EXCLUDED.domains, challenge = EXCLUDED.challenge, updated_at = now(),
+         ON CONFLICT (name) DO UPDATE SET domains = EXCLUDED.domains, challenge = EXCLUDED.challenge, origin = 'request', updated_at = now(),
            state = CASE WHEN certificates.chain IS NULL THEN 'pending' ELSE certificates.state END
          WHERE certificates.source = 'acme'
          RETURNING (xmax = 0) AS created`, [name, domains, challenge]);
@@ -96,12 +124,13 @@ export function createStore(db: Db) {
     },
     async upload(name: string, issued: Issued, q: Db = db): Promise<boolean> {
       const { rows } = await q.query(
-        `INSERT INTO certificates (name, domains, source, chain, key_sealed, issuer, serial, not_before, not_after, state)
-         VALUES ($1, $2, 'upload', $3, $4, $5, $6, $7, $8, 'issued')
+        `INSERT INTO certificates (name, domains, source, origin, chain, key_sealed, issuer, serial, not_before, not_after, state)
+         VALUES ($1, $2, 'upload', 'upload', $3, $4, $5, $6, $7, $8, 'issued')
          ON CONFLICT (name) DO UPDATE SET domains = EXCLUDED.domains, chain = EXCLUDED.chain, key_sealed = EXCLUDED.key_sealed,
            issuer = EXCLUDED.issuer, serial = EXCLUDED.serial, not_before = EXCLUDED.not_before, not_after = EXCLUDED.not_after,
-           state = 'issued', last_error = NULL, updated_at = now()
-         WHERE certificates.source = 'upload'
+           state = 'issued', last_error = NULL, updated_at = now(), source = 'upload', origin = 'upload', challenge = NULL,
+           renew_after = NULL, failures = 0, next_attempt_at = NULL
+         WHERE certificates.source = 'upload' OR certificates.origin = 'auto'
          RETURNING name`,
         [name, issued.domains, issued.chain, issued.keySealed, issued.issuer, issued.serial, issued.notBefore, issued.notAfter]);
       return rows.length > 0;
@@ -110,14 +139,14 @@ export function createStore(db: Db) {
       await q.query(
         `UPDATE certificates SET chain = $2, key_sealed = $3, issuer = $4, serial = $5, not_before = $6, not_after = $7, renew_after = $8,
            state = 'issued', last_error = NULL, last_attempt_at = now(), failures = 0, next_attempt_at = NULL, updated_at = now()
-         WHERE name = $1`,
+         WHERE name = $1 AND source = 'acme'`,
         [name, issued.chain, issued.keySealed, issued.issuer, issued.serial, issued.notBefore, issued.notAfter, issued.renewAfter]);
     },
     /** a failed issuance or renewal: the held chain (if any) stays, the next attempt waits `retryAt` */
     async failed(name: string, error: string, retryAt: Date): Promise<CertificateRow | null> {
       const { rows } = await db.query(
         `UPDATE certificates SET state = 'failed', last_error = $2, last_attempt_at = now(), failures = failures + 1, next_attempt_at = $3, updated_at = now()
-         WHERE name = $1 RETURNING *`, [name, error, retryAt]);
+         WHERE name = $1 AND source = 'acme' RETURNING *`, [name, error, retryAt]);
       return rows[0] ? rowOf(rows[0]) : null;
     },
     /** first issuances pending for a while (a just-made request has its job enqueued a moment later) */

@@ -9,6 +9,10 @@ export const CertificateView = Type.Object({
   name: Type.String(),
   domains: Type.Array(Type.String(), { description: 'the names it covers (`*.x` covers one label)' }),
   source: Type.Union([Type.Literal('acme'), Type.Literal('upload')]),
+  origin: Type.Union([Type.Literal('request'), Type.Literal('upload'), Type.Literal('auto')], {
+    description: 'request: asked for through POST /certificates/request; upload; auto: made by automatic HTTPS for a routed hostname (plugins.certificates.options.auto), '
+      + 'removed when a requested or uploaded certificate covers that hostname or no owner holds it any more',
+  }),
   challenge: Type.Union([Type.Literal('http-01'), Type.Literal('dns-01'), Type.Null()], { description: 'how an ACME certificate is validated' }),
   issuer: Type.Union([Type.String(), Type.Null()]),
   serial: Type.Union([Type.String(), Type.Null()], { description: 'hexadecimal, lowercase' }),
@@ -52,7 +56,7 @@ export function servedHostnames(usable: readonly { name: string; domains: string
 
 export function viewOf(row: CertificateRow, usedBy: string[], now: Date, expiringMs: number): Static<typeof CertificateView> {
   return {
-    name: row.name, domains: row.domains, source: row.source, challenge: row.challenge, issuer: row.issuer, serial: row.serial,
+    name: row.name, domains: row.domains, source: row.source, origin: row.origin, challenge: row.challenge, issuer: row.issuer, serial: row.serial,
     notBefore: row.notBefore, notAfter: row.notAfter, status: statusOf(row, now, expiringMs), lastError: row.lastError,
     lastAttemptAt: row.lastAttemptAt, renewAfter: row.renewAfter, nextAttemptAt: row.nextAttemptAt, usedBy,
     createdAt: row.createdAt, updatedAt: row.updatedAt,

@@ -1,7 +1,7 @@
 // The docker plugin: the runtime provider (Engine API client, compose engine, live container table) other plugins require, its overview part and its start-up reconcile.
 import { join } from 'node:path';
 import { definePlugin, Type } from '../../sdk/index.ts';
-import { accessGuards, edgeRoutings, gitContexts, registryAuths } from './api.ts';
+import { accessGuards, edgeRoutings, gitContexts, imageUsers, registryAuths } from './api.ts';
 import { createAddressPool } from './address-pool.ts';
 import { engineOverview } from './overview.ts';
 import { createClient, endpointOf } from './client.ts';
@@ -40,7 +40,7 @@ export default definePlugin({
   name: 'docker',
   version: '1.0.0',
   services: ['events', 'outbound'],
-  extensionPoints: [accessGuards, registryAuths, edgeRoutings, gitContexts],
+  extensionPoints: [accessGuards, registryAuths, edgeRoutings, gitContexts, imageUsers],
   env: ['DOCKER_HOST'],
   description: 'The Docker Engine runtime: API client, compose engine, engine health on the overview',
   options: Options,

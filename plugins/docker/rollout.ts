@@ -151,25 +151,25 @@ async function startFirst(deps: RolloutDeps, project: string, s: NormalizedServi
     io.log(`${plan.name}: removed the new container; the old one keeps serving`);
     throw new Error(`${plan.name}: the new container did not become ready, so the old one keeps serving: ${why}${withLines(logs)}`);
   }
-  // the old container gets no new request now: the ones it has finish, then it stops (its stop_grace_period, at most the edge's drainMs)
+  // the old container gets no new request now: the ones the edge has in flight to it finish (at most its
+  // stop_grace_period, and at most the edge's drainMs), then it stops; the new one is watched for update_config.monitor meanwhile
   const grace = graceOf(deps, s);
-  const drainMs = deps.routing && route ? Math.min(grace * 1000, deps.routing.drainMs) : 0;
-  const watchMs = Math.max(drainMs, s.updateConfig.monitorMs);
-  if (watchMs) {
-    const failed = await monitor(docker, id, s.updateConfig.monitorMs, watchMs, io.signal).catch(async (err) => {
-      // a canceled deploy cuts the drain short: the new container serves, the old one must not linger beside it
-      await removeContainer({ docker, stopSeconds: grace }, have.Id, { volumes: true }).catch(() => undefined);
-      throw err;
-    });
-    if (failed) {
-      io.log(`${plan.name}: the new container failed while monitored (${failed}): the old one takes over again`);
-      await takeOver(deps, project, plan.name, have.Id, id, io);
-      const logs = await lastLogLines(docker, id, 20);
-      io.log(logs ? `${plan.name}: its last log lines:\n${logs}` : `${plan.name}: it logged nothing`);
-      await removeContainer({ docker, stopSeconds: 0 }, id, { volumes: true }).catch(() => undefined);
-      throw new Error(`${plan.name}: the new container failed within update_config.monitor (${failed}), so the old one serves again${withLines(logs)}`);
-    }
-    if (drainMs) io.log(`${plan.name}: drained the old container for ${seconds(drainMs)} (${at()})`);
+  const boundMs = deps.routing && route ? Math.min(grace * 1000, deps.routing.drainMs) : 0;
+  const failed = await Promise.all([
+    s.updateConfig.monitorMs ? monitor(docker, id, s.updateConfig.monitorMs, s.updateConfig.monitorMs, io.signal) : null,
+    boundMs && route ? drain(deps, have.Id, route.port, boundMs, io.signal).then((d) => io.log(`${plan.name}: drained the old container in ${seconds(d.ms)}: ${d.how} (${at()})`)) : null,
+  ]).then(([reason]) => reason).catch(async (err) => {
+    // a canceled deploy cuts the drain short: the new container serves, the old one must not linger beside it
+    await removeContainer({ docker, stopSeconds: grace }, have.Id, { volumes: true }).catch(() => undefined);
+    throw err;
+  });
+  if (failed) {
+    io.log(`${plan.name}: the new container failed while monitored (${failed}): the old one takes over again`);
+    await takeOver(deps, project, plan.name, have.Id, id, io);
+    const logs = await lastLogLines(docker, id, 20);
+    io.log(logs ? `${plan.name}: its last log lines:\n${logs}` : `${plan.name}: it logged nothing`);
+    await removeContainer({ docker, stopSeconds: 0 }, id, { volumes: true }).catch(() => undefined);
+    throw new Error(`${plan.name}: the new container failed within update_config.monitor (${failed}), so the old one serves again${withLines(logs)}`);
   }
   // drained, the old container runs its pre_stop hooks before it stops, as on any stop
   await beforeStop(docker, have, plan.name, io, deps.hookTimeoutMs);
@@ -181,6 +181,33 @@ async function startFirst(deps: RolloutDeps, project: string, s: NormalizedServi
     io.log(`${plan.name}: removed old (${at()})`);
   }
   return id;
+}
+
+/** how often the edge's in-flight counts are read while an old container drains */
+const drainPollMs = 50;
+
+/**
+ * Waits until the edge has no request in flight to the old container (its address on the edge network), at most
+ * `boundMs`; without the edge's counts (another instance runs it), the whole bound, as before.
+ */
+async function drain(deps: RolloutDeps, oldId: string, port: number, boundMs: number, signal?: AbortSignal): Promise<{ ms: number; how: string }> {
+  const start = Date.now();
+  const routing = deps.routing!;
+  const info = await deps.docker.getContainer(oldId).inspect().catch(() => null);
+  const ip = info?.NetworkSettings.Networks?.[routing.network]?.IPAddress;
+  const address = ip ? `${ip.includes(':') ? `[${ip}]` : ip}:${port}` : null;
+  for (;;) {
+    const counts = address && routing.inFlight ? await routing.inFlight().catch(() => null) : null;
+    const elapsed = Date.now() - start;
+    if (!counts) {
+      await sleep(Math.max(0, boundMs - elapsed), signal);
+      return { ms: Date.now() - start, how: 'the edge\'s in-flight counts are not readable here, so for the whole stop_grace_period (at most drainMs)' };
+    }
+    const n = counts.get(address!) ?? 0;
+    if (n === 0) return { ms: elapsed, how: 'the edge has no request in flight to it' };
+    if (elapsed >= boundMs) return { ms: elapsed, how: `${n} request(s) still in flight at the bound (stop_grace_period, at most drainMs)` };
+    await sleep(Math.min(drainPollMs, boundMs - elapsed), signal);
+  }
 }
 
 /** the last log lines of a new container that failed, after the reason of an error (on lines of their own) */
@@ -212,7 +239,7 @@ async function rollBack(deps: RolloutDeps, project: string, s: NormalizedService
     await docker.getContainer(r.oldId).start().catch((err) => { if (statusOf(err) !== 304) throw err; });
     await waitReady(docker, r.oldId, deps.routing?.network ?? null, route, route?.readyTimeoutMs ?? 60_000, io.signal);
     await takeOver(deps, project, r.name, r.oldId, r.newId, io);
-    if (deps.routing && route) await sleep(Math.min(grace * 1000, deps.routing.drainMs), io.signal);
+    if (deps.routing && route) await drain(deps, r.newId, route.port, Math.min(grace * 1000, deps.routing.drainMs), io.signal);
   } else {
     await docker.getContainer(r.newId).rename({ name: replacedName(r.name, r.newId, true) });
     await stopIgnoringStopped(docker, r.newId, grace);

@@ -61,6 +61,11 @@ export interface EdgeRouting {
    * false when this instance does not run the edge, which then follows the engine's events by itself.
    */
   apply(project: string): Promise<boolean>;
+  /**
+   * The requests the edge has in flight to each upstream address (`ip:port` on its network): an old container drains
+   * until none is left for it. null when this instance cannot tell (it does not run the edge).
+   */
+  inFlight?(): Promise<ReadonlyMap<string, number> | null>;
 }
 
 export interface DeployResult {
@@ -79,6 +84,22 @@ export interface InstallationVolume {
   size: number | null;
   /** how many containers use it, when sizes were asked for */
   containers: number | null;
+}
+
+/** one use of an image by something other than a container */
+export interface ImageUse {
+  /** an image id (`sha256:…`) or a reference (`node:20`) */
+  image: string;
+  /** the resource it belongs to, as access lists see it: `stack:web`, `site:docs` */
+  owner: string;
+  /** the release number, for a release */
+  release?: number;
+  /** pruning must leave it (one of the last keepReleases releases of its stack, a site's build image) */
+  keep: boolean;
+}
+export interface ImageUser {
+  kind: 'releases' | 'sites';
+  uses(opts: { keepReleases: number }): Promise<ImageUse[]>;
 }
 
 export interface DockerRuntime {

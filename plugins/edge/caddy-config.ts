@@ -20,6 +20,8 @@ export interface ConfigInput {
   certificates: readonly Pick<CertificateRow, 'name' | 'domains' | 'certificate' | 'key'>[];
   /** `project/service` → the `ip:port`-less addresses of its running containers on the edge network, serving and fallback */
   addresses: ReadonlyMap<string, Upstreams>;
+  /** whether plain HTTP of a secured hostname redirects to HTTPS (default yes), and the hostnames it does not for */
+  redirect?: { enabled: boolean; except: readonly string[] };
 }
 
 type Json = Record<string, unknown>;
@@ -81,7 +83,10 @@ const rolled = (filename: string, roll: ConfigInput['roll']) => ({
 
 export function buildConfig(input: ConfigInput): Json {
   const secured = new Set(input.routes.map((r) => r.hostname).filter((h) => input.certificates.some((c) => c.domains.some((d) => covers(d, h)))));
-  const plain = input.routes.filter((r) => !secured.has(r.hostname));
+  const redirect = input.redirect ?? { enabled: true, except: [] };
+  // a secured hostname without the redirect is served on both ports
+  const redirected = new Set(redirect.enabled ? [...secured].filter((h) => !redirect.except.includes(h)) : []);
+  const plain = input.routes.filter((r) => !redirected.has(r.hostname));
   const tlsRoutes = input.routes.filter((r) => secured.has(r.hostname));
   const notFound = { handle: [text(404, 'no route for this hostname\n')], terminal: true };
   const port = input.httpsPort === 443 ? '' : `:${input.httpsPort}`;
@@ -93,8 +98,8 @@ export function buildConfig(input: ConfigInput): Json {
       routes: [
         // the HTTP-01 challenge answers on every hostname, before any redirect
         { match: [{ path: ['/.well-known/acme-challenge/*'] }], handle: [{ handler: 'rewrite', strip_path_prefix: '/.well-known/acme-challenge' }, { handler: 'file_server', root: input.challengeDir }], terminal: true },
-        ...(secured.size ? [{
-          match: [{ host: [...secured].sort() }],
+        ...(redirected.size ? [{
+          match: [{ host: [...redirected].sort() }],
           handle: [{ handler: 'static_response', status_code: 308, headers: { Location: [`https://{http.request.host}${port}{http.request.uri}`] } }],
           terminal: true,
         }] : []),

@@ -32,6 +32,8 @@ export interface EdgeOptions {
   leaderRetryMs: number;
   migrateQueuedConnections: boolean;
   drainMs: number;
+  httpsRedirect: boolean;
+  httpsRedirectExcept: string[];
 }
 
 export type EdgeState = 'running' | 'starting' | 'down' | 'unavailable' | 'standby' | 'stopped';
@@ -81,6 +83,8 @@ export function createEdge(ctx: ContextWith<'db' | 'locks'>, o: EdgeOptions, sto
       accessLog: join(dir, 'logs', 'access.log'), caddyLog: join(dir, 'logs', 'caddy.log'),
       roll: { sizeMb: o.accessLog.rollSizeMb, keep: o.accessLog.rollKeep, keepDays: o.accessLog.rollKeepDays },
       challengeDir, routes, certificates, addresses,
+      // read at every push: a setting changed at run time applies with the next document
+      redirect: { enabled: o.httpsRedirect, except: o.httpsRedirectExcept.map((h) => normalizeHostname(h)).flatMap((n) => (n.ok ? [n.hostname] : [])) },
     }));
   }
 
@@ -273,6 +277,17 @@ export function createEdge(ctx: ContextWith<'db' | 'locks'>, o: EdgeOptions, sto
       if (!ready()) return false;
       await sync();
       return true;
+    },
+    /**
+     * The requests Caddy has in flight per upstream address (`ip:port`), from its admin API (/reverse_proxy/upstreams);
+     * null when this instance does not run the edge or Caddy does not answer
+     */
+    async inFlight(): Promise<Map<string, number> | null> {
+      if (!ready()) return null;
+      const r = await adminCall(endpoint, 'GET', '/reverse_proxy/upstreams', undefined, o.adminTimeoutMs).catch(() => null);
+      if (r?.status !== 200) return null;
+      const list = JSON.parse(r.text) as { address: string; num_requests: number }[] | null;
+      return new Map((list ?? []).map((u) => [u.address, u.num_requests]));
     },
     async start(): Promise<void> {
       for (const d of [challengeDir, join(caddyDir, 'config'), join(caddyDir, 'data'), join(dir, 'logs')]) mkdirSync(d, { recursive: true });

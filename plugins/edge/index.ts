@@ -39,6 +39,8 @@ const Options = Type.Object({
   leaderRetryMs: Ms(5000, 'how often a standby instance asks whether it may run the edge', 10),
   eventsRetryMs: Ms(2000, 'reconnect delay of the engine events stream', 10),
   drainMs: Type.Integer({ minimum: 0, default: 30_000, description: 'the longest an old container drains (gets no new request, finishes the ones it has) after a start-first deploy switched to its successor; its stop_grace_period when shorter' }),
+  httpsRedirect: Type.Boolean({ default: true, description: 'plain HTTP of a hostname a certificate covers redirects (308) to HTTPS; false serves both (the ACME challenge path never redirects)' }),
+  httpsRedirectExcept: Type.Array(Type.String({ minLength: 1, maxLength: 253 }), { default: [], description: 'hostnames whose plain HTTP is served, not redirected, although a certificate covers them' }),
   migrateQueuedConnections: Type.Boolean({ default: true, description: 'switch on net.ipv4.tcp_migrate_req (Linux 5.14+, needs root) when it is off, so that a reload of Caddy\'s configuration resets no connection waiting to be accepted' }),
 }, { additionalProperties: false });
 
@@ -105,12 +107,18 @@ export default definePlugin({
     ctx.metrics.add({ name: 'dockwright_edge_reloads_total', help: 'configurations this instance pushed to Caddy (each a graceful reload)', type: 'counter', collect: () => [{ value: edge.status().pushes }] });
     for (const rule of edgeRules(owners)) ctx.extensions.add(platformRules, rule);
     ctx.extensions.add(stackHooks, stackHostnames(store, owners));
-    followStacks(ctx, runtime.docker, store, edge.setRoutes);
+    /** a route change, then `edge.routes.changed` for this process's listeners (automatic HTTPS); other instances see it by polling */
+    const setRoutes: EdgeApi['setRoutes'] = async (owner, routes) => {
+      await edge.setRoutes(owner, routes);
+      ctx.events.emit('edge.routes.changed', { owner });
+    };
+    followStacks(ctx, runtime.docker, store, setRoutes);
     ctx.extensions.add(edgeRoutings, {
       routed: readinessOf,
       network: edgeNetworkName,
       drainMs: ctx.options.drainMs,
       apply: () => edge.apply(),
+      inFlight: () => edge.inFlight(),
     });
 
     ctx.routes.add({
@@ -174,7 +182,7 @@ export default definePlugin({
     ctx.onStop(() => edge.stop());
 
     return {
-      setRoutes: edge.setRoutes,
+      setRoutes,
       setCertificate: edge.setCertificate,
       hashPassword,
       conflicts: async (owner, hostnames, viewer) => {
@@ -190,6 +198,7 @@ export default definePlugin({
         const seen = await ctx.visibility.filter(viewer, [...owners.values()], 'read');
         return routed.filter((h) => seen(owners.get(h) ?? null));
       },
+      claimedHostnames: async () => (await store.hostnames()).map((h) => h.hostname),
       covers,
       challengeDir: edge.challengeDir,
       network: edgeNetworkName,

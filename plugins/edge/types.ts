@@ -52,6 +52,7 @@ export interface HostnameNamespace {
 export interface EdgeApi {
   /**
    * Replaces every route of `owner` (`stack:<name>`, `site:<name>`, …); `[]` removes them and frees the hostnames.
+   * Emits `edge.routes.changed` `{ owner }` in this process afterwards.
    * 400 for an invalid hostname, path or target, 409 naming the owner when a hostname is another owner's. Stored in
    * PostgreSQL and pushed to Caddy at once; when Caddy refuses the configuration, nothing changes (502).
    */
@@ -69,7 +70,8 @@ export interface EdgeApi {
   normalizeHostname(hostname: string, opts?: { wildcard?: boolean }): { ok: true; hostname: string } | { ok: false; reason: string };
   /**
    * Installs (or with null removes) a PEM certificate and key under a name; hostnames its domains cover are served on
-   * HTTPS with it, and their plain HTTP redirects there (except the ACME challenge path). 400 when the PEM is unusable.
+   * HTTPS with it, and their plain HTTP redirects there (except the ACME challenge path, and unless the options
+   * httpsRedirect / httpsRedirectExcept say otherwise). 400 when the PEM is unusable.
    */
   setCertificate(name: string, pem: { certificate: string; key: string } | null): Promise<EdgeCertificate | null>;
   /**
@@ -77,6 +79,8 @@ export interface EdgeApi {
    * viewer, those of owners it may see (a stack hidden by its access list keeps its hostnames to itself)
    */
   hostnames(viewer?: Principal): Promise<string[]>;
+  /** every hostname an owner holds, routed or not (a saved stack that is stopped keeps its hostnames) */
+  claimedHostnames(): Promise<string[]>;
   /** whether a certificate domain (possibly `*.x`, covering one label) covers a hostname */
   covers(domain: string, hostname: string): boolean;
   /** files below it answer `/.well-known/acme-challenge/<file>` on every hostname over plain HTTP */

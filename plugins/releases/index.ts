@@ -1,7 +1,7 @@
 // The releases plugin: a release per successful deploy (images pinned by digest), rollback, update checks with semver policies, and updates rolled back when bad.
 import { defineJob, definePlugin, Type } from '../../sdk/index.ts';
 import { alertsPlugin } from '../alerts/api.ts';
-import { dockerPlugin, registryAuths } from '../docker/api.ts';
+import { dockerPlugin, imageUsers, registryAuths } from '../docker/api.ts';
 import { stackDescribers, stackHooks, stacksPlugin, stackUpdaters } from '../stacks/api.ts';
 import { createReleases, updatePins } from './releases.ts';
 import { releaseRoutes } from './routes.ts';
@@ -57,6 +57,11 @@ export default definePlugin({
     });
 
     // the stack's own answer shows which image each service runs and why
+    // every release's images, the last keepReleases of each stack kept by pruning so that rollback finds them
+    ctx.extensions.add(imageUsers, {
+      kind: 'releases',
+      uses: async ({ keepReleases }) => (await store.releasedImages(keepReleases)).map((r) => ({ image: r.imageId, owner: `stack:${r.stack}`, release: r.number, keep: r.kept })),
+    });
     ctx.extensions.add(stackDescribers, async (stack) => {
       const latest = await store.latest(stack);
       return { release: latest && { number: latest.number, services: latest.services.map(({ service, image, digest, origin }) => ({ service, image, digest, origin })) } };

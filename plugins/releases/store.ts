@@ -80,6 +80,14 @@ export function createStore(db: Db) {
       return (await this.page(stack, undefined, 1))[0] ?? null;
     },
     /** the images of the newest `keep` releases of every stack: what pruning must leave alone */
+    /** the image id of every service of every release, and whether the release is one of the last `keep` of its stack (one query) */
+    async releasedImages(keep: number): Promise<{ stack: string; number: number; imageId: string; kept: boolean }[]> {
+      const { rows } = await db.query(
+        `SELECT DISTINCT r.stack, r.number, s->>'imageId' AS "imageId", r.n <= $1 AS kept
+           FROM (SELECT stack, number, services, row_number() OVER (PARTITION BY stack ORDER BY number DESC) AS n FROM stack_releases) r,
+           jsonb_array_elements(r.services) s WHERE s->>'imageId' IS NOT NULL ORDER BY r.stack, r.number`, [keep]);
+      return rows as { stack: string; number: number; imageId: string; kept: boolean }[];
+    },
     async keptImages(keep: number): Promise<string[]> {
       const { rows } = await db.query(
         `SELECT DISTINCT s->>'imageId' AS id FROM (SELECT services, row_number() OVER (PARTITION BY stack ORDER BY number DESC) AS n FROM stack_releases) r,

@@ -1,7 +1,7 @@
 // The sites plugin: static sites from a git source (optionally built) or uploads, with drafts, immutable versions and atomic publishing through the edge.
 import { definePlugin, Type, type AttentionItem } from '../../sdk/index.ts';
 import { backupsPlugin, backupTargets } from '../backups/api.ts';
-import { dockerPlugin } from '../docker/api.ts';
+import { dockerPlugin, imageUsers } from '../docker/api.ts';
 import { edgePlugin } from '../edge/api.ts';
 import { gitPlugin } from '../git/api.ts';
 import { sitesBackupTarget } from './backup-target.ts';
@@ -51,6 +51,11 @@ export default definePlugin({
     }
     const archive = { maxEntries: options.archiveMaxEntries ?? ceiling.maxEntries, maxBytes: options.archiveMaxBytes ?? ceiling.maxBytes };
     const store = createStore(ctx.db);
+    // a site's build image stays for its next sync
+    ctx.extensions.add(imageUsers, {
+      kind: 'sites',
+      uses: async () => (await store.list()).flatMap((site) => (site.source?.build ? [{ image: site.source.build.image, owner: `site:${site.name}`, keep: true }] : [])),
+    });
     const files = createFiles(ctx.dataDir);
     const sites = createSites({
       ctx, store, files, edge,

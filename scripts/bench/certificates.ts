@@ -1,4 +1,4 @@
-// Benchmark (not a test): request → certificate served by the edge against a local pebble, and a renewal sweep over 500 stored certificates.
+// Benchmark (not a test): request → certificate served by the edge against a local pebble, a renewal sweep over 500 stored certificates, and hostname routed → automatic certificate served.
 // Run with `npm run bench:certificates` after `npm test` has prepared the machine (pebble, bind9, caddy; it reads .test-env). Traffic stays on 127.0.0.1.
 import pg from 'pg';
 import { freePort, routeHosts, servedSerial, startAcmeEnv, startCertServer, stripZeros, waitJob } from '../../tests/plugins/certificates/helpers.ts';
@@ -65,5 +65,23 @@ try {
 } finally {
   await db.end();
   await s.close();
+}
+
+// 3. automatic HTTPS: a hostname routed → a certificate from pebble served for it, with no call (a second server, with an account email)
+const autoServer = await startCertServer({ httpPort, certificates: { directoryUrl: env.directoryUrl, caFile: env.caFile, email: 'bench@dwtest.test' } });
+try {
+  const root = await env.root();
+  const times: number[] = [];
+  for (let i = 0; i < requests; i++) {
+    const host = `auto${i}.ok.dwtest.test`;
+    const started = performance.now();
+    await routeHosts(autoServer, `auto${i}`, [host]);
+    // a handshake that verifies against pebble's root is the automatic certificate served
+    while (!('serial' in await servedSerial(autoServer.httpsPort, host, root))) await new Promise((r) => setTimeout(r, 5));
+    times.push(performance.now() - started);
+  }
+  console.log(`hostname routed → automatic certificate served (HTTP-01, pebble, ${requests} sequential): median ${median(times).toFixed(0)} ms, max ${Math.max(...times).toFixed(0)} ms`);
+} finally {
+  await autoServer.close();
   await env.stop();
 }

@@ -8546,6 +8546,7 @@ export interface paths {
               name: string;
               domains: string[];
               source: "acme" | "upload";
+              origin: "request" | "upload" | "auto";
               challenge: "http-01" | "dns-01" | null;
               issuer: string | null;
               serial: string | null;
@@ -8622,6 +8623,7 @@ export interface paths {
               name: string;
               domains: string[];
               source: "acme" | "upload";
+              origin: "request" | "upload" | "auto";
               challenge: "http-01" | "dns-01" | null;
               issuer: string | null;
               serial: string | null;
@@ -8873,6 +8875,7 @@ export interface paths {
               name: string;
               domains: string[];
               source: "acme" | "upload";
+              origin: "request" | "upload" | "auto";
               challenge: "http-01" | "dns-01" | null;
               issuer: string | null;
               serial: string | null;
@@ -8898,6 +8901,7 @@ export interface paths {
               name: string;
               domains: string[];
               source: "acme" | "upload";
+              origin: "request" | "upload" | "auto";
               challenge: "http-01" | "dns-01" | null;
               issuer: string | null;
               serial: string | null;
@@ -9488,6 +9492,151 @@ export interface paths {
           };
         };
         415: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        507: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/images": {
+    parameters: { query?: never; header?: never; path?: never; cookie?: never };
+    get: {
+      parameters: {
+        query?: {
+          limit?: number;
+          cursor?: string;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        200: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/json": {
+              id: string;
+              tags: string[];
+              digests: string[];
+              size: number;
+              created: string;
+              usedBy: {
+                stacks: string[];
+                releases: {
+                  stack: string;
+                  number: number;
+                }[];
+                sites: string[];
+              };
+              containers: number;
+              kept: boolean;
+            }[];
+          };
+        };
+        400: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        401: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        403: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/images/prune": {
+    parameters: { query?: never; header?: never; path?: never; cookie?: never };
+    get?: never;
+    put?: never;
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        202: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/json": {
+              jobId: string;
+              id: string;
+              type: string;
+              status: string;
+              done: boolean;
+            };
+          };
+        };
+        400: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        401: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        403: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];

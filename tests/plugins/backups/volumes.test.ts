@@ -1,4 +1,4 @@
-// Backups of a stack's volume on a real engine with real restic: run with progress, files listed, data changed, restored byte for byte into a new volume, the stack and a folder; stop consistency; retention; one run at a time.
+// Backups of a stack's volume on a real engine with real restic: run with progress, files listed, data changed, restored byte for byte into a new volume, the stack (stopping only the services that mount it) and a folder; stop consistency; retention; one run at a time.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -23,6 +23,10 @@ const compose = `services:
     image: dockwright-test/busybox:1
     command: ["sh", "-c", "[ -f /data/a.txt ] || { echo hello-backup > /data/a.txt; mkdir -p /data/sub; head -c 200000 /dev/urandom > /data/sub/blob; chown 1234:1234 /data/sub/blob; }; sleep 3600"]
     volumes: ["data:/data"]
+  other:
+    image: dockwright-test/busybox:1
+    command: ["sleep", "3600"]
+    stop_grace_period: 1s
 volumes:
   data: {}
 `;
@@ -37,7 +41,7 @@ async function job(path: string, body?: unknown, expect: 'succeeded' | 'failed' 
   seen.push(JSON.stringify(j));
   return j;
 }
-const startedAt = async () => (await docker.getContainer((await containerOf(stack, 'app'))!.Id).inspect()).State;
+const startedAt = async (service = 'app') => (await docker.getContainer((await containerOf(stack, service))!.Id).inspect()).State;
 
 before(async () => {
   s = await startBackupsServer({ backups: { repositoryRoots: [repos] } });
@@ -106,8 +110,13 @@ test('a stack volume: backed up with progress, listed, changed, and restored byt
   assert.equal(refused.status, 409, refused.text);
   assert.match(refused.body.detail, /overwrite/);
   const before = await startedAt();
+  const otherBefore = await startedAt('other');
   const toStack = await job('/api/v1/backups/vol/restore', { target: 'stack', overwrite: true });
   assert.match(toStack.output, /stopped .*app/);
+  // only the services that mount the restored volume stop: the stack's other one keeps serving
+  assert.match(toStack.output, new RegExp(`kept running \\(they mount none of ${volume}\\): ${stack}-other-1`));
+  assert.doesNotMatch(toStack.output, /stopped .*other/);
+  assert.equal((await startedAt('other')).StartedAt, otherBefore.StartedAt, 'the service without the volume was not restarted');
   assert.match(toStack.output, /started .*app.* again/);
   assert.deepEqual(await checksums(volume), original, 'the extra file is gone and the changed ones are back');
   const afterRestore = await startedAt();

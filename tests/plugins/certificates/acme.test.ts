@@ -28,7 +28,7 @@ before(async () => {
   env = await startAcmeEnv({ httpPort });
   s = await startCertServer({
     httpPort, log: capturingLogger(),
-    certificates: { directoryUrl: env.directoryUrl, caFile: env.caFile, email: 'admin@dwtest.test', sweepIntervalMs: 1000, retryMinMs: 600_000, dns: { rfc2136: env.rfc2136 } },
+    certificates: { directoryUrl: env.directoryUrl, caFile: env.caFile, email: 'admin@dwtest.test', auto: false, sweepIntervalMs: 1000, retryMinMs: 600_000, dns: { rfc2136: env.rfc2136 } },
   });
   for (const name of ['certificate.renewed', 'certificate.renewal.failed', 'certificate.expiring', 'certificate.expired', 'certificate.valid']) {
     s.app.services.events.on(name, (payload) => { events.push({ name, payload }); });

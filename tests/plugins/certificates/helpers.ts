@@ -38,9 +38,9 @@ export async function makeCert(o: { cn: string; domains?: string[]; ips?: string
 
 export interface CertServer extends TestServer { httpPort: number; httpsPort: number }
 
-/** docker, stacks, the edge (on free ports), the edge-client test plugin (routes) and certificates with these options */
-export async function startCertServer(o: { certificates?: Record<string, unknown>; httpPort?: number } & Omit<StartOptions, 'plugins'> = {}): Promise<CertServer> {
-  const { certificates = {}, httpPort: fixedHttp, ...rest } = o;
+/** docker, stacks, the edge (on free ports, with `edge` options added), the edge-client test plugin (routes), certificates with these options, and `extra` plugins */
+export async function startCertServer(o: { certificates?: Record<string, unknown>; edge?: Record<string, unknown>; extra?: Record<string, unknown>; httpPort?: number } & Omit<StartOptions, 'plugins'> = {}): Promise<CertServer> {
+  const { certificates = {}, edge = {}, extra = {}, httpPort: fixedHttp, ...rest } = o;
   const httpPort = fixedHttp ?? await freePort();
   const httpsPort = await freePort();
   const s = await startServer({
@@ -49,9 +49,10 @@ export async function startCertServer(o: { certificates?: Record<string, unknown
     plugins: {
       docker: { options: { reconcile: false } },
       stacks: {},
-      edge: { options: { httpPort, httpsPort, pollIntervalMs: 100, resyncIntervalMs: 60_000 } },
+      edge: { options: { httpPort, httpsPort, pollIntervalMs: 100, resyncIntervalMs: 60_000, ...edge } },
       'edge-client': { path: 'tests/fixtures/edge-client/index.ts' },
       certificates: { options: { sweepIntervalMs: 3_600_000, pollMinMs: 50, pollMaxMs: 500, pollAttempts: 40, dnsPropagationMs: 0, ...certificates } },
+      ...extra,
     },
   });
   return Object.assign(s, { httpPort, httpsPort });

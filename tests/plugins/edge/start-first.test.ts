@@ -63,7 +63,8 @@ test('a redeploy of a service that boots in 4 s: no request fails, every slow re
     step(new RegExp(`${web}: started new \\(\\d+\\.\\d s\\)`)),
     step(new RegExp(`${web}: ready after (\\d+\\.\\d) s \\(healthy\\)`)),
     step(new RegExp(`${web}: switched: the edge routes new requests to the new container`)),
-    step(new RegExp(`${web}: drained the old container for 3\\.0 s`)),
+    // the drain ends when the edge has no request in flight to the old container (a slow one takes 2 s), before the 3 s stop_grace_period
+    step(new RegExp(`${web}: drained the old container in [0-2]\\.\\d s: the edge has no request in flight to it`)),
     step(new RegExp(`${web}: removed old`)),
   ];
   assert.deepEqual([...order].sort((a, b) => a - b), order, 'the steps in their order');
@@ -176,4 +177,43 @@ volumes:
   assert.deepEqual(await containersOf(name), before, 'both old containers serve again, under their names');
   for (const n of [1, 2]) assert.equal(await messageOf(`${name}-web-${n}`), 'MESSAGE=one');
   await edgeAnswers(s.httpPort, host, '/cgi-bin/env', (a) => a.status === 200 && a.body.includes('message=one'));
+});
+
+test('the old container drains until the edge has no request in flight to it, then goes: a 6 s request in flight at the switch completes, and nothing waits for the 20 s stop_grace_period', async () => {
+  const name = stackName('sfdrain');
+  const host = `${name}.app.test`;
+  const compose = (message: string) => `services:
+  web:
+    image: dockwright-test/web:1
+    environment: { MESSAGE: "${message}" }
+    init: true
+    stop_grace_period: 20s
+    command:
+      - sh
+      - -c
+      - |
+        printf '#!/bin/sh\\nsleep 6\\necho "Content-Type: text/plain"\\necho\\necho "slow $$MESSAGE"\\n' > /www/cgi-bin/slow
+        chmod 755 /www/cgi-bin/slow
+        exec httpd -f -p 8080 -h /www
+    healthcheck: { test: ["CMD", "wget", "-q", "-O", "-", "http://127.0.0.1:8080/"], interval: 200ms, timeout: 2s, retries: 3, start_period: 30s }
+    labels:
+      dockwright.http.host: "${host}"
+      dockwright.http.port: "8080"
+`;
+  await createStack(s, name, compose('one'));
+  await act(s, 'deploy', name);
+  await edgeAnswers(s.httpPort, host, '/cgi-bin/env', (a) => a.status === 200 && a.body.includes('message=one'), 30_000);
+  const started = Date.now();
+  const slow = viaEdge(s.httpPort, host, '/cgi-bin/slow');
+  await new Promise((r) => setTimeout(r, 300));
+  const job = await redeploy(name, compose('two'));
+  const took = Date.now() - started;
+  assert.equal(job.status, 'succeeded', `${job.error}\n${job.output}`);
+  const answer = await slow;
+  assert.equal(answer.status, 200);
+  assert.match(answer.body, /slow one/, 'the request in flight on the old container completed');
+  const drained = new RegExp(`${name}-web-1: drained the old container in (\\d+\\.\\d) s: the edge has no request in flight to it`).exec(job.output);
+  assert.ok(drained, job.output);
+  assert.ok(Number(drained[1]) > 0.2, `the drain waited for the request in flight (${drained[1]} s)`);
+  assert.ok(took < 15_000, `the deploy ended ${took} ms after the slow request began: the drain did not wait for the 20 s stop_grace_period`);
 });

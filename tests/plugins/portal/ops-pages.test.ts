@@ -26,7 +26,7 @@ before(async () => {
       stacks: {},
       edge: { options: { httpPort, httpsPort, pollIntervalMs: 100, resyncIntervalMs: 60_000 } },
       'edge-client': { path: 'tests/fixtures/edge-client/index.ts' },
-      certificates: { options: { sweepIntervalMs: 3_600_000, pollMinMs: 50, pollMaxMs: 500, pollAttempts: 40, directoryUrl: acme.directoryUrl, caFile: acme.caFile, email: 'admin@dwtest.test' } },
+      certificates: { options: { sweepIntervalMs: 3_600_000, pollMinMs: 50, pollMaxMs: 500, pollAttempts: 40, directoryUrl: acme.directoryUrl, caFile: acme.caFile, email: 'admin@dwtest.test', auto: false } },
       alerts: { options: { retry: { attempts: 2, backoffMs: 20, maxBackoffMs: 100 } } },
       portal: {},
     },
