@@ -127,7 +127,9 @@ export class LiveSettings {
       },
     }).catch((err) => {
       // revision 0 is the settings never changed: once they were, it is a stale base like any other
-      if (isProblem(err) && err.code === 'exists') throw problem(412, `the settings are at revision ${(err.extra as { currentRevision?: number }).currentRevision}; read them again and retry`, { code: 'stale-revision', extra: err.extra });
+      if (isProblem(err) && err.status === 404) throw problem(412, 'the settings are at revision 0; read them again and retry', { code: 'stale-revision', extra: { currentRevision: 0 } });
+      const current = (err as { extra?: { currentRevision?: number } }).extra?.currentRevision;
+      if (isProblem(err) && (err.code === 'exists' || err.status === 412)) throw problem(412, `the settings are at revision ${current}; read them again and retry`, { code: 'stale-revision', extra: { currentRevision: current } });
       throw err;
     });
     await this.reload();

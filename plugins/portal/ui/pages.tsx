@@ -2,6 +2,7 @@
 import { useState } from 'preact/hooks';
 import { TwoFactor, userPages } from './users.tsx';
 import { pluginPages } from './plugins.tsx';
+import { settingsPages } from './settings.tsx';
 import { api, bytes, can, Empty, JobOutput, Link, Loading, ok, PageTitle, ProblemBox, setSession, ShownOnce, Status, Time, useAction, useLoad, useSession, words, type PortalPage } from '../../../sdk/portal/kit.tsx';
 
 
@@ -188,5 +189,6 @@ export const kernelPages: PortalPage[] = [
   { path: '/account', title: 'Account', component: Account },
   ...userPages,
   ...pluginPages,
+  ...settingsPages,
 ];
 
