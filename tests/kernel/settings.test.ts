@@ -205,3 +205,26 @@ test('a change reaches another instance serving the same database (LISTEN/NOTIFY
     await a.close();
   }
 });
+
+test('the sign-in policy applies to the next sign-in: sessions.requireTotp and sessions.ttlMs', async () => {
+  const s = await startServer();
+  try {
+    await s.app.tokens.addUser('rhea', 'operator');
+    await s.app.sessions.setPassword('rhea', 'a long portal password');
+    const signIn = () => s.api('POST', '/api/v1/session', { token: '', body: { username: 'rhea', password: 'a long portal password' } });
+    const first = await signIn();
+    assert.equal(first.status, 201, first.text);
+    const changed = await patch(s, { 'sessions.requireTotp': true, 'sessions.ttlMs': 120_000 }, 0);
+    assert.equal(changed.status, 200, changed.text);
+    const asked = await signIn();
+    assert.equal(asked.status, 401, asked.text);
+    assert.equal(asked.body.type, 'https://dockwright.dev/problems/totp-enrolment-required');
+    assert.equal((await patch(s, { 'sessions.requireTotp': false }, changed.body.revision)).status, 200);
+    const after = await signIn();
+    assert.equal(after.status, 201, after.text);
+    const lasts = Date.parse(after.body.expiresAt) - Date.now();
+    assert.ok(lasts > 100_000 && lasts <= 120_000, `a session of the new lifetime (${lasts} ms)`);
+  } finally {
+    await s.close();
+  }
+});
