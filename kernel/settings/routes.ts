@@ -36,6 +36,20 @@ const TestResult = Type.Object({
 
 const connectTimeoutMs = 3000;
 
+/** GET /settings: every setting with its value (a secret one only as set or unset), its source, and those that wait for a restart */
+function viewOf(settings: LiveSettings) {
+  const values: Record<string, unknown> = {};
+  const sources: Record<string, string> = {};
+  const about: Record<string, { label: string; group: string; secret: boolean; live: boolean; description?: string; schema: unknown }> = {};
+  for (const s of settings.catalogue.list) {
+    const value = settings.get(s.path);
+    values[s.path] = s.secret ? { secret: true, set: value !== undefined && value !== null } : value ?? null;
+    sources[s.path] = settings.source(s.path);
+    about[s.path] = { label: s.label, group: s.group, secret: s.secret === true, live: s.restart !== true, description: s.schema.description, schema: s.schema };
+  }
+  return { revision: settings.currentRevision, settings: values, sources: sources as Record<string, 'default'>, restartNeeded: settings.restartNeeded(), about };
+}
+
 /** one TCP connection to an address the policy checked, closed at once */
 function tryConnect(address: string, port: number): Promise<{ connected: boolean; ms: number; reason?: string }> {
   const start = Date.now();
@@ -57,7 +71,7 @@ export function settingsRoutes(deps: SettingsRouteDeps): AnyRoute[] {
     defineRoute({
       method: 'GET', path: '/settings', scopes: ['settings:read'], response: SettingsView,
       summary: 'The settings admins change at run time: values (secrets only as set or unset), where each comes from, and those waiting for a restart',
-      handler: async () => settings.view(),
+      handler: async () => viewOf(settings),
     }),
     defineRoute({
       method: 'PATCH', path: '/settings', scopes: ['settings:write'], revision: 'required', activity: false, errors: [409, 422],
@@ -76,7 +90,7 @@ export function settingsRoutes(deps: SettingsRouteDeps): AnyRoute[] {
           await deps.activity.record({ actor: principal.actor, action: 'kernel.settings.write', resource: 'settings', result: status === 409 || status === 412 ? 'refused' : 'failed', detail: { paths, status } });
           throw err;
         }
-        return settings.view();
+        return viewOf(settings);
       },
     }),
     defineRoute({

@@ -1,23 +1,18 @@
 // Live settings: what admins set through the Settings API, stored in the database over the config file's base, validated, and announced to every instance (LISTEN/NOTIFY).
-import type { TSchema } from '@sinclair/typebox';
-import type { Actor, Db, Logger, PluginDef, SecretsApi } from '../../sdk/index.ts';
-import { isProblem, problem, type RevisionsApi } from '../../sdk/index.ts';
-import type { Config, ConfigSource } from '../config.ts';
+import type { Actor, Db, Logger, PluginDef, RevisionsApi, SecretsApi } from '../../sdk/index.ts';
+import type { Config } from '../config.ts';
+import { asStale, checkValues, refuseUnknownOrLocked, type Checked, type SettingSource } from './checks.ts';
 import { compileCoercing, type FieldError } from '../http/validate.ts';
-import { compilePolicy } from '../services/outbound.ts';
 import { SettingsCatalogue, valueAt, type Setting } from './catalogue.ts';
+import { SettingsStore } from './store.ts';
 
-export type SettingSource = ConfigSource | 'portal';
 export const settingsChannel = 'dockwright_settings';
 const revisionKind = 'settings';
 const revisionKey = 'installation';
 
-/** how a secret setting is answered: whether it is set, never its value */
-export interface SecretShown { secret: true; set: boolean }
-
 type Listener = (changed: readonly string[]) => void | Promise<void>;
 
-export class LiveSettings {
+export class LiveSettings implements Checked {
   private stored = new Map<string, unknown>();
   private revision = 0;
   private current = new Map<string, string>();
@@ -26,10 +21,12 @@ export class LiveSettings {
   private readonly pluginDefs = new Map<string, PluginDef>();
   private readonly optionsCache = new Map<string, unknown>();
   private reloading: Promise<void> = Promise.resolve();
+  private readonly store: SettingsStore;
 
   constructor(private readonly deps: { db: Db; config: Config; secrets: SecretsApi; revisions: RevisionsApi; log: Logger; plugins: readonly { def: PluginDef }[] },
     readonly catalogue = new SettingsCatalogue(deps.plugins)) {
     for (const { def } of deps.plugins) this.pluginDefs.set(def.name, def);
+    this.store = new SettingsStore(deps.db, catalogue, deps.secrets, deps.log);
   }
 
   /** reads the stored settings; the values at start are what restartNeeded compares with */
@@ -61,7 +58,7 @@ export class LiveSettings {
     const setting = this.catalogue.get(path);
     if (setting?.plugin) return (this.pluginOptions(setting.plugin) as Record<string, unknown>)[setting.option!];
     const open = setting && this.source(path) === 'portal';
-    return open ? this.stored.get(path) : valueAt(this.deps.config, path.split('.')).value;
+    return open ? this.stored.get(path) : this.base(path);
   }
 
   /** a plugin's options now: its config entry with the stored values on top, validated (defaults filled in) */
@@ -76,19 +73,9 @@ export class LiveSettings {
     return options;
   }
 
-  /** GET /settings: every setting with its value (secrets as set or unset), source, and those that wait for a restart */
-  view() {
-    const settings: Record<string, unknown> = {};
-    const sources: Record<string, SettingSource> = {};
-    const about: Record<string, { label: string; group: string; secret: boolean; live: boolean; description?: string; schema: TSchema }> = {};
-    for (const s of this.catalogue.list) {
-      const value = this.get(s.path);
-      settings[s.path] = s.secret ? { secret: true, set: value !== undefined && value !== null } satisfies SecretShown : value ?? null;
-      sources[s.path] = this.source(s.path);
-      about[s.path] = { label: s.label, group: s.group, secret: s.secret === true, live: s.restart !== true, description: s.schema.description, schema: s.schema };
-    }
-    const restartNeeded = this.catalogue.list.filter((s) => s.restart && this.current.get(s.path) !== this.atStart.get(s.path)).map((s) => s.path);
-    return { revision: this.revision, settings, sources, restartNeeded, about };
+  /** the settings that wait for a restart: changed since this instance started, and read only as it starts */
+  restartNeeded(): string[] {
+    return this.catalogue.list.filter((s) => s.restart && this.current.get(s.path) !== this.atStart.get(s.path)).map((s) => s.path);
   }
 
   /**
@@ -97,69 +84,34 @@ export class LiveSettings {
    */
   async write(changes: Record<string, unknown>, expected: number, actor: Actor): Promise<{ revision: number; changed: string[] }> {
     const paths = Object.keys(changes);
-    const unknown = paths.filter((p) => !this.catalogue.get(p));
-    if (unknown.length) throw invalid(unknown.map((path) => ({ path, message: 'is not a setting that can be changed at run time' })));
-    const locked = paths.filter((p) => this.source(p) === 'file' || this.source(p) === 'env');
-    if (locked.length) {
-      throw problem(409, `${locked.map((p) => `${p} is set by ${this.source(p) === 'env' ? 'the environment' : 'the config file'}`).join('; ')}: change it there`, {
-        code: 'setting-locked', extra: { paths: Object.fromEntries(locked.map((p) => [p, this.source(p)])) },
-      });
-    }
+    refuseUnknownOrLocked(paths, this);
     const next = new Map(this.stored);
     for (const [path, value] of Object.entries(changes)) {
       if (value === null) next.delete(path);
       else next.set(path, value);
     }
-    this.validate(paths, next);
+    checkValues(paths, next, this);
     const revision = await this.deps.revisions.write({
       kind: revisionKind, key: revisionKey, expected, actor, message: `settings: ${paths.join(', ')}`,
       apply: async (tx, revision) => {
-        for (const path of paths) {
-          if (!next.has(path)) await tx.query('DELETE FROM settings WHERE path = $1', [path]);
-          else {
-            await tx.query(`INSERT INTO settings (path, value, updated_by) VALUES ($1, $2, $3)
-              ON CONFLICT (path) DO UPDATE SET value = EXCLUDED.value, updated_by = EXCLUDED.updated_by, updated_at = now()`,
-            [path, JSON.stringify(this.seal(path, next.get(path))), actor.name]);
-          }
-        }
+        await this.store.write(tx, paths, next, actor.name ?? actor.kind);
         await tx.query('SELECT pg_notify($1, $2)', [settingsChannel, String(revision)]);
         return { changed: paths };
       },
-    }).catch((err) => {
-      // revision 0 is the settings never changed: once they were, it is a stale base like any other
-      if (isProblem(err) && err.status === 404) throw problem(412, 'the settings are at revision 0; read them again and retry', { code: 'stale-revision', extra: { currentRevision: 0 } });
-      const current = (err as { extra?: { currentRevision?: number } }).extra?.currentRevision;
-      if (isProblem(err) && (err.code === 'exists' || err.status === 412)) throw problem(412, `the settings are at revision ${current}; read them again and retry`, { code: 'stale-revision', extra: { currentRevision: current } });
-      throw err;
-    });
+    }).catch(asStale);
     await this.reload();
     return { revision, changed: paths };
   }
 
-  /** the schema of each changed path, then each touched plugin's whole options and the outbound policy (nothing is written on an error) */
-  private validate(paths: readonly string[], next: Map<string, unknown>): void {
-    const errors: FieldError[] = [];
-    for (const path of paths) {
-      if (!next.has(path)) continue;
-      for (const e of this.catalogue.get(path)!.check(next.get(path)) ?? []) errors.push({ path: `${path}${e.path}`, message: e.message });
-    }
-    if (errors.length) throw invalid(errors);
-    for (const plugin of new Set(paths.map((p) => this.catalogue.get(p)!.plugin).filter((p): p is string => p !== null))) {
-      for (const e of this.checkOptions(plugin, this.rawPluginOptions(plugin, next)) ?? []) errors.push({ path: `plugins.${plugin}.options${e.path.replace(/^\/([^/]+)/, '.$1')}`, message: e.message });
-    }
-    if (paths.some((p) => p.startsWith('outbound.'))) {
-      const value = (p: string) => (next.has(p) && this.source(p) !== 'file' && this.source(p) !== 'env' ? next.get(p) : valueAt(this.deps.config, p.split('.')).value);
-      try {
-        compilePolicy({ allow: value('outbound.allow') as string[], allowHostnames: value('outbound.allowHostnames') as boolean | string[] });
-      } catch (err) {
-        const message = (err as Error).message.replace(/^config: /, '');
-        errors.push({ path: message.startsWith('outbound.allowHostnames') ? 'outbound.allowHostnames' : 'outbound.allow', message });
-      }
-    }
-    if (errors.length) throw invalid(errors);
+  base(path: string): unknown {
+    return valueAt(this.deps.config, path.split('.')).value;
   }
 
-  private rawPluginOptions(plugin: string, stored: Map<string, unknown>): Record<string, unknown> {
+  optionErrors(plugin: string, stored: ReadonlyMap<string, unknown>): FieldError[] | null {
+    return this.checkOptions(plugin, this.rawPluginOptions(plugin, stored));
+  }
+
+  private rawPluginOptions(plugin: string, stored: ReadonlyMap<string, unknown>): Record<string, unknown> {
     const raw = structuredClone(this.deps.config.plugins[plugin]?.options ?? {}) as Record<string, unknown>;
     for (const s of this.catalogue.list) {
       if (s.plugin !== plugin || !stored.has(s.path) || this.source(s.path) === 'file' || this.source(s.path) === 'env') continue;
@@ -173,30 +125,9 @@ export class LiveSettings {
     return schema ? compileCoercing(schema)(raw) : null;
   }
 
-  private seal(path: string, value: unknown): unknown {
-    return this.catalogue.get(path)?.secret ? { sealed: this.deps.secrets.seal(JSON.stringify(value)) } : value;
-  }
-
-  private open(path: string, stored: unknown): unknown {
-    if (!this.catalogue.get(path)?.secret) return stored;
-    return JSON.parse(this.deps.secrets.open((stored as { sealed: string }).sealed));
-  }
-
   /** one read of the table and the revision; the listeners hear of the paths whose value changed */
   private async read(): Promise<void> {
-    const [{ rows }, revision] = await Promise.all([
-      this.deps.db.query<{ path: string; value: unknown }>('SELECT path, value FROM settings'),
-      this.deps.revisions.current(revisionKind, revisionKey),
-    ]);
-    const stored = new Map<string, unknown>();
-    for (const row of rows) {
-      const setting = this.catalogue.get(row.path);
-      if (!setting) continue;
-      const value = this.open(row.path, row.value);
-      const errors = setting.check(value);
-      if (errors) this.deps.log.warn({ path: row.path }, `the stored setting ${row.path} no longer fits its schema: the config file's value applies`);
-      else stored.set(row.path, value);
-    }
+    const [stored, revision] = await Promise.all([this.store.read(), this.deps.revisions.current(revisionKind, revisionKey)]);
     this.stored = stored;
     this.revision = revision ?? 0;
     this.optionsCache.clear();
@@ -214,8 +145,4 @@ export class LiveSettings {
   }
 }
 
-function invalid(errors: FieldError[]) {
-  return problem(422, `invalid settings: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`, { code: 'invalid-settings', errors });
-}
-
-export type { Setting };
+export type { Setting, SettingSource };
