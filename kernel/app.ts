@@ -43,6 +43,9 @@ import { healthRoutes } from './health-routes.ts';
 import { Metrics } from './services/metrics.ts';
 import { setupPlugin, type KernelServices } from './plugin-context.ts';
 import { Visibility } from './services/visibility.ts';
+import { LiveSettings, settingsChannel } from './settings/service.ts';
+import { settingsRoutes } from './settings/routes.ts';
+import type { LiveOutbound } from './services/outbound.ts';
 
 export const kernelVersion = '0.1.0';
 
@@ -57,6 +60,8 @@ export interface Assembled {
   scopes: ScopeCatalogue;
   jobs: JobRunner;
   services: KernelServices;
+  /** the settings admins change at run time, over the config file's base */
+  settings: LiveSettings;
   plugins: { name: string; version: string }[];
   /** the plugins set up, in boot order, with where each came from */
   loaded: LoadedPlugin[];
@@ -109,6 +114,8 @@ export function kernelScopes(scopes: ScopeCatalogue): void {
     admin: { description: 'administer the installation', role: 'admin' },
     'metrics:read': { description: 'scrape /metrics (Prometheus)', role: 'operator' },
     'plugins:read': { description: 'list the plugins of the install: source, version, scopes, routes, jobs, extension points', role: 'admin' },
+    'settings:read': { description: 'read the settings changed at run time and where each comes from; test a connection against the outbound policy', role: 'admin' },
+    'settings:write': { description: 'change the settings the config file and environment leave open; applied without a restart', role: 'admin' },
   });
 }
 
@@ -123,7 +130,7 @@ function refuseUndeclaredScopes(table: RouteTable, scopes: ScopeCatalogue): void
 }
 
 /** The services every plugin's context is made of, before any plugin has registered anything. */
-export function kernelServices(parts: Pick<KernelServices, 'db' | 'databaseUrl' | 'log' | 'env' | 'dataDir' | 'installationId' | 'scopes' | 'jobs' | 'activity' | 'secrets' | 'events' | 'outbound' | 'locks'>): KernelServices {
+export function kernelServices(parts: Pick<KernelServices, 'db' | 'databaseUrl' | 'log' | 'env' | 'dataDir' | 'installationId' | 'scopes' | 'jobs' | 'activity' | 'secrets' | 'events' | 'outbound' | 'locks' | 'settings'>): KernelServices {
   const { db, log, secrets } = parts;
   return {
     ...parts, table: new RouteTable(), scheduler: new Scheduler(db, log.child({ part: 'scheduler' })),
@@ -163,26 +170,31 @@ export async function assemble(opts: BootOptions): Promise<Assembled> {
     const secrets = createSecrets(loadSecretKey(config.secretKey, config.dataDir));
     const events = createEvents(log);
     const jobs = new JobRunner({
-      db, log: log.child({ part: 'jobs' }), activity, settings: config.jobs,
+      db, log: log.child({ part: 'jobs' }), activity, settings: { ...config.jobs },
       onFailed: (job) => events.emit('job.failed', { jobId: job.id, type: job.type, resource: job.resource, error: job.error }),
     });
     // the kernel's own schema first: plugins are given the installation id while they set up
     // (named from the folder above: the production build may put this code in dist/chunks/, one level down like kernel/)
     await migrate(db, [{ owner: 'kernel', dir: fileURLToPath(new URL('../kernel/migrations', import.meta.url)) }], log);
     const { rows: [installation] } = await db.query<{ id: string }>('SELECT id FROM installation');
+    const settings = new LiveSettings({ db, config, secrets, revisions: createRevisions(db), log: log.child({ part: 'settings' }), plugins: loaded });
+    await settings.start();
+    const { configure: _configure, ...outboundApi } = outbound;
     const services = kernelServices({
       db, databaseUrl: db.url, log, env: Object.freeze({ ...env }), dataDir: config.dataDir, installationId: installation.id, scopes, jobs,
-      activity, secrets, events, outbound, locks: { try: (name) => db.tryLock(name) },
+      activity, secrets, events, outbound: Object.freeze(outboundApi), locks: { try: (name) => db.tryLock(name) }, settings,
     });
+    const sessionOptions = { ...config.sessions };
+    applyKernelSettings(settings, { outbound, jobs, sessions: sessionOptions });
     const apis = await setupPlugins(loaded, services);
     refuseUndeclaredScopes(services.table, scopes);
     await migrate(db, services.migrations, log);
     const twoFactor = new TwoFactor(db, secrets);
     return {
-      config, log, db, scopes, jobs, services, apis, twoFactor,
+      config, log, db, scopes, jobs, services, apis, twoFactor, settings,
       tokens: new Tokens(db, scopes),
       users: new Users(db, (principal, tx) => services.visibility.forget(principal, tx)),
-      sessions: new Sessions(db, scopes, config.sessions, new SignInLimit(db, config.sessions.failedSignInsPerMinute), twoFactor),
+      sessions: new Sessions(db, scopes, sessionOptions, new SignInLimit(db, config.sessions.failedSignInsPerMinute), twoFactor),
       plugins: loaded.map(({ def }) => ({ name: def.name, version: def.version })),
       loaded,
       skipped,
@@ -192,6 +204,21 @@ export async function assemble(opts: BootOptions): Promise<Assembled> {
     await db.close();
     throw err;
   }
+}
+
+/** the kernel's own live settings as they are now, and again whenever they change */
+function applyKernelSettings(settings: LiveSettings, to: { outbound: LiveOutbound; jobs: JobRunner; sessions: Config['sessions'] }): void {
+  const apply = (changed: readonly string[] | null) => {
+    const touched = (prefix: string) => changed === null || changed.some((p) => p.startsWith(prefix));
+    if (touched('outbound.')) to.outbound.configure({ allow: settings.get('outbound.allow') as string[], allowHostnames: settings.get('outbound.allowHostnames') as boolean | string[] });
+    if (touched('jobs.concurrency')) to.jobs.setConcurrency(settings.get('jobs.concurrency') as number);
+    if (touched('sessions.')) {
+      to.sessions.requireTotp = settings.get('sessions.requireTotp') as boolean;
+      to.sessions.ttlMs = settings.get('sessions.ttlMs') as number;
+    }
+  };
+  apply(null);
+  settings.onChange(apply);
 }
 
 /** The first start with no users creates an admin and hands its token over once: on the terminal, and in a 0600 file. */
@@ -235,6 +262,7 @@ export async function boot(opts: BootOptions): Promise<Running> {
     const clients = new ClientResolver(config.trustedProxies, config.publicUrl);
     for (const route of accountRoutes({ sessions: app.sessions, tokens: app.tokens, twoFactor: app.twoFactor, scopes: app.scopes, activity: services.activity, clients })) services.table.add('kernel', 'api', route);
     for (const route of userRoutes({ users: app.users, twoFactor: app.twoFactor, activity: services.activity })) services.table.add('kernel', 'api', route);
+    for (const route of settingsRoutes({ settings: app.settings, activity: services.activity, outbound: services.outbound, resolveName: opts.resolveName })) services.table.add('kernel', 'api', route);
     await ensureFirstAdmin(app);
     const server = createHttpServer({
       table: services.table, log, activity: services.activity,
@@ -272,6 +300,12 @@ export async function boot(opts: BootOptions): Promise<Running> {
         services.actionTokens.caching(true);
       },
     });
+    // a change made on another instance (or while the channel was down) is read again from the database
+    const unlistenSettings = await app.db.listen(settingsChannel, {
+      notify: () => void app.settings.reload(),
+      down: () => undefined,
+      up: () => void app.settings.reload(),
+    });
     await app.jobs.start();
     services.scheduler.start();
     for (const { owner, fn } of services.starters) {
@@ -303,6 +337,7 @@ export async function boot(opts: BootOptions): Promise<Running> {
         const [{ cut }] = await Promise.all([draining.drain(grace), services.scheduler.stop().then(() => app.jobs.stop(grace))]);
         if (cut > 0) log.warn({ cut, graceMs: grace }, 'requests still running after the shutdown grace were cut');
         await unlisten();
+        await unlistenSettings();
         for (const { owner, fn } of [...services.stoppers].reverse()) {
           await Promise.resolve().then(fn).catch((err) => log.error({ err, plugin: owner }, 'plugin failed to stop'));
         }

@@ -73,11 +73,19 @@ export const ConfigSchema = Type.Object({
     allow: Type.Array(Type.String({ minLength: 1, maxLength: 255 }), { description: 'hosts (a name, *.suffix), addresses or CIDRs reachable although not global unicast' }),
     allowHostnames: Type.Union([Type.Boolean(), Type.Array(Type.String({ minLength: 1, maxLength: 255 }))], { description: 'true: names are looked up; otherwise only these names (and those in allow)' }),
   }, { additionalProperties: false }),
+  /** image retention: prune keeps every image of the last keepReleases releases of each stack */
+  images: Type.Object({ keepReleases: Type.Integer({ minimum: 1, maximum: 1000, description: 'releases per stack whose images are kept' }) }, { additionalProperties: false }),
   log: Type.Object({ level: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l))) }),
   plugins: Type.Record(Type.String({ pattern: '^[a-z][a-z0-9-]*$' }), PluginEntry),
 }, { additionalProperties: false });
-/** `namedPlugins`: the plugins the install's own config names (every layer but config/default.json), as opposed to those on by default */
-export type Config = Static<typeof ConfigSchema> & { root: string; namedPlugins: readonly string[] };
+/** where a layer of the configuration comes from: `default` (config/default.json, and what the caller of boot passes), `file` (the install's files), `env` */
+export type ConfigSource = 'default' | 'file' | 'env';
+export interface ConfigLayer { source: ConfigSource; values: Record<string, unknown> }
+/**
+ * `namedPlugins`: the plugins the install's own config names (every layer but config/default.json), as opposed to those on by default.
+ * `layers`: every layer in the order merged, for the settings service to tell which paths the operator's files and environment set.
+ */
+export type Config = Static<typeof ConfigSchema> & { root: string; namedPlugins: readonly string[]; layers: readonly ConfigLayer[] };
 export type PluginEntry = Static<typeof PluginEntry>;
 
 const checkConfig = compileStrict(ConfigSchema);
@@ -110,9 +118,11 @@ export const localConfigFile = (root: string): string => resolve(root, 'config/l
  */
 export function loadConfig(root: string, env: NodeJS.ProcessEnv = process.env, overrides: Record<string, unknown> = {}): Config {
   let raw = readJson(resolve(root, 'config/default.json'));
+  const layers: ConfigLayer[] = [{ source: 'default', values: raw }];
   const namedPlugins = new Set<string>();
-  const layer = (over: Record<string, unknown>) => {
+  const layer = (over: Record<string, unknown>, source: ConfigSource = 'file') => {
     if (isObject(over.plugins)) for (const name of Object.keys(over.plugins)) namedPlugins.add(name);
+    layers.push({ source, values: over });
     raw = merge(raw, over);
   };
   const envFile = resolve(root, `config/${env.NODE_ENV ?? 'development'}.json`);
@@ -128,10 +138,12 @@ export function loadConfig(root: string, env: NodeJS.ProcessEnv = process.env, o
   if (env.SECRET_KEY) fromEnv.secretKey = env.SECRET_KEY;
   if (env.PUBLIC_URL) fromEnv.publicUrl = env.PUBLIC_URL;
   if (env.LOG_LEVEL) fromEnv.log = { level: env.LOG_LEVEL };
+  layers.push({ source: 'env', values: fromEnv });
   raw = merge(raw, fromEnv);
-  layer(overrides);
+  // what the caller of boot passes (tests) is a base like config/default.json: the settings API may change it
+  layer(overrides, 'default');
   const errors = checkConfig(raw);
   if (errors) throw new Error(`config: invalid: ${errors.map((e) => `${e.path || '/'} ${e.message}`).join('; ')}`);
   const config = raw as Config;
-  return { ...config, root, dataDir: resolve(root, config.dataDir), namedPlugins: [...namedPlugins] };
+  return { ...config, root, dataDir: resolve(root, config.dataDir), namedPlugins: [...namedPlugins], layers };
 }

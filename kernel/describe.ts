@@ -11,6 +11,9 @@ import { SignInLimit } from './auth/sign-in-limit.ts';
 import { Tokens } from './auth/tokens.ts';
 import { accountRoutes } from './auth/routes.ts';
 import { userRoutes } from './auth/user-routes.ts';
+import { LiveSettings } from './settings/service.ts';
+import { settingsRoutes } from './settings/routes.ts';
+import { createRevisions } from './services/revisions.ts';
 import { Users } from './auth/users.ts';
 import { TwoFactor } from './auth/totp.ts';
 import { loadConfig } from './config.ts';
@@ -56,6 +59,8 @@ export async function describeApi(root: string, overrides: Record<string, unknow
     const sessions = new Sessions(noDatabase, scopes, config.sessions, new SignInLimit(noDatabase, 1), twoFactor);
     for (const route of accountRoutes({ sessions, tokens: new Tokens(noDatabase, scopes), twoFactor, scopes, activity, clients: new ClientResolver([], null) })) services.table.add('kernel', 'api', route);
     for (const route of userRoutes({ users: new Users(noDatabase), twoFactor, activity })) services.table.add('kernel', 'api', route);
+    const settings = new LiveSettings({ db: noDatabase, config, secrets, revisions: createRevisions(noDatabase), log: silent, plugins: loaded });
+    for (const route of settingsRoutes({ settings, activity, outbound: services.outbound })) services.table.add('kernel', 'api', route);
     openapi = buildOpenApi(services.table.routes, scopes, kernelVersion);
     return openapi;
   } finally {

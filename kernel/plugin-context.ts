@@ -16,6 +16,7 @@ import type { JobRunner } from './jobs/runner.ts';
 import type { Metrics } from './services/metrics.ts';
 import type { Scheduler } from './jobs/scheduler.ts';
 import type { Visibility } from './services/visibility.ts';
+import type { LiveSettings } from './settings/service.ts';
 
 export interface KernelServices {
   db: Db;
@@ -39,6 +40,8 @@ export interface KernelServices {
   visibility: Visibility;
   locks: { try(name: string): Promise<HeldLock | null> };
   metrics: Metrics;
+  /** the live settings (absent where nothing serves: the reference documents are built without a database) */
+  settings?: LiveSettings;
   /** the parts plugins show in /readyz */
   health: { name: string; check: HealthCheck }[];
   /** contributions to extension points, by `<owner>.<name>` */
@@ -98,9 +101,15 @@ export async function setupPlugin(plugin: PluginDef, rawOptions: Record<string, 
   const dataDir = join(k.dataDir, 'plugins', owner);
   const registered: Registered = { scopes: [], jobTypes: [], contributes: [] };
   k.registered.set(owner, registered);
+  const options = k.settings ? k.settings.pluginOptions(owner) : validOptions(plugin, rawOptions);
   const registration: Omit<PluginContext, ServiceName> = {
     name: owner,
-    options: validOptions(plugin, rawOptions),
+    options,
+    settings: Object.freeze({
+      options: () => (k.settings ? k.settings.pluginOptions(owner) : options),
+      get: (path: string) => k.settings?.get(path),
+      onChange: (fn: (changed: readonly string[]) => void | Promise<void>) => k.settings?.onChange(fn) ?? (() => undefined),
+    }),
     env: envOf(plugin, k.env),
     installationId: k.installationId,
     get dataDir() {

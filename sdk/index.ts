@@ -479,10 +479,34 @@ export type PluginContext<O = unknown, D = Readonly<Record<string, unknown>>, S 
 /** a plugin's context as its helpers take it: the services they use (`ContextWith<'db' | 'events'>`), whatever the plugin's options and deps */
 export type ContextWith<S extends ServiceName> = PluginContext<unknown, Readonly<Record<string, unknown>>, S>;
 
+/** how an option of a plugin shows on the Settings page and in GET /settings (`plugins.<plugin>.options.<option>`) */
+export interface SettingDef {
+  /** what the page calls it: "Preview domain" */
+  label: string;
+  /** the heading it is listed under: "Sites", "Certificates" */
+  group: string;
+  /** its value is never answered nor logged: GET /settings shows whether it is set */
+  secret?: boolean;
+  /** the plugin reads it only as it starts: a change is listed in restartNeeded until the service restarts */
+  restart?: boolean;
+}
+
+/** the settings as they are now: the config file and environment, with what admins set through the Settings API on top */
+export interface LiveSettingsApi<O = unknown> {
+  /** this plugin's options as they are now (ctx.options holds them as they were at start) */
+  options(): O;
+  /** any setting by its dotted path, as it is now: `images.keepReleases`, `plugins.sites.options.previewDomain` */
+  get(path: string): unknown;
+  /** called once settings changed, on this instance or another serving the database, with the dotted paths changed */
+  onChange(fn: (changed: readonly string[]) => void | Promise<void>): () => void;
+}
+
 /** a plugin's context without the kernel services: who it is, its settings, and registration */
 export interface PluginRegistration<O = unknown, D = Readonly<Record<string, unknown>>> {
   readonly name: string;
   readonly options: O;
+  /** the options an admin may change at run time (declared in the definition's `settings`), and every setting, as they are now */
+  readonly settings: LiveSettingsApi<O>;
   /** the environment variables the plugin declared in `env` */
   readonly env: Readonly<Record<string, string | undefined>>;
   /** this installation's id: one per database, shared by every instance serving it; marks what it owns outside the database (e.g. containers) */
@@ -544,6 +568,8 @@ export interface PluginDef<Api = unknown, O extends TSchema = TSchema, Req exten
    */
   env?: readonly string[];
   options?: O;
+  /** the options an admin may change at run time, through GET/PATCH /settings and the Settings page (validated by `options`) */
+  settings?: Readonly<Record<string, SettingDef>>;
   /** the kernel services it uses (`['db', 'events']`): its context holds exactly these, in its type too; omitted, every service */
   services?: readonly S[];
   /** the extension points this plugin offers (declared in its api.ts): GET /plugins lists them with what was plugged in */

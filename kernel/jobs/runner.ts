@@ -96,6 +96,13 @@ export class JobRunner implements JobsApi {
   private unlisten: (() => Promise<void>)[] = [];
   private readonly leaseMs: number;
 
+  /** jobs.concurrency changed through the settings: this instance runs as many jobs at once from now on */
+  setConcurrency(concurrency: number): void {
+    this.opts.settings.concurrency = concurrency;
+    this.slots.concurrency = concurrency;
+    if (this.state === 'running') void this.claim();
+  }
+
   constructor(private readonly opts: RunnerOptions) {
     const { db, log, settings } = opts;
     this.store = new JobStore(db);

@@ -129,8 +129,14 @@ function namesMatcher(patterns: readonly string[], where: string): (name: string
 
 const hint = 'only global unicast addresses are reached, unless an admin lists the host or its network in outbound.allow';
 
-/** the policy of this install; refuses a configuration it cannot read */
-export function createOutbound(config: OutboundConfig, resolveName: NameResolver = systemResolver): OutboundApi {
+interface Policy {
+  allowed: BlockList;
+  trustedName(name: string): boolean;
+  lookable(name: string): boolean;
+}
+
+/** the policy a configuration stands for; throws (naming the path) on an entry it cannot read */
+export function compilePolicy(config: OutboundConfig): Policy {
   const allowed = new BlockList();
   const names: string[] = [];
   for (const entry of config.allow) {
@@ -150,7 +156,16 @@ export function createOutbound(config: OutboundConfig, resolveName: NameResolver
   const trustedName = namesMatcher(names, 'outbound.allow');
   const lookable = config.allowHostnames === true ? () => true
     : namesMatcher(config.allowHostnames === false ? [] : config.allowHostnames, 'outbound.allowHostnames');
-  const isAllowed = (a: OutboundAddress) => allowed.check(a.address, a.family === 4 ? 'ipv4' : 'ipv6');
+  return { allowed, trustedName, lookable };
+}
+
+/** the kernel's handle on the policy: the API plugins get, and `configure` for a change made through the settings */
+export type LiveOutbound = OutboundApi & { configure(config: OutboundConfig): void };
+
+/** the policy of this install; refuses a configuration it cannot read. Every check reads the policy as it is then (configure changes it live) */
+export function createOutbound(config: OutboundConfig, resolveName: NameResolver = systemResolver): LiveOutbound {
+  let policy = compilePolicy(config);
+  const isAllowed = (a: OutboundAddress) => policy.allowed.check(a.address, a.family === 4 ? 'ipv4' : 'ipv6');
 
   async function resolve(host: string): Promise<OutboundAddress[]> {
     const literal = ipLiteral(host) ?? ipLiteral(host.replace(/\.$/, ''));
@@ -164,8 +179,8 @@ export function createOutbound(config: OutboundConfig, resolveName: NameResolver
       const withPort = /^(\[[^\]]*\]|[^:]*):\d+$/.test(host);
       throw new OutboundRefused(host, withPort ? 'give the host without its port' : 'it is neither a valid host name nor an IP address');
     }
-    const trusted = trustedName(name);
-    if (!trusted && !lookable(name)) {
+    const trusted = policy.trustedName(name);
+    if (!trusted && !policy.lookable(name)) {
       throw new OutboundRefused(host, 'host names are not looked up on this install, except those an admin lists in outbound.allow or outbound.allowHostnames');
     }
     let answers: { address: string; family: number }[];
@@ -201,10 +216,25 @@ export function createOutbound(config: OutboundConfig, resolveName: NameResolver
   /** the name TLS verifies: the host's own, never the address it was pinned to */
   const serverName = (host: string, given: string | undefined) => given || (ipLiteral(host) ? undefined : normalName(host));
 
+  // a kept-alive connection was checked under the policy of its time: after a change it is closed, not reused
+  const agents = new Set<WeakRef<http.Agent>>();
+  const madeUnder = new WeakMap<object, Policy>();
+  function closeIdleConnections(): void {
+    for (const ref of agents) {
+      const agent = ref.deref();
+      if (!agent) { agents.delete(ref); continue; }
+      for (const sockets of Object.values(agent.freeSockets)) for (const socket of sockets ?? []) socket.destroy();
+    }
+  }
+
   function pinned<A extends http.Agent>(agent: A): A {
     const connect = agent.createConnection.bind(agent) as (o: http.ClientRequestArgs) => Duplex;
+    const keep = agent.keepSocketAlive.bind(agent);
+    agent.keepSocketAlive = (socket) => madeUnder.get(socket) === policy && keep(socket);
+    agents.add(new WeakRef(agent));
     agent.createConnection = (options, done) => {
       const host = options.host ?? options.hostname ?? 'localhost';
+      const checkedBy = policy;
       resolve(host).then(([first]) => {
         let socket: Duplex;
         try {
@@ -212,6 +242,7 @@ export function createOutbound(config: OutboundConfig, resolveName: NameResolver
         } catch (err) {
           return done!(err as Error, undefined as never);
         }
+        madeUnder.set(socket, checkedBy);
         done!(null, socket);
       }, (err: Error) => done!(err, undefined as never));
       return undefined;
@@ -220,6 +251,10 @@ export function createOutbound(config: OutboundConfig, resolveName: NameResolver
   }
 
   return Object.freeze({
+    configure(next: OutboundConfig) {
+      policy = compilePolicy(next);
+      closeIdleConnections();
+    },
     resolve,
     async check(host: string) {
       await resolve(host).catch((err) => {
@@ -231,9 +266,9 @@ export function createOutbound(config: OutboundConfig, resolveName: NameResolver
     httpsAgent: (options?: https.AgentOptions) => pinned(new https.Agent(options)),
     dispatcher(options: UndiciAgent.Options = {}) {
       const { connect: given, ...rest } = options;
-      const { Agent, buildConnector } = loadUndici();
+      const { Agent, buildConnector, Dispatcher } = loadUndici();
       const base = typeof given === 'function' ? given : buildConnector(given ?? {});
-      return new Agent({
+      const make = () => new Agent({
         ...rest,
         connect: (opts, done) => {
           resolve(opts.hostname).then(
@@ -242,6 +277,22 @@ export function createOutbound(config: OutboundConfig, resolveName: NameResolver
           );
         },
       });
+      // its pooled connections were checked under the policy of their time: after a change, a new pool (the old one closes once idle)
+      let inner = make();
+      let under = policy;
+      class PolicyBound extends Dispatcher {
+        dispatch(opts: Parameters<UndiciAgent['dispatch']>[0], handler: Parameters<UndiciAgent['dispatch']>[1]): boolean {
+          if (under !== policy) {
+            void inner.close().catch(() => undefined);
+            inner = make();
+            under = policy;
+          }
+          return inner.dispatch(opts, handler);
+        }
+        close(...args: unknown[]): any { return (inner.close as (...a: unknown[]) => unknown)(...args); }
+        destroy(...args: unknown[]): any { return (inner.destroy as (...a: unknown[]) => unknown)(...args); }
+      }
+      return new PolicyBound() as unknown as UndiciAgent;
     },
   });
 }

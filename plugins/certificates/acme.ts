@@ -48,8 +48,8 @@ function nodeTrust(): string[] {
   return [...tls.rootCertificates, ...extraPem];
 }
 
-export function createIssuer(deps: { ctx: ContextWith<'outbound' | 'secrets'>; store: CertificateStore; edge: EdgeApi; providers: DnsProviders; options: AcmeOptions; extraCa: string | null }): Issuer {
-  const { ctx, store, edge, providers, options: o } = deps;
+export function createIssuer(deps: { ctx: ContextWith<'outbound' | 'secrets'>; store: CertificateStore; edge: EdgeApi; providers: DnsProviders; options: () => AcmeOptions; extraCa: string | null }): Issuer {
+  const { ctx, store, edge, providers } = deps;
   // acme-client sends every request through its one axios instance: pinned to the outbound policy's checked addresses
   // a `ca` list replaces Node's store: without caFile Node's own (roots + NODE_EXTRA_CA_CERTS) stays, with it caFile is added to that store
   const ca = deps.extraCa ? [...nodeTrust(), deps.extraCa] : undefined;
@@ -64,6 +64,7 @@ export function createIssuer(deps: { ctx: ContextWith<'outbound' | 'secrets'>; s
 
   /** the account of this directory (a new key on first use); `registered` once the CA knows it */
   async function client(acme: typeof AcmeClient): Promise<{ client: AcmeClient.Client; registered: boolean }> {
+    const o = deps.options();
     const account = await store.account(o.directoryUrl);
     const keySealed = account?.keySealed ?? await store.saveAccount(o.directoryUrl, ctx.secrets.seal((await acme.crypto.createPrivateEcdsaKey()).toString()));
     const c = new acme.Client({
@@ -78,6 +79,8 @@ export function createIssuer(deps: { ctx: ContextWith<'outbound' | 'secrets'>; s
 
   return {
     async issue(name, job) {
+      // the account settings (directory, email) as they are when the issuance starts: an admin may change them at run time
+      const o = deps.options();
       const row = await store.get(name);
       if (!row || row.source !== 'acme') throw new Error(`the certificate ${name} is not an ACME certificate any more`);
       if (o.externalAccountBinding) job.redact(o.externalAccountBinding.hmacKey);

@@ -16,7 +16,7 @@ export type { CertificatesApi, DnsProvider } from './api.ts';
 const Ms = (d: number, description: string, minimum = 1) => Type.Integer({ minimum, default: d, description });
 const Options = Type.Object({
   directoryUrl: Type.String({ minLength: 1, default: 'https://acme-v02.api.letsencrypt.org/directory', description: 'the ACME directory (Let\'s Encrypt production by default; staging: https://acme-staging-v02.api.letsencrypt.org/directory)' }),
-  email: Type.Optional(Type.String({ minLength: 3, description: 'the account\'s contact address' })),
+  email: Type.Optional(Type.String({ minLength: 3, maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+$', description: 'the account\'s contact address' })),
   externalAccountBinding: Type.Optional(Type.Object({ kid: Type.String({ minLength: 1 }), hmacKey: Type.String({ minLength: 1, description: 'base64url, as the CA hands it out' }) }, { description: 'EAB for CAs that need one' })),
   caFile: Type.Optional(Type.String({ minLength: 1, description: 'a PEM file of CAs trusted for the directory, besides Node\'s roots and NODE_EXTRA_CA_CERTS' })),
   renewBefore: Type.Number({ exclusiveMinimum: 0, exclusiveMaximum: 1, default: 1 / 3, description: 'renew when this fraction of the lifetime is left' }),
@@ -52,6 +52,12 @@ export default definePlugin({
   description: 'Certificates: ACME (HTTP-01, DNS-01) and uploads, renewed before they end and served by the edge',
   requires: [edgePlugin],
   options: Options,
+  settings: {
+    directoryUrl: { label: 'ACME directory', group: 'Certificates' },
+    email: { label: 'ACME account email', group: 'Certificates' },
+    externalAccountBinding: { label: 'External account binding (kid, hmacKey)', group: 'Certificates', secret: true },
+    auto: { label: 'Automatic HTTPS for every routed hostname', group: 'Certificates' },
+  },
   setup(ctx): CertificatesApi {
     const o = ctx.options;
     const edge = ctx.deps.edge;
@@ -66,7 +72,7 @@ export default definePlugin({
     ctx.onStart(() => { for (const provider of ctx.extensions.of(dnsProviders)) providers.add(provider); });
     if (o.dns.rfc2136) providers.add(rfc2136Provider(o.dns.rfc2136, ctx.outbound));
     const expiringMs = o.expiringDays * 86_400_000;
-    const issuer = createIssuer({ ctx, store, edge, providers, options: o, extraCa: o.caFile ? readFileSync(o.caFile, 'utf8') : null });
+    const issuer = createIssuer({ ctx, store, edge, providers, options: () => ctx.settings.options(), extraCa: o.caFile ? readFileSync(o.caFile, 'utf8') : null });
 
     async function toEdge(row: CertificateRow | null, name: string): Promise<void> {
       const usable = row?.chain && row.keySealed && row.notAfter && Date.parse(row.notAfter) > Date.now();
@@ -149,8 +155,8 @@ export default definePlugin({
     const auto = new AutoHttps({
       store, edge, providers, log: ctx.log, startIssue, emit: (event, payload) => ctx.events.emit(event, payload),
       withdraw: (name) => toEdge(null, name),
-      // ctx.options, not `o`: read at every pass so that a setting changed at run time applies at the next one
-      settings: () => ({ enabled: ctx.options.auto ?? Boolean(ctx.options.email), challenge: ctx.options.autoChallenge }),
+      // the live settings, read at every pass: a change made on the Settings page applies at the next one
+      settings: () => { const now = ctx.settings.options(); return { enabled: now.auto ?? Boolean(now.email), challenge: now.autoChallenge }; },
     });
     ctx.events.on('edge.routes.changed', () => { void auto.trigger(); });
     ctx.schedule.every('automatic-https', o.autoIntervalMs, () => auto.trigger());

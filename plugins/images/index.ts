@@ -5,7 +5,6 @@ import { ImageCatalog, type ImageEntry } from './catalog.ts';
 import { prune } from './prune.ts';
 
 const Options = Type.Object({
-  keepReleases: Type.Integer({ minimum: 1, maximum: 1000, default: 3, description: 'pruning keeps every image of the last keepReleases releases of each stack (so rollback to them works)' }),
   nightly: Type.Object({
     enabled: Type.Boolean({ default: false, description: 'prune on a schedule (off by default: removing images is an admin\'s decision; prune keeps what containers and the last releases use either way)' }),
     cron: Type.String({ default: '30 3 * * *', description: 'when the nightly prune runs (five fields, server time)' }),
@@ -44,7 +43,8 @@ export default definePlugin({
       'images:write': { description: 'prune images', role: 'admin' },
     });
     // ctx.options read when used: a setting changed at run time applies at the next list or prune
-    const keepReleases = () => ctx.options.keepReleases;
+    // the kernel's live setting (GET /settings): pruning keeps every image of the last this-many releases of each stack
+    const keepReleases = () => Number(ctx.settings.get('images.keepReleases') ?? 3);
     const catalog = new ImageCatalog(runtime, ctx.db, () => ctx.extensions.of(imageUsers), keepReleases);
 
     /** the images the caller may see, with only the users it may see: an admin (images:write) sees every one, unused ones too */

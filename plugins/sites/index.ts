@@ -30,6 +30,7 @@ export default definePlugin({
   description: 'Static sites: synced from git (optionally built in a container) or uploaded, with drafts, versions, restore and a check webhook',
   requires: [edgePlugin, gitPlugin, dockerPlugin, backupsPlugin],
   options: Options,
+  settings: { previewDomain: { label: 'Preview domain (draft--<site>.<domain>)', group: 'Sites' } },
   setup(ctx) {
     const options = ctx.options;
     const { edge, git, docker: runtime } = ctx.deps;
@@ -39,10 +40,18 @@ export default definePlugin({
       'sites:publish': { description: 'publish: upload content, publish drafts, restore versions, check sources', role: 'operator' },
     });
     ctx.migrations.from(new URL('./migrations', import.meta.url));
-    const previewDomain = options.previewDomain === null ? null : edge.normalizeHostname(options.previewDomain);
-    if (previewDomain && !previewDomain.ok) throw new Error(`plugins.sites.options.previewDomain: ${previewDomain.reason}`);
-    // draft--<site>.<previewDomain> is that site's, whether it exists yet or not: no other site or stack takes it
-    if (previewDomain?.ok) edge.reserveNamespace({ prefix: previewPrefix, domain: previewDomain.hostname, owner: siteOwner, purpose: 'the draft preview' });
+    const reserved = new Set<string>();
+    /** the preview domain as the settings have it now; draft--<site>.<previewDomain> is that site's, whether it exists yet or not: no other site or stack takes it */
+    const previewDomainOf = (value: string | null): string | null => {
+      const domain = value === null ? null : edge.normalizeHostname(value);
+      if (domain && !domain.ok) throw new Error(`plugins.sites.options.previewDomain: ${domain.reason}`);
+      if (domain?.ok && !reserved.has(domain.hostname)) {
+        edge.reserveNamespace({ prefix: previewPrefix, domain: domain.hostname, owner: siteOwner, purpose: 'the draft preview' });
+        reserved.add(domain.hostname);
+      }
+      return domain?.ok ? domain.hostname : null;
+    };
+    const previewDomain = previewDomainOf(options.previewDomain);
 
     // one set of archive limits per install (the git plugin's); this plugin may only lower them
     const ceiling = git.archiveLimits;
@@ -57,10 +66,20 @@ export default definePlugin({
       uses: async () => (await store.list()).flatMap((site) => (site.source?.build ? [{ image: site.source.build.image, owner: `site:${site.name}`, keep: true }] : [])),
     });
     const files = createFiles(ctx.dataDir);
+    const siteSettings = { previewDomain, keepVersions: options.keepVersions };
+    // a preview domain changed through the settings applies to the next answer (a domain once reserved stays so until a restart)
+    ctx.settings.onChange((changed) => {
+      if (!changed.includes('plugins.sites.options.previewDomain')) return;
+      try {
+        siteSettings.previewDomain = previewDomainOf(ctx.settings.options().previewDomain);
+      } catch (err) {
+        ctx.log.warn({ err }, 'the new preview domain cannot be used: the previous one stays');
+      }
+    });
     const sites = createSites({
       ctx, store, files, edge,
       git: { ...git, unpack: (buf, dest, o) => git.unpack(buf, dest, { ...o, ...archive }) },
-      settings: { previewDomain: previewDomain?.ok ? previewDomain.hostname : null, keepVersions: options.keepVersions },
+      settings: siteSettings,
     });
     // backups: { targets: { sites: true } }, restored with target "site"
     ctx.extensions.add(backupTargets, sitesBackupTarget({ store, files, sites }));

@@ -13346,6 +13346,290 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v1/settings": {
+    parameters: { query?: never; header?: never; path?: never; cookie?: never };
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        200: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/json": {
+              revision: number;
+              settings: {
+                [key: string]: unknown;
+              };
+              sources: {
+                [key: string]: "default" | "file" | "env" | "portal";
+              };
+              restartNeeded: string[];
+              about: {
+                [key: string]: {
+                  label: string;
+                  group: string;
+                  secret: boolean;
+                  live: boolean;
+                  description?: string;
+                  schema: unknown;
+                };
+              };
+            };
+          };
+        };
+        400: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        401: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        403: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch: {
+      parameters: {
+        query?: never;
+        header?: {
+          "If-Match"?: string;
+          "If-None-Match"?: string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          "application/json": {
+            [key: string]: unknown;
+          };
+        };
+      };
+      responses: {
+        200: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/json": {
+              revision: number;
+              settings: {
+                [key: string]: unknown;
+              };
+              sources: {
+                [key: string]: "default" | "file" | "env" | "portal";
+              };
+              restartNeeded: string[];
+              about: {
+                [key: string]: {
+                  label: string;
+                  group: string;
+                  secret: boolean;
+                  live: boolean;
+                  description?: string;
+                  schema: unknown;
+                };
+              };
+            };
+          };
+        };
+        400: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        401: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        403: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        409: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        412: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        413: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        415: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        422: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        428: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        507: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+      };
+    };
+    trace?: never;
+  };
+  "/api/v1/settings/outbound/test": {
+    parameters: { query?: never; header?: never; path?: never; cookie?: never };
+    get?: never;
+    put?: never;
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          "application/json": {
+            host: string;
+            port: number;
+            allow?: string[];
+            allowHostnames?: boolean | string[];
+          };
+        };
+      };
+      responses: {
+        200: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/json": {
+              host: string;
+              port: number;
+              allowed: boolean;
+              reason?: string;
+              address?: string;
+              connected: boolean;
+              ms?: number;
+            };
+          };
+        };
+        400: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        401: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        403: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        413: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        415: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        507: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 
 export interface components {

@@ -28,6 +28,7 @@ const places: Record<string, string> = {
   'plugins/certificates/acme.ts': 'ACME',
   'plugins/certificates/rfc2136.ts': 'DNS updates (RFC 2136)',
   'kernel/services/outbound.ts': 'the policy itself',
+  'kernel/settings/routes.ts': 'the Settings page\'s connection test (a TCP connection only to an address the policy checked)',
   // never a user-given host
   'plugins/backups/database-target.ts': "exempt: pg_dump of Dockwright's own database (DATABASE_URL, the admin's)",
   'kernel/plugin-admin.ts': "exempt: `plugins add` runs npm for the admin at the command line, with npm's own registry settings (never a user of the API)",
@@ -132,6 +133,10 @@ test('each place refuses a loopback target before connecting when loopback is no
   await assert.rejects(registry.digest(p, 'x', '1'), (err) => err instanceof OutboundRefused);
   await assert.rejects(registry.tags(p, 'x'), (err) => err instanceof OutboundRefused);
   await registry.close();
+  // the Settings page's connection test
+  const tested = await s.api('POST', '/api/v1/settings/outbound/test', { body: { host: '127.0.0.1', port: trap.port } });
+  assert.equal(tested.status, 200, tested.text);
+  assert.deepEqual([tested.body.allowed, tested.body.connected], [false, false], 'connection test');
 
   assert.equal(trap.connections, 0, 'nothing connected to the loopback listener');
   assert.deepEqual((await s.api('GET', '/api/v1/backups')).body, [], 'no refused definition was stored');

@@ -3,6 +3,7 @@ import { useState } from 'preact/hooks';
 import { TwoFactor, userPages } from './users.tsx';
 import { pluginPages } from './plugins.tsx';
 import { OverviewPage } from './overview.tsx';
+import { settingsPages } from './settings.tsx';
 import { actorText, jobPages } from './jobs.tsx';
 import { api, Loading, ok, PageTitle, ProblemBox, setSession, ShownOnce, Status, Time, useAction, useLoad, useSession, type PortalPage } from '../../../sdk/portal/kit.tsx';
 
@@ -118,5 +119,6 @@ export const kernelPages: PortalPage[] = [
   { path: '/account', title: 'Account', component: Account },
   ...userPages,
   ...pluginPages,
+  ...settingsPages,
 ];
 

@@ -26,7 +26,7 @@ after(async () => {
 test('every page in the navigation renders its heading and names every control', async () => {
   const nav = page.getByRole('navigation', { name: 'Main' });
   const titles = await nav.getByRole('link').allInnerTexts();
-  assert.deepEqual(titles, ['Overview', 'Stacks', 'Containers', 'Backups', 'Registries', 'Jobs', 'Activity', 'Users', 'Plugins'], 'Volumes joins Containers, Teams and Tokens join Users as groups');
+  assert.deepEqual(titles, ['Overview', 'Stacks', 'Containers', 'Backups', 'Registries', 'Jobs', 'Activity', 'Users', 'Plugins', 'Settings'], 'Volumes joins Containers, Teams and Tokens join Users as groups');
   for (const title of titles) {
     await nav.getByRole('link', { name: title }).click();
     const heading = page.getByRole('heading', { level: 1 });
