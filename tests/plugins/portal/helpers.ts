@@ -49,3 +49,9 @@ export async function nav(p: Page, name: string, group?: string): Promise<void> 
   await p.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: group ?? name, exact: true }).click();
   if (group) await p.getByRole('navigation', { name: 'Section' }).getByRole('link', { name, exact: true }).click();
 }
+
+/** collects a page's uncaught errors and console errors into `errors` (a failed request the page shows as a problem is not one) */
+export function collectErrors(page: Page, errors: string[]): void {
+  page.on('pageerror', (e) => errors.push(`${page.url()}: ${e.message}`));
+  page.on('console', (m) => { if (m.type() === 'error' && !/Failed to load resource/.test(m.text())) errors.push(`${page.url()}: ${m.text()}`); });
+}

@@ -7,7 +7,7 @@ import { eventually, startServer, type TestServer } from '../../helpers/harness.
 import { startReceiver, type Receiver } from '../alerts/helpers.ts';
 import { cleanupProjects, uniqueName } from '../edge/helpers.ts';
 import { tgz } from '../git/archives.ts';
-import { addUser, launch, shot, signedIn } from './helpers.ts';
+import { addUser, collectErrors, launch, shot, signedIn } from './helpers.ts';
 
 let s: TestServer;
 let rx: Receiver;
@@ -26,8 +26,7 @@ before(async () => {
   await addUser(s, 'ada', 'admin');
   browser = await launch();
   page = await signedIn(browser, s, 'ada', { width: 1400, height: 900 });
-  page.on('pageerror', (e) => errors.push(`${page.url()}: ${e.message}`));
-  page.on('console', (m) => { if (m.type() === 'error' && !/Failed to load resource/.test(m.text())) errors.push(`${page.url()}: ${m.text()}`); });
+  collectErrors(page, errors);
 });
 
 after(async () => {

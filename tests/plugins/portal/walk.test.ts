@@ -6,7 +6,7 @@ import { eventually } from '../../helpers/harness.ts';
 import { docker } from '../docker/helpers.ts';
 import { act, cleanupProjects, createStack, uniqueName, webCompose } from '../edge/helpers.ts';
 import { edgeAnswers, edgeRunning, startSitesServer, type SitesServer } from '../sites/helpers.ts';
-import { addUser, launch, shot, signedIn } from './helpers.ts';
+import { addUser, collectErrors, launch, shot, signedIn } from './helpers.ts';
 
 let s: SitesServer;
 let browser: Browser;
@@ -37,8 +37,7 @@ before(async () => {
   await addUser(s, 'vic', 'viewer');
   browser = await launch();
   page = await signedIn(browser, s, 'ada', { width: 1400, height: 900 });
-  page.on('pageerror', (e) => errors.push(`${page.url()}: ${e.message}`));
-  page.on('console', (m) => { if (m.type() === 'error' && !/Failed to load resource/.test(m.text())) errors.push(`${page.url()}: ${m.text()}`); });
+  collectErrors(page, errors);
 });
 
 after(async () => {
