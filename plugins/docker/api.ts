@@ -4,7 +4,7 @@ import type { AccessGuard, DockerRuntime, EdgeRouting, GitContextFetcher, ImageU
 
 export { uncarriedBuildOption } from './compose/build-options.ts';
 export { isRemoteContext } from './compose/git-context.ts';
-export { policyHost, registryHost } from './images.ts';
+export { policyHost, registryHost } from './registry-names.ts';
 export { RegistryAuthRefused, RegistryUnreachable, transportFailure, verifyLogin } from './registry-auth.ts';
 export { dockerNetworkNames, edgeNetworkLabel, edgeNetworkName, servingRole } from './labels.ts';
 export type { AccessGuard, ImageUser, ImageUse, ComposeProject, GitContext, GitContextFetcher, ImageIssue, ContainerStatus, DeployIo, DeployResult, DockerRuntime, EdgeRouting, InstallationVolume, LoadedCompose, NormalizedService, PreviewOf, RegistryAuthProvider, ServiceStatus } from './types.ts';

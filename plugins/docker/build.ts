@@ -11,7 +11,8 @@ import { reasonOf } from './client.ts';
 import { baseImages, dockerfileText, sessionFeatures, stepLine, syntaxImage } from './dockerfile.ts';
 import { olderFrontend, translateForEngine, type ContextFile } from './dockerfile-translate.ts';
 import { engineAuth, repositoryOf, type EngineAuthConfig } from './registry-auth.ts';
-import { boundedSignal, credentialsRefused, follow, imageId, pullImage, registryHost, registryRefusal, type BuilderChoice, type ImageDeps } from './images.ts';
+import { boundedSignal, credentialsRefused, follow, imageId, pullImage, registryRefusal, type BuilderChoice, type ImageDeps } from './images.ts';
+import { registryHost } from './registry-names.ts';
 import type { DeployIo, NormalizedBuild, NormalizedService } from './types.ts';
 
 export interface Builder { kind: 'buildkit' | 'classic'; why: string; /** the engine's version, when asked */ engine?: string }

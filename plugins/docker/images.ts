@@ -7,6 +7,7 @@ import type { DeployIo, GitContextFetcher, ImageIssue, NormalizedService, Regist
 import { reasonOf, statusOf } from './client.ts';
 import { limiter } from './util.ts';
 import { engineAuth, repositoryOf } from './registry-auth.ts';
+import { policyHost, registryHost } from './registry-names.ts';
 
 /** which builder builds: `auto` asks the engine (BuildKit where it has it) */
 export type BuilderChoice = 'auto' | 'buildkit' | 'classic';
@@ -21,20 +22,6 @@ export interface ImageDeps {
   outbound: OutboundApi;
   /** who fetches build contexts given as git URLs; null: nobody (the git plugin is off) */
   gitContexts: () => GitContextFetcher | null;
-}
-
-/** the registry an image reference lives in, as `docker login` names it. */
-export function registryHost(ref: string): string {
-  const first = ref.split('/')[0];
-  return ref.includes('/') && (first.includes('.') || first.includes(':') || first === 'localhost') ? first : 'docker.io';
-}
-
-const dockerHubNames = new Set(['docker.io', 'index.docker.io', 'registry-1.docker.io']);
-
-/** a registry `host[:port]` as the outbound policy takes it: without port and brackets; Docker Hub's names as docker.io */
-export function policyHost(registry: string): string {
-  const bare = registry.startsWith('[') ? registry.slice(1, registry.indexOf(']')) : registry.replace(/:\d+$/, '');
-  return dockerHubNames.has(bare.toLowerCase()) ? 'docker.io' : bare;
 }
 
 /**

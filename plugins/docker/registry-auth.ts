@@ -1,6 +1,6 @@
 // What the engine is given to authenticate to a registry: our client finds the token service (realm) right before the engine is asked, checks it, fetches the token itself; the engine gets that token, never a password it could follow a realm with.
 import { OutboundRefused, type OutboundApi } from '../../sdk/index.ts';
-import { policyHost, registryHost } from './images.ts';
+import { policyHost, registryHost } from './registry-names.ts';
 import type { RegistryAuthProvider } from './types.ts';
 
 const timeoutMs = 15_000;

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { normaliseHost, serverAddressOf } from '../../../plugins/registries/hosts.ts';
 import { baseImages } from '../../../plugins/docker/dockerfile.ts';
-import { policyHost, registryHost } from '../../../plugins/docker/images.ts';
+import { policyHost, registryHost } from '../../../plugins/docker/registry-names.ts';
 import { bearerRealm } from '../../../plugins/registries/login-check.ts';
 
 test('hosts are normalised: Docker Hub aliases are one, lowercase, ports kept (leading zeros dropped), IPv6 in brackets', () => {
