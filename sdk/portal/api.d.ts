@@ -3272,6 +3272,143 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v1/stacks/{name}/source/deploy-key": {
+    parameters: { query?: never; header?: never; path?: never; cookie?: never };
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          name: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        200: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/json": {
+              stack: string;
+              publicKey: string;
+              fingerprint: string;
+              createdAt: string;
+              expiresAt: string | null;
+            };
+          };
+        };
+        400: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        401: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        403: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        404: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+      };
+    };
+    put?: never;
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          name: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        201: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/json": {
+              stack: string;
+              publicKey: string;
+              fingerprint: string;
+              createdAt: string;
+              expiresAt: string | null;
+            };
+          };
+        };
+        400: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        401: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        403: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        404: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        507: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/v1/stacks/{name}/source": {
     parameters: { query?: never; header?: never; path?: never; cookie?: never };
     get: {
@@ -3296,7 +3433,7 @@ export interface paths {
               path: string | null;
               autodeploy: boolean;
               credentials: {
-                kind: "token" | "ssh-key";
+                kind: "token" | "ssh-key" | "deploy-key";
               } | null;
               pinnedCommit: string | null;
               remoteHead: string | null;
@@ -3392,7 +3529,9 @@ export interface paths {
               username?: string;
             } | {
               sshKey: string;
-            } | null;
+            } | null | {
+              kind: "deploy-key";
+            };
             check?: boolean;
           };
         };
@@ -3409,7 +3548,7 @@ export interface paths {
               path: string | null;
               autodeploy: boolean;
               credentials: {
-                kind: "token" | "ssh-key";
+                kind: "token" | "ssh-key" | "deploy-key";
               } | null;
               pinnedCommit: string | null;
               remoteHead: string | null;
@@ -3483,7 +3622,7 @@ export interface paths {
               path: string | null;
               autodeploy: boolean;
               credentials: {
-                kind: "token" | "ssh-key";
+                kind: "token" | "ssh-key" | "deploy-key";
               } | null;
               pinnedCommit: string | null;
               remoteHead: string | null;
@@ -3557,7 +3696,7 @@ export interface paths {
               path: string | null;
               autodeploy: boolean;
               credentials: {
-                kind: "token" | "ssh-key";
+                kind: "token" | "ssh-key" | "deploy-key";
               } | null;
               pinnedCommit: string | null;
               remoteHead: string | null;
@@ -3906,7 +4045,7 @@ export interface paths {
               path: string | null;
               autodeploy: boolean;
               credentials: {
-                kind: "token" | "ssh-key";
+                kind: "token" | "ssh-key" | "deploy-key";
               } | null;
               pinnedCommit: string | null;
               remoteHead: string | null;
@@ -3970,7 +4109,7 @@ export interface paths {
               path: string | null;
               autodeploy: boolean;
               credentials: {
-                kind: "token" | "ssh-key";
+                kind: "token" | "ssh-key" | "deploy-key";
               } | null;
               pinnedCommit: string | null;
               remoteHead: string | null;
@@ -4131,7 +4270,7 @@ export interface paths {
               path: string | null;
               autodeploy: boolean;
               credentials: {
-                kind: "token" | "ssh-key";
+                kind: "token" | "ssh-key" | "deploy-key";
               } | null;
               pinnedCommit: string | null;
               remoteHead: string | null;
@@ -4195,7 +4334,7 @@ export interface paths {
               path: string | null;
               autodeploy: boolean;
               credentials: {
-                kind: "token" | "ssh-key";
+                kind: "token" | "ssh-key" | "deploy-key";
               } | null;
               pinnedCommit: string | null;
               remoteHead: string | null;
@@ -4341,7 +4480,7 @@ export interface paths {
               path: string | null;
               autodeploy: boolean;
               credentials: {
-                kind: "token" | "ssh-key";
+                kind: "token" | "ssh-key" | "deploy-key";
               } | null;
               pinnedCommit: string | null;
               remoteHead: string | null;
@@ -4409,7 +4548,7 @@ export interface paths {
               path: string | null;
               autodeploy: boolean;
               credentials: {
-                kind: "token" | "ssh-key";
+                kind: "token" | "ssh-key" | "deploy-key";
               } | null;
               pinnedCommit: string | null;
               remoteHead: string | null;
@@ -4477,7 +4616,7 @@ export interface paths {
               path: string | null;
               autodeploy: boolean;
               credentials: {
-                kind: "token" | "ssh-key";
+                kind: "token" | "ssh-key" | "deploy-key";
               } | null;
               pinnedCommit: string | null;
               remoteHead: string | null;
