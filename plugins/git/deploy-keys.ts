@@ -49,9 +49,16 @@ export function createDeployKeys(db: Db, secrets: SecretsApi, settings: { expire
       expiresAt: r.used_at ? null : new Date(Date.parse(createdAt) + settings.expiresAfterMs()).toISOString(),
     };
   };
+  /** forgets the keys no source took in time */
+  async function sweep(): Promise<number> {
+    return (await db.query(`DELETE FROM stack_deploy_keys WHERE NOT ${live.replace('$2', '$1')}`, [settings.expiresAfterMs()])).rowCount;
+  }
   return {
+    sweep,
     /** makes the stack's key, replacing any earlier one; a source that uses the earlier one fetches with the new one from now on */
     async make(stack: string): Promise<DeployKeyView> {
+      // the expired ones go here too, not only on the hourly sweep
+      await sweep();
       const pair = makeKeyPair(settings.comment(stack));
       const sealed = secrets.seal(pair.privateKey);
       return db.tx(async (tx) => {
@@ -82,10 +89,6 @@ export function createDeployKeys(db: Db, secrets: SecretsApi, settings: { expire
     },
     async remove(stack: string, conn: Db = db): Promise<void> {
       await conn.query('DELETE FROM stack_deploy_keys WHERE stack = $1', [stack]);
-    },
-    /** forgets the keys no source took in time */
-    async sweep(): Promise<number> {
-      return (await db.query(`DELETE FROM stack_deploy_keys WHERE NOT ${live.replace('$2', '$1')}`, [settings.expiresAfterMs()])).rowCount;
     },
   };
 }

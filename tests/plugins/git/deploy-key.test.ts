@@ -180,9 +180,14 @@ test('an existing stack takes its deploy key; the next POST replaces it for the 
   assert.equal(late.status, 422, late.text);
   assert.equal((await s.api('GET', `/api/v1/stacks/${later}`)).status, 404, 'nothing was created');
   assert.ok(!existsSync(stackDir(later)));
+  const forgotten = fresh('dkforgot');
+  await makeKey(forgotten);
+  await db.query(`UPDATE stack_deploy_keys SET created_at = now() - interval '25 hours' WHERE stack = ANY($1)`, [[forgotten, name]]);
   const renewed = await makeKey(later);
   assert.equal(renewed.status, 201, 'a new POST makes a new key');
   assert.ok(renewed.body.expiresAt);
+  assert.equal((await db.query('SELECT 1 FROM stack_deploy_keys WHERE stack = $1', [forgotten])).rowCount, 0, 'expired keys are swept');
+  assert.equal((await db.query('SELECT 1 FROM stack_deploy_keys WHERE stack = $1', [name])).rowCount, 1, 'a used key stays however old');
 });
 
 test('scopes, access lists and removal: writers only; a hidden stack answers as a missing one; removing the stack removes its key; bad names are 400', async () => {
