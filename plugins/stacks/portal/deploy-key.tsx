@@ -5,6 +5,9 @@ import { api, ok, ProblemBox, Time, useAction, type paths } from '../../../sdk/p
 type DeployKeyView = paths['/api/v1/stacks/{name}/source/deploy-key']['get']['responses'][200]['content']['application/json'];
 
 /** the key made for `name` (read again when the name changes); `onKey` hears whether one is there to use */
+/** an ssh remote as git reads it: ssh://… or user@host:path */
+export const isSshUrl = (url: string) => /^ssh:\/\//i.test(url) || (!/^[a-z]+:\/\//i.test(url) && /^[^/@:]+@[^/:]+:/.test(url));
+
 export function DeployKey({ name, onKey }: { name: string; onKey(present: boolean): void }) {
   const [key, setKey] = useState<DeployKeyView>();
   const [copied, setCopied] = useState(false);
@@ -15,8 +18,12 @@ export function DeployKey({ name, onKey }: { name: string; onKey(present: boolea
     setKey(undefined);
     onKey(false);
     if (!valid) return;
-    // a key made earlier for this name (404: none yet)
-    ok(api.GET('/api/v1/stacks/{name}/source/deploy-key', { params: { path: { name } } })).then((k) => { setKey(k); onKey(true); }, () => undefined);
+    // a key made earlier for this name (404: none yet), asked once the name stops changing
+    let current = true;
+    const timer = setTimeout(() => {
+      ok(api.GET('/api/v1/stacks/{name}/source/deploy-key', { params: { path: { name } } })).then((k) => { if (current) { setKey(k); onKey(true); } }, () => undefined);
+    }, 300);
+    return () => { current = false; clearTimeout(timer); };
   }, [name]);
   const make = async () => {
     const made = await act.run(() => ok(api.POST('/api/v1/stacks/{name}/source/deploy-key', { params: { path: { name } } })));

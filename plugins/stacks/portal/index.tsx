@@ -7,7 +7,7 @@ import { ResourcePlots, useHistory } from '../../../sdk/portal/plot.tsx';
 import { DeleteStack, InputFields, settingsOf, TemplatePicker } from './more.tsx';
 import { volumePages } from './volumes.tsx';
 import { SourceTab } from './source.tsx';
-import { DeployKey } from './deploy-key.tsx';
+import { DeployKey, isSshUrl } from './deploy-key.tsx';
 import { ComposeEditor, Diff, useValidation, type Issue } from './editor.tsx';
 
 interface StackView {
@@ -125,7 +125,7 @@ function NewFromGit({ name, onSubmit, busy }: { name: string; onSubmit(body: { u
   const [secret, setSecret] = useState('');
   const [hasKey, setHasKey] = useState(false);
   const [useKey, setUseKey] = useState(false);
-  const ssh = !/^https:\/\//i.test(url) && url.includes('@');
+  const ssh = isSshUrl(url);
   const keyed = ssh && hasKey && useKey;
   const submit = (e: Event) => {
     e.preventDefault();

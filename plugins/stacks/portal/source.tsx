@@ -1,7 +1,7 @@
 // A stack's Source tab: its git repository or uploaded archive as a readable form, with only the actions that apply to that kind (check, pin and unpin for git; a new upload for an archive).
 import { useState } from 'preact/hooks';
 import { api, bytes, can, count, Empty, Loading, ok, ProblemBox, Time, useAction, useLoad, type paths } from '../../../sdk/portal/kit.tsx';
-import { DeployKey } from './deploy-key.tsx';
+import { DeployKey, isSshUrl } from './deploy-key.tsx';
 import { PushWebhook } from './more.tsx';
 
 type SourceView = paths['/api/v1/stacks/{name}/source']['get']['responses'][200]['content']['application/json'];
@@ -47,7 +47,7 @@ function GitForm({ name, current, onSaved }: { name: string; current?: SourceVie
   const [file, setFile] = useState(current?.path ?? '');
   const [hasKey, setHasKey] = useState(false);
   const [useKey, setUseKey] = useState(current?.credentials?.kind === 'deploy-key');
-  const ssh = !/^https:\/\//i.test(url) && url.includes('@');
+  const ssh = isSshUrl(url);
   // unticked after the source used the key: no credentials from now on (null); otherwise what the same repository had is kept
   const credentials = ssh && hasKey && useKey ? { kind: 'deploy-key' as const } : current?.credentials?.kind === 'deploy-key' && !useKey ? null : undefined;
   return (
