@@ -2,7 +2,7 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { definePlugin, keyedLock, Type } from '../../sdk/index.ts';
-import { stackSources, stacksPlugin } from '../stacks/api.ts';
+import { stackHooks, stackSources, stacksPlugin } from '../stacks/api.ts';
 import { dockerPlugin, gitContexts } from '../docker/api.ts';
 import { createGitApi, pullRequestReceivers, type GitApi } from './api.ts';
 import { gitBuildContexts } from './build-contexts.ts';
@@ -11,6 +11,8 @@ import { createGit } from './git.ts';
 import { previewTrees } from './previews.ts';
 import { pushReceiver } from './push.ts';
 import { sourceRoutes } from './routes.ts';
+import { deployKeyRoutes } from './deploy-key-routes.ts';
+import { createDeployKeys } from './deploy-keys.ts';
 import { createSources } from './sources.ts';
 import { createStore } from './store.ts';
 import { createWorkspace } from './workspace.ts';
@@ -26,6 +28,7 @@ const Options = Type.Object({
   archiveMaxEntries: Type.Integer({ minimum: 1, default: defaultArchiveLimits.maxEntries, description: 'entries of an uploaded archive (a stack source, a site): the install\'s limit, which other plugins may only lower' }),
   archiveMaxBytes: Type.Integer({ minimum: 1024, default: defaultArchiveLimits.maxBytes, description: 'bytes an uploaded archive may unpack to, counted as they are decompressed (headers and padding too): the install\'s limit, which other plugins may only lower' }),
   archiveTimeoutMs: Type.Integer({ minimum: 1000, default: defaultArchiveLimits.timeoutMs, description: 'how long unpacking one uploaded archive may take' }),
+  deployKeyExpiryMs: Type.Integer({ minimum: 1000, default: 86_400_000, description: 'how long a deploy key made for a stack (POST …/source/deploy-key) waits for a source to use it before it goes' }),
   keepDeliveries: Type.Integer({ minimum: 1, default: 100, description: 'push deliveries kept per stack' }),
 });
 
@@ -53,7 +56,10 @@ export default definePlugin({
     // builds whose context is a git URL: the same rules, outbound policy and git as a stack's source
     ctx.extensions.add(gitContexts, gitBuildContexts({ git, root: () => join(ctx.dataDir, 'build-contexts'), allowedLocalRoots: options.allowedLocalRoots, outbound: ctx.outbound }));
     ctx.extensions.add(stackSources, { source: sources.source, describe: async (stack) => ({ source: await sources.viewOf(stack) }) });
-    for (const route of sourceRoutes({ stacks, sources, store, actionTokens: ctx.actionTokens, outbound: ctx.outbound, allowedLocalRoots: options.allowedLocalRoots })) ctx.routes.add(route);
+    const deployKeys = createDeployKeys(ctx.db, ctx.secrets, { expiresAfterMs: () => options.deployKeyExpiryMs, comment: (stack) => `dockwright-${stack}` });
+    ctx.extensions.add(stackHooks, { removed: (tx, stack) => deployKeys.remove(stack, tx) });
+    for (const route of deployKeyRoutes({ stacks, keys: deployKeys })) ctx.routes.add(route);
+    for (const route of sourceRoutes({ stacks, sources, store, deployKeys, actionTokens: ctx.actionTokens, outbound: ctx.outbound, allowedLocalRoots: options.allowedLocalRoots })) ctx.routes.add(route);
     const pullRequests = () => ctx.extensions.of(pullRequestReceivers)[0] ?? null;
     for (const route of pushReceiver({ stacks, store, actionTokens: ctx.actionTokens, activity: ctx.activity, pullRequests })) ctx.webhooks.add(route);
 
@@ -64,6 +70,7 @@ export default definePlugin({
     ctx.events.on('stack.removed', async () => {
       await workspace.prune(new Set((await store.all()).map((r) => r.stack)), false);
     });
+    ctx.schedule.every('deploy-key-sweep', Math.min(options.deployKeyExpiryMs, 3_600_000), async () => { await deployKeys.sweep(); });
     ctx.schedule.every('poll', options.pollIntervalMs, () => sources.poll({ kind: 'system', name: 'git-poll' }));
     ctx.onStart(async () => {
       // trees of stacks removed while this process was not looking, and half-written uploads

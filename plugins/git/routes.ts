@@ -3,6 +3,8 @@ import { defineRoute, JobSchema, Nullable, problem, reply, Type, type AnyRoute, 
 import type { StacksApi } from '../stacks/index.ts';
 import type { SourceStore } from './store.ts';
 import type { Sources } from './sources.ts';
+import type { DeployKeys } from './deploy-keys.ts';
+import { deployKeyCredentials, DeployKeyRef, isDeployKeyRef } from './deploy-key-routes.ts';
 import { checkRemote, CredentialsSchema, invalid } from './remote.ts';
 import { commitId, treePath } from './validate.ts';
 
@@ -15,7 +17,7 @@ const SourceBody = Type.Object({
     description: 'the compose file inside the repository; default: the first of compose.yaml, compose.yml, docker-compose.yaml, docker-compose.yml',
   })),
   autodeploy: Type.Optional(Type.Boolean({ description: 'deploy new commits found by polling (default true)' })),
-  credentials: Type.Optional(CredentialsSchema),
+  credentials: Type.Optional(Type.Union([CredentialsSchema, DeployKeyRef], { description: "a token, a private key, or { kind: 'deploy-key' }: the key made for this stack by POST …/source/deploy-key; kept encrypted and never answered; omitted: keep what the same repository URL had; null: none" })),
   check: Type.Optional(Type.Boolean({ description: 'fetch the branch right away (default true); a failure is reported in lastError, the source is saved anyway' })),
 }, { additionalProperties: false });
 
@@ -30,7 +32,7 @@ const SourceView = {
   kind: Type.Union([Type.Literal('git'), Type.Literal('upload')]),
   url: Text, branch: Text, path: Text,
   autodeploy: Type.Boolean(),
-  credentials: Nullable(Type.Object({ kind: Type.Union([Type.Literal('token'), Type.Literal('ssh-key')]) })),
+  credentials: Nullable(Type.Object({ kind: Type.Union([Type.Literal('token'), Type.Literal('ssh-key'), Type.Literal('deploy-key')]) })),
   pinnedCommit: Text, remoteHead: Text, remoteSubject: Text, deployedCommit: Text, deployedAt: Text, lastCheckedAt: Text, lastError: Text,
   upload: Nullable(Type.Object({ id: Type.String(), format: Type.String(), sha256: Type.String(), bytes: Type.Integer(), files: Type.Integer(), at: Type.String() })),
   lastPush: Nullable(Type.Object({
@@ -47,8 +49,8 @@ const DeliverySchema = Type.Object({
   outcome: Type.String(), reason: Text, jobId: Text, receivedAt: Type.String(),
 });
 
-export function sourceRoutes({ stacks, sources, store, actionTokens, outbound, allowedLocalRoots }: {
-  stacks: StacksApi; sources: Sources; store: SourceStore; outbound: OutboundApi;
+export function sourceRoutes({ stacks, sources, store, deployKeys, actionTokens, outbound, allowedLocalRoots }: {
+  stacks: StacksApi; sources: Sources; store: SourceStore; deployKeys: DeployKeys; outbound: OutboundApi;
   actionTokens: { issueSecret(kind: string, resource: string): Promise<string>; revoke(kind: string, resource: string): Promise<boolean> };
   allowedLocalRoots: readonly string[];
 }): AnyRoute[] {
@@ -92,7 +94,7 @@ export function sourceRoutes({ stacks, sources, store, actionTokens, outbound, a
       query: Type.Object({ deploy: Deploy }),
       summary: 'Set the git source: deploys then use the compose file (and env files, build contexts) of the checked-out commit; with If-None-Match: * it creates the stack',
       description: 'The URL may be https://, ssh:// or user@host:path (local paths only below folders an admin allows). '
-        + 'Credentials are stored encrypted and never answered. A new repository URL drops the pin and the stored credentials unless new ones are given. '
+        + 'Credentials are stored encrypted and never answered; { kind: \'deploy-key\' } takes the key made by POST …/source/deploy-key (422 when there is none). A new repository URL drops the pin and the stored credentials unless new ones are given. '
         + 'A host that is not a global unicast address (loopback, private, link-local…) is refused with 422 unless an admin lists it in outbound.allow. '
         + 'With If-None-Match: * the stack is created from the compose file of the branch head (201): the branch is fetched first, and a repository that '
         + 'cannot be fetched, a commit without the compose file (422 naming the names looked for) or a compose file the platform rules refuse creates nothing; '
@@ -110,13 +112,17 @@ export function sourceRoutes({ stacks, sources, store, actionTokens, outbound, a
         else await stacks.access(params.name, principal, 'write');
         let composePath: string | null;
         try { composePath = body.path ? treePath(body.path, 'path') : null; } catch (err) { throw invalid(err); }
-        const remote = await checkRemote(body, allowedLocalRoots, outbound);
-        const next = { url: remote.url, branch: remote.branch, composePath, autodeploy: body.autodeploy, credentials: remote.credentials };
+        const deployKey = isDeployKeyRef(body.credentials);
+        const remote = await checkRemote(deployKey ? { ...body, credentials: undefined } : body, allowedLocalRoots, outbound);
+        const credentials = deployKey ? await deployKeyCredentials(deployKeys, params.name, remote.kind) : remote.credentials;
+        const next = { url: remote.url, branch: remote.branch, composePath, autodeploy: body.autodeploy, credentials, deployKey };
         if (revision === 0) {
-          const { warnings } = await sources.createGit(params.name, next, (compose, workdir, within) => stacks.createFromTree(params.name, principal, { compose, workdir }, within));
+          const { warnings } = await sources.createGit(params.name, next, (compose, workdir, within) => stacks.createFromTree(params.name, principal, { compose, workdir }, within),
+            deployKey ? (tx) => deployKeys.markUsed(params.name, tx) : undefined);
           return answer(params.name, principal, query.deploy, true, { warnings });
         }
         await sources.setGit(params.name, next);
+        if (deployKey) await deployKeys.markUsed(params.name);
         let check = null;
         if (body.check !== false) {
           // a repository that cannot be reached yet is still saved: lastError says why

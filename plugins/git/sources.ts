@@ -14,7 +14,11 @@ export interface SourceSettings { pinSearchDepth: number; archive: ArchiveLimits
 
 /** what makes the stack once its tree is ready (StacksApi.createFromTree): the compose text, the tree, and the source's own write */
 export type CreateStack = (compose: string, workdir: string, within: (tx: Db) => Promise<void>) => Promise<{ warnings: { path: string; message: string }[] }>;
-export interface GitSource { url: string; branch: string; composePath: string | null; autodeploy?: boolean; credentials: Credentials | null | undefined }
+export interface GitSource {
+  url: string; branch: string; composePath: string | null; autodeploy?: boolean; credentials: Credentials | null | undefined;
+  /** the credentials are the stack's own deploy key: shown as such, and replaced with it when a new one is made */
+  deployKey?: boolean;
+}
 
 type PrepareIo = Parameters<StackSource['prepare']>[1];
 
@@ -89,8 +93,8 @@ export function createSources(deps: {
     });
   }
 
-  const sealedOf = (credentials: Credentials | null) => (credentials
-    ? { credentialsSealed: secrets.seal(JSON.stringify(credentials)), credentialsKind: credentials.kind }
+  const sealedOf = (credentials: Credentials | null, deployKey = false) => (credentials
+    ? { credentialsSealed: secrets.seal(JSON.stringify(credentials)), credentialsKind: deployKey ? 'deploy-key' as const : credentials.kind }
     : { credentialsSealed: null, credentialsKind: null });
 
   /** the archive unpacked into `staging` and its compose file found; a refusal says nothing was changed */
@@ -229,7 +233,7 @@ export function createSources(deps: {
         // kept credentials are only ever sent to the repository they were given for
         const sealed = next.credentials === undefined
           ? (sameRepo ? { credentialsSealed: before.credentialsSealed, credentialsKind: before.credentialsKind } : { credentialsSealed: null, credentialsKind: null })
-          : sealedOf(next.credentials);
+          : sealedOf(next.credentials, next.deployKey);
         const row = await store.put(stack, {
           kind: 'git', url: next.url, branch: next.branch, composePath: next.composePath, ...sealed,
           ...(next.autodeploy !== undefined ? { autodeploy: next.autodeploy } : {}),
@@ -297,7 +301,7 @@ export function createSources(deps: {
     },
 
     /** a new stack from the branch head of a repository: fetched and checked out first; any failure leaves nothing */
-    async createGit(stack: string, next: GitSource, create: CreateStack) {
+    async createGit(stack: string, next: GitSource, create: CreateStack, alsoWithin?: (tx: Db) => Promise<void>) {
       return lock(stack, () => creating(stack, async () => {
         const remote = { url: next.url, branch: next.branch, credentials: next.credentials ?? null };
         let head: string, tree: string, compose: { path: string; text: string }, subject: string;
@@ -315,10 +319,11 @@ export function createSources(deps: {
         }
         return create(compose.text, tree, async (tx) => {
           await store.put(stack, {
-            kind: 'git', url: next.url, branch: next.branch, composePath: next.composePath, ...sealedOf(next.credentials ?? null),
+            kind: 'git', url: next.url, branch: next.branch, composePath: next.composePath, ...sealedOf(next.credentials ?? null, next.deployKey),
             ...(next.autodeploy !== undefined ? { autodeploy: next.autodeploy } : {}),
             remoteHead: head, remoteSubject: subject, lastCheckedAt: new Date().toISOString(),
           }, tx);
+          await alsoWithin?.(tx);
         });
       }));
     },

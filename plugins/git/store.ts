@@ -10,7 +10,8 @@ export interface SourceRow {
   branch: string | null;
   composePath: string | null;
   credentialsSealed: string | null;
-  credentialsKind: 'token' | 'ssh-key' | null;
+  /** deploy-key: the key made for the stack (POST …/source/deploy-key), sealed here as an ssh-key */
+  credentialsKind: 'token' | 'ssh-key' | 'deploy-key' | null;
   autodeploy: boolean;
   pinnedCommit: string | null;
   remoteHead: string | null;

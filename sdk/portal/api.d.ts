@@ -3273,6 +3273,143 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v1/stacks/{name}/source/deploy-key": {
+    parameters: { query?: never; header?: never; path?: never; cookie?: never };
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          name: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        200: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/json": {
+              stack: string;
+              publicKey: string;
+              fingerprint: string;
+              createdAt: string;
+              expiresAt: string | null;
+            };
+          };
+        };
+        400: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        401: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        403: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        404: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+      };
+    };
+    put?: never;
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          name: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        201: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/json": {
+              stack: string;
+              publicKey: string;
+              fingerprint: string;
+              createdAt: string;
+              expiresAt: string | null;
+            };
+          };
+        };
+        400: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        401: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        403: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        404: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        507: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/v1/stacks/{name}/source": {
     parameters: { query?: never; header?: never; path?: never; cookie?: never };
     get: {
@@ -3297,7 +3434,7 @@ export interface paths {
               path: string | null;
               autodeploy: boolean;
               credentials: {
-                kind: "token" | "ssh-key";
+                kind: "token" | "ssh-key" | "deploy-key";
               } | null;
               pinnedCommit: string | null;
               remoteHead: string | null;
@@ -3393,7 +3530,9 @@ export interface paths {
               username?: string;
             } | {
               sshKey: string;
-            } | null;
+            } | null | {
+              kind: "deploy-key";
+            };
             check?: boolean;
           };
         };
@@ -3410,7 +3549,7 @@ export interface paths {
               path: string | null;
               autodeploy: boolean;
               credentials: {
-                kind: "token" | "ssh-key";
+                kind: "token" | "ssh-key" | "deploy-key";
               } | null;
               pinnedCommit: string | null;
               remoteHead: string | null;
@@ -3484,7 +3623,7 @@ export interface paths {
               path: string | null;
               autodeploy: boolean;
               credentials: {
-                kind: "token" | "ssh-key";
+                kind: "token" | "ssh-key" | "deploy-key";
               } | null;
               pinnedCommit: string | null;
               remoteHead: string | null;
@@ -3558,7 +3697,7 @@ export interface paths {
               path: string | null;
               autodeploy: boolean;
               credentials: {
-                kind: "token" | "ssh-key";
+                kind: "token" | "ssh-key" | "deploy-key";
               } | null;
               pinnedCommit: string | null;
               remoteHead: string | null;
@@ -3907,7 +4046,7 @@ export interface paths {
               path: string | null;
               autodeploy: boolean;
               credentials: {
-                kind: "token" | "ssh-key";
+                kind: "token" | "ssh-key" | "deploy-key";
               } | null;
               pinnedCommit: string | null;
               remoteHead: string | null;
@@ -3971,7 +4110,7 @@ export interface paths {
               path: string | null;
               autodeploy: boolean;
               credentials: {
-                kind: "token" | "ssh-key";
+                kind: "token" | "ssh-key" | "deploy-key";
               } | null;
               pinnedCommit: string | null;
               remoteHead: string | null;
@@ -4132,7 +4271,7 @@ export interface paths {
               path: string | null;
               autodeploy: boolean;
               credentials: {
-                kind: "token" | "ssh-key";
+                kind: "token" | "ssh-key" | "deploy-key";
               } | null;
               pinnedCommit: string | null;
               remoteHead: string | null;
@@ -4196,7 +4335,7 @@ export interface paths {
               path: string | null;
               autodeploy: boolean;
               credentials: {
-                kind: "token" | "ssh-key";
+                kind: "token" | "ssh-key" | "deploy-key";
               } | null;
               pinnedCommit: string | null;
               remoteHead: string | null;
@@ -4342,7 +4481,7 @@ export interface paths {
               path: string | null;
               autodeploy: boolean;
               credentials: {
-                kind: "token" | "ssh-key";
+                kind: "token" | "ssh-key" | "deploy-key";
               } | null;
               pinnedCommit: string | null;
               remoteHead: string | null;
@@ -4410,7 +4549,7 @@ export interface paths {
               path: string | null;
               autodeploy: boolean;
               credentials: {
-                kind: "token" | "ssh-key";
+                kind: "token" | "ssh-key" | "deploy-key";
               } | null;
               pinnedCommit: string | null;
               remoteHead: string | null;
@@ -4478,7 +4617,7 @@ export interface paths {
               path: string | null;
               autodeploy: boolean;
               credentials: {
-                kind: "token" | "ssh-key";
+                kind: "token" | "ssh-key" | "deploy-key";
               } | null;
               pinnedCommit: string | null;
               remoteHead: string | null;

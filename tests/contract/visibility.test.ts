@@ -124,6 +124,13 @@ function candidates(name: string, where: 'path' | 'query'): string[] {
  * validates as a new stack, as creating it would succeed, while a taken one (hidden or not) cannot be created; that a
  * name is taken is no secret, what the stack holds is.
  */
+/**
+ * Operations that make something for a free name, as creating a stack does (and so, like PUT, not walked): a deploy key is
+ * made for a stack that does not exist yet. About a taken name the caller cannot see they answer as a write to nothing
+ * (checked after the walk), and make nothing.
+ */
+const makesForFreeNames = new Set(['POST /api/v1/stacks/{name}/source/deploy-key']);
+
 const bodies: Record<string, unknown[]> = {
   'POST /api/v1/backups/{name}/restore': [{ target: 'folder' }, { target: 'stack' }, { target: 'volume:vis-restored', paths: [`/stacks/${hidden}/${hidden}_data`] }],
 };
@@ -137,6 +144,7 @@ function requests(ajv: Ajv): Request[] {
       const key = `${method} ${path}`;
       // the other methods: only those whose every path parameter may be the hidden thing (nothing made, nothing changed when it is hidden)
       if (method !== 'GET' && !(path.includes('{') && !/^PUT /.test(key))) continue;
+      if (makesForFreeNames.has(key)) continue;
       const params = (op.parameters ?? []) as { name: string; in: string; required?: boolean; schema: any }[];
       const fits = (p: { schema: any }, v: string) => ajv.validate(p.schema, p.schema.type === 'integer' ? Number(v) : v);
       let paths = [path];
@@ -233,6 +241,13 @@ test('a stack hidden by its access list is named by no answer to a viewer or an 
       assert.ok(seenOpen.has(must), `${who} is told about the open stack by ${must}: ${[...seenOpen].join(', ')}`);
     }
   }
+  // a deploy key asked for the hidden stack: the answer of a write to a stack that does not exist, and no key made
+  const keyForHidden = await send({ method: 'POST', path: `/api/v1/stacks/${hidden}/source/deploy-key` }, tokens.operator);
+  const writeToNothing = await send({ method: 'POST', path: `/api/v1/stacks/${phantom}/source/check` }, tokens.operator);
+  if (keyForHidden.status !== writeToNothing.status || comparable(keyForHidden.text) !== comparable(writeToNothing.text).split(phantom).join(hidden)) {
+    findings.push(`operator: POST deploy-key of the hidden stack → ${keyForHidden.status} ${keyForHidden.text.slice(0, 200)}; a write to nothing: ${writeToNothing.status} ${writeToNothing.text.slice(0, 200)}`);
+  }
+  assert.equal((await send({ method: 'GET', path: `/api/v1/stacks/${hidden}/source/deploy-key` }, s.admin)).status, 404, 'no key was made for the hidden stack');
   t.diagnostic(`visibility walk: ${all.length} requests per token, ${asked} asked, ${findings.length} findings`);
   assert.deepEqual(findings, []);
 });

@@ -7,6 +7,7 @@ import { ResourcePlots, useHistory } from '../../../sdk/portal/plot.tsx';
 import { DeleteStack, InputFields, settingsOf, TemplatePicker } from './more.tsx';
 import { volumePages } from './volumes.tsx';
 import { SourceTab } from './source.tsx';
+import { DeployKey, isSshUrl } from './deploy-key.tsx';
 import { ComposeEditor, Diff, useValidation, type Issue } from './editor.tsx';
 
 interface StackView {
@@ -82,7 +83,7 @@ function NewStack() {
       </fieldset>
       {can('stacks:deploy') && <label class="check"><input type="checkbox" name="deploy" checked={deploy} onChange={(e) => setDeploy(e.currentTarget.checked)} /> Deploy it once created</label>}
       {from === 'compose' && <NewFromCompose name={name} save={save} onCreated={created} deploy={deploy} />}
-      {from === 'git' && <NewFromGit onSubmit={(body) => save.run(() => ok(api.PUT('/api/v1/stacks/{name}/source', { params: { path: { name }, query: { deploy }, header: create }, body }))).then(created)} busy={save.busy} />}
+      {from === 'git' && <NewFromGit name={name} onSubmit={(body) => save.run(() => ok(api.PUT('/api/v1/stacks/{name}/source', { params: { path: { name }, query: { deploy }, header: create }, body }))).then(created)} busy={save.busy} />}
       {from === 'archive' && <NewFromArchive onSubmit={(file, composePath) => save.run(() => ok(api.PUT('/api/v1/stacks/{name}/source/upload', {
         params: { path: { name }, query: { deploy, ...(composePath ? { file: composePath } : {}) }, header: create },
         body: file as never, bodySerializer: (b: unknown) => b as Blob, headers: { 'Content-Type': file.type || 'application/octet-stream' },
@@ -117,15 +118,18 @@ function NewFromCompose({ name, save, onCreated, deploy }: { name: string; save:
   );
 }
 
-function NewFromGit({ onSubmit, busy }: { onSubmit(body: { url: string; branch: string; path?: string; credentials?: { token: string } | { sshKey: string } }): void; busy: boolean }) {
+function NewFromGit({ name, onSubmit, busy }: { name: string; onSubmit(body: { url: string; branch: string; path?: string; credentials?: { token: string } | { sshKey: string } | { kind: 'deploy-key' } }): void; busy: boolean }) {
   const [url, setUrl] = useState('');
   const [branch, setBranch] = useState('main');
   const [file, setFile] = useState('');
   const [secret, setSecret] = useState('');
-  const ssh = !/^https:\/\//i.test(url) && url.includes('@');
+  const [hasKey, setHasKey] = useState(false);
+  const [useKey, setUseKey] = useState(false);
+  const ssh = isSshUrl(url);
+  const keyed = ssh && hasKey && useKey;
   const submit = (e: Event) => {
     e.preventDefault();
-    const credentials = secret ? (ssh ? { sshKey: secret } : { token: secret }) : undefined;
+    const credentials = keyed ? { kind: 'deploy-key' as const } : secret ? (ssh ? { sshKey: secret } : { token: secret }) : undefined;
     onSubmit({ url, branch, ...(file ? { path: file } : {}), ...(credentials ? { credentials } : {}) });
   };
   return (
@@ -134,9 +138,10 @@ function NewFromGit({ onSubmit, busy }: { onSubmit(body: { url: string; branch: 
       <label>Repository URL<input name="url" required value={url} onInput={(e) => setUrl(e.currentTarget.value)} placeholder="https://git.example.com/team/app.git" /></label>
       <label>Branch<input name="branch" value={branch} onInput={(e) => setBranch(e.currentTarget.value)} /></label>
       <label>Compose file in the repository (optional; default compose.yaml, compose.yml, docker-compose.yaml or docker-compose.yml)<input name="path" value={file} onInput={(e) => setFile(e.currentTarget.value)} /></label>
-      {ssh
-        ? <label>Deploy key (the private key whose public half the repository trusts; optional)<textarea name="ssh-key" rows={4} value={secret} onInput={(e) => setSecret(e.currentTarget.value)} /></label>
-        : <label>Access token (optional, for a private repository)<input name="token" type="password" autocomplete="off" value={secret} onInput={(e) => setSecret(e.currentTarget.value)} /></label>}
+      {!ssh && <label>Access token (optional, for a private repository)<input name="token" type="password" autocomplete="off" value={secret} onInput={(e) => setSecret(e.currentTarget.value)} /></label>}
+      <DeployKey name={name} onKey={(present) => { setHasKey(present); setUseKey(present); }} />
+      {ssh && hasKey && <label class="check"><input type="checkbox" name="use-deploy-key" checked={useKey} onChange={(e) => setUseKey(e.currentTarget.checked)} /> Fetch with the deploy key made for this stack</label>}
+      {ssh && !keyed && <label>Or a private key of your own whose public half the repository trusts (optional)<textarea name="ssh-key" rows={4} value={secret} onInput={(e) => setSecret(e.currentTarget.value)} /></label>}
       <div class="actions"><button type="submit" class="primary" disabled={busy}>Create stack</button></div>
     </form>
   );

@@ -1,6 +1,7 @@
 // A stack's Source tab: its git repository or uploaded archive as a readable form, with only the actions that apply to that kind (check, pin and unpin for git; a new upload for an archive).
 import { useState } from 'preact/hooks';
 import { api, bytes, can, count, Empty, Loading, ok, ProblemBox, Time, useAction, useLoad, type paths } from '../../../sdk/portal/kit.tsx';
+import { DeployKey, isSshUrl } from './deploy-key.tsx';
 import { PushWebhook } from './more.tsx';
 
 type SourceView = paths['/api/v1/stacks/{name}/source']['get']['responses'][200]['content']['application/json'];
@@ -19,7 +20,7 @@ function GitFacts({ s }: { s: SourceView }) {
       <dt>Repository</dt><dd><code>{s.url}</code></dd>
       <dt>Branch</dt><dd>{s.branch ?? <span class="muted">the repository's default</span>}</dd>
       <dt>Compose file</dt><dd>{s.path ? <code>{s.path}</code> : <span class="muted">compose.yaml (or docker-compose.yml) at the root</span>}</dd>
-      <dt>Credentials</dt><dd>{s.credentials?.kind === 'ssh-key' ? 'a deploy key (SSH)' : s.credentials?.kind === 'token' ? 'an access token' : <span class="muted">none: a public repository</span>}</dd>
+      <dt>Credentials</dt><dd>{s.credentials?.kind === 'deploy-key' ? 'the deploy key made for this stack (SSH)' : s.credentials?.kind === 'ssh-key' ? 'a deploy key (SSH)' : s.credentials?.kind === 'token' ? 'an access token' : <span class="muted">none: a public repository</span>}</dd>
       <dt>Deploys</dt><dd>{s.pinnedCommit ? <>pinned to <code>{short(s.pinnedCommit)}</code></> : <>the newest commit of the branch</>}{s.autodeploy ? ', on every push' : ''}</dd>
       <dt>Newest commit</dt><dd><Commit id={s.remoteHead} subject={s.remoteSubject} />{s.lastCheckedAt && <span class="muted"> · checked <Time at={s.lastCheckedAt} /></span>}</dd>
       <dt>Deployed commit</dt><dd><Commit id={s.deployedCommit} />{s.deployedAt && <span class="muted"> · <Time at={s.deployedAt} /></span>}</dd>
@@ -44,11 +45,18 @@ function GitForm({ name, current, onSaved }: { name: string; current?: SourceVie
   const [url, setUrl] = useState(current?.url ?? '');
   const [branch, setBranch] = useState(current?.branch ?? 'main');
   const [file, setFile] = useState(current?.path ?? '');
+  const [hasKey, setHasKey] = useState(false);
+  const [useKey, setUseKey] = useState(current?.credentials?.kind === 'deploy-key');
+  const ssh = isSshUrl(url);
+  // unticked after the source used the key: no credentials from now on (null); otherwise what the same repository had is kept
+  const credentials = ssh && hasKey && useKey ? { kind: 'deploy-key' as const } : current?.credentials?.kind === 'deploy-key' && !useKey ? null : undefined;
   return (
-    <form class="card" onSubmit={(e) => { e.preventDefault(); onSaved(ok(api.PUT('/api/v1/stacks/{name}/source', { ...path(name), body: { url, branch, ...(file ? { path: file } : {}) } }))); }}>
-      <label>Repository URL<input required value={url} onInput={(e) => setUrl(e.currentTarget.value)} placeholder="https://git.example.com/team/app.git" /></label>
+    <form class="card" onSubmit={(e) => { e.preventDefault(); onSaved(ok(api.PUT('/api/v1/stacks/{name}/source', { ...path(name), body: { url, branch, ...(file ? { path: file } : {}), ...(credentials !== undefined ? { credentials } : {}) } }))); }}>
+      <label>Repository URL<input required value={url} onInput={(e) => setUrl(e.currentTarget.value)} placeholder="https://git.example.com/team/app.git or git@git.example.com:team/app.git" /></label>
       <label>Branch<input value={branch} onInput={(e) => setBranch(e.currentTarget.value)} /></label>
       <label>Compose file in the repository (optional)<input value={file} onInput={(e) => setFile(e.currentTarget.value)} /></label>
+      <DeployKey name={name} onKey={(present) => { setHasKey(present); if (present && current?.credentials?.kind !== 'ssh-key' && current?.credentials?.kind !== 'token') setUseKey(true); }} />
+      {ssh && hasKey && <label class="check"><input type="checkbox" name="use-deploy-key" checked={useKey} onChange={(e) => setUseKey(e.currentTarget.checked)} /> Fetch with the deploy key made for this stack</label>}
       <button type="submit" class="primary">Save repository</button>
     </form>
   );

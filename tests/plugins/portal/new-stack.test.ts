@@ -1,16 +1,18 @@
-// The New stack page in a real Chromium: a stack from an archive (built and deployed in one step) and from a git repository; the Compose tab says where the file that deploys comes from; the releases page says what a rebuild changed.
+// The New stack page in a real Chromium: a stack from an archive (built and deployed in one step) and from a git repository (also one over SSH that trusts only a deploy key made on the page); the Compose tab says where the file that deploys comes from; the releases page says what a rebuild changed.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
 import { startServer, type TestServer } from '../../helpers/harness.ts';
 import { tgz } from '../git/archives.ts';
 import { repoRoot, TestRepo } from '../git/helpers.ts';
+import { startSshGitServer } from '../git/ssh-server.ts';
 import { cleanupProjects, docker, uniqueName, waitJob } from '../stacks/helpers.ts';
 import { addUser, launch, shot, signedIn, unnamed } from './helpers.ts';
 
 const repos = repoRoot();
 const built = uniqueName('newarc');
 const fromGit = uniqueName('newgit');
+const keyed = uniqueName('newkey');
 let server: TestServer;
 let browser: Browser;
 let page: Page;
@@ -29,7 +31,7 @@ before(async () => {
 });
 after(async () => {
   await browser?.close();
-  await cleanupProjects(built, fromGit);
+  await cleanupProjects(built, fromGit, keyed);
   await docker.getImage(`${built}-web`).remove({ force: true }).catch(() => undefined);
   await server?.close();
   repos.rm();
@@ -99,4 +101,46 @@ test('a git repository becomes a stack from the New stack page; its Compose tab 
   await page.getByRole('button', { name: 'Create stack' }).click();
   await page.getByText('the repository has no branch "nope"').waitFor();
   assert.equal((await server.api('GET', `/api/v1/stacks/${fromGit}-x`)).status, 404);
+});
+
+test('a deploy key made on the New stack page: its public half shown and copied, the stack created from a repository that trusts only it; the Source tab says so', async () => {
+  const sshd = await startSshGitServer();
+  try {
+    const repo = await TestRepo.create(repos.root, 'portal-keyed');
+    await repo.commit({ 'compose.yaml': 'services:\n  app:\n    image: dockwright-test/busybox:1\n    command: ["sleep", "3600"]\n' }, 'over ssh');
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+    await page.goto('/stacks-new');
+    await page.getByLabel('Name (lowercase letters, digits and -)').fill(keyed);
+    await page.getByLabel('A git repository').check();
+    await page.getByLabel('Repository URL').fill(sshd.url(repo.bare));
+    await page.getByRole('button', { name: 'Make a deploy key' }).click();
+    const shown = page.getByLabel('Public key');
+    await shown.waitFor();
+    const publicKey = await shown.inputValue();
+    assert.match(publicKey, new RegExp(`^ssh-ed25519 \\S+ dockwright-${keyed}$`));
+    const made = (await server.api('GET', `/api/v1/stacks/${keyed}/source/deploy-key`)).body;
+    assert.equal(publicKey, made.publicKey);
+    assert.match(await page.getByTestId('deploy-key').innerText(), new RegExp(`${made.fingerprint.replace(/[+/]/g, '\\$&')}[\\s\\S]*Settings → Deploy keys`));
+    await page.getByRole('button', { name: 'Copy public key' }).click();
+    await page.getByRole('button', { name: 'Copied' }).waitFor();
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), publicKey);
+    assert.ok(await page.getByLabel('Fetch with the deploy key made for this stack').isChecked(), 'a key made here is the one the create uses');
+    assert.equal(await page.getByLabel(/a private key of your own/).count(), 0);
+    assert.deepEqual(await unnamed(page), []);
+    await shot(page, 'new-stack-deploy-key');
+
+    sshd.authorize([publicKey]);
+    await page.getByRole('button', { name: 'Create stack' }).click();
+    await page.waitForURL(new RegExp(`/stacks/${keyed}$`));
+    assert.deepEqual((await server.api('GET', `/api/v1/stacks/${keyed}/source`)).body.credentials, { kind: 'deploy-key' });
+    await page.goto(`/stacks/${keyed}/source`);
+    await page.getByText('the deploy key made for this stack (SSH)').waitFor();
+    await page.getByText('Change the repository').click();
+    assert.equal(await page.getByLabel('Public key').inputValue(), publicKey);
+    assert.ok(await page.getByLabel('Fetch with the deploy key made for this stack').isChecked());
+    assert.doesNotMatch(await page.locator('main').innerText(), /PRIVATE KEY|goes .* unless/);
+    await shot(page, 'source-deploy-key');
+  } finally {
+    await sshd.close();
+  }
 });
