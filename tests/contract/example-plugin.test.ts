@@ -60,7 +60,7 @@ async function serve(install: string, databaseUrl: string, dataDir: string): Pro
   return { url, token: readFileSync(join(dataDir, 'initial-admin-token'), 'utf8').trim(), stop };
 }
 
-test('the notes example: packed, installed into a copy of an install with the README command, enabled, served; its test-kit tests pass there', async () => {
+test('the notes example: packed, installed into a copy of an install with the documented command, enabled, served; its test-kit tests pass there', async () => {
   // the author's side: dockwright as a dev dependency (unpacked: npm would fetch its dependencies), notes packed with npm pack (tsc in prepack)
   // dist/ is already built (the test command builds before testing); rebuilding it here would pull it from under parallel tests
   const dockwright = await pack(root, '--ignore-scripts');
@@ -144,9 +144,8 @@ test('the notes example: packed, installed into a copy of an install with the RE
 
 });
 
-test("the README's plugin section is the example, as written", () => {
-  const readme = readFileSync(join(root, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('### Writing a plugin'));
+test('the plugin guide (docs/plugins/writing-a-plugin.md) shows the example, as written', () => {
+  const section = readFileSync(join(root, 'docs/plugins/writing-a-plugin.md'), 'utf8');
   const block = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
   assert.equal(block, readFileSync(join(root, 'examples/notes/src/index.ts'), 'utf8'));
 });

@@ -1,4 +1,4 @@
-// config/example.json stays true: the service loads it, it holds every setting of config/default.json, and README's configuration table comments each of its settings.
+// config/example.json stays true: the service loads it, it holds every setting of config/default.json, and the configuration reference's table (docs/reference/configuration.md) comments each of its settings.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -16,19 +16,21 @@ function leaves(o: Record<string, unknown>, prefix = ''): string[] {
   });
 }
 
-test('config/example.json loads, has every setting of the defaults, and each of its settings is in README\'s configuration table', () => {
+test('config/example.json loads, has every setting of the defaults, and each of its settings is in the configuration reference\'s table', () => {
   const config = loadConfig(root, { DOCKWRIGHT_CONFIG: 'config/example.json' });
   assert.equal(config.port, 8080);
   const example = leaves(read('config/example.json'));
   const kernelDefaults = leaves(read('config/default.json')).filter((p) => !p.startsWith('plugins.'));
   assert.deepEqual(kernelDefaults.filter((p) => !example.includes(p)), [], 'settings of config/default.json missing from the example');
-  const readme = readFileSync(join(root, 'README.md'), 'utf8');
-  const table = readme.slice(readme.indexOf('\n## Configuration'), readme.indexOf('\n### ', readme.indexOf('\n## Configuration')));
+  const page = readFileSync(join(root, 'docs/reference/configuration.md'), 'utf8');
+  // the page's first part, its title to its first section (Live settings), is the table
+  const table = page.slice(page.indexOf('# Configuration\n'), page.indexOf('\n## '));
+  assert.ok(table.includes('| setting | environment | default |'), 'the table is where it was');
   // a row names a setting in full (`jobs.leaseMs`) or as a sibling of the one before it (`jobs.leaseMs`, `jobs.renewMs` / `.maxMs`)
   const named = (path: string) => {
     const last = path.split('.').at(-1)!;
     return table.includes(`\`${path}\``) || (table.includes(`\`.${last}\``) || table.includes(`\`${last}\``)) && table.includes(`\`${path.split('.').slice(0, -1).join('.')}.`);
   };
   const plugin = (p: string) => /^plugins\.[a-z-]+\.enabled$/.test(p);
-  assert.deepEqual(example.filter((p) => !plugin(p) && !named(p)), [], 'settings of the example README does not comment');
+  assert.deepEqual(example.filter((p) => !plugin(p) && !named(p)), [], 'settings of the example the configuration reference does not comment');
 });
