@@ -276,7 +276,7 @@ const watchdog = 'exec 3<&0 </dev/null; "$@" & pg=$!; { read -r _ <&3; kill -INT
 
 function legacyMessage(dir: string): string {
   return `${dir} holds the embedded database of an earlier Dockwright (PGlite), which this version no longer runs: it keeps its data in PostgreSQL 15 under ${join(dirname(dir), 'postgres')}. `
-    + `To start afresh, move the old folder away (mv ${dir} ${dir}.pglite) and start again; the README's "Moving from PGlite" says more`;
+    + `To start afresh, move the old folder away (mv ${dir} ${dir}.pglite) and start again; docs/guide/upgrading.md ("Moving from PGlite") says more`;
 }
 
 export async function startEmbedded(dataDir: string, opts: EmbeddedOptions = {}): Promise<Embedded> {

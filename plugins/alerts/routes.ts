@@ -54,7 +54,7 @@ const CreatedView = Type.Intersect([ChannelView, Type.Object({
 const CreateBody = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 100 }),
   kind: Type.String({ minLength: 1, maxLength: 40, description: 'webhook, email, slack, discord, telegram, ntfy, gotify, or one a plugin adds' }),
-  config: Type.Record(Type.String(), Type.Unknown(), { description: 'the kind\'s settings (see the channel kinds in the README)' }),
+  config: Type.Record(Type.String(), Type.Unknown(), { description: 'the kind\'s settings (see the channel kinds in docs/reference/alert-kinds.md)' }),
   events: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 60 }), { maxItems: 100, uniqueItems: true, description: 'alert kinds; default all' })),
   minSeverity: Type.Optional(SeverityT),
 }, { additionalProperties: false });

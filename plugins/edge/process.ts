@@ -38,7 +38,7 @@ export function caddyFiles(dir: string) {
   };
 }
 
-/** the command line and environment that run the Caddy of this home (README's systemd unit writes the same) */
+/** the command line and environment that run the Caddy of this home (the systemd unit of docs/guide/install.md writes the same) */
 export function caddyCommand(binary: string, dir: string): { args: string[]; env: Record<string, string> } {
   const f = caddyFiles(dir);
   return {
