@@ -72,9 +72,14 @@ export async function pullImage(deps: ImageDeps, ref: string, io: DeployIo): Pro
   const refusal = await registryRefusal(deps.outbound, registryHost(ref));
   if (refusal) throw new Error(refusal);
   const host = registryHost(ref);
-  // right before the engine is asked: its token service checked, the token fetched here (registry-auth.ts)
-  const { authconfig, username } = await engineAuth(deps.outbound, deps.auth(), host, [repositoryOf(ref)], 'pull');
-  io.log(`pulling ${ref}${username ? ` (as ${username} on ${host})` : ''}`);
+  // right before the engine is asked: its token service checked, the token fetched here (registry-auth.ts); the pull is
+  // named with the saved login's user also when the registry cannot be reached
+  const saved = deps.auth();
+  let user: string | null = null;
+  const asking: RegistryAuthProvider | null = saved && (async (h) => { const login = await saved(h); user = login?.username ?? null; return login; });
+  const pulling = (as: string | null) => io.log(`pulling ${ref}${as ? ` (as ${as} on ${host})` : ''}`);
+  const { authconfig, username } = await engineAuth(deps.outbound, asking, host, [repositoryOf(ref)], 'pull').catch((err: unknown) => { pulling(user); throw err; });
+  pulling(username);
   const signal = boundedSignal(io, deps.pullTimeoutMs);
   try {
     const stream = await deps.docker.pull(ref, { ...(authconfig ? { authconfig } : {}), abortSignal: signal });

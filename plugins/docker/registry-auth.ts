@@ -66,8 +66,9 @@ export async function engineAuth(outbound: OutboundApi, auth: RegistryAuthProvid
   await outbound.check(policyHost(host));
   const http = await session(outbound);
   try {
-    const { challenge } = await pingRegistry(host, http.send);
+    // the saved login first: a job that fails at the registry still says whose login it would have used
     const login = auth ? await auth(host) : null;
+    const { challenge } = await pingRegistry(host, http.send);
     // a token that stands for none: with any registrytoken the engine never asks a token service, should the registry
     // answer it with a challenge it did not send us; a registry that is open needs nothing from it
     const none = { authconfig: { registrytoken: 'anonymous', serveraddress: login?.serveraddress ?? host }, username: null };
