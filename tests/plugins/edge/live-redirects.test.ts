@@ -1,7 +1,7 @@
 // The edge's HTTP → HTTPS redirects as live settings: changed through PATCH /settings, the running Caddy is given a new document and serves the change, with no restart of the service or of Caddy.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { call, eventually } from '../../helpers/harness.ts';
+import { call, eventually, startChild } from '../../helpers/harness.ts';
 import { makeCert, routeHosts, startCertServer, type CertServer } from '../certificates/helpers.ts';
 import { viaEdge } from './helpers.ts';
 
@@ -92,4 +92,30 @@ test('bad values are refused with 422 naming the path and change nothing; only a
   assert.equal(after.revision, before.revision);
   assert.equal(after.settings[redirect], true);
   assert.equal(await plain('www.rd.test'), 308);
+});
+
+test('changed on an instance that does not run the edge, the one that runs it pushes the change', async () => {
+  const child = await startChild({
+    databaseUrl: s.databaseUrl, dataDir: s.dataDir, rateLimit: { perMinute: 100_000 },
+    plugins: {
+      docker: { options: { reconcile: false } }, stacks: {},
+      edge: { options: { httpPort: s.httpPort, httpsPort: s.httpsPort, pollIntervalMs: 100, resyncIntervalMs: 60_000 } },
+      'edge-client': { path: 'tests/fixtures/edge-client/index.ts' },
+      certificates: { options: { sweepIntervalMs: 3_600_000 } },
+    },
+  });
+  try {
+    const other = (method: string, path: string, o: Record<string, unknown> = {}) => call(child.url, method, path, { token: s.admin, unchecked: true, ...o });
+    assert.equal((await other('GET', '/api/v1/edge')).body.state, 'standby');
+    assert.equal(await plain('www.rd.test'), 308);
+    const { revision } = (await other('GET', '/api/v1/settings')).body;
+    const off = await other('PATCH', '/api/v1/settings', { body: { [redirect]: false }, headers: { 'if-match': `"${revision}"` } });
+    assert.equal(off.status, 200, off.text);
+    console.log(`# changed on the standby instance → served by the edge's: ${await servedWithin('www.rd.test', 200)} ms`);
+    const back = await other('PATCH', '/api/v1/settings', { body: { [redirect]: null }, headers: { 'if-match': `"${off.body.revision}"` } });
+    assert.equal(back.status, 200, back.text);
+    await servedWithin('www.rd.test', 308);
+  } finally {
+    await child.kill('SIGTERM');
+  }
 });
