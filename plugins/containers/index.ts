@@ -16,8 +16,9 @@ const Flag = Type.Union([Type.Literal('0'), Type.Literal('1'), Type.Literal('tru
 const on = (flag: string | undefined) => flag === '1' || flag === 'true';
 const Options = Type.Object({
   console: Type.Object({
-    maxSessions: Type.Integer({ minimum: 1, default: 32, description: 'open console sessions on this instance at most; one more is refused with 429 (`console-limit`)' }),
-    maxSessionsPerUser: Type.Integer({ minimum: 1, default: 4, description: 'open console sessions of one user at most; one more is refused with 429 (`console-limit`)' }),
+    maxSessions: Type.Integer({ minimum: 1, default: 32, description: 'open console sessions in the installation (every instance serving its database) at most; one more is refused with 429 (`console-limit`)' }),
+    maxSessionsPerUser: Type.Integer({ minimum: 1, default: 4, description: 'open console sessions of one user across every instance at most; one more is refused with 429 (`console-limit`)' }),
+    leaseSeconds: Type.Integer({ minimum: 2, maximum: 300, default: 15, description: 'a session of an instance that stopped renewing it (every third of this) stops counting after this long' }),
     idleTimeoutSeconds: Type.Integer({ minimum: 1, default: 900, description: 'a session with nothing typed and nothing printed for this long is closed (code 4408)' }),
     maxBufferedInputBytes: Type.Integer({ minimum: 4096, default: 262_144, description: 'input waiting for a command that does not read it, above which the WebSocket is no longer read' }),
   }, { default: {}, additionalProperties: false }),
@@ -27,7 +28,7 @@ const Action = Type.Composite([ContainerSchema, Type.Object({ changed: Type.Bool
 export default definePlugin({
   name: 'containers',
   version: '1.0.0',
-  services: ['activity'],
+  services: ['activity', 'db'],
   description: 'Containers: list, start, stop, restart, logs, console, resource use',
   requires: [dockerPlugin],
   options: Options,
@@ -35,7 +36,10 @@ export default definePlugin({
     const runtime = ctx.deps.docker;
     const docker: Dockerode = runtime.docker;
     const consoleOptions = ctx.options.console;
-    const sessions = new ConsoleSessions(consoleOptions.maxSessions, consoleOptions.maxSessionsPerUser);
+    const sessions = new ConsoleSessions(ctx.db, { max: consoleOptions.maxSessions, maxPerUser: consoleOptions.maxSessionsPerUser, leaseMs: consoleOptions.leaseSeconds * 1000 }, ctx.log);
+    ctx.migrations.from(new URL('./migrations', import.meta.url));
+    ctx.onStart(() => sessions.start());
+    ctx.onStop(() => sessions.stop());
     const sessionLimits = { idleMs: consoleOptions.idleTimeoutSeconds * 1000, maxBufferedInput: consoleOptions.maxBufferedInputBytes };
 
     ctx.scopes.define({
@@ -214,7 +218,7 @@ export default definePlugin({
       description: 'Upgraded to a WebSocket (RFC 6455). Text frames carry the input and the TTY\'s output. The first frame may be `{ "cmd": ["ls", "-l"] }` '
         + 'to run a command instead of `sh` (without it, the shell starts after 300 ms, or at once with the first frame of input); '
         + '`{ "resize": { "cols": 120, "rows": 40 } }` resizes the terminal at any time. The connection closes (1000, reason `exit N`) when the command ends; '
-        + 'closing it ends the session and its processes (TERM, then KILL a second later). Sessions are limited per user and per instance (429 `console-limit` before the upgrade); '
+        + 'closing it ends the session and its processes (TERM, then KILL a second later). Sessions are limited per user and in all, across every instance serving the database (429 `console-limit` before the upgrade); '
         + `one idle (nothing typed or printed) for the idle timeout closes with ${idleCloseCode}; one whose token is revoked, session signed out or user disabled closes with 1008 within seconds. `
         + 'Scripts authenticate with a bearer token; the portal with its session cookie, its CSRF value as the query '
         + 'parameter `csrf`, and its own Origin. Every session is in the activity log (`containers.exec`: started, then its end with the command, '
@@ -224,12 +228,12 @@ export default definePlugin({
         if (!info.State.Running) throw problem(409, `container "${params.id}" is not running: start it first`);
         const resource = `container:${params.id}`;
         const startedAt = new Date();
-        const release = sessions.take(principal.user?.name ?? principal.actor.name ?? 'unknown');
+        const release = await sessions.take(principal.user?.name ?? principal.actor.name ?? 'unknown');
         let ws;
         try {
           ws = upgrade();
         } catch (err) {
-          release();
+          await release();
           throw err;
         }
         let command: readonly string[] = [];

@@ -38,7 +38,10 @@ export interface EdgeOptions {
 
 export type EdgeState = 'running' | 'starting' | 'down' | 'unavailable' | 'standby' | 'stopped';
 
-export function createEdge(ctx: ContextWith<'db' | 'locks'>, o: EdgeOptions, store: EdgeStore, owners: Owners, network: EdgeNetwork) {
+/** the redirect options as they are now (live settings): read at every push */
+export type RedirectOptions = () => Pick<EdgeOptions, 'httpsRedirect' | 'httpsRedirectExcept'>;
+
+export function createEdge(ctx: ContextWith<'db' | 'locks'>, o: EdgeOptions, store: EdgeStore, owners: Owners, network: EdgeNetwork, redirectOptions: RedirectOptions = () => o) {
   const dir = ctx.dataDir;
   const challengeDir = join(dir, 'acme-challenge');
   const caddyDir = join(dir, 'caddy');
@@ -71,6 +74,11 @@ export function createEdge(ctx: ContextWith<'db' | 'locks'>, o: EdgeOptions, sto
   // an external Caddy is always worth a try: its answer is how we learn it is back
   const ready = () => lock !== null && (external || proc?.state === 'running' || proc?.state === 'starting');
 
+  // read at every push: a setting changed at run time applies with the next document
+  const redirectOf = (now: ReturnType<RedirectOptions>) => ({
+    enabled: now.httpsRedirect, except: now.httpsRedirectExcept.map((h) => normalizeHostname(h)).flatMap((n) => (n.ok ? [n.hostname] : [])),
+  });
+
   async function documentOf(q: Db): Promise<string> {
     const [routes, certificates, addresses] = await Promise.all([store.routes(q), store.certificates(q), network.addresses().catch((err) => {
       ctx.log.warn({ err }, 'the engine did not list the edge network: proxied routes answer 502 until it does');
@@ -83,8 +91,7 @@ export function createEdge(ctx: ContextWith<'db' | 'locks'>, o: EdgeOptions, sto
       accessLog: join(dir, 'logs', 'access.log'), caddyLog: join(dir, 'logs', 'caddy.log'),
       roll: { sizeMb: o.accessLog.rollSizeMb, keep: o.accessLog.rollKeep, keepDays: o.accessLog.rollKeepDays },
       challengeDir, routes, certificates, addresses,
-      // read at every push: a setting changed at run time applies with the next document
-      redirect: { enabled: o.httpsRedirect, except: o.httpsRedirectExcept.map((h) => normalizeHostname(h)).flatMap((n) => (n.ok ? [n.hostname] : [])) },
+      redirect: redirectOf(redirectOptions()),
     }));
   }
 

@@ -91,6 +91,10 @@ export default definePlugin({
   description: 'The edge: one managed Caddy serving sites and routing hostnames to stack services, with Dockwright\'s certificates',
   requires: [dockerPlugin, stacksPlugin],
   options: Options,
+  settings: {
+    httpsRedirect: { label: 'Redirect plain HTTP to HTTPS (hostnames with a certificate)', group: 'Edge' },
+    httpsRedirectExcept: { label: 'Hostnames served on plain HTTP although a certificate covers them', group: 'Edge' },
+  },
   setup(ctx): EdgeApi {
     const runtime = ctx.deps.docker;
     ctx.scopes.define({ 'edge:read': { description: 'read the edge: its state, routes, hostnames and certificates', role: 'admin' } });
@@ -98,7 +102,13 @@ export default definePlugin({
     const store = createStore(ctx.db, ctx.secrets);
     const network = edgeNetwork(runtime.docker, edgeNetworkName, ctx.log, ctx.options.eventsRetryMs);
     const owners = createOwners(ctx, store);
-    const edge = createEdge(ctx, ctx.options, store, owners, network);
+    const edge = createEdge(ctx, ctx.options, store, owners, network, () => ctx.settings.options());
+    // a redirect setting changed on any instance: the instance running the edge pushes a new document (the others have no Caddy to tell)
+    const redirectPaths = ['plugins.edge.options.httpsRedirect', 'plugins.edge.options.httpsRedirectExcept'];
+    ctx.settings.onChange((changed) => {
+      if (!changed.some((path) => redirectPaths.includes(path))) return;
+      edge.sync().catch((err) => ctx.log.warn({ err }, 'the new redirect settings could not be pushed to Caddy yet: the next resync pushes them'));
+    });
     ctx.health.add(async () => {
       const s = edge.status();
       return { ok: s.running || s.state === 'standby', state: s.state, ...(s.reason ? { detail: s.reason } : {}) };

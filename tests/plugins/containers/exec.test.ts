@@ -1,4 +1,4 @@
-// The console over a WebSocket against a real engine: a shell and a command, resizing, the refusals before the upgrade, the portal's session with its CSRF value and Origin, the activity log; its limits: input held for a command that does not read it, sessions per user and per instance, the idle timeout, the end of access, the processes killed when it closes.
+// The console over a WebSocket against a real engine: a shell and a command, resizing, the refusals before the upgrade, the portal's session with its CSRF value and Origin, the activity log; its limits: input held for a command that does not read it, sessions per user and in all, the idle timeout, the end of access, the processes killed when it closes.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
@@ -200,7 +200,7 @@ test('input for a command that does not read it waits in the client: the server 
   assert.ok(waiting > 16 * 1024 * 1024, `only ${waiting} bytes still wait in the client: the server read the rest into memory`);
 });
 
-test('sessions per user and per instance: one more is refused with 429 console-limit before the upgrade', async () => {
+test('sessions per user and in all: one more is refused with 429 console-limit before the upgrade', async () => {
   await allEnded();
   const path = `/api/v1/containers/${container}/exec`;
   const one = await s.token('operator', ['containers:exec']);
@@ -214,7 +214,7 @@ test('sessions per user and per instance: one more is refused with 429 console-l
   for (let i = 0; i < 3; i++) others.push(await open(path, { Authorization: `Bearer ${await s.token('operator', ['containers:exec'])}` }));
   const full = await upgradeStatus(path, { Authorization: `Bearer ${await s.token('operator', ['containers:exec'])}` });
   assert.equal(full.status, 429, full.body);
-  assert.equal(JSON.parse(full.body).scope, 'instance');
+  assert.equal(JSON.parse(full.body).scope, 'installation');
   for (const c of [...mine, ...others]) c.ws.close();
   await Promise.all([...mine, ...others].map((c) => c.closed));
   await allEnded();

@@ -49,7 +49,7 @@ after(async () => {
 test('the page shows every setting grouped and labelled, with the config file\'s values read-only and named as such', async () => {
   await nav(page, 'Settings');
   await page.getByRole('heading', { name: 'Settings', level: 1 }).waitFor();
-  for (const group of ['Outbound connections', 'Certificates', 'Sites', 'Sign-in', 'Jobs', 'Images']) {
+  for (const group of ['Outbound connections', 'Certificates', 'Sites', 'Edge', 'Sign-in', 'Jobs', 'Images']) {
     assert.ok(await page.getByRole('heading', { name: group, level: 2 }).isVisible(), group);
   }
   const jobs = page.getByTestId('setting-jobs-concurrency');
@@ -57,6 +57,8 @@ test('the page shows every setting grouped and labelled, with the config file\'s
   assert.match(await jobs.innerText(), /set by the config file/);
   assert.equal(await page.getByLabel('Preview domain (draft--<site>.<domain>)').inputValue(), 'preview.test');
   assert.match(await page.getByTestId('setting-plugins-certificates-options-externalAccountBinding').innerText(), /not set; never shown/);
+  assert.equal(await page.getByLabel('Redirect plain HTTP to HTTPS (hostnames with a certificate)').isChecked(), true);
+  assert.equal(await page.getByLabel('Hostnames served on plain HTTP although a certificate covers them').isEditable(), true);
   assert.deepEqual(await unnamed(page), []);
   await shot(page, 'settings');
 });
