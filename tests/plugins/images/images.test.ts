@@ -19,7 +19,7 @@ const imageId = async (ref: string) => (await docker.getImage(ref).inspect()).Id
 const exists = (id: string) => docker.getImage(id).inspect().then(() => true, () => false);
 
 before(async () => {
-  s = await startReleasesServer({ plugins: { images: { options: { keepReleases: 3 } }, portal: {} } });
+  s = await startReleasesServer({ plugins: { images: {}, portal: {} } });
   for (let v = 1; v <= 5; v++) {
     await localVariant(`${repo}:${v}`, `v${v}`);
     ids[v] = await imageId(`${repo}:${v}`);
