@@ -237,11 +237,12 @@ export default definePlugin({
           throw err;
         }
         let command: readonly string[] = [];
+        // the place is given back as the session ends, before its end is logged (release never throws)
         void runSession(docker, info.Id, ws, sessionLimits, (cmd) => {
           command = cmd;
           ctx.activity.record({ actor: principal.actor, action: 'containers.exec', resource, result: 'started', detail: { command: cmd, container: info.Id, startedAt: startedAt.toISOString() } })
             .catch((err) => log.error({ err }, 'recording activity failed'));
-        }).then((end) => {
+        }).finally(release).then((end) => {
           // a connection closed before its command started ran nothing: there is nothing to log
           if (command.length === 0 && !end.error) return;
           return ctx.activity.record({
@@ -251,7 +252,7 @@ export default definePlugin({
               ...(end.cleanup ? { cleanup: end.cleanup } : {}), ...(end.error ? { error: end.error } : {}),
             },
           });
-        }).catch((err) => log.error({ err }, 'the console session failed')).finally(release);
+        }).catch((err) => log.error({ err }, 'the console session failed'));
       },
     }));
 

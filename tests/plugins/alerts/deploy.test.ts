@@ -137,7 +137,9 @@ test('a start-first successor that exits before it takes over raises no containe
   await createStack(s, replaced, compose('sleep 3600'));
   await act(s, 'deploy', replaced);
   const current = (await s.api('GET', `/api/v1/stacks/${replaced}/compose`)).body.revision;
-  const res = await s.api('PUT', `/api/v1/stacks/${replaced}/compose`, { body: { content: compose('echo broken; exit 3') }, headers: { 'if-match': `"${current}"` } });
+  // a healthcheck that has not passed yet keeps the successor from counting as ready the moment it runs: it exits first
+  const broken = compose('echo broken; exit 3').replace('    command:', '    healthcheck: { test: ["CMD", "true"], interval: 5s }\n    command:');
+  const res = await s.api('PUT', `/api/v1/stacks/${replaced}/compose`, { body: { content: broken }, headers: { 'if-match': `"${current}"` } });
   assert.equal(res.status, 200, res.text);
   const failed = await act(s, 'deploy', replaced, 'failed');
   assert.match(failed.output, /starting the new container beside the old one/);
