@@ -1,6 +1,7 @@
 // The jobs pages: the list (what ran, for whom, how long it took, the service's own background jobs behind a filter) and one job with its live output.
 import { useState } from 'preact/hooks';
 import { api, can, duration, Empty, JobOutput, Link, Loading, ok, PageTitle, ProblemBox, Status, Time, useAction, useLoad, type paths } from '../../../sdk/portal/kit.tsx';
+import { resourceHref } from './resources.ts';
 
 type Job = paths['/api/v1/jobs/{id}']['get']['responses'][200]['content']['application/json'];
 
@@ -15,18 +16,16 @@ export function actorText(actor: Job['actor']): string {
 }
 
 /** how long a job ran, or has been running */
-function took(j: Job): string {
+export function took(j: Job): string {
   if (!j.startedAt) return j.done ? '—' : 'waiting';
   const end = j.finishedAt ? Date.parse(j.finishedAt) : Date.now();
   return `${duration(end - Date.parse(j.startedAt))}${j.finishedAt ? '' : ' so far'}`;
 }
 
-/** a job's resource, linked to its page when it has one */
+/** a job's resource, linked to the page that shows it when a plugin has one */
 function ResourceLink({ resource }: { resource: string | null }) {
   if (!resource) return <span class="muted">—</span>;
-  const [kind, ...rest] = resource.split(':');
-  const name = rest.join(':');
-  const href = kind === 'stack' ? `/stacks/${encodeURIComponent(name)}` : kind === 'site' ? `/sites/${encodeURIComponent(name)}` : kind === 'backup' ? `/backups/${encodeURIComponent(name)}` : null;
+  const href = resourceHref(resource);
   return href ? <Link href={href}>{resource}</Link> : <>{resource}</>;
 }
 

@@ -1,22 +1,14 @@
 // The overview page: what needs attention (each item linked to the page that fixes it), a card per plugin in sentences, recent deploys, the host, and the first steps of an empty installation.
 import type { ComponentChildren } from 'preact';
-import { overviewCards, resourcePaths } from 'dockwright:pages';
-import { api, bytes, can, duration, Empty, Link, Loading, ok, PageTitle, Status, Time, useLoad, words, type OverviewCard } from '../../../sdk/portal/kit.tsx';
-import { actorText } from './jobs.tsx';
+import { overviewCards } from 'dockwright:pages';
+import { api, bytes, can, Empty, Link, Loading, ok, PageTitle, Status, Time, useLoad, words, type OverviewCard } from '../../../sdk/portal/kit.tsx';
+import { actorText, took } from './jobs.tsx';
+import { resourceHref } from './resources.ts';
 
 type Overview = NonNullable<ReturnType<typeof useOverview>['data']>;
 type Attention = Overview['attention'][number];
 
 const useOverview = () => useLoad(() => ok(api.GET('/api/v1/overview')), [], 5000);
-
-/** the page an attention item's resource opens (`stack:web` → /stacks/web), or none */
-export function resourceHref(resource: string | undefined): string | null {
-  if (!resource) return null;
-  const at = resource.indexOf(':');
-  const prefix = at < 0 ? resource : resource.slice(0, at);
-  const path = resourcePaths[prefix];
-  return path ? path(at < 0 ? '' : resource.slice(at + 1)) : null;
-}
 
 function AttentionList({ items }: { items: Attention[] }) {
   if (!items.length) return <Empty>Nothing needs attention.</Empty>;
@@ -85,8 +77,7 @@ function RecentDeploys() {
           const stack = j.resource?.replace(/^stack:/, '') ?? '';
           return (
             <tr><td><Link href={`/stacks/${encodeURIComponent(stack)}`}>{stack}</Link></td><td><Link href={`/jobs/${j.id}`}><Status value={j.status} /></Link></td>
-              <td>{actorText(j.actor)}</td><td><Time at={j.startedAt ?? j.createdAt} /></td>
-              <td>{j.startedAt && j.finishedAt ? duration(Date.parse(j.finishedAt) - Date.parse(j.startedAt)) : <span class="muted">—</span>}</td></tr>
+              <td>{actorText(j.actor)}</td><td><Time at={j.startedAt ?? j.createdAt} /></td><td>{took(j)}</td></tr>
           );
         })}</tbody>
       </table>
