@@ -175,6 +175,11 @@ export function count(n: number, one: string, many = `${one}s`): string {
   return `${n} ${n === 1 ? one : many}`;
 }
 
+/** an image or digest id as people compare them: its first 12 hex digits, without `sha256:` */
+export function shortId(id: string): string {
+  return id.replace(/^sha256:/, '').slice(0, 12);
+}
+
 /** names in the order people expect: ac2 before ac10 */
 export const naturally = new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' }).compare;
 

@@ -1,17 +1,16 @@
 // The images plugin's portal page: this installation's images with their size and users, the disk they take, and a prune that keeps what rollback needs.
 import { useState } from 'preact/hooks';
-import { api, bytes, can, Empty, JobOutput, Link, Loading, ok, PageTitle, ProblemBox, Time, useAction, useLoad, type PortalPage } from '../../../sdk/portal/kit.tsx';
+import { api, bytes, can, Empty, enc, JobOutput, Link, Loading, ok, PageTitle, ProblemBox, shortId, Time, useAction, useLoad, type PortalPage } from '../../../sdk/portal/kit.tsx';
 export { overviewCards } from './overview.tsx';
 
 type Image = Awaited<ReturnType<typeof loadImages>>[number];
 const loadImages = () => ok(api.GET('/api/v1/images', { params: { query: { limit: 1000 } } }));
-const shortId = (id: string) => id.replace(/^sha256:/, '').slice(0, 12);
 
 function UsedBy({ image }: { image: Image }) {
   const { stacks, releases, sites } = image.usedBy;
   const parts = [
-    ...stacks.map((s) => <Link href={`/stacks/${encodeURIComponent(s)}`}>stack {s}</Link>),
-    ...sites.map((s) => <Link href={`/sites/${encodeURIComponent(s)}`}>site {s}</Link>),
+    ...stacks.map((s) => <Link href={`/stacks/${enc(s)}`}>stack {s}</Link>),
+    ...sites.map((s) => <Link href={`/sites/${enc(s)}`}>site {s}</Link>),
   ];
   const released = releases.map((r) => `${r.stack} #${r.number}`);
   return (

@@ -1,7 +1,7 @@
 // The overview page: what needs attention (each item linked to the page that fixes it), a card per plugin in sentences, recent deploys, the host, and the first steps of an empty installation.
 import type { ComponentChildren } from 'preact';
 import { overviewCards } from 'dockwright:pages';
-import { api, bytes, can, Empty, Link, Loading, ok, PageTitle, Status, Time, useLoad, words, type OverviewCard } from '../../../sdk/portal/kit.tsx';
+import { api, bytes, can, Empty, enc, Link, Loading, ok, PageTitle, Status, Time, useLoad, words, type OverviewCard } from '../../../sdk/portal/kit.tsx';
 import { actorText, took } from './jobs.tsx';
 import { resourceHref } from './resources.ts';
 
@@ -76,7 +76,7 @@ function RecentDeploys() {
         <tbody>{deploys.data.map((j) => {
           const stack = j.resource?.replace(/^stack:/, '') ?? '';
           return (
-            <tr><td><Link href={`/stacks/${encodeURIComponent(stack)}`}>{stack}</Link></td><td><Link href={`/jobs/${j.id}`}><Status value={j.status} /></Link></td>
+            <tr><td><Link href={`/stacks/${enc(stack)}`}>{stack}</Link></td><td><Link href={`/jobs/${j.id}`}><Status value={j.status} /></Link></td>
               <td>{actorText(j.actor)}</td><td><Time at={j.startedAt ?? j.createdAt} /></td><td>{took(j)}</td></tr>
           );
         })}</tbody>

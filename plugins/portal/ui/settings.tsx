@@ -1,6 +1,6 @@
 // The Settings page (admins): the live settings grouped and labelled, those of the config file and environment read-only with their source, one save on the revision read, and a connection test against the outbound policy.
 import { useEffect, useState } from 'preact/hooks';
-import { api, can, duration, Loading, ok, PageTitle, ProblemBox, useAction, useLoad, type PortalPage } from '../../../sdk/portal/kit.tsx';
+import { api, can, count, duration, Loading, ok, PageTitle, ProblemBox, useAction, useLoad, type PortalPage } from '../../../sdk/portal/kit.tsx';
 
 type Source = 'default' | 'file' | 'env' | 'portal';
 interface About { label: string; group: string; secret: boolean; live: boolean; description?: string; schema: Schema }
@@ -149,13 +149,14 @@ function Settings() {
     // a change is what the form holds that it did not hold as read (an unset checkbox read as unchecked is no change)
     if (JSON.stringify(drafts[path]) !== JSON.stringify(toDraft(v.settings[path], about.schema))) changes[path] = fromDraft(drafts[path], about.schema);
   }
+  const changed = Object.keys(changes).length;
   const errors = Object.fromEntries(((action.problem?.status === 422 ? action.problem.errors : []) as { path: string; message: string }[] ?? [])
     .map((e) => [Object.keys(v.about).find((p) => e.path === p || e.path.startsWith(`${p}/`) || e.path.startsWith(`${p}.`)) ?? e.path, e.message]));
   const save = async (e: Event) => {
     e.preventDefault();
     setSaved(undefined);
     const out = await action.run(() => ok(api.PATCH('/api/v1/settings' as never, { body: changes, params: { header: { 'If-Match': `"${v.revision}"` } } } as never)));
-    if (out) { setSaved(`Saved ${Object.keys(changes).length} setting(s); applied now.`); view.reload(); }
+    if (out) { setSaved(`Saved ${changed} setting(s); applied now.`); view.reload(); }
     // a stale revision: someone saved meanwhile, so the page shows what is now (its problem stays above)
     else if ((await load().catch(() => v)).revision !== v.revision) view.reload();
   };
@@ -188,7 +189,7 @@ function Settings() {
         ))}
         {write && (
           <div class="actions save-bar">
-            <button type="submit" class="primary" disabled={action.busy || Object.keys(changes).length === 0}>{Object.keys(changes).length === 0 ? 'Save changes' : `Save ${Object.keys(changes).length} change${Object.keys(changes).length === 1 ? '' : 's'}`}</button>
+            <button type="submit" class="primary" disabled={action.busy || changed === 0}>{changed === 0 ? 'Save changes' : `Save ${count(changed, 'change')}`}</button>
             <span class="muted">revision {v.revision}</span>
           </div>
         )}

@@ -1,7 +1,7 @@
 // The releases plugin's portal page: a stack's releases with Rollback (a confirmation that shows the difference), and its available updates.
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
-import { api, can, Empty, enc, JobOutput, Link, Loading, ok, PageTitle, ProblemBox, Time, useAction, useLoad, type PortalPage } from '../../../sdk/portal/kit.tsx';
+import { api, can, Empty, enc, JobOutput, Link, Loading, ok, PageTitle, ProblemBox, shortId, Time, useAction, useLoad, type PortalPage } from '../../../sdk/portal/kit.tsx';
 
 interface ServiceImage { service: string; image: string; digest: string | null; imageId?: string | null; origin: string }
 interface Changes {
@@ -11,9 +11,8 @@ interface Changes {
 }
 interface Release { number: number; createdAt: string; actor: { kind: string; name?: string }; kind: string; rolledBackTo: number | null; revision: number; services: ServiceImage[]; changes: Changes }
 
-const hex = (id: string) => id.replace(/^sha256:/, '').slice(0, 12);
 /** an image as a person tells it apart: its digest, else (built here) its image id */
-const short = (digest: string | null, imageId?: string | null) => (digest ? hex(digest) : imageId ? `image ${hex(imageId)}` : 'no digest');
+const short = (digest: string | null, imageId?: string | null) => (digest ? shortId(digest) : imageId ? `image ${shortId(imageId)}` : 'no digest');
 
 /** what a release changed from the one before, in a few lines (variable names only, never values) */
 function ChangeList({ changes, first }: { changes: Changes; first: boolean }) {

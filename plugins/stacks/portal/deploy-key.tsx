@@ -4,10 +4,10 @@ import { api, ok, ProblemBox, Time, useAction, type paths } from '../../../sdk/p
 
 type DeployKeyView = paths['/api/v1/stacks/{name}/source/deploy-key']['get']['responses'][200]['content']['application/json'];
 
-/** the key made for `name` (read again when the name changes); `onKey` hears whether one is there to use */
 /** an ssh remote as git reads it: ssh://… or user@host:path */
 export const isSshUrl = (url: string) => /^ssh:\/\//i.test(url) || (!/^[a-z]+:\/\//i.test(url) && /^[^/@:]+@[^/:]+:/.test(url));
 
+/** the key made for `name` (read again when the name changes); `onKey` hears whether one is there to use */
 export function DeployKey({ name, onKey }: { name: string; onKey(present: boolean): void }) {
   const [key, setKey] = useState<DeployKeyView>();
   const [copied, setCopied] = useState(false);

@@ -1,7 +1,7 @@
 // The stacks plugin's portal pages: the list with live status, a new stack, and a stack's compose, variables, settings, resource use, revisions, actions, webhook, access list and git source (tabs); the volumes page.
 import type { VNode } from 'preact';
 import { useState } from 'preact/hooks';
-import { api, bytes, can, Empty, enc, JobOutput, Link, Loading, looksSecret, naturally, navigate, ok, PageTitle, ProblemBox, ShownOnce, Status, Tabs, Time, useAction, useLoad, type PortalPage, type Problem } from '../../../sdk/portal/kit.tsx';
+import { api, bytes, can, Empty, enc, JobOutput, Link, Loading, looksSecret, naturally, navigate, ok, PageTitle, ProblemBox, shortId, ShownOnce, Status, Tabs, Time, useAction, useLoad, type PortalPage, type Problem } from '../../../sdk/portal/kit.tsx';
 import { OwnerHostnames } from '../../../sdk/portal/edge.tsx';
 import { ResourcePlots, useHistory } from '../../../sdk/portal/plot.tsx';
 import { DeleteStack, InputFields, settingsOf, TemplatePicker } from './more.tsx';
@@ -163,7 +163,7 @@ function NewFromArchive({ onSubmit, busy }: { onSubmit(file: File, composePath: 
 
 /** the image a container runs, as people tell builds apart: its tag, and the short id of the image behind it */
 function ImageName({ c }: { c: ServiceContainer }) {
-  const short = c.imageId?.replace(/^sha256:/, '').slice(0, 12);
+  const short = c.imageId ? shortId(c.imageId) : undefined;
   return <><code>{c.image.startsWith('sha256:') ? short : c.image}</code>{short && !c.image.startsWith('sha256:') && <span class="muted"> ({short})</span>}</>;
 }
 
