@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { Problem, problem, type Principal } from '../../sdk/index.ts';
 import type { Credentials } from '../git/index.ts';
 import type { Build, SourceSpec } from './store.ts';
-import { checkKind, previewPrefix, siteOwner, type SiteContext } from './site-context.ts';
+import { checkKind, previewPrefix, siteNotFound, siteOwner, type SiteContext } from './site-context.ts';
 import { sitePath } from './site-paths.ts';
 
 export interface SourceInput {
@@ -79,7 +79,7 @@ export function siteDefinitions({ ctx, store, files, edge, git, settings, lock, 
       const draft = await store.draft(name);
       if (draft) manifests.push(draft.manifest);
       await ctx.db.tx(async (tx) => {
-        if (!(await store.remove(tx, name))) throw problem(404, `no site "${name}"`, { code: 'site-not-found' });
+        if (!(await store.remove(tx, name))) throw siteNotFound(name);
         await edge.setRoutes(siteOwner(name), []);
       });
       await ctx.actionTokens.revoke(checkKind, name);
