@@ -19,6 +19,12 @@ export function siteDefinitions({ ctx, store, files, edge, git, settings, lock, 
     return { image: b.image, command: b.command, output };
   }
 
+  /** a new preview password (shown once) and the hash the edge checks it against */
+  const newPreviewToken = () => {
+    const token = `dwp_${randomBytes(24).toString('base64url')}`;
+    return { token, hash: edge.hashPassword(token) };
+  };
+
   /** a 409 for hostnames others hold; an owner hidden from the caller is not named */
   const taken = (conflicts: readonly { message: string }[]) => problem(409, conflicts.map((c) => c.message).join('; '), { code: 'edge-hostname-taken' });
 
@@ -57,8 +63,7 @@ export function siteDefinitions({ ctx, store, files, edge, git, settings, lock, 
       let previewToken: string | null = null;
       let previewHash = before?.previewHash ?? null;
       if (!before) {
-        previewToken = `dwp_${randomBytes(24).toString('base64url')}`;
-        previewHash = edge.hashPassword(previewToken);
+        ({ token: previewToken, hash: previewHash } = newPreviewToken());
         await store.create(tx, { name, hostnames, source, credentialsSealed: sealed, previewHash });
       } else {
         await store.update(tx, name, { hostnames, source, credentialsSealed: sealed });
@@ -91,8 +96,7 @@ export function siteDefinitions({ ctx, store, files, edge, git, settings, lock, 
   async function rotatePreviewToken(name: string): Promise<string> {
     return lock(name, async () => {
       const row = await rowOf(name);
-      const token = `dwp_${randomBytes(24).toString('base64url')}`;
-      const hash = edge.hashPassword(token);
+      const { token, hash } = newPreviewToken();
       await edge.setRoutes(siteOwner(name), routesOf({ ...row, previewHash: hash }));
       await store.setPreviewHash(name, hash);
       return token;

@@ -12,8 +12,8 @@ const totals = (m: Manifest) => {
 };
 
 export function sitePublishing({ ctx, store, files, git, settings, lock, later, rowOf }: SiteContext) {
-  /** a new immutable version from a manifest, then the served link moved to it in one rename; caller holds the site lock */
   /**
+   * A new immutable version from a manifest, then the served link moved to it in one rename; caller holds the site lock.
    * `tree`: a folder that already holds exactly the manifest as links into the store (the draft's): it becomes the
    * version by one rename instead of a new tree of links, and goes back if the version is not committed.
    */
