@@ -15,7 +15,7 @@ const sshString = (value: Buffer | string) => {
  * A new ed25519 pair: the public key as an authorized_keys line, its SHA256 fingerprint as ssh-keygen -l prints it, and
  * the private key in the unencrypted openssh-key-v1 format ssh reads. Made in this process: nothing touches a file or an argument list.
  */
-export function makeKeyPair(comment: string): { publicKey: string; fingerprint: string; privateKey: string } {
+function makeKeyPair(comment: string): { publicKey: string; fingerprint: string; privateKey: string } {
   const { publicKey, privateKey } = generateKeyPairSync('ed25519');
   const pub = Buffer.from(publicKey.export({ format: 'jwk' }).x!, 'base64url');
   const seed = Buffer.from(privateKey.export({ format: 'jwk' }).d!, 'base64url');
