@@ -24,13 +24,13 @@ export interface IncomingEntry {
 }
 /** an entry's content: tar-stream's streamx Readable, or yauzl's node Readable */
 export type EntryData = AsyncIterable<Buffer> & { resume(): unknown };
-export type EntrySink = (entry: IncomingEntry) => Promise<void>;
+type EntrySink = (entry: IncomingEntry) => Promise<void>;
 
 /**
  * Zero padding a tar may carry after its last entry: the end marker (two blocks) and the rest of its record. Tools
  * write records of 10,240 bytes; 64 KiB allows a blocking factor of 128. A gzip of zeros is all padding.
  */
-export const tarPaddingMax = 64 * 1024;
+const tarPaddingMax = 64 * 1024;
 /** what the streams between the decompressor and the tar parser may hold at once: counted before the parser has seen it */
 const inFlightMax = 256 * 1024;
 const chunkSize = 64 * 1024;

@@ -62,7 +62,9 @@ export function deployKeyRoutes({ stacks, keys }: { stacks: StacksApi; keys: Dep
       handler: async ({ params, principal }) => {
         // a stack hidden from the caller answers as a name without a key
         await mayWrite(params.name, principal).catch((err) => { throw err?.status === 404 ? noKey(params.name) : err; });
-        return (await keys.get(params.name)) ?? Promise.reject(noKey(params.name));
+        const key = await keys.get(params.name);
+        if (!key) throw noKey(params.name);
+        return key;
       },
     }),
   ] as AnyRoute[];

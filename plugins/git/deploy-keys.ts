@@ -4,20 +4,18 @@ import type { Db, SecretsApi } from '../../sdk/index.ts';
 
 export interface DeployKeyView { stack: string; publicKey: string; fingerprint: string; createdAt: string; expiresAt: string | null }
 
+const uint32 = (n: number) => { const b = Buffer.alloc(4); b.writeUInt32BE(n); return b; };
 /** an SSH wire string: a 32-bit length, then the bytes */
 const sshString = (value: Buffer | string) => {
   const bytes = typeof value === 'string' ? Buffer.from(value) : value;
-  const length = Buffer.alloc(4);
-  length.writeUInt32BE(bytes.length);
-  return Buffer.concat([length, bytes]);
+  return Buffer.concat([uint32(bytes.length), bytes]);
 };
-const uint32 = (n: number) => { const b = Buffer.alloc(4); b.writeUInt32BE(n); return b; };
 
 /**
  * A new ed25519 pair: the public key as an authorized_keys line, its SHA256 fingerprint as ssh-keygen -l prints it, and
  * the private key in the unencrypted openssh-key-v1 format ssh reads. Made in this process: nothing touches a file or an argument list.
  */
-export function makeKeyPair(comment: string): { publicKey: string; fingerprint: string; privateKey: string } {
+function makeKeyPair(comment: string): { publicKey: string; fingerprint: string; privateKey: string } {
   const { publicKey, privateKey } = generateKeyPairSync('ed25519');
   const pub = Buffer.from(publicKey.export({ format: 'jwk' }).x!, 'base64url');
   const seed = Buffer.from(privateKey.export({ format: 'jwk' }).d!, 'base64url');

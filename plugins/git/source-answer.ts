@@ -4,6 +4,7 @@ import type { StacksApi } from '../stacks/index.ts';
 import type { SourceStore } from './store.ts';
 import type { Sources } from './sources.ts';
 import type { DeployKeys } from './deploy-keys.ts';
+import { noSource } from './source-context.ts';
 
 export const Deploy = Type.Optional(Type.Boolean({ description: 'also queue a deploy after the write (needs stacks:deploy; 1, 0, true or false); the answer is then 202 and holds jobId and job' }));
 
@@ -39,7 +40,7 @@ export function sourceRouteKit({ stacks, sources }: SourceRouteDeps) {
   const Params = Type.Object({ name: stacks.nameSchema });
   async function viewOf(name: string) {
     const view = await sources.viewOf(name);
-    if (!view) throw problem(404, `stack "${name}" has no source; PUT /api/v1/stacks/${name}/source sets one`, { code: 'no-source' });
+    if (!view) throw noSource(name);
     return view;
   }
   /** before any write: a deploy asked for is one the caller may start */

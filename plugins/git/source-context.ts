@@ -25,6 +25,9 @@ export function gitProblem(err: unknown, what: string): Problem {
   return problem(500, `${what} failed: ${(err as Error).message}`);
 }
 
+/** the 404 of a stack without a source, saying how to set one */
+export const noSource = (stack: string): Problem => problem(404, `stack "${stack}" has no source; PUT /api/v1/stacks/${stack}/source sets one`, { code: 'no-source' });
+
 export interface SourceDeps {
   store: SourceStore; workspace: Workspace; lock: KeyedLock; secrets: SecretsApi; stacks: StacksApi; log: Logger; settings: SourceSettings;
 }
@@ -40,7 +43,7 @@ export function sourceContext(deps: SourceDeps) {
 
   async function gitRow(stack: string): Promise<SourceRow> {
     const row = await store.get(stack);
-    if (!row) throw problem(404, `stack "${stack}" has no source; PUT /api/v1/stacks/${stack}/source sets one`, { code: 'no-source' });
+    if (!row) throw noSource(stack);
     if (row.kind !== 'git') throw problem(409, `the source of stack "${stack}" is an uploaded archive, not a git repository`, { code: 'not-git' });
     return row;
   }

@@ -32,6 +32,14 @@ export function uploadSources({ store, workspace, lock, settings, creating }: So
     return { upload, compose };
   }
 
+  /** the staged tree moved to its place among the stack's uploads */
+  async function moveIn(stack: string, staging: string, upload: UploadInfo): Promise<string> {
+    const target = join(workspace.uploadsDir(stack), upload.id);
+    await mkdir(dirname(target), { recursive: true });
+    await rename(staging, target);
+    return target;
+  }
+
   return {
     /** checks the archive, writes it beside the current tree, then switches the stack to it; on refusal nothing changes */
     async upload(stack: string, archive: Buffer, opts: { composePath: string | null; strip: number }) {
@@ -41,9 +49,7 @@ export function uploadSources({ store, workspace, lock, settings, creating }: So
         return await lock(stack, async () => {
           const before = await store.get(stack);
           await workspace.pruneUploads(stack, before?.upload ? [before.upload.id] : []);
-          const target = join(workspace.uploadsDir(stack), upload.id);
-          await mkdir(dirname(target), { recursive: true });
-          await rename(staging, target);
+          await moveIn(stack, staging, upload);
           const row = await store.put(stack, {
             kind: 'upload', upload, composePath: opts.composePath === null ? null : compose.path,
             deployedCommit: before?.deployedCommit ?? null, deployedAt: before?.deployedAt ?? null,
@@ -64,10 +70,7 @@ export function uploadSources({ store, workspace, lock, settings, creating }: So
       try {
         const { upload, compose } = await stageArchive(staging, archive, opts);
         return await lock(stack, () => creating(stack, async () => {
-          const target = join(workspace.uploadsDir(stack), upload.id);
-          await mkdir(dirname(target), { recursive: true });
-          await rename(staging, target);
-          return create(compose.text, target, async (tx) => {
+          return create(compose.text, await moveIn(stack, staging, upload), async (tx) => {
             await store.put(stack, { kind: 'upload', upload, composePath: opts.composePath === null ? null : compose.path }, tx);
           });
         }));

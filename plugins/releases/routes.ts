@@ -52,13 +52,13 @@ function serviceDefinitions(compose: string): Map<string, string> | null {
 }
 
 /** the names of the variables set, unset or given another value from `before` to `now` */
-export function variablesChanged(before: Record<string, string>, now: Record<string, string>): string[] {
+function variablesChanged(before: Record<string, string>, now: Record<string, string>): string[] {
   const names = new Set([...Object.keys(before), ...Object.keys(now)]);
   return [...names].filter((n) => before[n] !== now[n]).sort();
 }
 
 /** what changed from `before` to `r`; `variables`: the sealed variables opened (values stay here: only names are answered) */
-export function changesOf(r: Release, before: Release | undefined, variables: (r: Release) => Record<string, string>): Static<typeof ReleaseView>['changes'] {
+function changesOf(r: Release, before: Release | undefined, variables: (r: Release) => Record<string, string>): Static<typeof ReleaseView>['changes'] {
   const old = new Map(before?.services.map((s) => [s.service, s]) ?? []);
   const now = new Map(r.services.map((s) => [s.service, s]));
   const imageOf = (s: Release['services'][number]) => ({ image: s.image, digest: s.digest, imageId: s.imageId ?? null });

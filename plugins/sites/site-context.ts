@@ -10,6 +10,8 @@ export const siteOwner = (name: string) => `site:${name}`;
 /** a site's preview hostname is `draft--<site>.<previewDomain>` */
 export const previewPrefix = 'draft--';
 export const checkKind = 'site.check';
+/** the 404 of a site that does not exist */
+export const siteNotFound = (name: string) => problem(404, `no site "${name}"`, { code: 'site-not-found' });
 export interface SiteDeps { ctx: ContextWith<'actionTokens' | 'db' | 'secrets'>; store: SiteStore; files: Files; edge: EdgeApi; git: GitApi; settings: SiteSettings }
 
 /** the dependencies with the lock and the helpers every site service uses */
@@ -44,7 +46,7 @@ export function siteContext(deps: SiteDeps) {
 
   async function rowOf(name: string): Promise<SiteRow> {
     const row = await store.get(name);
-    if (!row) throw problem(404, `no site "${name}"`, { code: 'site-not-found' });
+    if (!row) throw siteNotFound(name);
     return row;
   }
 

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { Problem, problem, type Principal } from '../../sdk/index.ts';
 import type { Credentials } from '../git/index.ts';
 import type { Build, SourceSpec } from './store.ts';
-import { checkKind, previewPrefix, siteOwner, type SiteContext } from './site-context.ts';
+import { checkKind, previewPrefix, siteNotFound, siteOwner, type SiteContext } from './site-context.ts';
 import { sitePath } from './site-paths.ts';
 
 export interface SourceInput {
@@ -18,6 +18,12 @@ export function siteDefinitions({ ctx, store, files, edge, git, settings, lock, 
     if (output === null) throw problem(400, 'build.output must be a folder inside the source (relative, no ..)', { errors: [{ path: '/body/source/build/output', message: 'not a relative folder' }] });
     return { image: b.image, command: b.command, output };
   }
+
+  /** a new preview password (shown once) and the hash the edge checks it against */
+  const newPreviewToken = () => {
+    const token = `dwp_${randomBytes(24).toString('base64url')}`;
+    return { token, hash: edge.hashPassword(token) };
+  };
 
   /** a 409 for hostnames others hold; an owner hidden from the caller is not named */
   const taken = (conflicts: readonly { message: string }[]) => problem(409, conflicts.map((c) => c.message).join('; '), { code: 'edge-hostname-taken' });
@@ -57,8 +63,7 @@ export function siteDefinitions({ ctx, store, files, edge, git, settings, lock, 
       let previewToken: string | null = null;
       let previewHash = before?.previewHash ?? null;
       if (!before) {
-        previewToken = `dwp_${randomBytes(24).toString('base64url')}`;
-        previewHash = edge.hashPassword(previewToken);
+        ({ token: previewToken, hash: previewHash } = newPreviewToken());
         await store.create(tx, { name, hostnames, source, credentialsSealed: sealed, previewHash });
       } else {
         await store.update(tx, name, { hostnames, source, credentialsSealed: sealed });
@@ -79,7 +84,7 @@ export function siteDefinitions({ ctx, store, files, edge, git, settings, lock, 
       const draft = await store.draft(name);
       if (draft) manifests.push(draft.manifest);
       await ctx.db.tx(async (tx) => {
-        if (!(await store.remove(tx, name))) throw problem(404, `no site "${name}"`, { code: 'site-not-found' });
+        if (!(await store.remove(tx, name))) throw siteNotFound(name);
         await edge.setRoutes(siteOwner(name), []);
       });
       await ctx.actionTokens.revoke(checkKind, name);
@@ -91,8 +96,7 @@ export function siteDefinitions({ ctx, store, files, edge, git, settings, lock, 
   async function rotatePreviewToken(name: string): Promise<string> {
     return lock(name, async () => {
       const row = await rowOf(name);
-      const token = `dwp_${randomBytes(24).toString('base64url')}`;
-      const hash = edge.hashPassword(token);
+      const { token, hash } = newPreviewToken();
       await edge.setRoutes(siteOwner(name), routesOf({ ...row, previewHash: hash }));
       await store.setPreviewHash(name, hash);
       return token;

@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { problem, type Actor } from '../../sdk/index.ts';
 import type { Manifest } from './files.ts';
 import type { Origin } from './store.ts';
-import type { SiteContext } from './site-context.ts';
+import { siteNotFound, type SiteContext } from './site-context.ts';
 
 const totals = (m: Manifest) => {
   const entries = Object.values(m);
@@ -12,8 +12,8 @@ const totals = (m: Manifest) => {
 };
 
 export function sitePublishing({ ctx, store, files, git, settings, lock, later, rowOf }: SiteContext) {
-  /** a new immutable version from a manifest, then the served link moved to it in one rename; caller holds the site lock */
   /**
+   * A new immutable version from a manifest, then the served link moved to it in one rename; caller holds the site lock.
    * `tree`: a folder that already holds exactly the manifest as links into the store (the draft's): it becomes the
    * version by one rename instead of a new tree of links, and goes back if the version is not committed.
    */
@@ -22,7 +22,7 @@ export function sitePublishing({ ctx, store, files, git, settings, lock, later, 
     let pruned: { number: number; manifest: Manifest }[] = [];
     let moved: { from: string; to: string } | null = null;
     const number = await ctx.db.tx(async (tx) => {
-      if (!(await store.get(name, tx, true))) throw problem(404, `no site "${name}"`, { code: 'site-not-found' });
+      if (!(await store.get(name, tx, true))) throw siteNotFound(name);
       const n = await store.addVersion(tx, name, { actor: meta.actor, origin: meta.origin, commit: meta.commit ?? null, restoredFrom: meta.restoredFrom ?? null, fileCount, bytes, manifest });
       const dir = files.versionDir(name, n);
       // a folder of this number can only be left over from a transaction that did not commit
