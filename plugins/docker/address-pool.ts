@@ -89,7 +89,7 @@ export function createAddressPool(docker: Dockerode, options: AddressPoolOptions
   const range = parseCidr(options.range);
   /** one choice at a time in this process: two networks of one deploy never pick the same subnet */
   let turn: Promise<unknown> = Promise.resolve();
-  const taken = async () => [...await engineSubnets(docker), ...await hostRoutes()].sort((a, b) => a.from - b.from);
+  const taken = async () => [...await engineSubnets(docker), ...await hostRoutes()];
 
   async function pick(containers: number, also: readonly Span[]): Promise<string> {
     const prefix = prefixFor(containers, options.prefix);

@@ -19,7 +19,7 @@ export function repositoryOf(ref: string): string {
  * The challenge of a registry's 401 (WWW-Authenticate, possibly several challenges): Bearer wins, as the engine picks
  * it, with its parameters (realm, service); else Basic; null for none Dockwright speaks.
  */
-export function challengeOf(header: string): { scheme: 'bearer' | 'basic'; params: Record<string, string> } | null {
+function challengeOf(header: string): { scheme: 'bearer' | 'basic'; params: Record<string, string> } | null {
   const bearer = /(?:^|[\s,])Bearer\s/i.exec(header);
   if (!bearer && !/(?:^|[\s,])Basic(?:\s|$)/i.test(header)) return null;
   const params: Record<string, string> = {};

@@ -4,7 +4,7 @@ import type Dockerode from 'dockerode';
 import type { ContainerInfo } from 'dockerode';
 import type { ContainerStatus, Ownership, ServiceStatus } from './types.ts';
 import { bareName, label, ownershipOf, reservedNetwork } from './labels.ts';
-import { engineProblem, reasonOf } from './client.ts';
+import { engineProblem, reasonOf, statusOf } from './client.ts';
 
 /** "Up 2 minutes (healthy)" → healthy; the list call carries health only in this text. */
 export function healthOf(status: string): string | null {
@@ -107,11 +107,11 @@ export async function resourceHolders(docker: Dockerode, installation: string, k
 export async function reservedNetworks(docker: Dockerode, names: readonly string[]): Promise<{ name: string; network: string; reserved: 'edge' | 'docker' }[]> {
   const found = await Promise.all([...new Set(names)].map(async (name) => {
     try {
-      const info = await docker.getNetwork(name).inspect() as { Name: string; Driver?: string; Ingress?: boolean; Options?: Record<string, string>; Labels?: Record<string, string> };
+      const info = await docker.getNetwork(name).inspect();
       const reserved = reservedNetwork(info);
       return reserved ? [{ name, network: info.Name, reserved }] : [];
     } catch (err) {
-      if ((err as { statusCode?: number }).statusCode === 404) return [];
+      if (statusOf(err) === 404) return [];
       throw err;
     }
   }));

@@ -24,7 +24,7 @@ export interface ImageEntry {
 }
 
 /** `node:20`, `docker.io/library/node:20` and `node` (`:latest`) as the engine's RepoTags spell them */
-export function tagOf(ref: string): string {
+function tagOf(ref: string): string {
   let r = ref.replace(/@sha256:[0-9a-f]{64}$/, '');
   const slash = r.lastIndexOf('/');
   if (!r.slice(slash + 1).includes(':')) r += ':latest';
