@@ -170,7 +170,7 @@ export async function assemble(opts: BootOptions): Promise<Assembled> {
     const secrets = createSecrets(loadSecretKey(config.secretKey, config.dataDir));
     const events = createEvents(log);
     const jobs = new JobRunner({
-      db, log: log.child({ part: 'jobs' }), activity, settings: { ...config.jobs },
+      db, log: log.child({ part: 'jobs' }), activity, settings: config.jobs,
       onFailed: (job) => events.emit('job.failed', { jobId: job.id, type: job.type, resource: job.resource, error: job.error }),
     });
     // the kernel's own schema first: plugins are given the installation id while they set up

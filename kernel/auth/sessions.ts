@@ -110,7 +110,7 @@ export class Sessions {
   async confirmPassword(user: string, password: string, address: string): Promise<void> {
     const failure = await this.failures.reserve(user, address, 'wrong passwords');
     if (!(await this.checkPassword(user, password))) throw problem(403, 'the current password is wrong', { code: 'wrong-password' });
-    await failure.release().catch(() => undefined);
+    await failure.release();
   }
 
   /**
@@ -127,14 +127,12 @@ export class Sessions {
    */
   async signIn(username: string, password: string, address: string, steps: SignInSteps = {}): Promise<SignedIn> {
     const failure = await this.failures.reserve(username, address, 'failed sign-ins');
-    // a release that cannot reach the database leaves the failure counted: the limit errs on the safe side
-    const release = () => failure.release().catch(() => undefined);
     try {
       const signed = await this.signInSteps(username, password, address, steps);
-      await release();
+      await failure.release();
       return signed;
     } catch (err) {
-      if (!(isProblem(err) && (err.code === 'sign-in-failed' || err.code === 'totp-failed'))) await release();
+      if (!(isProblem(err) && (err.code === 'sign-in-failed' || err.code === 'totp-failed'))) await failure.release();
       throw err;
     }
   }

@@ -6,7 +6,10 @@ const windowMs = 60_000;
 /** the database's clock in milliseconds: every instance counts windows by the same clock */
 const nowMs = '(extract(epoch FROM clock_timestamp()) * 1000)::bigint';
 
-/** a failed attempt counted before its guess is checked: released when the guess was right, kept when it was wrong */
+/**
+ * a failed attempt counted before its guess is checked: released when the guess was right, kept when it was wrong. A
+ * release that cannot reach the database leaves the failure counted (the limit errs on the safe side): it never rejects.
+ */
 export interface Reservation {
   release(): Promise<void>;
 }
@@ -43,7 +46,7 @@ export class SignInLimit {
       throw problem(429, `too many ${what} for ${who}; retry after ${reset} s`, { code: 'sign-in-rate-limited', headers: { 'Retry-After': String(reset) } });
     }
     this.sweep();
-    return { release };
+    return { release: () => release().catch(() => undefined) };
   }
 
   /** gives reserved failures back, to the windows they were taken from */

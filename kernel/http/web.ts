@@ -23,7 +23,8 @@ const security = {
 };
 export const noncePlaceholder = '__CSP_NONCE__';
 
-interface WebFile { body: Buffer; gzip?: Buffer; type: string; immutable: boolean; nonced: boolean }
+/** `template`: a page holding the nonce placeholder, decoded once, filled in for each answer */
+interface WebFile { body: Buffer; gzip?: Buffer; type: string; immutable: boolean; template?: string }
 
 function walk(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)]));
@@ -38,8 +39,8 @@ export function webFiles(dir: string): (req: IncomingMessage, res: ServerRespons
       const type = types[extname(file)] ?? 'application/octet-stream';
       const compressible = /text|json|svg/.test(type) && body.length > 512;
       // names carrying a content hash (app-1a2b3c4d.js) never change: the browser may keep them
-      const nonced = type.startsWith('text/html') && body.includes(noncePlaceholder);
-      files.set('/' + relative(dir, file).split(sep).join('/'), { body, type, gzip: compressible && !nonced ? gzipSync(body, { level: 9 }) : undefined, immutable: /-[A-Z0-9]{8}\.\w+$/i.test(file), nonced });
+      const template = type.startsWith('text/html') && body.includes(noncePlaceholder) ? body.toString('utf8') : undefined;
+      files.set('/' + relative(dir, file).split(sep).join('/'), { body, type, gzip: compressible && template === undefined ? gzipSync(body, { level: 9 }) : undefined, immutable: /-[A-Z0-9]{8}\.\w+$/i.test(file), template });
     }
     return files;
   };
@@ -59,9 +60,9 @@ export function webFiles(dir: string): (req: IncomingMessage, res: ServerRespons
     // paths without an extension are the app's own pages: the app routes them; a file it does not have is a 404
     const file = all.get(path) ?? (extname(path) || basename(path).startsWith('.') ? undefined : all.get('/index.html'));
     if (!file) return false;
-    const nonce = file.nonced ? randomBytes(16).toString('base64') : undefined;
+    const nonce = file.template !== undefined ? randomBytes(16).toString('base64') : undefined;
     const gzip = file.gzip && /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''));
-    const body = nonce ? Buffer.from(file.body.toString('utf8').replaceAll(noncePlaceholder, nonce)) : gzip ? file.gzip! : file.body;
+    const body = nonce ? Buffer.from(file.template!.replaceAll(noncePlaceholder, nonce)) : gzip ? file.gzip! : file.body;
     res.statusCode = 200;
     res.setHeader('Content-Security-Policy', policy(nonce));
     for (const [k, v] of Object.entries(security)) res.setHeader(k, v);

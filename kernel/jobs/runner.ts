@@ -98,7 +98,6 @@ export class JobRunner implements JobsApi {
 
   /** jobs.concurrency changed through the settings: this instance runs as many jobs at once from now on */
   setConcurrency(concurrency: number): void {
-    this.opts.settings.concurrency = concurrency;
     this.slots.concurrency = concurrency;
     if (this.state === 'running') void this.claim();
   }
@@ -276,7 +275,7 @@ export class JobRunner implements JobsApi {
 
   /** claims as many jobs as there are free slots, on the claim connection, and runs them */
   private async claimFree(): Promise<void> {
-    const free = this.state === 'stopping' ? 0 : this.opts.settings.concurrency - this.running.size;
+    const free = this.state === 'stopping' ? 0 : this.slots.concurrency - this.running.size;
     if (free <= 0 || !this.defs.size) return;
     let claimed: JobRow[];
     try {

@@ -5,7 +5,8 @@ import { compilePolicy } from '../services/outbound.ts';
 import type { SettingsCatalogue } from './catalogue.ts';
 
 export type SettingSource = 'default' | 'file' | 'env' | 'portal';
-const operators = (s: SettingSource) => s === 'file' || s === 'env';
+/** a source the operator owns (the config file, the environment): it wins over the Settings API */
+export const operators = (s: SettingSource) => s === 'file' || s === 'env';
 
 /** what the checks read of the live settings */
 export interface Checked {

@@ -1,8 +1,8 @@
 // Live settings: what admins set through the Settings API, stored in the database over the config file's base, validated, and announced to every instance (LISTEN/NOTIFY).
 import type { Actor, Db, Logger, PluginDef, RevisionsApi, SecretsApi } from '../../sdk/index.ts';
 import type { Config } from '../config.ts';
-import { asStale, checkValues, refuseUnknownOrLocked, type Checked, type SettingSource } from './checks.ts';
-import { compileCoercing, type FieldError } from '../http/validate.ts';
+import { asStale, checkValues, operators, refuseUnknownOrLocked, type Checked, type SettingSource } from './checks.ts';
+import { compileCoercing, type Check, type FieldError } from '../http/validate.ts';
 import { SettingsCatalogue, valueAt, type Setting } from './catalogue.ts';
 import { SettingsStore } from './store.ts';
 
@@ -18,14 +18,15 @@ export class LiveSettings implements Checked {
   private current = new Map<string, string>();
   private readonly atStart = new Map<string, string>();
   private readonly listeners = new Set<Listener>();
-  private readonly pluginDefs = new Map<string, PluginDef>();
+  /** each plugin's options check (coercing, defaults filled in), compiled once */
+  private readonly optionChecks = new Map<string, Check>();
   private readonly optionsCache = new Map<string, unknown>();
   private reloading: Promise<void> = Promise.resolve();
   private readonly store: SettingsStore;
 
   constructor(private readonly deps: { db: Db; config: Config; secrets: SecretsApi; revisions: RevisionsApi; log: Logger; plugins: readonly { def: PluginDef }[] },
     readonly catalogue = new SettingsCatalogue(deps.plugins)) {
-    for (const { def } of deps.plugins) this.pluginDefs.set(def.name, def);
+    for (const { def } of deps.plugins) if (def.options) this.optionChecks.set(def.name, compileCoercing(def.options));
     this.store = new SettingsStore(deps.db, catalogue, deps.secrets, deps.log);
   }
 
@@ -114,15 +115,14 @@ export class LiveSettings implements Checked {
   private rawPluginOptions(plugin: string, stored: ReadonlyMap<string, unknown>): Record<string, unknown> {
     const raw = structuredClone(this.deps.config.plugins[plugin]?.options ?? {}) as Record<string, unknown>;
     for (const s of this.catalogue.list) {
-      if (s.plugin !== plugin || !stored.has(s.path) || this.source(s.path) === 'file' || this.source(s.path) === 'env') continue;
+      if (s.plugin !== plugin || !stored.has(s.path) || operators(this.source(s.path))) continue;
       raw[s.option!] = structuredClone(stored.get(s.path));
     }
     return raw;
   }
 
   private checkOptions(plugin: string, raw: Record<string, unknown>): FieldError[] | null {
-    const schema = this.pluginDefs.get(plugin)?.options;
-    return schema ? compileCoercing(schema)(raw) : null;
+    return this.optionChecks.get(plugin)?.(raw) ?? null;
   }
 
   /** one read of the table and the revision; the listeners hear of the paths whose value changed */

@@ -18,8 +18,8 @@ const pagesModule = (root: string): Plugin => ({
     b.onLoad({ filter: /.*/, namespace: 'dockwright' }, () => {
       const files = pageSources(root);
       // a page module exports `pages`, and may export `overviewCards` and `resourcePaths` (sdk/portal/kit.tsx)
-      const exported = (file: string, name: string) => new RegExp(`^export\\b.*\\b${name}\\b`, 'm').test(readFileSync(file, 'utf8'));
-      const gather = (name: string) => files.flatMap((f, i) => (exported(f, name) ? [`m${i}.${name}`] : []));
+      const sources = files.map((f) => readFileSync(f, 'utf8'));
+      const gather = (name: string) => sources.flatMap((text, i) => (new RegExp(`^export\\b.*\\b${name}\\b`, 'm').test(text) ? [`m${i}.${name}`] : []));
       return {
         resolveDir: root, loader: 'ts',
         contents: files.map((f, i) => `import * as m${i} from ${JSON.stringify(f)};`).join('\n')
