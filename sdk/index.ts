@@ -1,12 +1,12 @@
 // The plugin SDK: the only module plugins import — how a plugin declares routes, jobs and scopes, and the context it is given.
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type { Readable } from 'node:stream';
-import { diskFull, isProblem, locate, Problem, problem, type ProblemOptions } from './problem.ts';
+import { diskFull, isProblem, locate, Problem, problem, type ProblemDef, type ProblemOptions } from './problem.ts';
 import { keyedLock, type KeyedLock } from './keyed-lock.ts';
 import { isWithin, linkOutOf, maxNameBytes, maxPathBytes, realExisting, tooLong } from './paths.ts';
 import { OutboundRefused, type OutboundAddress, type OutboundApi } from './outbound.ts';
 
-export { Type, type Static, type TSchema, diskFull, isProblem, locate, Problem, problem, type ProblemOptions, keyedLock, type KeyedLock, isWithin, linkOutOf, realExisting };
+export { Type, type Static, type TSchema, diskFull, isProblem, locate, Problem, problem, type ProblemDef, type ProblemOptions, keyedLock, type KeyedLock, isWithin, linkOutOf, realExisting };
 export { maxNameBytes, maxPathBytes, tooLong };
 export { OutboundRefused, type OutboundAddress, type OutboundApi };
 export { sdkVersion } from './version.ts';
@@ -574,6 +574,11 @@ export interface PluginDef<Api = unknown, O extends TSchema = TSchema, Req exten
   services?: readonly S[];
   /** the extension points this plugin offers (declared in its api.ts): GET /plugins lists them with what was plugged in */
   extensionPoints?: readonly ExtensionPoint<any>[];
+  /**
+   * the problem codes its answers carry (`problem(409, …, { code: 'volume-in-use' })`), by code: listed in
+   * docs/reference/problem-codes.md. Codes the kernel declares (`missing-scope`, `invalid-request`, …) need no repeating.
+   */
+  problems?: Readonly<Record<string, ProblemDef>>;
   /** registers only; I/O belongs in onStart. Returns the plugin's API for the plugins that require it. */
   setup(ctx: PluginContext<Static<O>, DepsOf<Req>, S>): Api | Promise<Api>;
 }

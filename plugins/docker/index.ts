@@ -1,6 +1,7 @@
 // The docker plugin: the runtime provider (Engine API client, compose engine, live container table) other plugins require, its overview part and its start-up reconcile.
 import { join } from 'node:path';
 import { definePlugin, Type } from '../../sdk/index.ts';
+import { problems } from './problems.ts';
 import { accessGuards, edgeRoutings, gitContexts, imageUsers, registryAuths } from './api.ts';
 import { createAddressPool } from './address-pool.ts';
 import { engineOverview } from './overview.ts';
@@ -44,6 +45,7 @@ export default definePlugin({
   env: ['DOCKER_HOST'],
   description: 'The Docker Engine runtime: API client, compose engine, engine health on the overview',
   options: Options,
+  problems,
   setup(ctx): DockerRuntime {
     const o = ctx.options;
     const endpoint = endpointOf(o, ctx.env);
