@@ -6,7 +6,6 @@ import { longUnits, maxUnitLines, unitsOf } from '../../scripts/unit-length.ts';
 
 /** the units still over the limit, with their length now: split one, then take it off (or lower its number) */
 const stillLong: Readonly<Record<string, number>> = {
-  'kernel/jobs/runner.ts JobRunner': 344,
   'plugins/edge/edge.ts createEdge': 320,
   'plugins/containers/index.ts setup': 275,
   'plugins/stacks/core.ts createCore': 252,
