@@ -6,10 +6,8 @@ import { longUnits, maxUnitLines, unitsOf } from '../../scripts/unit-length.ts';
 
 /** the units still over the limit, with their length now: split one, then take it off (or lower its number) */
 const stillLong: Readonly<Record<string, number>> = {
-  'plugins/edge/edge.ts createEdge': 320,
   'plugins/containers/index.ts setup': 275,
   'plugins/stacks/core.ts createCore': 252,
-  'plugins/edge/process.ts CaddyProcess': 224,
   'kernel/jobs/store.ts JobStore': 203,
   'plugins/sites/routes.ts siteRoutes': 195,
   'plugins/alerts/engine.ts createEngine': 192,
