@@ -413,17 +413,31 @@ export function pluginRef<Name extends string, Api>(name: Name): PluginRef<Name,
   return Object.freeze({ name });
 }
 
-/** what `requires` lists: plugin names (untyped, as before), typed references, or plugin definitions */
-export type Requirement = string | PluginRef | { readonly name: string; setup(ctx: never): unknown };
-// a definition first: it also fits PluginRef (whose API member is optional), which would make its API unknown
-type ApiOf<R> = R extends { setup(ctx: never): infer A } ? Awaited<A> : R extends PluginRef<string, infer A> ? A : unknown;
-type NameOf<R> = R extends string ? R : R extends { readonly name: infer N extends string } ? N : never;
-/** `ctx.deps`: each required plugin's API under its name, typed when it was required by reference or definition */
+/**
+ * what `requires` lists: typed references, one form for every plugin (`pluginRef('stacks')`, published in the required
+ * plugin's api.ts; a plugin without the SDK writes `{ name: 'stacks' }`). Not names, not definitions.
+ */
+export type Requirement = PluginRef & { readonly setup?: never };
+type ApiOf<R> = R extends PluginRef<string, infer A> ? A : unknown;
+type NameOf<R> = R extends { readonly name: infer N extends string } ? N : never;
+/** `ctx.deps`: each required plugin's API under its name, typed by its reference */
 export type DepsOf<Req extends readonly Requirement[]> = Readonly<Record<string, unknown>> & { readonly [R in Req[number] as NameOf<R>]: ApiOf<R> };
 
 /** the names of what a plugin requires */
 export function requiredNames(requires: readonly Requirement[] | undefined): string[] {
-  return (requires ?? []).map((r) => (typeof r === 'string' ? r : r.name));
+  return (requires ?? []).map((r) => r.name);
+}
+
+/** why a plugin's `requires` is not a list of references, or null when it is (the kernel refuses such a plugin as it loads it) */
+export function requiresProblem(requires: unknown): string | null {
+  if (requires === undefined) return null;
+  if (!Array.isArray(requires)) return 'requires must be a list of plugin references';
+  for (const r of requires as unknown[]) {
+    if (typeof r === 'string') return `requires names "${r}": list its reference instead, pluginRef('${r}') from its api.ts, or { name: '${r}' }`;
+    if (!r || typeof r !== 'object' || typeof (r as { name?: unknown }).name !== 'string') return 'requires lists something that is not a plugin reference ({ name })';
+    if (typeof (r as { setup?: unknown }).setup === 'function') return `requires lists the definition of "${(r as { name: string }).name}": list its reference instead, pluginRef('${(r as { name: string }).name}')`;
+  }
+  return null;
 }
 
 // ---------------------------------------------------------------- extension points
@@ -561,7 +575,7 @@ export interface PluginDef<Api = unknown, O extends TSchema = TSchema, Req exten
   /** the SDK versions this plugin works with, a semver range such as '^1'; the kernel refuses to load it under an SDK outside it */
   sdk?: string;
   description?: string;
-  /** the plugins whose API this one uses, loaded before it: names, or typed references (`plugins/<name>/api.ts`) for a typed ctx.deps */
+  /** the plugins whose API this one uses, loaded before it: their typed references (`plugins/<name>/api.ts`), which type ctx.deps */
   requires?: Req;
   /**
    * the environment variables this plugin reads: ctx.env holds exactly these (nothing when the plugin declares none).

@@ -65,6 +65,8 @@ export default definePlugin({
     const runtime = createRuntime({
       endpoint, docker, watch, installation: ctx.installationId, outbound: ctx.outbound, routing: () => routing,
       gitContexts: () => ctx.extensions.of(gitContexts)[0] ?? null,
+      registryAuth: () => ctx.extensions.of(registryAuths)[0] ?? null,
+      accessGuard: () => ctx.extensions.of(accessGuards)[0] ?? null,
       timeoutMs: o.timeoutMs, pullTimeoutMs: o.pullTimeoutMs, healthTimeoutMs: o.healthTimeoutMs, stopTimeoutSeconds: o.stopTimeoutSeconds, parallel: o.parallel,
       builder: o.builder, addresses,
       secretsDir: () => join(ctx.dataDir, 'secrets'),
@@ -89,12 +91,8 @@ export default definePlugin({
     });
 
     // taken in setup, before the job runner starts: what queued deploys create from now on is never "left over"
-    // what the plugins that require docker plugged in is complete once all are set up (setAccessGuard/setRegistryAuth still work)
+    // what the plugins that require docker plugged in is complete once all are set up (the runtime reads registry logins and the access guard when it uses them)
     ctx.onStart(() => {
-      const [guard] = ctx.extensions.of(accessGuards);
-      if (guard) runtime.setAccessGuard(guard);
-      const [auth] = ctx.extensions.of(registryAuths);
-      if (auth) runtime.setRegistryAuth(auth);
       routing = ctx.extensions.of(edgeRoutings)[0] ?? null;
     });
     const bootedAt = Math.floor(Date.now() / 1000);
