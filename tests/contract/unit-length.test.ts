@@ -10,7 +10,6 @@ const stillLong: Readonly<Record<string, number>> = {
   'plugins/stacks/core.ts createCore': 252,
   'plugins/alerts/engine.ts createEngine': 192,
   'kernel/auth/users.ts Users': 173,
-  'plugins/docker/dockerfile-translate.ts translateDockerfile': 171,
   'plugins/backups/routes.ts backupRoutes': 155,
   'kernel/db/index.ts openDatabase': 154,
 };
