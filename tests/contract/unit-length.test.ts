@@ -11,7 +11,6 @@ const stillLong: Readonly<Record<string, number>> = {
   'plugins/alerts/engine.ts createEngine': 192,
   'kernel/auth/users.ts Users': 173,
   'plugins/backups/routes.ts backupRoutes': 155,
-  'kernel/db/index.ts openDatabase': 154,
 };
 
 test(`no function or class over ${maxUnitLines} lines but the listed ones, and none of those longer than listed`, () => {
