@@ -4,7 +4,10 @@ import assert from 'node:assert/strict';
 import { root } from '../helpers/harness.ts';
 import { longUnits, maxUnitLines, unitsOf } from '../../scripts/unit-length.ts';
 
-/** the units still over the limit, with their length now: split one, then take it off (or lower its number) */
+/**
+ * the units still over the limit, with their length now: split one, then take it off (or lower its number). These five
+ * are in plugins and kernel parts other work was changing as this list was made (containers, stacks, alerts, accounts, backups).
+ */
 const stillLong: Readonly<Record<string, number>> = {
   'plugins/containers/index.ts setup': 275,
   'plugins/stacks/core.ts createCore': 252,
