@@ -471,13 +471,19 @@ export interface ExtensionsApi {
  * holds those, and using another is an error that says what to declare. A plugin that names none gets them all (as SDK 1.3 did).
  */
 export interface PluginServices {
+  /** the database: queries and transactions (`tx`) */
   db: Db;
   /** a connection URL of Dockwright's own database, for tools such as pg_dump (it may hold a password: never log it) */
   databaseUrl: string;
+  /** compare-and-swap revisions of a resource, with their history */
   revisions: RevisionsApi;
+  /** the activity log: who did what to which resource */
   activity: ActivityApi;
+  /** single-action tokens and shared secrets of webhooks */
   actionTokens: ActionTokensApi;
+  /** sealing and opening values stored encrypted */
   secrets: SecretsApi;
+  /** the event bus between plugins (`stack.deployed`, `container.exited`, …) */
   events: EventsApi;
   /** the outbound-address policy: every connection made for a user goes to an address it checked (see sdk/outbound.ts) */
   outbound: OutboundApi;
@@ -517,7 +523,9 @@ export interface LiveSettingsApi<O = unknown> {
 
 /** a plugin's context without the kernel services: who it is, its settings, and registration */
 export interface PluginRegistration<O = unknown, D = Readonly<Record<string, unknown>>> {
+  /** the plugin's name */
   readonly name: string;
+  /** its options as they were at start, validated by the definition's `options` */
   readonly options: O;
   /** the options an admin may change at run time (declared in the definition's `settings`), and every setting, as they are now */
   readonly settings: LiveSettingsApi<O>;
@@ -527,24 +535,33 @@ export interface PluginRegistration<O = unknown, D = Readonly<Record<string, unk
   readonly installationId: string;
   /** this plugin's own folder under DATA_DIR (created on demand). */
   readonly dataDir: string;
+  /** its logger (its lines carry the plugin's name) */
   readonly log: Logger;
-  /** the APIs returned by the setup of the plugins named in `requires` (typed for references and definitions). */
+  /** the APIs returned by the setup of the plugins named in `requires`, typed by their references. */
   readonly deps: D;
+  /** adds a route under /api/v1 */
   readonly routes: { add(route: AnyRoute | RouteDef<any, any, any, any, any>): void };
   /** routes under /api (outside /api/v1), for single-action tokens and signed receivers. */
   readonly webhooks: { add(route: AnyRoute | RouteDef<any, any, any, any, any>): void };
+  /** declares its scopes: name, description and the least role that may hold each */
   readonly scopes: { define(scopes: Record<string, ScopeDef>): void };
+  /** defines job types and reads jobs */
   readonly jobs: JobsApi;
+  /** work on an interval or a cron schedule: each slot runs once across all instances */
   readonly schedule: {
     every(name: string, intervalMs: number, run: () => Promise<void>): void;
     /** five fields or a nickname, server time (parseCron): six fields (seconds) stop the boot, schedules are minute-grained */
     cron(name: string, expression: string, run: () => Promise<void>): void;
   };
+  /** its SQL migrations, a folder of files run in name order */
   readonly migrations: { from(dir: string | URL): void };
+  /** plugs into extension points, and reads what was plugged into its own */
   readonly extensions: ExtensionsApi;
+  /** adds to GET /overview: counts and attention items */
   readonly overview: { add(contributor: OverviewContributor): void };
   /** serves the files of a folder at `/` (outside /api): one plugin at a time, the portal */
   readonly web: { serve(dir: string): void };
+  /** rules of which resources a caller may see or act on, and the test of every plugin's rules */
   readonly visibility: {
     add(rule: VisibilityRule): void;
     /** a test for these resources by every plugin's rules (one call per rule): what the caller may see (`read`) or act on (`act`) */
@@ -554,7 +571,9 @@ export interface PluginRegistration<O = unknown, D = Readonly<Record<string, unk
   readonly metrics: { add(family: MetricFamily): void };
   /** a part /readyz shows under this plugin's name (the engine, the edge) */
   readonly health: { add(check: HealthCheck): void };
+  /** runs once every plugin is set up, as the service starts: where I/O begins */
   onStart(fn: () => Promise<void> | void): void;
+  /** runs as the service stops */
   onStop(fn: () => Promise<void> | void): void;
   /** a verb of the command line, `npm run cli -- <plugin> <verb> …`, run in a kernel set up but not serving (no onStart) */
   readonly commands: { add(command: PluginCommand): void };
@@ -570,10 +589,13 @@ export interface PluginCommand {
 }
 
 export interface PluginDef<Api = unknown, O extends TSchema = TSchema, Req extends readonly Requirement[] = readonly Requirement[], Name extends string = string, S extends ServiceName = ServiceName> {
+  /** the name it is configured under (`plugins.<name>`) and required by */
   name: Name;
+  /** its own version (semver) */
   version: string;
   /** the SDK versions this plugin works with, a semver range such as '^1'; the kernel refuses to load it under an SDK outside it */
   sdk?: string;
+  /** one line, shown by GET /plugins and the CLI */
   description?: string;
   /** the plugins whose API this one uses, loaded before it: their typed references (`plugins/<name>/api.ts`), which type ctx.deps */
   requires?: Req;
@@ -581,6 +603,7 @@ export interface PluginDef<Api = unknown, O extends TSchema = TSchema, Req exten
    * the environment variables this plugin reads: ctx.env holds exactly these (nothing when the plugin declares none).
    */
   env?: readonly string[];
+  /** the schema of its options (`plugins.<name>.options`), with their defaults */
   options?: O;
   /** the options an admin may change at run time, through GET/PATCH /settings and the Settings page (validated by `options`) */
   settings?: Readonly<Record<string, SettingDef>>;
