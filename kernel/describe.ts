@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import type { Db, Logger } from '../sdk/index.ts';
+import type { Db, Logger, PluginDef, Role, ScopeDef } from '../sdk/index.ts';
+import { kernelProblems, ProblemCatalogue } from './problems.ts';
 import { kernelScopes, kernelServices, kernelVersion, setupPlugins } from './app.ts';
 import { ScopeCatalogue } from './auth/scopes.ts';
 import { Sessions } from './auth/sessions.ts';
@@ -35,11 +36,41 @@ const silent: Logger = { info: () => undefined, debug: () => undefined, warn: ()
 /** a database that is never there: a setup that queries during registration fails loudly instead of describing a half API */
 const noDatabase = new Proxy({}, { get: (_, key) => (key === 'then' ? undefined : () => { throw new Error(`describing the API needs no database, yet ${String(key)} was called`); }) }) as Db;
 
+/** the scope catalogue, remembering which plugin declared each scope */
+class OwnedScopes extends ScopeCatalogue {
+  readonly owners = new Map<string, string>();
+  override define(owner: string, defs: Record<string, ScopeDef>): void {
+    super.define(owner, defs);
+    for (const name of Object.keys(defs)) this.owners.set(name, owner);
+  }
+}
+
+/** what the plugins of a config declare, set up offline: the reference pages (scripts/docs-reference.ts) are made from it */
+export interface Described {
+  openapi: Record<string, unknown>;
+  scopes: { name: string; description: string; role: Role; owner: string }[];
+  problems: ProblemCatalogue;
+  plugins: readonly PluginDef[];
+  /** contributions to each extension point (`<owner>.<name>`), by the plugin that made them */
+  contributions: Map<string, string[]>;
+}
+
 export async function describeApi(root: string, overrides: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
+  return (await describeKernel(root, overrides)).openapi;
+}
+
+/**
+ * Sets the plugins up offline and answers what they declared. `wrapApi` may wrap a plugin's API before the plugins that
+ * require it are set up (to see what they register with it).
+ */
+export async function describeKernel(
+  root: string, overrides: Record<string, unknown> = {},
+  wrapApi?: (plugin: string, api: unknown, settingUp: () => string | undefined) => unknown,
+): Promise<Described> {
   const config = loadConfig(root, {}, overrides);
   const dataDir = mkdtempSync(join(tmpdir(), 'dw-describe-'));
   try {
-    const scopes = new ScopeCatalogue();
+    const scopes = new OwnedScopes();
     kernelScopes(scopes);
     const activity = createActivity(noDatabase);
     const secrets = createSecrets(randomBytes(32));
@@ -48,8 +79,15 @@ export async function describeApi(root: string, overrides: Record<string, unknow
       scopes, jobs: new JobRunner({ db: noDatabase, log: silent, activity, settings: config.jobs }), activity, secrets,
       events: createEvents(silent), outbound: createOutbound(config.outbound), locks: { try: async () => null },
     });
-    const { loaded, skipped } = await loadPlugins(config);
+    const { loaded: found, skipped } = await loadPlugins(config);
+    let settingUp: string | undefined;
+    const loaded = !wrapApi ? found : found.map((p) => ({
+      ...p, def: { ...p.def, setup: async (ctx: never) => { settingUp = p.def.name; return wrapApi(p.def.name, await p.def.setup(ctx), () => settingUp); } },
+    }));
     await setupPlugins(loaded, services);
+    const problems = new ProblemCatalogue();
+    problems.define('kernel', kernelProblems);
+    for (const { def } of loaded) problems.define(def.name, def.problems ?? {});
     for (const route of pluginRoutes({ ...services, plugins: config.plugins, root: config.root, loaded, skipped, routes: services.table.routes })) services.table.add('kernel', 'api', route);
     let openapi: Record<string, unknown> = {};
     for (const route of coreRoutes({ db: noDatabase, jobs: services.jobs, contributors: [], visibility: services.visibility, openapi: () => openapi, dataDir: '' })) services.table.add('kernel', 'api', route);
@@ -62,7 +100,12 @@ export async function describeApi(root: string, overrides: Record<string, unknow
     const settings = new LiveSettings({ db: noDatabase, config, secrets, revisions: createRevisions(noDatabase), log: silent, plugins: loaded });
     for (const route of settingsRoutes({ settings, activity, outbound: services.outbound })) services.table.add('kernel', 'api', route);
     openapi = buildOpenApi(services.table.routes, scopes, kernelVersion);
-    return openapi;
+    const contributions = new Map<string, string[]>();
+    for (const [plugin, registered] of services.registered) for (const key of registered.contributes) contributions.set(key, [...(contributions.get(key) ?? []), plugin]);
+    return {
+      openapi, problems, plugins: loaded.map((p) => p.def), contributions,
+      scopes: scopes.list().map((s) => ({ ...s, owner: scopes.owners.get(s.name) ?? 'kernel' })),
+    };
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }

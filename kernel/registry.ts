@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, extname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import semver from 'semver';
-import { requiredNames, sdkVersion, type PluginDef } from '../sdk/index.ts';
+import { requiredNames, requiresProblem, sdkVersion, type PluginDef } from '../sdk/index.ts';
 import type { Config, PluginEntry } from './config.ts';
 
 /** where a plugin's code came from: a folder of plugins/, an npm package (its installed version and folder), or a path in config */
@@ -84,6 +84,8 @@ export async function importPlugin(name: string | undefined, entry: PluginEntry,
   }
   if (name !== undefined && def.name !== name) throw new Error(`plugin configured as "${name}" calls itself "${def.name}"`);
   checkSdk(def);
+  const wrongRequires = requiresProblem(def.requires);
+  if (wrongRequires) throw new Error(`plugin "${def.name}": ${wrongRequires}`);
   return { def, entry, source: found.source };
 }
 

@@ -1,12 +1,12 @@
 // The plugin SDK: the only module plugins import — how a plugin declares routes, jobs and scopes, and the context it is given.
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type { Readable } from 'node:stream';
-import { diskFull, isProblem, locate, Problem, problem, type ProblemOptions } from './problem.ts';
+import { diskFull, isProblem, locate, Problem, problem, type ProblemDef, type ProblemOptions } from './problem.ts';
 import { keyedLock, type KeyedLock } from './keyed-lock.ts';
 import { isWithin, linkOutOf, maxNameBytes, maxPathBytes, realExisting, tooLong } from './paths.ts';
 import { OutboundRefused, type OutboundAddress, type OutboundApi } from './outbound.ts';
 
-export { Type, type Static, type TSchema, diskFull, isProblem, locate, Problem, problem, type ProblemOptions, keyedLock, type KeyedLock, isWithin, linkOutOf, realExisting };
+export { Type, type Static, type TSchema, diskFull, isProblem, locate, Problem, problem, type ProblemDef, type ProblemOptions, keyedLock, type KeyedLock, isWithin, linkOutOf, realExisting };
 export { maxNameBytes, maxPathBytes, tooLong };
 export { OutboundRefused, type OutboundAddress, type OutboundApi };
 export { sdkVersion } from './version.ts';
@@ -413,17 +413,31 @@ export function pluginRef<Name extends string, Api>(name: Name): PluginRef<Name,
   return Object.freeze({ name });
 }
 
-/** what `requires` lists: plugin names (untyped, as before), typed references, or plugin definitions */
-export type Requirement = string | PluginRef | { readonly name: string; setup(ctx: never): unknown };
-// a definition first: it also fits PluginRef (whose API member is optional), which would make its API unknown
-type ApiOf<R> = R extends { setup(ctx: never): infer A } ? Awaited<A> : R extends PluginRef<string, infer A> ? A : unknown;
-type NameOf<R> = R extends string ? R : R extends { readonly name: infer N extends string } ? N : never;
-/** `ctx.deps`: each required plugin's API under its name, typed when it was required by reference or definition */
+/**
+ * what `requires` lists: typed references, one form for every plugin (`pluginRef('stacks')`, published in the required
+ * plugin's api.ts; a plugin without the SDK writes `{ name: 'stacks' }`). Not names, not definitions.
+ */
+export type Requirement = PluginRef & { readonly setup?: never };
+type ApiOf<R> = R extends PluginRef<string, infer A> ? A : unknown;
+type NameOf<R> = R extends { readonly name: infer N extends string } ? N : never;
+/** `ctx.deps`: each required plugin's API under its name, typed by its reference */
 export type DepsOf<Req extends readonly Requirement[]> = Readonly<Record<string, unknown>> & { readonly [R in Req[number] as NameOf<R>]: ApiOf<R> };
 
 /** the names of what a plugin requires */
 export function requiredNames(requires: readonly Requirement[] | undefined): string[] {
-  return (requires ?? []).map((r) => (typeof r === 'string' ? r : r.name));
+  return (requires ?? []).map((r) => r.name);
+}
+
+/** why a plugin's `requires` is not a list of references, or null when it is (the kernel refuses such a plugin as it loads it) */
+export function requiresProblem(requires: unknown): string | null {
+  if (requires === undefined) return null;
+  if (!Array.isArray(requires)) return 'requires must be a list of plugin references';
+  for (const r of requires as unknown[]) {
+    if (typeof r === 'string') return `requires names "${r}": list its reference instead, pluginRef('${r}') from its api.ts, or { name: '${r}' }`;
+    if (!r || typeof r !== 'object' || typeof (r as { name?: unknown }).name !== 'string') return 'requires lists something that is not a plugin reference ({ name })';
+    if (typeof (r as { setup?: unknown }).setup === 'function') return `requires lists the definition of "${(r as { name: string }).name}": list its reference instead, pluginRef('${(r as { name: string }).name}')`;
+  }
+  return null;
 }
 
 // ---------------------------------------------------------------- extension points
@@ -457,13 +471,19 @@ export interface ExtensionsApi {
  * holds those, and using another is an error that says what to declare. A plugin that names none gets them all (as SDK 1.3 did).
  */
 export interface PluginServices {
+  /** the database: queries and transactions (`tx`) */
   db: Db;
   /** a connection URL of Dockwright's own database, for tools such as pg_dump (it may hold a password: never log it) */
   databaseUrl: string;
+  /** compare-and-swap revisions of a resource, with their history */
   revisions: RevisionsApi;
+  /** the activity log: who did what to which resource */
   activity: ActivityApi;
+  /** single-action tokens and shared secrets of webhooks */
   actionTokens: ActionTokensApi;
+  /** sealing and opening values stored encrypted */
   secrets: SecretsApi;
+  /** the event bus between plugins (`stack.deployed`, `container.exited`, …) */
   events: EventsApi;
   /** the outbound-address policy: every connection made for a user goes to an address it checked (see sdk/outbound.ts) */
   outbound: OutboundApi;
@@ -503,7 +523,9 @@ export interface LiveSettingsApi<O = unknown> {
 
 /** a plugin's context without the kernel services: who it is, its settings, and registration */
 export interface PluginRegistration<O = unknown, D = Readonly<Record<string, unknown>>> {
+  /** the plugin's name */
   readonly name: string;
+  /** its options as they were at start, validated by the definition's `options` */
   readonly options: O;
   /** the options an admin may change at run time (declared in the definition's `settings`), and every setting, as they are now */
   readonly settings: LiveSettingsApi<O>;
@@ -513,24 +535,33 @@ export interface PluginRegistration<O = unknown, D = Readonly<Record<string, unk
   readonly installationId: string;
   /** this plugin's own folder under DATA_DIR (created on demand). */
   readonly dataDir: string;
+  /** its logger (its lines carry the plugin's name) */
   readonly log: Logger;
-  /** the APIs returned by the setup of the plugins named in `requires` (typed for references and definitions). */
+  /** the APIs returned by the setup of the plugins named in `requires`, typed by their references. */
   readonly deps: D;
+  /** adds a route under /api/v1 */
   readonly routes: { add(route: AnyRoute | RouteDef<any, any, any, any, any>): void };
   /** routes under /api (outside /api/v1), for single-action tokens and signed receivers. */
   readonly webhooks: { add(route: AnyRoute | RouteDef<any, any, any, any, any>): void };
+  /** declares its scopes: name, description and the least role that may hold each */
   readonly scopes: { define(scopes: Record<string, ScopeDef>): void };
+  /** defines job types and reads jobs */
   readonly jobs: JobsApi;
+  /** work on an interval or a cron schedule: each slot runs once across all instances */
   readonly schedule: {
     every(name: string, intervalMs: number, run: () => Promise<void>): void;
     /** five fields or a nickname, server time (parseCron): six fields (seconds) stop the boot, schedules are minute-grained */
     cron(name: string, expression: string, run: () => Promise<void>): void;
   };
+  /** its SQL migrations, a folder of files run in name order */
   readonly migrations: { from(dir: string | URL): void };
+  /** plugs into extension points, and reads what was plugged into its own */
   readonly extensions: ExtensionsApi;
+  /** adds to GET /overview: counts and attention items */
   readonly overview: { add(contributor: OverviewContributor): void };
   /** serves the files of a folder at `/` (outside /api): one plugin at a time, the portal */
   readonly web: { serve(dir: string): void };
+  /** rules of which resources a caller may see or act on, and the test of every plugin's rules */
   readonly visibility: {
     add(rule: VisibilityRule): void;
     /** a test for these resources by every plugin's rules (one call per rule): what the caller may see (`read`) or act on (`act`) */
@@ -540,7 +571,9 @@ export interface PluginRegistration<O = unknown, D = Readonly<Record<string, unk
   readonly metrics: { add(family: MetricFamily): void };
   /** a part /readyz shows under this plugin's name (the engine, the edge) */
   readonly health: { add(check: HealthCheck): void };
+  /** runs once every plugin is set up, as the service starts: where I/O begins */
   onStart(fn: () => Promise<void> | void): void;
+  /** runs as the service stops */
   onStop(fn: () => Promise<void> | void): void;
   /** a verb of the command line, `npm run cli -- <plugin> <verb> …`, run in a kernel set up but not serving (no onStart) */
   readonly commands: { add(command: PluginCommand): void };
@@ -556,17 +589,21 @@ export interface PluginCommand {
 }
 
 export interface PluginDef<Api = unknown, O extends TSchema = TSchema, Req extends readonly Requirement[] = readonly Requirement[], Name extends string = string, S extends ServiceName = ServiceName> {
+  /** the name it is configured under (`plugins.<name>`) and required by */
   name: Name;
+  /** its own version (semver) */
   version: string;
   /** the SDK versions this plugin works with, a semver range such as '^1'; the kernel refuses to load it under an SDK outside it */
   sdk?: string;
+  /** one line, shown by GET /plugins and the CLI */
   description?: string;
-  /** the plugins whose API this one uses, loaded before it: names, or typed references (`plugins/<name>/api.ts`) for a typed ctx.deps */
+  /** the plugins whose API this one uses, loaded before it: their typed references (`plugins/<name>/api.ts`), which type ctx.deps */
   requires?: Req;
   /**
    * the environment variables this plugin reads: ctx.env holds exactly these (nothing when the plugin declares none).
    */
   env?: readonly string[];
+  /** the schema of its options (`plugins.<name>.options`), with their defaults */
   options?: O;
   /** the options an admin may change at run time, through GET/PATCH /settings and the Settings page (validated by `options`) */
   settings?: Readonly<Record<string, SettingDef>>;
@@ -574,6 +611,11 @@ export interface PluginDef<Api = unknown, O extends TSchema = TSchema, Req exten
   services?: readonly S[];
   /** the extension points this plugin offers (declared in its api.ts): GET /plugins lists them with what was plugged in */
   extensionPoints?: readonly ExtensionPoint<any>[];
+  /**
+   * the problem codes its answers carry (`problem(409, …, { code: 'volume-in-use' })`), by code: listed in
+   * docs/reference/problem-codes.md. Codes the kernel declares (`missing-scope`, `invalid-request`, …) need no repeating.
+   */
+  problems?: Readonly<Record<string, ProblemDef>>;
   /** registers only; I/O belongs in onStart. Returns the plugin's API for the plugins that require it. */
   setup(ctx: PluginContext<Static<O>, DepsOf<Req>, S>): Api | Promise<Api>;
 }

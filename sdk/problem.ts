@@ -13,7 +13,19 @@ export interface ProblemOptions {
   extra?: Record<string, unknown>;
 }
 
-const defaultCodes: Record<number, string> = {
+/**
+ * A problem code a plugin (or the kernel) answers with, as its definition's `problems` declares it: the reference
+ * (docs/reference/problem-codes.md) lists each with its statuses. Declaring one changes no answer.
+ */
+export interface ProblemDef {
+  /** the status or statuses it is answered with */
+  status: number | readonly number[];
+  /** what it means, in a few words: "the stack's revision has moved on" */
+  title: string;
+}
+
+/** the code of a problem raised without one, by status */
+export const defaultProblemCodes: Readonly<Record<number, string>> = {
   400: 'bad-request', 401: 'unauthorized', 403: 'forbidden', 404: 'not-found', 405: 'method-not-allowed',
   409: 'conflict', 412: 'precondition-failed', 413: 'payload-too-large', 415: 'unsupported-media-type',
   422: 'unprocessable', 428: 'precondition-required', 429: 'too-many-requests', 500: 'internal',
@@ -45,7 +57,7 @@ export class Problem extends Error {
     super(detail);
     this.name = 'Problem';
     this.status = status;
-    this.code = options.code ?? defaultCodes[status] ?? `http-${status}`;
+    this.code = options.code ?? defaultProblemCodes[status] ?? `http-${status}`;
     this.title = options.title ?? STATUS_CODES[status] ?? 'Error';
     this.detail = detail;
     this.errors = options.errors;

@@ -142,6 +142,33 @@ function wrap(client: pg.Pool | pg.PoolClient, inTx: boolean, statements: Statem
 }
 
 /** Connects to DATABASE_URL, or starts the embedded PostgreSQL in dataDir when there is none. */
+/** a lock held by a session of its own, until released or until that connection is lost; null while another session holds it */
+async function tryLock(url: string, name: string, lockSessions: Set<pg.Client>): Promise<HeldLock | null> {
+  const client = new pg.Client({ connectionString: url });
+  client.on('error', () => undefined);
+  await client.connect();
+  const { rows } = await client.query<{ held: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS held', [name]).catch(async (err) => {
+    await client.end().catch(() => undefined);
+    throw err;
+  });
+  if (!rows[0].held) {
+    await client.end().catch(() => undefined);
+    return null;
+  }
+  lockSessions.add(client);
+  let releasing = false;
+  // the lock lives as long as its session: a lost connection is a lost lock
+  const lost = new Promise<void>((resolve) => { client.once('end', () => { if (!releasing) resolve(); }); client.once('error', () => resolve()); });
+  return {
+    lost,
+    async release() {
+      releasing = true;
+      lockSessions.delete(client);
+      await client.end().catch(() => undefined);
+    },
+  };
+}
+
 export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   let embedded: Embedded | undefined;
   let url = opts.url;
@@ -262,31 +289,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
       const conn = await pool.connect();
       return Object.assign(wrap(conn, false, statements, true), { release: (broken?: boolean) => conn.release(broken) });
     },
-    async tryLock(name: string): Promise<HeldLock | null> {
-      const client = new pg.Client({ connectionString: url });
-      client.on('error', () => undefined);
-      await client.connect();
-      const { rows } = await client.query<{ held: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS held', [name]).catch(async (err) => {
-        await client.end().catch(() => undefined);
-        throw err;
-      });
-      if (!rows[0].held) {
-        await client.end().catch(() => undefined);
-        return null;
-      }
-      lockSessions.add(client);
-      let releasing = false;
-      // the lock lives as long as its session: a lost connection is a lost lock
-      const lost = new Promise<void>((resolve) => { client.once('end', () => { if (!releasing) resolve(); }); client.once('error', () => resolve()); });
-      return {
-        lost,
-        async release() {
-          releasing = true;
-          lockSessions.delete(client);
-          await client.end().catch(() => undefined);
-        },
-      };
-    },
+    tryLock: (name: string) => tryLock(url, name, lockSessions),
     async close() {
       closing = true;
       await Promise.all([...subscriptions].map((u) => u()));

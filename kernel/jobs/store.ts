@@ -61,7 +61,105 @@ export function claimUpdate(types: readonly string[], instance: string, leaseMs:
        RETURNING ${columns}`;
 }
 
-export class JobStore {
+/** the statements of running jobs: claims, finishes, output, leases, and the jobs of instances that are gone */
+class RunStatements {
+  constructor(protected readonly db: Db) {}
+
+  /**
+   * Claims up to `max` of the oldest queued jobs whose serial key has nothing running and nothing older queued (so a batch
+   * never holds two jobs of one key), oldest first. The advisory lock makes one claimer at a time across processes; the
+   * UPDATE runs after it with a snapshot of its own. Both go in one round trip (one implicit transaction), so no value is
+   * a parameter: the job types are quoted literals.
+   * The claim's commit does not wait for the disk: were PostgreSQL itself to crash before it is written, the job is
+   * queued again and runs after the restart (its finish, which is durable, always comes after its claim in the log).
+   */
+  async claim(conn: Db, types: readonly string[], instance: string, leaseMs: number, max: number): Promise<JobRow[]> {
+    const { rows } = await conn.query<JobRow>(
+      `SELECT set_config('synchronous_commit', 'off', true), pg_advisory_xact_lock(hashtext('dockwright.jobs.claim'));
+       ${claimUpdate(types, instance, leaseMs, max)}`);
+    return rows.sort((a, b) => compareText(a.created_at, b.created_at));
+  }
+
+  /**
+   * The finishes of a batch and their activity entries in one statement, so in one transaction of its own (one round trip,
+   * no BEGIN and COMMIT around it): a job is never done without its record. Only jobs still running on this instance end.
+   */
+  async finish(conn: Db, finishes: readonly FinishRecord[], instance: string): Promise<JobRow[]> {
+    const column = <K extends keyof FinishRecord>(key: K) => finishes.map((f) => f[key]);
+    const { rows } = await conn.query<JobRow>(
+      `WITH f AS (
+         SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::jsonb[], $5::text[], $6::jsonb[]) AS f(id, status, output, result, error, detail)
+       ), done AS (
+         UPDATE jobs j SET status = f.status, output = f.output, result = f.result, error = f.error, finished_at = now(), lease_until = NULL
+           FROM f WHERE j.id = f.id AND j.status = 'running' AND j.instance = $7 RETURNING ${columns.split(', ').map((c) => `j.${c}`).join(', ')}
+       ), recorded AS (
+         INSERT INTO activity (actor, action, resource, result, detail)
+         SELECT done.actor, 'job.' || done.type, done.resource, done.status, f.detail FROM done JOIN f ON f.id = done.id
+       ), ${announce('done')}
+       SELECT done.* FROM done LEFT JOIN announced ON true`,
+      [column('id'), column('status'), column('output'), column('result'), column('error'), column('detail'), instance]);
+    return rows;
+  }
+
+  /** a running job's output so far (best effort: its finish writes it whole) */
+  async saveOutput(id: string, output: string): Promise<void> {
+    await this.db.query(`UPDATE jobs SET output = $2 WHERE id = $1 AND status = 'running'`, [id, output]);
+  }
+
+  /** extends the leases of these jobs while they run on this instance; answers the ids whose lease it still holds */
+  async renewLeases(ids: readonly string[], instance: string, leaseMs: number): Promise<Set<string>> {
+    const { rows } = await this.db.query<{ id: string }>(
+      `UPDATE jobs SET lease_until = now() + make_interval(secs => $3) WHERE id = ANY($1::uuid[]) AND status = 'running' AND instance = $2 RETURNING id`,
+      [ids, instance, leaseMs / 1000]);
+    return new Set(rows.map((r) => r.id));
+  }
+
+  async runsOn(id: string, instance: string): Promise<boolean> {
+    const { rows } = await this.db.query(`SELECT 1 FROM jobs WHERE id = $1 AND status = 'running' AND instance = $2`, [id, instance]);
+    return rows.length > 0;
+  }
+
+  /**
+   * Marks failed ("interrupted by restart") every running job of another instance that is gone: its lease expired, or its
+   * instance no longer holds its liveness lock and its lease runs out within `lockGraceSecs`.
+   */
+  async failGone(instance: string, lockGraceSecs: number): Promise<JobRow[]> {
+    const { rows } = await this.db.query<JobRow>(
+      `WITH gone AS (
+         SELECT j.id FROM jobs j
+          WHERE j.status = 'running' AND j.instance IS DISTINCT FROM $1
+            AND (j.instance IS NULL OR j.lease_until IS NULL OR j.lease_until < now()
+              -- without its lock, an instance that also missed two renewals is gone (a live one whose lock connection
+              -- dropped, say in a database restart, takes the lock again and renews before that)
+              OR (j.lease_until < now() + make_interval(secs => $2) AND NOT EXISTS (
+                SELECT 1 FROM pg_locks l
+                 WHERE l.locktype = 'advisory' AND l.objsubid = 1 AND l.granted
+                   AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+                   AND ((l.classid::bigint << 32) | l.objid::bigint) = hashtext('dockwright.instance:' || j.instance::text)::bigint)))
+          FOR UPDATE SKIP LOCKED
+       ), failed AS (
+         UPDATE jobs SET status = 'failed', error = 'interrupted by restart', finished_at = now(), lease_until = NULL
+          WHERE id IN (SELECT id FROM gone) AND status = 'running' RETURNING ${columns}
+       ), recorded AS (
+         INSERT INTO activity (actor, action, resource, result, detail)
+         SELECT '{"kind":"system","name":"restart"}'::jsonb, 'job.' || type, resource, 'failed', jsonb_build_object('jobId', id, 'error', 'interrupted by restart') FROM failed
+       ), ${announce('failed')}
+       SELECT failed.* FROM failed LEFT JOIN announced ON true`, [instance, lockGraceSecs]);
+    return rows;
+  }
+
+  /** queues again the jobs claimed by this instance, but for `held`, whose lease expired; answers their ids */
+  async requeueExpired(instance: string, held: readonly string[]): Promise<string[]> {
+    const { rows } = await this.db.query<{ id: string }>(
+      `UPDATE jobs SET status = 'queued', instance = NULL, started_at = NULL, lease_until = NULL
+        WHERE status = 'running' AND instance = $1 AND lease_until < now() AND NOT (id = ANY($2::uuid[])) RETURNING id`,
+      [instance, held]);
+    return rows.map((r) => r.id);
+  }
+}
+
+/** the queue and its reads: jobs inserted, read, listed and canceled; running them is RunStatements' */
+export class JobStore extends RunStatements {
   /**
    * Finished jobs read or finished lately. A finished job never changes again (every update of a job is conditioned on it
    * being queued or running), so what is kept is never stale: lists that show each resource's last jobs (a page of
@@ -70,8 +168,6 @@ export class JobStore {
   readonly finished = new FinishedJobs();
   /** inserts of jobs: while one batch is written the next gathers */
   private readonly inserts = new Batcher<NewJob, JobRow>((jobs) => this.insertMany(jobs));
-
-  constructor(private readonly db: Db) {}
 
   /** queues a job (with the others queued meanwhile, in one statement) */
   insert(job: NewJob): Promise<JobRow> {
@@ -172,95 +268,4 @@ export class JobStore {
     return rows.map((r) => r.id);
   }
 
-  /**
-   * Claims up to `max` of the oldest queued jobs whose serial key has nothing running and nothing older queued (so a batch
-   * never holds two jobs of one key), oldest first. The advisory lock makes one claimer at a time across processes; the
-   * UPDATE runs after it with a snapshot of its own. Both go in one round trip (one implicit transaction), so no value is
-   * a parameter: the job types are quoted literals.
-   * The claim's commit does not wait for the disk: were PostgreSQL itself to crash before it is written, the job is
-   * queued again and runs after the restart (its finish, which is durable, always comes after its claim in the log).
-   */
-  async claim(conn: Db, types: readonly string[], instance: string, leaseMs: number, max: number): Promise<JobRow[]> {
-    const { rows } = await conn.query<JobRow>(
-      `SELECT set_config('synchronous_commit', 'off', true), pg_advisory_xact_lock(hashtext('dockwright.jobs.claim'));
-       ${claimUpdate(types, instance, leaseMs, max)}`);
-    return rows.sort((a, b) => compareText(a.created_at, b.created_at));
-  }
-
-  /**
-   * The finishes of a batch and their activity entries in one statement, so in one transaction of its own (one round trip,
-   * no BEGIN and COMMIT around it): a job is never done without its record. Only jobs still running on this instance end.
-   */
-  async finish(conn: Db, finishes: readonly FinishRecord[], instance: string): Promise<JobRow[]> {
-    const column = <K extends keyof FinishRecord>(key: K) => finishes.map((f) => f[key]);
-    const { rows } = await conn.query<JobRow>(
-      `WITH f AS (
-         SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::jsonb[], $5::text[], $6::jsonb[]) AS f(id, status, output, result, error, detail)
-       ), done AS (
-         UPDATE jobs j SET status = f.status, output = f.output, result = f.result, error = f.error, finished_at = now(), lease_until = NULL
-           FROM f WHERE j.id = f.id AND j.status = 'running' AND j.instance = $7 RETURNING ${columns.split(', ').map((c) => `j.${c}`).join(', ')}
-       ), recorded AS (
-         INSERT INTO activity (actor, action, resource, result, detail)
-         SELECT done.actor, 'job.' || done.type, done.resource, done.status, f.detail FROM done JOIN f ON f.id = done.id
-       ), ${announce('done')}
-       SELECT done.* FROM done LEFT JOIN announced ON true`,
-      [column('id'), column('status'), column('output'), column('result'), column('error'), column('detail'), instance]);
-    return rows;
-  }
-
-  /** a running job's output so far (best effort: its finish writes it whole) */
-  async saveOutput(id: string, output: string): Promise<void> {
-    await this.db.query(`UPDATE jobs SET output = $2 WHERE id = $1 AND status = 'running'`, [id, output]);
-  }
-
-  /** extends the leases of these jobs while they run on this instance; answers the ids whose lease it still holds */
-  async renewLeases(ids: readonly string[], instance: string, leaseMs: number): Promise<Set<string>> {
-    const { rows } = await this.db.query<{ id: string }>(
-      `UPDATE jobs SET lease_until = now() + make_interval(secs => $3) WHERE id = ANY($1::uuid[]) AND status = 'running' AND instance = $2 RETURNING id`,
-      [ids, instance, leaseMs / 1000]);
-    return new Set(rows.map((r) => r.id));
-  }
-
-  async runsOn(id: string, instance: string): Promise<boolean> {
-    const { rows } = await this.db.query(`SELECT 1 FROM jobs WHERE id = $1 AND status = 'running' AND instance = $2`, [id, instance]);
-    return rows.length > 0;
-  }
-
-  /**
-   * Marks failed ("interrupted by restart") every running job of another instance that is gone: its lease expired, or its
-   * instance no longer holds its liveness lock and its lease runs out within `lockGraceSecs`.
-   */
-  async failGone(instance: string, lockGraceSecs: number): Promise<JobRow[]> {
-    const { rows } = await this.db.query<JobRow>(
-      `WITH gone AS (
-         SELECT j.id FROM jobs j
-          WHERE j.status = 'running' AND j.instance IS DISTINCT FROM $1
-            AND (j.instance IS NULL OR j.lease_until IS NULL OR j.lease_until < now()
-              -- without its lock, an instance that also missed two renewals is gone (a live one whose lock connection
-              -- dropped, say in a database restart, takes the lock again and renews before that)
-              OR (j.lease_until < now() + make_interval(secs => $2) AND NOT EXISTS (
-                SELECT 1 FROM pg_locks l
-                 WHERE l.locktype = 'advisory' AND l.objsubid = 1 AND l.granted
-                   AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
-                   AND ((l.classid::bigint << 32) | l.objid::bigint) = hashtext('dockwright.instance:' || j.instance::text)::bigint)))
-          FOR UPDATE SKIP LOCKED
-       ), failed AS (
-         UPDATE jobs SET status = 'failed', error = 'interrupted by restart', finished_at = now(), lease_until = NULL
-          WHERE id IN (SELECT id FROM gone) AND status = 'running' RETURNING ${columns}
-       ), recorded AS (
-         INSERT INTO activity (actor, action, resource, result, detail)
-         SELECT '{"kind":"system","name":"restart"}'::jsonb, 'job.' || type, resource, 'failed', jsonb_build_object('jobId', id, 'error', 'interrupted by restart') FROM failed
-       ), ${announce('failed')}
-       SELECT failed.* FROM failed LEFT JOIN announced ON true`, [instance, lockGraceSecs]);
-    return rows;
-  }
-
-  /** queues again the jobs claimed by this instance, but for `held`, whose lease expired; answers their ids */
-  async requeueExpired(instance: string, held: readonly string[]): Promise<string[]> {
-    const { rows } = await this.db.query<{ id: string }>(
-      `UPDATE jobs SET status = 'queued', instance = NULL, started_at = NULL, lease_until = NULL
-        WHERE status = 'running' AND instance = $1 AND lease_until < now() AND NOT (id = ANY($2::uuid[])) RETURNING id`,
-      [instance, held]);
-    return rows.map((r) => r.id);
-  }
 }

@@ -6,7 +6,7 @@ export type { DnsProvider };
 
 /** what other plugins may do with certificates */
 export interface CertificatesApi {
-  /** @deprecated contribute to the extension point dnsProviders (ctx.extensions.add) */
+  /** @deprecated contribute to the extension point dnsProviders instead: `ctx.extensions.add(dnsProviders, provider)` (this file) */
   addDnsProvider(provider: DnsProvider): void;
 }
 

@@ -1,6 +1,7 @@
 // The certificates plugin: ACME issuance (HTTP-01 through the edge, DNS-01 through DNS providers), uploads, renewal, and handing certificates to the edge.
 import { readFileSync } from 'node:fs';
 import { defineJob, definePlugin, Type, type Actor, type AttentionItem } from '../../sdk/index.ts';
+import { problems } from './problems.ts';
 import { edgePlugin } from '../edge/api.ts';
 import { createIssuer } from './acme.ts';
 import { AutoHttps } from './auto.ts';
@@ -58,6 +59,7 @@ export default definePlugin({
     externalAccountBinding: { label: 'External account binding (kid, hmacKey)', group: 'Certificates', secret: true },
     auto: { label: 'Automatic HTTPS for every routed hostname', group: 'Certificates' },
   },
+  problems,
   setup(ctx): CertificatesApi {
     const o = ctx.options;
     const edge = ctx.deps.edge;

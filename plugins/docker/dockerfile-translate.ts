@@ -144,167 +144,195 @@ interface StageState { env: Env; shell: string[] }
  * Rewrites what the engine's older frontend cannot read into its exact equivalent, keeping every instruction on its line;
  * null when the Dockerfile needs nothing. Throws NewerSyntax for what has no equivalent there.
  */
+/** what the translation of one Dockerfile knows as it reads the instructions in order */
+interface TranslateState {
+  engine: string;
+  opts: TranslateOptions;
+  escape: string;
+  /** the args before the first FROM (and the platform's) */
+  globals: Env;
+  /** each stage by index and name: its env and shell */
+  stages: Map<string, StageState>;
+  index: number;
+  stage: StageState | null;
+  rewritten: string[];
+  linkDropped: number[];
+  /** replaces the instruction's lines with one */
+  put(p: Parsed, line: string): void;
+  /** a file added to the build context: its path there */
+  addFile(name: string, content: string, mode: number): string;
+}
+
+const envOfState = (t: TranslateState) => t.stage?.env ?? t.globals;
+const keptFlags = (p: Parsed, drop: (f: Flag) => boolean) => p.flags.filter((f) => !drop(f)).map((f) => `${f.raw} `).join('');
+
+/** the frontend's pattern expansions (`${VAR#…}`, `${VAR%…}`, `${VAR/…}`): their values, which the build's args and env settle here */
+function expandPatterns(t: TranslateState, p: Parsed, line: number): void {
+  const scope = p.keyword === 'FROM' ? t.globals : envOfState(t);
+  const fill = (text: string) => {
+    let out = text;
+    for (const e of patternExpansions(text, scope, t.escape).reverse()) {
+      if (!literal.test(e.value)) throw new NewerSyntax('patterns', line, t.engine, `${text.slice(e.at, e.at + e.length)} is ${JSON.stringify(e.value)}, which cannot be written as a plain word`);
+      out = out.slice(0, e.at) + e.value + out.slice(e.at + e.length);
+    }
+    return out;
+  };
+  const flagsText = p.flags.map((f) => fill(f.raw)).join(' ');
+  const rest = p.keyword === 'RUN' ? p.rest : fill(p.rest);
+  if (flagsText !== p.flags.map((f) => f.raw).join(' ') || rest !== p.rest) {
+    Object.assign(p, extractFlags(`${flagsText} ${rest}`, t.escape));
+    t.put(p, `${p.keyword} ${p.flags.map((f) => `${f.raw} `).join('')}${p.rest}`);
+    t.rewritten.push(`\${VAR#…}, \${VAR%…} or \${VAR/…} (line ${line})`);
+  }
+}
+
+/** FROM: a new stage, with the env and shell of its base image or of the stage it builds on */
+function enterStage(t: TranslateState, p: Parsed): void {
+  const words = p.rest.split(/\s+/);
+  const base = expandWord(words[0] ?? '', t.globals, t.escape, 'word');
+  const name = words.length >= 3 && words[1].toUpperCase() === 'AS' ? words[2].toLowerCase() : null;
+  const parent = t.stages.get(base.toLowerCase());
+  if (parent) t.stage = { env: { ...parent.env }, shell: [...parent.shell] };
+  else {
+    const config = base === 'scratch' ? undefined : t.opts.image(base);
+    const imageEnv = config?.Env ?? [];
+    t.stage = { env: envOf(imageEnv.some((kv) => kv.startsWith('PATH=')) ? imageEnv : [...imageEnv, defaultPath]), shell: config?.Shell?.length ? config.Shell : defaultShell };
+  }
+  t.stages.set(String(t.index++), t.stage);
+  if (name) t.stages.set(name, t.stage);
+}
+
+/** ARG: its value from the build's args, its default, or the global of that name */
+function declareArgs(t: TranslateState, p: Parsed): void {
+  for (const word of splitWords(p.rest, t.escape)) {
+    const [, key = '', def] = /^([^=]*)(?:=(.*))?$/s.exec(word) ?? [];
+    let value: string | undefined = t.opts.args[key];
+    if (value === undefined && def !== undefined) value = expandWord(def, envOfState(t), t.escape, 'word');
+    if (value === undefined && t.stage) value = t.globals[key];
+    if (value !== undefined) envOfState(t)[key] = value;
+  }
+}
+
+/** ENV: `KEY value` or `KEY=value …`, each expanded with the env before it */
+function setEnv(stage: StageState, p: Parsed, escape: string): void {
+  const before = { ...stage.env };
+  const words = splitWords(p.rest, escape);
+  if (words.length && !words[0].includes('=')) {
+    stage.env[words[0]] = expandWord(p.rest.slice(p.rest.indexOf(words[0]) + words[0].length).trim(), before, escape, 'word');
+  } else {
+    for (const word of words) {
+      const at = word.indexOf('=');
+      stage.env[expandWord(word.slice(0, at), before, escape, 'word')] = expandWord(word.slice(at + 1), before, escape, 'word');
+    }
+  }
+}
+
+/** RUN: heredocs become the shell's argument (or a script file), default --network and --security go; newer flags are refused */
+function translateRun(t: TranslateState, stage: StageState, p: Parsed, line: number): void {
+  for (const f of p.flags) {
+    if (f.name === 'network' && f.value !== 'default') throw new NewerSyntax('network', line, t.engine, `--network=${f.value}`);
+    if (f.name === 'security' && f.value !== 'sandbox') throw new NewerSyntax('security', line, t.engine, `--security=${f.value}`);
+    if (f.name === 'device') throw new NewerSyntax('device', line, t.engine);
+  }
+  // the default network and the sandbox are what a RUN without those flags gets
+  const drop = (f: Flag) => (f.name === 'network' && f.value === 'default') || (f.name === 'security' && f.value === 'sandbox');
+  const flags = keptFlags(p, drop);
+  if (p.heredocs.length) {
+    const single = heredocOf(p.rest);
+    if (single && p.heredocs.length === 1) {
+      const doc = p.heredocs[0];
+      const data = doc.chomp ? chompTabs(doc.content) : doc.content;
+      if (data.startsWith('#!')) {
+        // as BuildKit does: the script is a file of its own, mounted read-only at /dev/pipes/, run by the stage's shell
+        if (!plainName.test(doc.name)) throw new NewerSyntax('heredoc', line, t.engine, `a script named ${JSON.stringify(doc.name)}`);
+        const path = t.addFile(doc.name, data, 0o755);
+        t.put(p, `RUN ${flags}--mount=type=bind,source=${path.slice(0, path.lastIndexOf('/'))},target=/dev/pipes ${JSON.stringify([...stage.shell, `/dev/pipes/${doc.name}`])}`);
+      } else t.put(p, `RUN ${flags}${JSON.stringify([...stage.shell, data])}`);
+    } else {
+      // a command fed by heredocs: the shell reads them itself, so it gets the whole text
+      t.put(p, `RUN ${flags}${JSON.stringify([...stage.shell, p.rest + p.heredocs.map((d) => `\n${d.content}${d.name}`).join('')])}`);
+    }
+    t.rewritten.push(`RUN heredoc (line ${line})`);
+  } else if (p.flags.some(drop)) {
+    t.put(p, `RUN ${flags}${p.rest}`);
+    t.rewritten.push(`RUN ${p.flags.filter(drop).map((f) => f.raw).join(' ')} (line ${line}, what a RUN gets without it)`);
+  }
+}
+
+/** COPY and ADD: heredocs become files of the context, --link and --parents go; newer flags are refused */
+function translateCopy(t: TranslateState, stage: StageState, p: Parsed, line: number): void {
+  for (const f of p.flags) {
+    if (f.name === 'parents' && f.value !== 'false') throw new NewerSyntax('parents', line, t.engine);
+    if (f.name === 'exclude') throw new NewerSyntax('exclude', line, t.engine);
+    if (f.name === 'checksum') throw new NewerSyntax('checksum', line, t.engine);
+    if (f.name === 'keep-git-dir') throw new NewerSyntax('keepGitDir', line, t.engine);
+    if (f.name === 'unpack') throw new NewerSyntax('unpack', line, t.engine);
+  }
+  const link = (f: Flag) => f.name === 'link' || f.name === 'parents';
+  const hasLink = p.flags.some((f) => f.name === 'link' && f.value !== 'false');
+  if (!p.heredocs.length && !p.flags.some(link)) return;
+  if (p.heredocs.length && p.flags.some((f) => f.name === 'from')) throw new NewerSyntax('heredoc', line, t.engine, 'beside --from');
+  const flags = keptFlags(p, link);
+  let args = p.rest;
+  if (p.heredocs.length) {
+    const byName = new Map(p.heredocs.map((d) => [d.name, d]));
+    const words = p.rest.split(/[\t\v\f\r ]+/);
+    args = words.map((word, at) => {
+      const doc = at < words.length - 1 ? heredocOf(word) : null;
+      if (!doc) return word;
+      if (!plainName.test(doc.name)) throw new NewerSyntax('heredoc', line, t.engine, `a file named ${JSON.stringify(doc.name)}`);
+      const content = byName.get(doc.name)?.content ?? '';
+      const data = doc.chomp ? chompTabs(content) : content;
+      return t.addFile(doc.name, doc.expand ? expandWord(data, stage.env, '\\', 'raw') : data, 0o644);
+    }).join(' ');
+    t.rewritten.push(`${p.keyword} heredoc (line ${line})`);
+  }
+  if (hasLink) t.linkDropped.push(line);
+  t.put(p, `${p.keyword} ${flags}${args}`);
+}
+
 export function translateDockerfile(text: string, engine: string, opts: TranslateOptions): Translation | null {
   const lines = text.split('\n');
   const { count, escape } = directives(lines);
   const parsed = parse(lines, escape);
   const files: ContextFile[] = [];
-  const rewritten: string[] = [];
-  const linkDropped: number[] = [];
   let dir = '.dockwright';
   for (let n = 2; opts.inContext(dir); n++) dir = `.dockwright-${n}`;
-  const addFile = (name: string, content: string, mode: number) => {
-    const path = `${dir}/heredoc-${files.length + 1}/${name}`;
-    files.push({ path, content, mode });
-    return path;
-  };
-
   const [os, arch = 'amd64', variant = ''] = opts.platform.split('/');
   const platformArgs: Env = {
     TARGETPLATFORM: opts.platform, TARGETOS: os, TARGETARCH: arch, TARGETVARIANT: variant,
     BUILDPLATFORM: opts.platform, BUILDOS: os, BUILDARCH: arch, BUILDVARIANT: variant,
   };
-  const globals: Env = { ...platformArgs };
-  const stages = new Map<string, StageState>();
-  let index = 0;
-  let stage: StageState | null = null;
   const out = [...lines];
-  const put = (p: Parsed, line: string) => {
-    if (Buffer.byteLength(line) > maxLine) throw new Error(`Dockerfile line ${p.start + 1}: the ${p.keyword} rewritten for the engine's older frontend would be a line of ${Buffer.byteLength(line)} bytes, more than the 65535 it reads`);
-    out[p.start] = line;
-    for (let i = p.start + 1; i <= p.end; i++) out[i] = '';
+  const t: TranslateState = {
+    engine, opts, escape, globals: { ...platformArgs }, stages: new Map(), index: 0, stage: null, rewritten: [], linkDropped: [],
+    put: (p, line) => {
+      if (Buffer.byteLength(line) > maxLine) throw new Error(`Dockerfile line ${p.start + 1}: the ${p.keyword} rewritten for the engine's older frontend would be a line of ${Buffer.byteLength(line)} bytes, more than the 65535 it reads`);
+      out[p.start] = line;
+      for (let i = p.start + 1; i <= p.end; i++) out[i] = '';
+    },
+    addFile: (name, content, mode) => {
+      const path = `${dir}/heredoc-${files.length + 1}/${name}`;
+      files.push({ path, content, mode });
+      return path;
+    },
   };
-  const keptFlags = (p: Parsed, drop: (f: Flag) => boolean) => p.flags.filter((f) => !drop(f)).map((f) => `${f.raw} `).join('');
 
   for (const p of parsed) {
     const line = p.start + 1;
-    const env = () => stage?.env ?? globals;
-    if (expanding.has(p.keyword) && (p.rest + p.flags.map((f) => f.raw).join('')).includes('${')) {
-      // the frontend's pattern expansions: their values, which the build's args and env settle here
-      const scope = p.keyword === 'FROM' ? globals : env();
-      const fill = (text: string) => {
-        let out = text;
-        for (const e of patternExpansions(text, scope, escape).reverse()) {
-          if (!literal.test(e.value)) throw new NewerSyntax('patterns', line, engine, `${text.slice(e.at, e.at + e.length)} is ${JSON.stringify(e.value)}, which cannot be written as a plain word`);
-          out = out.slice(0, e.at) + e.value + out.slice(e.at + e.length);
-        }
-        return out;
-      };
-      const flagsText = p.flags.map((f) => fill(f.raw)).join(' ');
-      const rest = p.keyword === 'RUN' ? p.rest : fill(p.rest);
-      if (flagsText !== p.flags.map((f) => f.raw).join(' ') || rest !== p.rest) {
-        Object.assign(p, extractFlags(`${flagsText} ${rest}`, escape));
-        put(p, `${p.keyword} ${p.flags.map((f) => `${f.raw} `).join('')}${p.rest}`);
-        rewritten.push(`\${VAR#…}, \${VAR%…} or \${VAR/…} (line ${line})`);
-      }
-    }
-    if (p.keyword === 'FROM') {
-      const words = p.rest.split(/\s+/);
-      const base = expandWord(words[0] ?? '', globals, escape, 'word');
-      const name = words.length >= 3 && words[1].toUpperCase() === 'AS' ? words[2].toLowerCase() : null;
-      const parent = stages.get(base.toLowerCase());
-      if (parent) stage = { env: { ...parent.env }, shell: [...parent.shell] };
-      else {
-        const config = base === 'scratch' ? undefined : opts.image(base);
-        const imageEnv = config?.Env ?? [];
-        stage = { env: envOf(imageEnv.some((kv) => kv.startsWith('PATH=')) ? imageEnv : [...imageEnv, defaultPath]), shell: config?.Shell?.length ? config.Shell : defaultShell };
-      }
-      stages.set(String(index++), stage);
-      if (name) stages.set(name, stage);
-      continue;
-    }
-    if (p.keyword === 'ARG') {
-      for (const word of splitWords(p.rest, escape)) {
-        const [, key = '', def] = /^([^=]*)(?:=(.*))?$/s.exec(word) ?? [];
-        let value: string | undefined = opts.args[key];
-        if (value === undefined && def !== undefined) value = expandWord(def, env(), escape, 'word');
-        if (value === undefined && stage) value = globals[key];
-        if (value !== undefined) env()[key] = value;
-      }
-      continue;
-    }
+    if (expanding.has(p.keyword) && (p.rest + p.flags.map((f) => f.raw).join('')).includes('${')) expandPatterns(t, p, line);
+    if (p.keyword === 'FROM') { enterStage(t, p); continue; }
+    if (p.keyword === 'ARG') { declareArgs(t, p); continue; }
+    const stage = t.stage;
     if (!stage) continue;
-    if (p.keyword === 'ENV') {
-      const before = { ...stage.env };
-      const words = splitWords(p.rest, escape);
-      if (words.length && !words[0].includes('=')) {
-        stage.env[words[0]] = expandWord(p.rest.slice(p.rest.indexOf(words[0]) + words[0].length).trim(), before, escape, 'word');
-      } else {
-        for (const word of words) {
-          const at = word.indexOf('=');
-          stage.env[expandWord(word.slice(0, at), before, escape, 'word')] = expandWord(word.slice(at + 1), before, escape, 'word');
-        }
-      }
-      continue;
-    }
-    if (p.keyword === 'SHELL') {
-      if (p.json) stage.shell = JSON.parse(p.rest) as string[];
-      continue;
-    }
-    if (p.keyword === 'HEALTHCHECK' && p.flags.some((f) => f.name === 'start-interval')) throw new NewerSyntax('startInterval', line, engine);
-    if (p.keyword === 'ONBUILD' && p.heredocs.length) throw new NewerSyntax('heredoc', line, engine, 'in an ONBUILD trigger, which runs in the builds of other images');
-    if (p.keyword === 'RUN') {
-      for (const f of p.flags) {
-        if (f.name === 'network' && f.value !== 'default') throw new NewerSyntax('network', line, engine, `--network=${f.value}`);
-        if (f.name === 'security' && f.value !== 'sandbox') throw new NewerSyntax('security', line, engine, `--security=${f.value}`);
-        if (f.name === 'device') throw new NewerSyntax('device', line, engine);
-      }
-      // the default network and the sandbox are what a RUN without those flags gets
-      const drop = (f: Flag) => (f.name === 'network' && f.value === 'default') || (f.name === 'security' && f.value === 'sandbox');
-      const flags = keptFlags(p, drop);
-      if (p.heredocs.length) {
-        const single = heredocOf(p.rest);
-        if (single && p.heredocs.length === 1) {
-          const doc = p.heredocs[0];
-          const data = doc.chomp ? chompTabs(doc.content) : doc.content;
-          if (data.startsWith('#!')) {
-            // as BuildKit does: the script is a file of its own, mounted read-only at /dev/pipes/, run by the stage's shell
-            if (!plainName.test(doc.name)) throw new NewerSyntax('heredoc', line, engine, `a script named ${JSON.stringify(doc.name)}`);
-            const path = addFile(doc.name, data, 0o755);
-            put(p, `RUN ${flags}--mount=type=bind,source=${path.slice(0, path.lastIndexOf('/'))},target=/dev/pipes ${JSON.stringify([...stage.shell, `/dev/pipes/${doc.name}`])}`);
-          } else put(p, `RUN ${flags}${JSON.stringify([...stage.shell, data])}`);
-        } else {
-          // a command fed by heredocs: the shell reads them itself, so it gets the whole text
-          put(p, `RUN ${flags}${JSON.stringify([...stage.shell, p.rest + p.heredocs.map((d) => `\n${d.content}${d.name}`).join('')])}`);
-        }
-        rewritten.push(`RUN heredoc (line ${line})`);
-      } else if (p.flags.some(drop)) {
-        put(p, `RUN ${flags}${p.rest}`);
-        rewritten.push(`RUN ${p.flags.filter(drop).map((f) => f.raw).join(' ')} (line ${line}, what a RUN gets without it)`);
-      }
-      continue;
-    }
-    if (p.keyword === 'COPY' || p.keyword === 'ADD') {
-      for (const f of p.flags) {
-        if (f.name === 'parents' && f.value !== 'false') throw new NewerSyntax('parents', line, engine);
-        if (f.name === 'exclude') throw new NewerSyntax('exclude', line, engine);
-        if (f.name === 'checksum') throw new NewerSyntax('checksum', line, engine);
-        if (f.name === 'keep-git-dir') throw new NewerSyntax('keepGitDir', line, engine);
-        if (f.name === 'unpack') throw new NewerSyntax('unpack', line, engine);
-      }
-      const link = (f: Flag) => f.name === 'link' || f.name === 'parents';
-      const hasLink = p.flags.some((f) => f.name === 'link' && f.value !== 'false');
-      if (!p.heredocs.length && !p.flags.some(link)) continue;
-      if (p.heredocs.length && p.flags.some((f) => f.name === 'from')) throw new NewerSyntax('heredoc', line, engine, 'beside --from');
-      const flags = keptFlags(p, link);
-      let args = p.rest;
-      if (p.heredocs.length) {
-        const byName = new Map(p.heredocs.map((d) => [d.name, d]));
-        const words = p.rest.split(/[\t\v\f\r ]+/);
-        args = words.map((word, at) => {
-          const doc = at < words.length - 1 ? heredocOf(word) : null;
-          if (!doc) return word;
-          if (!plainName.test(doc.name)) throw new NewerSyntax('heredoc', line, engine, `a file named ${JSON.stringify(doc.name)}`);
-          const content = byName.get(doc.name)?.content ?? '';
-          const data = doc.chomp ? chompTabs(content) : content;
-          return addFile(doc.name, doc.expand ? expandWord(data, stage!.env, '\\', 'raw') : data, 0o644);
-        }).join(' ');
-        rewritten.push(`${p.keyword} heredoc (line ${line})`);
-      }
-      if (hasLink) linkDropped.push(line);
-      put(p, `${p.keyword} ${flags}${args}`);
-    }
+    if (p.keyword === 'ENV') setEnv(stage, p, escape);
+    else if (p.keyword === 'SHELL') { if (p.json) stage.shell = JSON.parse(p.rest) as string[]; }
+    else if (p.keyword === 'HEALTHCHECK' && p.flags.some((f) => f.name === 'start-interval')) throw new NewerSyntax('startInterval', line, engine);
+    else if (p.keyword === 'ONBUILD' && p.heredocs.length) throw new NewerSyntax('heredoc', line, engine, 'in an ONBUILD trigger, which runs in the builds of other images');
+    else if (p.keyword === 'RUN') translateRun(t, stage, p, line);
+    else if (p.keyword === 'COPY' || p.keyword === 'ADD') translateCopy(t, stage, p, line);
   }
+  const { rewritten, linkDropped } = t;
   // of the directives only `# escape=` stays, first: the old frontend would run the `# syntax=` image instead of itself,
   // and it ends its directives at a `# check=` it does not know
   const directive = (l: string) => /^\s*#\s*(\w+)/.exec(l)?.[1]?.toLowerCase();

@@ -1,6 +1,7 @@
 // The docker plugin: the runtime provider (Engine API client, compose engine, live container table) other plugins require, its overview part and its start-up reconcile.
 import { join } from 'node:path';
 import { definePlugin, Type } from '../../sdk/index.ts';
+import { problems } from './problems.ts';
 import { accessGuards, edgeRoutings, gitContexts, imageUsers, registryAuths } from './api.ts';
 import { createAddressPool } from './address-pool.ts';
 import { engineOverview } from './overview.ts';
@@ -44,6 +45,7 @@ export default definePlugin({
   env: ['DOCKER_HOST'],
   description: 'The Docker Engine runtime: API client, compose engine, engine health on the overview',
   options: Options,
+  problems,
   setup(ctx): DockerRuntime {
     const o = ctx.options;
     const endpoint = endpointOf(o, ctx.env);
@@ -63,6 +65,8 @@ export default definePlugin({
     const runtime = createRuntime({
       endpoint, docker, watch, installation: ctx.installationId, outbound: ctx.outbound, routing: () => routing,
       gitContexts: () => ctx.extensions.of(gitContexts)[0] ?? null,
+      registryAuth: () => ctx.extensions.of(registryAuths)[0] ?? null,
+      accessGuard: () => ctx.extensions.of(accessGuards)[0] ?? null,
       timeoutMs: o.timeoutMs, pullTimeoutMs: o.pullTimeoutMs, healthTimeoutMs: o.healthTimeoutMs, stopTimeoutSeconds: o.stopTimeoutSeconds, parallel: o.parallel,
       builder: o.builder, addresses,
       secretsDir: () => join(ctx.dataDir, 'secrets'),
@@ -87,12 +91,8 @@ export default definePlugin({
     });
 
     // taken in setup, before the job runner starts: what queued deploys create from now on is never "left over"
-    // what the plugins that require docker plugged in is complete once all are set up (setAccessGuard/setRegistryAuth still work)
+    // what the plugins that require docker plugged in is complete once all are set up (the runtime reads registry logins and the access guard when it uses them)
     ctx.onStart(() => {
-      const [guard] = ctx.extensions.of(accessGuards);
-      if (guard) runtime.setAccessGuard(guard);
-      const [auth] = ctx.extensions.of(registryAuths);
-      if (auth) runtime.setRegistryAuth(auth);
       routing = ctx.extensions.of(edgeRoutings)[0] ?? null;
     });
     const bootedAt = Math.floor(Date.now() / 1000);

@@ -42,6 +42,10 @@ export interface RuntimeOptions {
   routing?: () => EdgeRouting | null;
   /** who fetches build contexts given as git URLs (the git plugin, when it is on) */
   gitContexts?: () => GitContextFetcher | null;
+  /** the registry logins contributed to registryAuths (the registries plugin) */
+  registryAuth?: () => RegistryAuthProvider | null;
+  /** who may see and act on the containers of which project, as contributed to accessGuards (the stacks plugin) */
+  accessGuard?: () => AccessGuard | null;
   /** where the bridge networks deploys create take their subnets (absent: Docker's default pools) */
   addresses?: AddressPool;
 }
@@ -67,9 +71,12 @@ function checkName(name: string): void {
 export function createRuntime(opts: RuntimeOptions): DockerRuntime {
   const docker = opts.docker ?? createClient({ endpoint: opts.endpoint, timeoutMs: opts.timeoutMs });
   const { installation } = opts;
+  // what the deprecated setters set wins over the extension points' contributions
   let auth: RegistryAuthProvider | null = null;
   let guard: AccessGuard | null = null;
-  const images: ImageDeps = { docker, auth: () => auth, pullTimeoutMs: opts.pullTimeoutMs, builder: opts.builder ?? runtimeDefaults.builder, outbound: opts.outbound, gitContexts: opts.gitContexts ?? (() => null) };
+  const authOf = () => auth ?? opts.registryAuth?.() ?? null;
+  const guardOf = () => guard ?? opts.accessGuard?.() ?? null;
+  const images: ImageDeps = { docker, auth: authOf, pullTimeoutMs: opts.pullTimeoutMs, builder: opts.builder ?? runtimeDefaults.builder, outbound: opts.outbound, gitContexts: opts.gitContexts ?? (() => null) };
   const resources = { docker, installation, stopSeconds: opts.stopTimeoutSeconds, hookTimeoutMs: opts.healthTimeoutMs };
   const visible = (c: ContainerInfo) => ownershipOf(c.Labels, installation).owner !== 'other';
   const ours = (c: ContainerInfo) => ownershipOf(c.Labels, installation).owner === 'this';
@@ -190,6 +197,6 @@ export function createRuntime(opts: RuntimeOptions): DockerRuntime {
     setRegistryAuth(provider: RegistryAuthProvider) { auth = provider; },
     setAccessGuard(g: AccessGuard) { guard = g; },
     errorOf: (err) => ({ status: statusOf(err), reason: reasonOf(err) }),
-    allowedProjects: (principal, projects, need) => (guard ? guard(principal, projects, need) : Promise.resolve(new Set(projects))),
+    allowedProjects: (principal, projects, need) => guardOf()?.(principal, projects, need) ?? Promise.resolve(new Set(projects)),
   };
 }

@@ -160,10 +160,16 @@ export interface DockerRuntime {
   /** which of these network names the engine resolves to the edge's network or one of Docker's own; asks the engine */
   reservedNetworks(names: readonly string[]): Promise<{ name: string; network: string; reserved: 'edge' | 'docker' }[]>;
   engine(): Promise<{ ok: true; version: string } | { ok: false; reason: string }>;
-  /** @deprecated contribute to the extension point registryAuths (plugins/docker/api.ts) */
+  /**
+   * @deprecated contribute to the extension point registryAuths instead: `ctx.extensions.add(registryAuths, provider)`
+   * (plugins/docker/api.ts). A provider set here wins over the contributed one.
+   */
   setRegistryAuth(provider: RegistryAuthProvider): void;
-  /** who may see and act on the containers of which project; without a guard, scopes and roles alone decide */
-  /** @deprecated contribute to the extension point accessGuards (plugins/docker/api.ts) */
+  /**
+   * who may see and act on the containers of which project; without a guard, scopes and roles alone decide.
+   * @deprecated contribute to the extension point accessGuards instead: `ctx.extensions.add(accessGuards, guard)`
+   * (plugins/docker/api.ts). A guard set here wins over the contributed one.
+   */
   setAccessGuard(guard: AccessGuard): void;
   /** an engine error as its HTTP status (when it has one) and the engine's own message */
   errorOf(err: unknown): { status: number | undefined; reason: string };

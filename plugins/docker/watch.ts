@@ -51,6 +51,25 @@ const followed = ['create', 'start', 'restart', 'die', 'kill', 'pause', 'unpause
 /** more ids than this in one refresh: one full list is cheaper than a long id filter */
 const refreshBatch = 100;
 
+/** each event of the engine's stream (one JSON object a line) to `apply`; a line that cannot be read is logged and skipped */
+function readEvents(stream: Readable, apply: (event: EngineEvent) => void, log: Logger): void {
+  let pending = '';
+  stream.on('data', (chunk: Buffer) => {
+    pending += chunk.toString('utf8');
+    let nl: number;
+    while ((nl = pending.indexOf('\n')) >= 0) {
+      const line = pending.slice(0, nl).trim();
+      pending = pending.slice(nl + 1);
+      if (!line) continue;
+      try {
+        apply(JSON.parse(line) as EngineEvent);
+      } catch (err) {
+        log.warn({ error: (err as Error).message }, 'an engine event could not be read');
+      }
+    }
+  });
+}
+
 export function createWatch(opts: WatchOptions): ContainerWatch {
   const { docker, log } = opts;
   /** containers whose entry waits for a list call (gathered refreshDelayMs) */
@@ -112,7 +131,7 @@ export function createWatch(opts: WatchOptions): ContainerWatch {
     table.apply(e);
   };
 
-/** resolves when the stream ends: true when it was followed (connected and resynced) */
+  /** resolves when the stream ends: true when it was followed (connected and resynced) */
   const follow = async (): Promise<boolean> => {
     connection = new AbortController();
     // a new stream: what the old one said is replaced by the resync below
@@ -125,21 +144,7 @@ export function createWatch(opts: WatchOptions): ContainerWatch {
       stream.once('close', done);
       stream.once('error', done);
     });
-    let pending = '';
-    stream.on('data', (chunk: Buffer) => {
-      pending += chunk.toString('utf8');
-      let nl: number;
-      while ((nl = pending.indexOf('\n')) >= 0) {
-        const line = pending.slice(0, nl).trim();
-        pending = pending.slice(nl + 1);
-        if (!line) continue;
-        try {
-          apply(JSON.parse(line) as EngineEvent);
-        } catch (err) {
-          log.warn({ error: (err as Error).message }, 'an engine event could not be read');
-        }
-      }
-    });
+    readEvents(stream, apply, log);
     try {
       // subscribed first, listed second: what changes while the list is taken arrives as events
       await resync();

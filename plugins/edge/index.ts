@@ -1,5 +1,6 @@
 // The edge plugin: one Caddy, run and configured by Dockwright through its admin API, serving sites and routing hostnames to stack services.
 import { definePlugin, Type, type AttentionItem, type Principal } from '../../sdk/index.ts';
+import { problems } from './problems.ts';
 import { dockerPlugin, edgeNetworkName, edgeRoutings } from '../docker/api.ts';
 import { platformRules, stackHooks, stacksPlugin } from '../stacks/api.ts';
 import { createEdge } from './edge.ts';
@@ -95,6 +96,7 @@ export default definePlugin({
     httpsRedirect: { label: 'Redirect plain HTTP to HTTPS (hostnames with a certificate)', group: 'Edge' },
     httpsRedirectExcept: { label: 'Hostnames served on plain HTTP although a certificate covers them', group: 'Edge' },
   },
+  problems,
   setup(ctx): EdgeApi {
     const runtime = ctx.deps.docker;
     ctx.scopes.define({ 'edge:read': { description: 'read the edge: its state, routes, hostnames and certificates', role: 'admin' } });

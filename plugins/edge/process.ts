@@ -184,7 +184,42 @@ export async function startCaddy(binary: string, dir: string, endpoint: AdminEnd
   return { pid, already: false };
 }
 
-export class CaddyProcess {
+const stoppedOnPurpose = 'the edge was stopped on purpose (`npm run cli -- edge stop`); `npm run cli -- edge start` starts it again';
+
+/** the file the configured binary resolves to (through PATH for a bare name), null when there is none */
+function configuredBinary(binary: string): string | null {
+  const candidates = binary.includes('/') ? [binary] : (process.env.PATH ?? '/usr/bin:/bin').split(':').map((d) => join(d, binary));
+  for (const c of candidates) {
+    try {
+      if (statSync(c).isFile()) return realpathSync(c);
+    } catch {
+      // not there
+    }
+  }
+  return null;
+}
+
+/** what the Caddy running as `pid` cannot take through its admin API: a different binary than the one configured, or one upgraded on disk */
+function restartNeededOf(pid: number, binary: string): string | null {
+  const running = runningBinary(pid);
+  if (!running) return null;
+  const how = 'restart the edge to apply it (`npm run cli -- edge restart`: a second or so without the edge)';
+  if (running.replaced) return `the Caddy binary ${running.path} was replaced on disk (an upgrade) since this Caddy started: ${how}`;
+  const configured = configuredBinary(binary);
+  if (configured && configured !== running.path) return `Caddy runs ${running.path} but plugins.edge.options.caddy is ${configured}: ${how}`;
+  return null;
+}
+
+/** the last line Caddy wrote to its output file (its message when it is a JSON log line), as `: <line>`, or '' */
+function lastLineOf(output: string): string {
+  let lines: string[] = [];
+  try { lines = readFileSync(output, 'utf8').split('\n').filter(Boolean); } catch { /* no output */ }
+  const last = lines.map((l) => { try { const j = JSON.parse(l) as { msg?: string; error?: string }; return j.error ?? j.msg ?? l; } catch { return l; } }).pop();
+  return last ? `: ${last}` : '';
+}
+
+/** One Caddy of this home brought up: adopted when one runs, else launched, then made ready; the restarts are CaddyProcess' */
+abstract class CaddyStarts {
   state: ProcessState = 'stopped';
   reason: string | null = null;
   restarts = 0;
@@ -193,52 +228,27 @@ export class CaddyProcess {
   startedAt: string | null = null;
   /** when this service adopted a Caddy that was already running (null: it started it) */
   adoptedAt: string | null = null;
-  private failures = 0;
-  private began = 0;
-  private attaching = false;
-  private released = true;
-  private retryTimer: NodeJS.Timeout | null = null;
-  private watcher: NodeJS.Timeout | null = null;
-  private readonly files: ReturnType<typeof caddyFiles>;
+  protected began = 0;
+  protected attaching = false;
+  protected released = true;
+  protected readonly files: ReturnType<typeof caddyFiles>;
 
-  constructor(private readonly o: ProcessOptions) {
+  constructor(protected readonly o: ProcessOptions) {
     this.files = caddyFiles(o.dir);
   }
 
-  /** adopts the Caddy of this home when one runs, else starts one (unless it was stopped on purpose); then watches it */
-  start(): void {
-    this.released = false;
-    this.watcher = setInterval(() => this.watch(), this.o.watchIntervalMs);
-    this.watcher.unref();
-    void this.attach();
+  /** it ended: down, and started again after a backoff */
+  protected abstract died(reason: string): void;
+  /** tries again after `delay` */
+  protected abstract retry(delay: number): void;
+
+  protected markStopped(): void {
+    this.pid = null;
+    this.state = 'stopped';
+    this.reason = stoppedOnPurpose;
   }
 
-  /** what the running Caddy cannot take through its admin API: a different binary than the one configured, or one upgraded on disk */
-  restartNeeded(): string | null {
-    if (this.pid === null || this.state !== 'running') return null;
-    const running = runningBinary(this.pid);
-    if (!running) return null;
-    const how = 'restart the edge to apply it (`npm run cli -- edge restart`: a second or so without the edge)';
-    if (running.replaced) return `the Caddy binary ${running.path} was replaced on disk (an upgrade) since this Caddy started: ${how}`;
-    const configured = this.configuredBinary();
-    if (configured && configured !== running.path) return `Caddy runs ${running.path} but plugins.edge.options.caddy is ${configured}: ${how}`;
-    return null;
-  }
-
-  private configuredBinary(): string | null {
-    const { binary } = this.o;
-    const candidates = binary.includes('/') ? [binary] : (process.env.PATH ?? '/usr/bin:/bin').split(':').map((d) => join(d, binary));
-    for (const c of candidates) {
-      try {
-        if (statSync(c).isFile()) return realpathSync(c);
-      } catch {
-        // not there
-      }
-    }
-    return null;
-  }
-
-  private async attach(): Promise<void> {
+  protected async attach(): Promise<void> {
     if (this.attaching || this.released) return;
     this.attaching = true;
     try {
@@ -248,9 +258,7 @@ export class CaddyProcess {
         return;
       }
       if (existsSync(this.files.stopped)) {
-        this.pid = null;
-        this.state = 'stopped';
-        this.reason = 'the edge was stopped on purpose (`npm run cli -- edge stop`); `npm run cli -- edge start` starts it again';
+        this.markStopped();
         return;
       }
       await this.spawnCaddy();
@@ -305,7 +313,7 @@ export class CaddyProcess {
     this.adoptedAt = null;
     // while this service lives, it hears of the exit at once; after a restart, the watch notices
     child.once('exit', (code, signal) => {
-      if (this.pid === pid && !this.released) this.died(`caddy exited (${signal ?? `code ${code}`})${this.lastLine()}`);
+      if (this.pid === pid && !this.released) this.died(`caddy exited (${signal ?? `code ${code}`})${lastLineOf(this.files.output)}`);
     });
     if (!(await this.answers(pid))) {
       if (this.released || this.pid !== pid) return;
@@ -340,31 +348,43 @@ export class CaddyProcess {
     }
     return false;
   }
+}
 
-  private lastLine(): string {
-    let lines: string[] = [];
-    try { lines = readFileSync(this.files.output, 'utf8').split('\n').filter(Boolean); } catch { /* no output */ }
-    const last = lines.map((l) => { try { const j = JSON.parse(l) as { msg?: string; error?: string }; return j.error ?? j.msg ?? l; } catch { return l; } }).pop();
-    return last ? `: ${last}` : '';
+/** The Caddy of the edge while this service runs: watched, restarted with backoff when it dies, left running or stopped at the end */
+export class CaddyProcess extends CaddyStarts {
+  private failures = 0;
+  private retryTimer: NodeJS.Timeout | null = null;
+  private watcher: NodeJS.Timeout | null = null;
+
+  /** adopts the Caddy of this home when one runs, else starts one (unless it was stopped on purpose); then watches it */
+  start(): void {
+    this.released = false;
+    this.watcher = setInterval(() => this.watch(), this.o.watchIntervalMs);
+    this.watcher.unref();
+    void this.attach();
+  }
+
+  /** what the running Caddy cannot take through its admin API: a different binary than the one configured, or one upgraded on disk */
+  restartNeeded(): string | null {
+    if (this.pid === null || this.state !== 'running') return null;
+    return restartNeededOf(this.pid, this.o.binary);
   }
 
   private watch(): void {
     if (this.released || this.attaching) return;
     if (this.state === 'running' && this.pid !== null && !isCaddyOf(this.pid, this.files.boot)) {
       if (existsSync(this.files.stopped)) {
-        this.pid = null;
-        this.state = 'stopped';
-        this.reason = 'the edge was stopped on purpose (`npm run cli -- edge stop`); `npm run cli -- edge start` starts it again';
+        this.markStopped();
         this.o.log.warn('the edge was stopped on purpose: no hostname is served until `edge start`');
       } else {
-        this.died(`caddy (pid ${this.pid}) exited${this.lastLine()}`);
+        this.died(`caddy (pid ${this.pid}) exited${lastLineOf(this.files.output)}`);
       }
     } else if (this.state === 'stopped' && (!existsSync(this.files.stopped) || findCaddy(this.o.dir) !== null)) {
       void this.attach();
     }
   }
 
-  private died(reason: string): void {
+  protected died(reason: string): void {
     if (this.state === 'down' || this.released) return;
     this.pid = null;
     this.state = 'down';
@@ -374,7 +394,7 @@ export class CaddyProcess {
     this.retry(Math.min(this.o.restartMaxDelayMs, this.o.restartDelayMs * 2 ** (this.failures - 1)));
   }
 
-  private retry(delay: number): void {
+  protected retry(delay: number): void {
     if (this.released) return;
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.retryTimer = setTimeout(() => {

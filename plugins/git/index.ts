@@ -2,6 +2,7 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { definePlugin, keyedLock, Type } from '../../sdk/index.ts';
+import { problems } from './problems.ts';
 import { stackHooks, stackSources, stacksPlugin } from '../stacks/api.ts';
 import { dockerPlugin, gitContexts } from '../docker/api.ts';
 import { createGitApi, pullRequestReceivers, type GitApi } from './api.ts';
@@ -39,6 +40,7 @@ export default definePlugin({
   env: ['NODE_EXTRA_CA_CERTS'],
   requires: [dockerPlugin, stacksPlugin],
   options: Options,
+  problems,
   setup(ctx): GitApi {
     const options = ctx.options;
     const stacks = ctx.deps.stacks;

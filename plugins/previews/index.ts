@@ -1,5 +1,6 @@
 // The previews plugin: a stack's pull requests (or CI's branches) deployed as isolated compose projects on hostnames of their own, gone when done.
 import { definePlugin, Type, type Actor, type Principal } from '../../sdk/index.ts';
+import { problems } from './problems.ts';
 import { alertsPlugin } from '../alerts/api.ts';
 import { dockerPlugin } from '../docker/api.ts';
 import { edgePlugin } from '../edge/api.ts';
@@ -25,6 +26,7 @@ export default definePlugin({
   requires: [dockerPlugin, stacksPlugin, edgePlugin, gitPlugin, alertsPlugin],
   services: ['db', 'activity', 'actionTokens', 'secrets', 'events'],
   options: Options,
+  problems,
   setup(ctx) {
     const { docker, stacks, edge, git, alerts } = ctx.deps;
     ctx.migrations.from(new URL('./migrations', import.meta.url));

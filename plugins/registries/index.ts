@@ -1,5 +1,6 @@
 // The registries plugin: registry logins checked on save, sealed at rest, and handed to the docker runtime for every pull and build.
 import { definePlugin } from '../../sdk/index.ts';
+import { problems } from './problems.ts';
 import { dockerPlugin, registryAuths } from '../docker/api.ts';
 import { normaliseHost, serverAddressOf } from './hosts.ts';
 import { registryRoutes } from './routes.ts';
@@ -11,6 +12,7 @@ export default definePlugin({
   services: ['db', 'activity', 'secrets', 'outbound'],
   description: 'Registry logins: checked against the registry when saved, sealed at rest, used by deploys, pulls, builds and autoupdate',
   requires: [dockerPlugin],
+  problems,
   setup(ctx) {
     const runtime = ctx.deps.docker;
     ctx.migrations.from(new URL('./migrations', import.meta.url));

@@ -17,6 +17,64 @@ async function chunked<T>(items: readonly T[], step: (item: T) => void, size = 2
   }
 }
 
+/** one file into the store; synchronous on purpose: callers run it in chunks (a thousand small files cost a few ms, not a thread-pool round trip each) */
+function storeSync(objectPath: (sha: string) => string, file: string, move: boolean, created?: string[]): FileEntry {
+  // opened without following a link: a file the walk saw is read only as that file, never as where a link put in its place leads
+  const fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW);
+  let content: Buffer;
+  try {
+    if (!fstatSync(fd).isFile()) throw new Error(`${file} is not a regular file (any more)`);
+    content = readFileSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  const sha256 = createHash('sha256').update(content).digest('hex');
+  const target = objectPath(sha256);
+  if (!existsSync(target)) {
+    mkdirSync(dirname(target), { recursive: true });
+    // under a temporary name first: a half-written object must never carry the name of its content
+    const temporary = `${target}.${randomBytes(6).toString('hex')}`;
+    try {
+      if (move) renameSync(file, temporary); else writeFileSync(temporary, content);
+      chmodSync(temporary, 0o644);
+      renameSync(temporary, target);
+    } catch (err) {
+      // a full disk leaves the part written: it goes, so nothing half-written stays behind
+      rmSync(temporary, { force: true });
+      throw locate(err, temporary);
+    }
+    created?.push(sha256);
+  } else if (move) {
+    unlinkSync(file);
+  }
+  return { sha256, size: content.length };
+}
+
+
+/** the regular files below `top` (paths relative to it, `/`-separated), walked without following links; its links go to `links` */
+async function walkTree(top: string, links: { path: string; full: string }[], skip?: (path: string) => boolean): Promise<string[]> {
+  const regular: string[] = [];
+  async function walk(at: string): Promise<void> {
+    for (const d of await readdir(at, { withFileTypes: true })) {
+      const full = join(at, d.name);
+      const path = relative(top, full).split(sep).join('/');
+      if (skip?.(path)) continue;
+      if (d.isDirectory()) await walk(full);
+      else if (d.isFile()) regular.push(path);
+      else if (d.isSymbolicLink()) links.push({ path, full });
+    }
+  }
+  await walk(top);
+  return regular;
+}
+
+/** points `linkPath` at `target` in one step: a new link renamed over the old one (rename is atomic, ln -sfn is not) */
+async function switchLink(linkPath: string, target: string): Promise<void> {
+  const temporary = `${linkPath}.${randomBytes(6).toString('hex')}`;
+  await symlink(target, temporary);
+  await rename(temporary, linkPath);
+}
+
 export function createFiles(root: string) {
   const objects = join(root, 'objects');
   const siteDir = (site: string) => join(root, 'sites', site);
@@ -35,39 +93,6 @@ export function createFiles(root: string) {
     }
   }
 
-  /** one file into the store; synchronous on purpose: callers run it in chunks (a thousand small files cost a few ms, not a thread-pool round trip each) */
-  function storeSync(file: string, move: boolean, created?: string[]): FileEntry {
-    // opened without following a link: a file the walk saw is read only as that file, never as where a link put in its place leads
-    const fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW);
-    let content: Buffer;
-    try {
-      if (!fstatSync(fd).isFile()) throw new Error(`${file} is not a regular file (any more)`);
-      content = readFileSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    const sha256 = createHash('sha256').update(content).digest('hex');
-    const target = objectPath(sha256);
-    if (!existsSync(target)) {
-      mkdirSync(dirname(target), { recursive: true });
-      // under a temporary name first: a half-written object must never carry the name of its content
-      const temporary = `${target}.${randomBytes(6).toString('hex')}`;
-      try {
-        if (move) renameSync(file, temporary); else writeFileSync(temporary, content);
-        chmodSync(temporary, 0o644);
-        renameSync(temporary, target);
-      } catch (err) {
-        // a full disk leaves the part written: it goes, so nothing half-written stays behind
-        rmSync(temporary, { force: true });
-        throw locate(err, temporary);
-      }
-      created?.push(sha256);
-    } else if (move) {
-      unlinkSync(file);
-    }
-    return { sha256, size: content.length };
-  }
-
   /**
    * The regular files below `dir` into the store. `dir` must really lie inside `within` (the folder it was made in: a
    * build's workspace, a staging folder): a link out of it is refused. Symbolic links inside the tree become the files
@@ -79,22 +104,11 @@ export function createFiles(root: string) {
     const links: { path: string; full: string }[] = [];
     const top = await realpath(dir);
     if (!isWithin(opts.within, top)) throw new Error(`${dir} leads out of ${opts.within} through a symbolic link; refusing to read it`);
-    const regular: string[] = [];
-    async function walk(at: string): Promise<void> {
-      for (const d of await readdir(at, { withFileTypes: true })) {
-        const full = join(at, d.name);
-        const path = relative(top, full).split(sep).join('/');
-        if (opts.skip?.(path)) continue;
-        if (d.isDirectory()) await walk(full);
-        else if (d.isFile()) regular.push(path);
-        else if (d.isSymbolicLink()) links.push({ path, full });
-      }
-    }
-    await walk(top);
+    const regular = await walkTree(top, links, opts.skip);
     const created: string[] = [];
     await exclusive(async () => {
       try {
-        await chunked(regular, (path) => { manifest[path] = storeSync(join(top, path), opts.move, created); });
+        await chunked(regular, (path) => { manifest[path] = storeSync(objectPath, join(top, path), opts.move, created); });
       } catch (err) {
         // what this call stored before it failed (the disk filled up, say) is nobody's: it goes, unless a tree links it meanwhile
         for (const sha of created) if (!held.has(sha) && (lstatSync(objectPath(sha), { throwIfNoEntry: false })?.nlink ?? 0) <= 1) rmSync(objectPath(sha), { force: true });
@@ -150,13 +164,6 @@ export function createFiles(root: string) {
       await rm(building, { recursive: true, force: true });
       throw err;
     }
-  }
-
-  /** points `linkPath` at `target` in one step: a new link renamed over the old one (rename is atomic, ln -sfn is not) */
-  async function switchLink(linkPath: string, target: string): Promise<void> {
-    const temporary = `${linkPath}.${randomBytes(6).toString('hex')}`;
-    await symlink(target, temporary);
-    await rename(temporary, linkPath);
   }
 
   /** removes trees, then the objects only they held (a link count of 1: the store's own name) */

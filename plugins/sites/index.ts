@@ -1,5 +1,6 @@
 // The sites plugin: static sites from a git source (optionally built) or uploads, with drafts, immutable versions and atomic publishing through the edge.
 import { definePlugin, Type, type AttentionItem } from '../../sdk/index.ts';
+import { problems } from './problems.ts';
 import { backupsPlugin, backupTargets } from '../backups/api.ts';
 import { dockerPlugin, imageUsers } from '../docker/api.ts';
 import { edgePlugin } from '../edge/api.ts';
@@ -31,6 +32,7 @@ export default definePlugin({
   requires: [edgePlugin, gitPlugin, dockerPlugin, backupsPlugin],
   options: Options,
   settings: { previewDomain: { label: 'Preview domain (draft--<site>.<domain>)', group: 'Sites' } },
+  problems,
   setup(ctx) {
     const options = ctx.options;
     const { edge, git, docker: runtime } = ctx.deps;

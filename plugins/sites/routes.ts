@@ -46,14 +46,26 @@ const fileList = (m: Manifest, after: string | undefined, limit: number) => {
   return { items: page.map((path) => ({ path, size: m[path].size, sha256: m[path].sha256, contentType: contentTypeOf(path) })), next: paths.length > limit ? page.at(-1) : undefined };
 };
 
-export function siteRoutes({ ctx, sites, store, files, sync, git }: { ctx: ContextWith<'actionTokens'>; sites: Sites; store: SiteStore; files: Files; sync: SyncJob; git: GitApi }): AnyRoute[] {
-  const publishedManifest = async (name: string) => {
-    const row = await sites.rowOf(name);
-    return row.version ? (await store.manifest(name, row.version)) ?? {} : {};
-  };
-  const draftManifest = async (name: string) => (await store.draft(name))?.manifest ?? publishedManifest(name);
-  const jobAnswer = <J extends { id: string }>(job: J & { attached?: boolean }) => ({ ...job, jobId: job.id, attached: job.attached ?? false });
+/** what the route groups of a site work with */
+export interface SiteRouteDeps { ctx: ContextWith<'actionTokens'>; sites: Sites; store: SiteStore; files: Files; sync: SyncJob; git: GitApi }
 
+/** the files of the published version (none before the first publish) */
+async function publishedManifest({ sites, store }: SiteRouteDeps, name: string): Promise<Manifest> {
+  const row = await sites.rowOf(name);
+  return row.version ? (await store.manifest(name, row.version)) ?? {} : {};
+}
+/** the files of the draft; without a draft, those of the published version */
+const draftManifest = async (d: SiteRouteDeps, name: string) => (await d.store.draft(name))?.manifest ?? publishedManifest(d, name);
+const jobAnswer = <J extends { id: string }>(job: J & { attached?: boolean }) => ({ ...job, jobId: job.id, attached: job.attached ?? false });
+
+/** the site endpoints of /api/v1, in their groups */
+export function siteRoutes(d: SiteRouteDeps): AnyRoute[] {
+  return [...siteDefinitionRoutes(d), ...siteContentRoutes(d), ...siteDraftRoutes(d), ...siteCheckRoutes(d)];
+}
+
+/** the site itself: list, read, create or replace, remove */
+function siteDefinitionRoutes(d: SiteRouteDeps): AnyRoute[] {
+  const { sites, sync, git } = d;
   return [
     defineRoute({
       method: 'GET', path: '/sites', scopes: ['sites:read'], page: true, response: SiteView,
@@ -96,6 +108,13 @@ export function siteRoutes({ ctx, sites, store, files, sync, git }: { ctx: Conte
       activity: 'site.delete', resource: 'site:{name}',
       handler: async ({ params }) => { await sites.remove(params.name); return { removed: params.name }; },
     }),
+  ] as AnyRoute[];
+}
+
+/** the published content: upload, versions, restore, its files */
+function siteContentRoutes(d: SiteRouteDeps): AnyRoute[] {
+  const { sites, store, files } = d;
+  return [
     defineRoute({
       method: 'PUT', path: '/sites/:name/content', scopes: ['sites:publish'], params: Params, upload: true, errors: [404, 413, 415, 422],
       summary: 'Upload the site as a tar, tar.gz or zip archive: published at once as a new version (?draft=1: it becomes the draft)',
@@ -143,7 +162,7 @@ export function siteRoutes({ ctx, sites, store, files, sync, git }: { ctx: Conte
     defineRoute({
       method: 'GET', path: '/sites/:name/files', scopes: ['sites:read'], params: Params, page: true, errors: [404], response: FileItem,
       summary: 'The files of the published version: path, size, sha256, content type',
-      handler: async ({ params, page }) => fileList(await publishedManifest(params.name), page.cursor, page.limit),
+      handler: async ({ params, page }) => fileList(await publishedManifest(d, params.name), page.cursor, page.limit),
     }),
     defineRoute({
       method: 'GET', path: '/sites/:name/file', scopes: ['sites:read'], params: Params, errors: [404],
@@ -158,15 +177,22 @@ export function siteRoutes({ ctx, sites, store, files, sync, git }: { ctx: Conte
         const path = sitePath(query.path);
         if (!path) throw problem(400, 'path is relative, without .., control characters or backslashes', { errors: [{ path: '/query/path', message: 'not a file path' }] });
         const ofDraft = query.draft === '1' || query.draft === 'true';
-        const entry = (ofDraft ? await draftManifest(params.name) : await publishedManifest(params.name))[path];
+        const entry = (ofDraft ? await draftManifest(d, params.name) : await publishedManifest(d, params.name))[path];
         if (!entry) throw problem(404, `the ${ofDraft ? 'draft' : 'published version'} of site "${params.name}" has no file ${path}`, { code: 'no-such-file' });
         return streamReply(createReadStream(files.objectPath(entry.sha256)), contentTypeOf(path), { 'Content-Length': String(entry.size), ETag: `"${entry.sha256}"` });
       },
     }),
+  ] as AnyRoute[];
+}
+
+/** the draft: its files, written and published or discarded, and its preview token */
+function siteDraftRoutes(d: SiteRouteDeps): AnyRoute[] {
+  const { sites } = d;
+  return [
     defineRoute({
       method: 'GET', path: '/sites/:name/draft/files', scopes: ['sites:read'], params: Params, page: true, errors: [404], response: FileItem,
       summary: 'The files of the draft (without a draft: those of the published version, which a first write starts from)',
-      handler: async ({ params, page }) => fileList(await draftManifest(params.name), page.cursor, page.limit),
+      handler: async ({ params, page }) => fileList(await draftManifest(d, params.name), page.cursor, page.limit),
     }),
     defineRoute({
       method: 'PUT', path: '/sites/:name/draft/files', scopes: ['sites:write'], params: Params, errors: [404, 412, 422],
@@ -207,6 +233,13 @@ export function siteRoutes({ ctx, sites, store, files, sync, git }: { ctx: Conte
       activity: 'site.preview.rotate', resource: 'site:{name}',
       handler: async ({ params }) => ({ previewToken: await sites.rotatePreviewToken(params.name), previewUrl: sites.previewUrl(params.name), username: 'preview' }),
     }),
+  ] as AnyRoute[];
+}
+
+/** checking the source: now, and the check webhook's token */
+function siteCheckRoutes(d: SiteRouteDeps): AnyRoute[] {
+  const { ctx, sites, sync } = d;
+  return [
     defineRoute({
       method: 'POST', path: '/sites/:name/check', scopes: ['sites:publish'], params: Params, status: 202, errors: [404, 409], response: JobAnswer,
       summary: 'Fetch the source now: a new commit is synced (and built) and published as a new version; 202 with the sync job (a queued one is reused)',

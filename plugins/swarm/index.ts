@@ -1,5 +1,6 @@
 // The swarm plugin: a second stack runtime (Swarm services) beside the compose runtime, the swarm's nodes (GET /nodes, admin) and nodes down as attention items.
 import { definePlugin, defineRoute, problem, streamReply, Type, type AttentionItem } from '../../sdk/index.ts';
+import { problems } from './problems.ts';
 import { dockerPlugin, registryAuths } from '../docker/api.ts';
 import { platformRules, stackRuntimes, stacksPlugin } from '../stacks/api.ts';
 import { deploySwarm, labels, projectServices, statusSwarm, stopSwarm, swarmIssues, wantsSwarm, type SwarmDeps } from './deploy.ts';
@@ -25,6 +26,7 @@ export default definePlugin({
       description: 'a registry host and path prefix, e.g. registry.example.com/team: a service with build becomes <registry>/<stack>_<service>:<image id>',
     }), Type.Null()], { default: null }),
   }),
+  problems,
   setup(ctx) {
     const runtime = ctx.deps.docker;
     const stacks = ctx.deps.stacks;

@@ -319,9 +319,9 @@ test('one cache of finished jobs: a job first read without output is read whole 
 });
 
 test('a finish committed with its answer lost still wakes its wait at once', async () => {
-  const jobs = s.app.jobs as unknown as { finishSession?: { query: (...args: unknown[]) => Promise<unknown> } };
+  const { finishes } = s.app.jobs as unknown as { finishes: { session?: { query: (...args: unknown[]) => Promise<unknown> } } };
   await s.api('GET', `/api/v1/jobs/${(await startJob({ ms: 10 })).id}/wait?timeout=30`); // the finish connection is open
-  const lane = jobs.finishSession!;
+  const lane = finishes.session!;
   const real = lane.query;
   lane.query = async (...args: unknown[]) => {
     await real.apply(lane, args);

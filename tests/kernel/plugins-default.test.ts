@@ -31,7 +31,7 @@ mkdirSync(join(local, 'dist'), { recursive: true });
 writeFileSync(join(local, 'package.json'), JSON.stringify({ name: 'stats', version: '0.4.0', description: 'counts things' }));
 writeFileSync(join(local, 'dist/index.js'), 'throw new Error("a disabled plugin is never imported");\n');
 // a plugin that requires sites, which is on by default only
-writeFileSync(join(install, 'site-stats.js'), "export default { name: 'site-stats', version: '1.0.0', requires: ['sites'], setup() {} };\n");
+writeFileSync(join(install, 'site-stats.js'), "export default { name: 'site-stats', version: '1.0.0', requires: [{ name: 'sites' }], setup() {} };\n");
 
 const databases: { drop(): Promise<void> }[] = [];
 async function bootInstall(plugins: Record<string, unknown>, log?: Logger): Promise<Running> {

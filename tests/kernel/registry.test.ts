@@ -35,7 +35,7 @@ async function bootWith(plugins: Record<string, string>, enabled: Record<string,
 }
 
 const plugin = (name: string, requires: string[] = [], body = '') => `
-export default { name: '${name}', version: '1.0.0', requires: ${JSON.stringify(requires)}, setup(ctx) { ${body} return { hello: () => '${name}' }; } };`;
+export default { name: '${name}', version: '1.0.0', requires: ${JSON.stringify(requires.map((r) => ({ name: r })))}, setup(ctx) { ${body} return { hello: () => '${name}' }; } };`;
 const route = (path: string, extra = "scopes: ['admin']") => `ctx.routes.add({ method: 'GET', path: '${path}', summary: 's', ${extra}, handler: async () => ({ from: ctx.name, dep: Object.keys(ctx.deps) }) });`;
 
 test('a third-party plugin loads from its npm package like a built-in one, after what it requires', async () => {
@@ -86,7 +86,7 @@ test('registration after setup is refused, and bad plugin options stop the boot'
 });
 
 test('orderPlugins keeps independent plugins in config order', () => {
-  const p = (name: string, requires: string[] = []) => ({ def: { name, version: '1', requires, setup: () => undefined }, entry: {} });
+  const p = (name: string, requires: string[] = []) => ({ def: { name, version: '1', requires: requires.map((r) => ({ name: r })), setup: () => undefined }, entry: {} });
   assert.deepEqual(orderPlugins([p('c', ['a']), p('b'), p('a')], {}).map((x) => x.def.name), ['a', 'c', 'b']);
 });
 

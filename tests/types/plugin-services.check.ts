@@ -55,14 +55,32 @@ export const unhelped = definePlugin({
   setup: (ctx) => helper(ctx),
 });
 
-// what setup returns is the plugin's API for those that require its definition
+// what setup returns is the plugin's API: its reference carries it to those that require it
+type NarrowedApi = Awaited<ReturnType<typeof narrowed.setup>>;
+const narrowedPlugin = pluginRef<'narrowed', NarrowedApi>('narrowed');
 export const user = definePlugin({
   name: 'user',
   version: '1.0.0',
-  requires: [narrowed],
+  requires: [narrowedPlugin],
   services: [],
   setup(ctx) {
     const limit: number = ctx.deps.narrowed.limit;
     return limit;
   },
+});
+
+// requires lists references only: not names, not definitions
+export const byName = definePlugin({
+  name: 'by-name',
+  version: '1.0.0',
+  // @ts-expect-error a name is no reference
+  requires: ['narrowed'],
+  setup: () => undefined,
+});
+export const byDefinition = definePlugin({
+  name: 'by-definition',
+  version: '1.0.0',
+  // @ts-expect-error a definition is no reference
+  requires: [narrowed],
+  setup: () => undefined,
 });
