@@ -1,0 +1,204 @@
+// The tasks tables: task definitions with their next slot (claimed by compare-and-swap), and every run with its status, reason and output.
+import type { Db } from '../../sdk/index.ts';
+
+export type Mode = 'exec' | 'run';
+export type Overlap = 'forbid' | 'queue' | 'replace';
+export type RunStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'skipped' | 'timed-out';
+export type Trigger = 'schedule' | 'manual';
+
+export interface TaskDefinition {
+  service: string;
+  command: string[] | string;
+  schedule: string;
+  timezone: string;
+  mode: Mode;
+  overlap: Overlap;
+  timeoutMs: number;
+  enabled: boolean;
+}
+
+export interface TaskRow extends TaskDefinition {
+  stack: string;
+  name: string;
+  declared: boolean;
+  version: number;
+  nextRunAt: string | null;
+  lastSuccessAt: string | null;
+  lastRunAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface RunRow {
+  id: string;
+  stack: string;
+  task: string;
+  job: string | null;
+  trigger: Trigger;
+  status: RunStatus;
+  reason: string | null;
+  exitCode: number | null;
+  output: string;
+  stopRequested: boolean;
+  createdAt: string;
+  startedAt: string | null;
+  endedAt: string | null;
+}
+
+const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : v === null || v === undefined ? null : String(v));
+
+function taskOf(r: Record<string, unknown>): TaskRow {
+  return {
+    stack: r.stack as string, name: r.name as string, service: r.service as string, command: r.command as string[] | string,
+    schedule: r.schedule as string, timezone: r.timezone as string, mode: r.mode as Mode, overlap: r.overlap as Overlap,
+    timeoutMs: r.timeout_ms as number, enabled: r.enabled as boolean, declared: r.declared as boolean, version: r.version as number,
+    nextRunAt: iso(r.next_run_at), lastSuccessAt: iso(r.last_success_at), lastRunAt: iso(r.last_run_at),
+    createdAt: iso(r.created_at)!, updatedAt: iso(r.updated_at)!,
+  };
+}
+
+function runOf(r: Record<string, unknown>): RunRow {
+  return {
+    id: r.id as string, stack: r.stack as string, task: r.task as string, job: (r.job as string | null) ?? null, trigger: r.trigger as Trigger,
+    status: r.status as RunStatus, reason: (r.reason as string | null) ?? null, exitCode: (r.exit_code as number | null) ?? null,
+    output: (r.output as string | undefined) ?? '', stopRequested: r.stop_requested as boolean,
+    createdAt: iso(r.created_at)!, startedAt: iso(r.started_at), endedAt: iso(r.ended_at),
+  };
+}
+
+const defColumns = 'service, command, schedule, timezone, mode, overlap, timeout_ms, enabled';
+const defValues = (d: TaskDefinition) => [d.service, JSON.stringify(d.command), d.schedule, d.timezone, d.mode, d.overlap, d.timeoutMs, d.enabled];
+
+export class TaskStore {
+  constructor(private readonly db: Db) {}
+
+  async list(stack: string, db: Db = this.db): Promise<TaskRow[]> {
+    return (await db.query('SELECT * FROM tasks WHERE stack = $1 ORDER BY name', [stack])).rows.map(taskOf);
+  }
+
+  async get(stack: string, name: string, db: Db = this.db): Promise<TaskRow | null> {
+    const { rows } = await db.query('SELECT * FROM tasks WHERE stack = $1 AND name = $2', [stack, name]);
+    return rows[0] ? taskOf(rows[0]) : null;
+  }
+
+  /** false when the name is taken */
+  async create(stack: string, name: string, def: TaskDefinition, declared: boolean, nextRunAt: Date | null, db: Db = this.db): Promise<boolean> {
+    const { rowCount } = await db.query(
+      `INSERT INTO tasks (stack, name, ${defColumns}, declared, next_run_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+       ON CONFLICT DO NOTHING`, [stack, name, ...defValues(def), declared, nextRunAt]);
+    return rowCount === 1;
+  }
+
+  /** a new definition when its version is `expected` (any when undefined): false when it changed meanwhile */
+  async update(stack: string, name: string, def: TaskDefinition, nextRunAt: Date | null, expected: number | undefined, db: Db = this.db): Promise<boolean> {
+    const { rowCount } = await db.query(
+      `UPDATE tasks SET service = $3, command = $4, schedule = $5, timezone = $6, mode = $7, overlap = $8, timeout_ms = $9, enabled = $10,
+       next_run_at = $11, version = version + 1, updated_at = now() WHERE stack = $1 AND name = $2 AND ($12::int IS NULL OR version = $12)`,
+      [stack, name, ...defValues(def), nextRunAt, expected ?? null]);
+    return rowCount === 1;
+  }
+
+  async remove(stack: string, name: string, expected: number | undefined, db: Db = this.db): Promise<boolean> {
+    const { rowCount } = await db.query('DELETE FROM tasks WHERE stack = $1 AND name = $2 AND ($3::int IS NULL OR version = $3)', [stack, name, expected ?? null]);
+    if (rowCount) await db.query('DELETE FROM task_runs WHERE stack = $1 AND task = $2 AND status NOT IN ($3, $4)', [stack, name, 'queued', 'running']);
+    return rowCount === 1;
+  }
+
+  async removeStack(stack: string, db: Db = this.db): Promise<void> {
+    await db.query('DELETE FROM tasks WHERE stack = $1', [stack]);
+    await db.query('DELETE FROM task_runs WHERE stack = $1 AND status NOT IN ($2, $3)', [stack, 'queued', 'running']);
+  }
+
+  /** enabled tasks whose slot came, oldest slot first */
+  async due(now: Date, limit: number): Promise<TaskRow[]> {
+    return (await this.db.query('SELECT * FROM tasks WHERE enabled AND next_run_at <= $1 ORDER BY next_run_at LIMIT $2', [now, limit])).rows.map(taskOf);
+  }
+
+  /** the earliest slot of an enabled task, for the scheduler's next wake */
+  async earliest(): Promise<Date | null> {
+    const { rows } = await this.db.query<{ at: Date | null }>('SELECT min(next_run_at) AS at FROM tasks WHERE enabled');
+    return rows[0]?.at ?? null;
+  }
+
+  /** moves a slot on when it is still `due` (compare-and-swap): true for the one instance that did */
+  async claim(stack: string, name: string, due: string, next: Date | null): Promise<boolean> {
+    const { rowCount } = await this.db.query('UPDATE tasks SET next_run_at = $4 WHERE stack = $1 AND name = $2 AND date_trunc(\'milliseconds\', next_run_at) = $3', [stack, name, due, next]);
+    return rowCount === 1;
+  }
+
+  async enabledTasks(): Promise<TaskRow[]> {
+    return (await this.db.query('SELECT * FROM tasks WHERE enabled ORDER BY stack, name')).rows.map(taskOf);
+  }
+
+  async addRun(run: { id: string; stack: string; task: string; trigger: Trigger; status: RunStatus; reason?: string; slot?: Date | null; job?: string | null }): Promise<void> {
+    await this.db.query(
+      `INSERT INTO task_runs (id, stack, task, trigger, status, reason, slot, job, started_at, ended_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, CASE WHEN $5 = 'skipped' THEN now() END, CASE WHEN $5 = 'skipped' THEN now() END)`,
+      [run.id, run.stack, run.task, run.trigger, run.status, run.reason ?? null, run.slot ?? null, run.job ?? null]);
+  }
+
+  async setJob(id: string, job: string): Promise<void> {
+    await this.db.query('UPDATE task_runs SET job = $2 WHERE id = $1', [id, job]);
+  }
+
+  async run(id: string): Promise<RunRow | null> {
+    const { rows } = await this.db.query('SELECT * FROM task_runs WHERE id = $1', [id]);
+    return rows[0] ? runOf(rows[0]) : null;
+  }
+
+  /** the runs of a task, newest first, without their output */
+  async runs(stack: string, task: string, limit: number, before?: string): Promise<RunRow[]> {
+    const { rows } = await this.db.query(
+      `SELECT id, stack, task, job, trigger, status, reason, exit_code, stop_requested, created_at, started_at, ended_at FROM task_runs
+       WHERE stack = $1 AND task = $2 AND ($4::timestamptz IS NULL OR created_at < $4) ORDER BY created_at DESC, id LIMIT $3`, [stack, task, limit, before ?? null]);
+    return rows.map(runOf);
+  }
+
+  /** the run that is running for the task, if any */
+  async running(stack: string, task: string): Promise<RunRow | null> {
+    const { rows } = await this.db.query(`SELECT * FROM task_runs WHERE stack = $1 AND task = $2 AND status = 'running'`, [stack, task]);
+    return rows[0] ? runOf(rows[0]) : null;
+  }
+
+  /** queued → running, unless another run of the task runs (the unique index decides across instances): false then */
+  async start(id: string): Promise<boolean> {
+    try {
+      const { rowCount } = await this.db.query(`UPDATE task_runs SET status = 'running', started_at = now() WHERE id = $1 AND status = 'queued'`, [id]);
+      return rowCount === 1;
+    } catch (err) {
+      if ((err as { code?: string }).code === '23505') return false;
+      throw err;
+    }
+  }
+
+  async skip(id: string, reason: string): Promise<void> {
+    await this.db.query(`UPDATE task_runs SET status = 'skipped', reason = $2, started_at = coalesce(started_at, now()), ended_at = now() WHERE id = $1`, [id, reason]);
+  }
+
+  async requestStop(id: string): Promise<void> {
+    await this.db.query('UPDATE task_runs SET stop_requested = true WHERE id = $1', [id]);
+  }
+
+  async stopRequested(id: string): Promise<boolean> {
+    const { rows } = await this.db.query<{ stop_requested: boolean }>('SELECT stop_requested FROM task_runs WHERE id = $1', [id]);
+    return rows[0]?.stop_requested ?? true;
+  }
+
+  async finish(run: RunRow, end: { status: RunStatus; exitCode: number | null; reason: string | null; output: string }): Promise<void> {
+    await this.db.tx(async (tx) => {
+      await tx.query('UPDATE task_runs SET status = $2, exit_code = $3, reason = $4, output = $5, ended_at = now() WHERE id = $1',
+        [run.id, end.status, end.exitCode, end.reason, end.output]);
+      await tx.query(`UPDATE tasks SET last_run_at = now(), last_success_at = CASE WHEN $3 = 'succeeded' THEN now() ELSE last_success_at END
+        WHERE stack = $1 AND name = $2`, [run.stack, run.task, end.status]);
+    });
+  }
+
+  /** keeps the newest `keep` ended runs of a task and none older than `maxAgeMs` */
+  async prune(stack: string, task: string, keep: number, maxAgeMs: number): Promise<void> {
+    await this.db.query(
+      `DELETE FROM task_runs WHERE stack = $1 AND task = $2 AND status NOT IN ('queued', 'running') AND (
+         created_at < now() - make_interval(secs => $4::double precision / 1000)
+         OR id NOT IN (SELECT id FROM task_runs WHERE stack = $1 AND task = $2 ORDER BY created_at DESC LIMIT $3))`,
+      [stack, task, keep, maxAgeMs]);
+  }
+}
