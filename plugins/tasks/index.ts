@@ -4,6 +4,7 @@ import { defineJob, definePlugin, looksSecret, Type, type Actor, type AttentionI
 import { alertsPlugin } from '../alerts/api.ts';
 import { dockerPlugin } from '../docker/api.ts';
 import { stackHooks, stacksPlugin } from '../stacks/api.ts';
+import { declaredIn, syncDeclared } from './declared.ts';
 import { taskRoutes } from './routes.ts';
 import { runTask, type RunDeps } from './run.ts';
 import { overdue, tick } from './scheduler.ts';
@@ -99,7 +100,12 @@ export default definePlugin({
       }
     });
 
-    ctx.extensions.add(stackHooks, { removed: (tx, stack) => store.removeStack(stack, tx) });
+    ctx.extensions.add(stackHooks, {
+      saved: async (tx, stack, loaded) => {
+        await syncDeclared(store, tx, stack, declaredIn(loaded.raw, loaded.services.map((s) => s.name)), new Date());
+      },
+      removed: (tx, stack) => store.removeStack(stack, tx),
+    });
 
     const seenBy = async (viewer: Principal) => {
       const rows = await store.enabledTasks();
