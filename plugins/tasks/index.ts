@@ -6,7 +6,7 @@ import { dockerPlugin } from '../docker/api.ts';
 import { stackHooks, stacksPlugin } from '../stacks/api.ts';
 import { declaredIn, syncDeclared } from './declared.ts';
 import { taskRoutes } from './routes.ts';
-import { runTask, type RunDeps } from './run.ts';
+import { reapInterrupted, runTask, type RunDeps } from './run.ts';
 import { overdue, tick } from './scheduler.ts';
 import { TaskStore, type RunStatus, type TaskRow } from './store.ts';
 
@@ -64,7 +64,9 @@ export default definePlugin({
         await alerts.raise(alertKinds.failed, { ...at, message: `task ${task.name} of stack ${task.stack} ${status === 'timed-out' ? 'timed out' : 'failed'}${detail.reason ? `: ${detail.reason}` : ''}`, details: { exitCode: detail.exitCode } });
       }
     };
-    const runDeps: RunDeps = { store, runtime, graceMs: o.graceMs, stopPollMs: 500, retention: { keep: o.keepRuns, maxAgeMs: o.keepRunsDays * 86_400_000 }, stackSecrets, ended };
+    const runDeps: RunDeps = { store, runtime, graceMs: o.graceMs, stopPollMs: 500, retention: { keep: o.keepRuns, maxAgeMs: o.keepRunsDays * 86_400_000 }, stackSecrets, ended,
+      jobDone: async (id) => { const job = await ctx.jobs.get(id); return job ? job.done : null; },
+    };
     const runJob = ctx.jobs.define(defineJob({ type: 'tasks.run', input: Type.Object({ runId: Type.String() }), run: (job) => runTask(runDeps, job) }));
 
     const startRun = async (task: TaskRow, trigger: 'manual' | 'schedule', actor: Actor, slot: Date | null = null) => {
@@ -92,6 +94,8 @@ export default definePlugin({
       });
     });
     ctx.schedule.every('overdue', o.overdueCheckMs, async () => {
+      const reaped = await reapInterrupted(runDeps);
+      if (reaped) ctx.log.warn({ reaped }, 'runs whose job ended without them were recorded failed (interrupted)');
       for (const { task, since, intervalMs } of await overdue(store, new Date())) {
         await alerts.raise(alertKinds.overdue, {
           resource: resource(task.stack), subject: task.name,

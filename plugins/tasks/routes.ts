@@ -179,11 +179,11 @@ export function taskRoutes(deps: RouteDeps, stackName: TString): AnyRoute[] {
     }),
     defineRoute({
       method: 'GET', path: '/stacks/:name/tasks/:task/runs', scopes: ['tasks:read'], params: TaskParams, page: true, response: RunSchema,
-      cursor: Type.String({ format: 'date-time' }),
+      cursor: Type.String({ format: 'uuid' }),
       summary: 'A task\'s runs, newest first: skipped ones with their reason',
       handler: async ({ params, principal, page }) => {
         await taskOf(params.name, params.task, principal, 'read');
-        const { shown, next } = pageOf(await store.runs(params.name, params.task, page.limit + 1, page.cursor), page.limit, (r) => r.createdAt);
+        const { shown, next } = pageOf(await store.runs(params.name, params.task, page.limit + 1, page.cursor), page.limit, (r) => r.id);
         return { items: shown.map(runView), next };
       },
     }),

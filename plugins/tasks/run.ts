@@ -15,6 +15,25 @@ export interface RunDeps {
   /** the stack's variables whose names look secret: masked in what is shown */
   stackSecrets(stack: string): Promise<string[]>;
   ended(task: TaskRow, run: RunRow, status: RunStatus, detail: { exitCode: number | null; reason: string | null }): Promise<void>;
+  /** whether the job has ended (null: no such job) */
+  jobDone(id: string): Promise<boolean | null>;
+}
+
+/**
+ * Runs left `running` or `queued` by a job that ended without ending them (the instance running it stopped, its job
+ * was taken over and failed) are recorded failed: otherwise a run that never ends would keep every later run skipped.
+ */
+export async function reapInterrupted(deps: RunDeps, stack?: string, task?: string): Promise<number> {
+  let reaped = 0;
+  for (const run of await deps.store.unfinished(stack, task)) {
+    if ((await deps.jobDone(run.job!)) === false) continue;
+    const reason = 'interrupted: its job ended before the run did (the instance running it stopped)';
+    await deps.store.finish(run, { status: 'failed', exitCode: null, reason, output: '' });
+    const row = await deps.store.get(run.stack, run.task);
+    if (row) await deps.ended(row, run, 'failed', { exitCode: null, reason });
+    reaped++;
+  }
+  return reaped;
 }
 
 export type RunInput = { runId: string };
@@ -33,6 +52,7 @@ async function containerOf(deps: RunDeps, task: TaskRow): Promise<string | null>
 /** waits until no other run of the task runs and takes the running slot; a replace run asks the running one to stop */
 async function takeSlot(deps: RunDeps, task: TaskRow, run: RunRow, signal: AbortSignal): Promise<boolean> {
   if (await deps.store.start(run.id)) return true;
+  if (await reapInterrupted(deps, task.stack, task.name) && await deps.store.start(run.id)) return true;
   if (task.overlap === 'forbid') return false;
   const limit = Date.now() + task.timeoutMs + deps.graceMs + 60_000;
   while (!signal.aborted && Date.now() < limit) {

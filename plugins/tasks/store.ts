@@ -146,11 +146,12 @@ export class TaskStore {
     return rows[0] ? runOf(rows[0]) : null;
   }
 
-  /** the runs of a task, newest first, without their output */
+  /** the runs of a task, newest first, without their output; `before`: the id of the last run of the previous page */
   async runs(stack: string, task: string, limit: number, before?: string): Promise<RunRow[]> {
     const { rows } = await this.db.query(
       `SELECT id, stack, task, job, trigger, status, reason, exit_code, stop_requested, created_at, started_at, ended_at FROM task_runs
-       WHERE stack = $1 AND task = $2 AND ($4::timestamptz IS NULL OR created_at < $4) ORDER BY created_at DESC, id LIMIT $3`, [stack, task, limit, before ?? null]);
+       WHERE stack = $1 AND task = $2 AND ($4::uuid IS NULL OR (created_at, id) < (SELECT created_at, id FROM task_runs WHERE id = $4))
+       ORDER BY created_at DESC, id DESC LIMIT $3`, [stack, task, limit, before ?? null]);
     return rows.map(runOf);
   }
 
@@ -169,6 +170,14 @@ export class TaskStore {
       if ((err as { code?: string }).code === '23505') return false;
       throw err;
     }
+  }
+
+  /** runs left running or queued whose job ended without ending them (its instance stopped): the caller checks their jobs */
+  async unfinished(stack?: string, task?: string): Promise<RunRow[]> {
+    const { rows } = await this.db.query(
+      `SELECT id, stack, task, job, trigger, status, reason, exit_code, stop_requested, created_at, started_at, ended_at FROM task_runs
+       WHERE status IN ('queued', 'running') AND job IS NOT NULL AND ($1::text IS NULL OR (stack = $1 AND task = $2))`, [stack ?? null, task ?? null]);
+    return rows.map(runOf);
   }
 
   async skip(id: string, reason: string): Promise<void> {

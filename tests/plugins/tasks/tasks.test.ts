@@ -191,3 +191,43 @@ test('scopes and access lists: a hidden stack answers as a missing one', async (
     assert.equal((await s.api('POST', `/api/v1/stacks/${stack}/access`, { body: { entries: [] } })).status, 200);
   }
 });
+
+test('queue: a second run waits for the first; replace: a second run stops the first', async () => {
+  assert.equal((await add({ name: 'queued', service: 'app', command: 'sleep 2', schedule: '@daily', overlap: 'queue' })).status, 201);
+  const [a, b] = [await runNow('queued'), await runNow('queued')];
+  assert.equal((await waitJob(s, a.id)).status, 'succeeded');
+  assert.equal((await waitJob(s, b.id)).status, 'succeeded');
+  const [second, first] = await runsOf('queued');
+  assert.ok(new Date(second.startedAt).getTime() >= new Date(first.endedAt).getTime(), JSON.stringify([first, second]));
+
+  assert.equal((await add({ name: 'replacer', service: 'app', overlap: 'replace', schedule: '@daily', timeout: '1m',
+    command: 'if [ -f /data/replaced ]; then rm /data/replaced; echo second; else touch /data/replaced; sleep 30 & wait; fi' })).status, 201);
+  const old = await runNow('replacer');
+  await eventually(async () => (await runsOf('replacer'))[0]?.status === 'running', 20_000, 'the first run running');
+  const started = Date.now();
+  const fresh = await waitJob(s, (await runNow('replacer')).id);
+  assert.equal(fresh.status, 'succeeded', fresh.output + fresh.error);
+  assert.ok(Date.now() - started < 20_000, 'the first run was stopped, not waited for');
+  assert.equal((await waitJob(s, old.id)).status, 'failed');
+  const stopped = (await runsOf('replacer')).find((r) => r.status === 'failed');
+  assert.equal(stopped.reason, 'stopped: replaced by a newer run');
+});
+
+test('a run left running by a job that ended (its instance stopped) is recorded interrupted and does not block the next', async () => {
+  const ghost = '00000000-0000-4000-8000-000000000001';
+  await s.app.services.db.query(`INSERT INTO task_runs (id, stack, task, job, trigger, status, started_at) VALUES ($1, $2, 'stamp', $1, 'schedule', 'running', now())`, [ghost, stack]);
+  const job = await waitJob(s, (await runNow('stamp')).id);
+  assert.equal(job.status, 'succeeded', job.output);
+  assert.equal(job.result.status, 'succeeded');
+  const runs = await runsOf('stamp');
+  const reaped = runs.find((r) => r.id === ghost);
+  assert.equal(reaped.status, 'failed');
+  assert.match(reaped.reason, /^interrupted/);
+  const page = await s.api('GET', `${tasks}/stamp/runs?limit=1`);
+  assert.equal(page.body.length, 1);
+  const next = /cursor=([^&>]+)/.exec(page.headers.get('link') ?? '')?.[1];
+  assert.ok(next, 'a next page');
+  const rest = (await s.api('GET', `${tasks}/stamp/runs?limit=100&cursor=${next}`)).body;
+  assert.equal(rest.length, runs.length - 1);
+  assert.ok(!rest.some((r: any) => r.id === page.body[0].id));
+});
