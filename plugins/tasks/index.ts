@@ -1,13 +1,13 @@
 // The tasks plugin: commands on a schedule in a stack's service (exec or a one-off container), with overlap rules, timeouts, every run recorded, and alerts when they fail or stop running.
 import { randomUUID } from 'node:crypto';
-import { defineJob, definePlugin, looksSecret, Type, type Actor, type AttentionItem, type Principal } from '../../sdk/index.ts';
+import { defineJob, definePlugin, looksSecret, Type, type Actor, type AttentionItem, type Job } from '../../sdk/index.ts';
 import { alertsPlugin } from '../alerts/api.ts';
 import { dockerPlugin } from '../docker/api.ts';
 import { stackHooks, stacksPlugin } from '../stacks/api.ts';
 import { declaredIn, syncDeclared } from './declared.ts';
 import { taskRoutes } from './routes.ts';
 import { reapInterrupted, runTask, type RunDeps } from './run.ts';
-import { overdue, tick } from './scheduler.ts';
+import { tick } from './scheduler.ts';
 import { TaskStore, type RunStatus, type TaskRow } from './store.ts';
 
 const Options = Type.Object({
@@ -69,37 +69,49 @@ export default definePlugin({
     };
     const runJob = ctx.jobs.define(defineJob({ type: 'tasks.run', input: Type.Object({ runId: Type.String() }), run: (job) => runTask(runDeps, job) }));
 
-    const startRun = async (task: TaskRow, trigger: 'manual' | 'schedule', actor: Actor, slot: Date | null = null) => {
-      const id = randomUUID();
-      await store.addRun({ id, stack: task.stack, task: task.name, trigger, status: 'queued', slot });
-      const job = await runJob.enqueue({ runId: id }, {
-        actor, resource: resource(task.stack), ...(task.overlap === 'queue' ? { serialKey: `task:${task.stack}/${task.name}` } : {}),
-      });
-      await store.setJob(id, job.id);
-      return job;
+    /** records the runs queued (one statement), then queues their jobs a few at a time */
+    const startRuns = async (runs: readonly { task: TaskRow; slot: Date | null }[], trigger: 'manual' | 'schedule', actor: Actor) => {
+      const rows = runs.map(({ task, slot }) => ({ id: randomUUID(), stack: task.stack, task: task.name, trigger, slot, overlap: task.overlap }));
+      await store.addQueued(rows);
+      const jobs: Job[] = [];
+      for (let i = 0; i < rows.length; i += 16) {
+        jobs.push(...await Promise.all(rows.slice(i, i + 16).map((r) => runJob.enqueue({ runId: r.id }, {
+          actor, resource: resource(r.stack), ...(r.overlap === 'queue' ? { serialKey: `task:${r.stack}/${r.task}` } : {}),
+        }))));
+      }
+      await store.setJobs(rows.map((r, i) => ({ id: r.id, job: jobs[i].id })));
+      return jobs;
     };
 
     for (const route of taskRoutes({
       store, services, stackSecrets, access: (stack, principal, need) => stacks.access(stack, principal, need),
-      startRun: (task, trigger, actor) => startRun(task, trigger, actor), changed: () => undefined,
+      startRun: async (task, trigger, actor) => (await startRuns([{ task, slot: null }], trigger, actor))[0], changed: () => undefined,
     }, stacks.nameSchema)) ctx.routes.add(route);
 
+    // a tick still at work when the next is due: the next one is skipped here (the claims keep instances apart)
+    let ticking = false;
     ctx.schedule.every('tick', o.tickMs, async () => {
-      await tick({
-        store, now: () => new Date(), catchUpMs: o.catchUpWindowMs, lagMs: o.lagMs, log: ctx.log,
-        start: (task, slot) => startRun(task, 'schedule', system, slot),
-        lagging: (task, late) => alerts.raise(alertKinds.overdue, {
-          resource: resource(task.stack), subject: task.name, message: `task ${task.name} of stack ${task.stack} started ${Math.round(late / 1000)} s after its slot: the scheduler lags`, details: { lateMs: late },
-        }).then(() => undefined),
-      });
+      if (ticking) return;
+      ticking = true;
+      try {
+        await tick({
+          store, now: () => new Date(), catchUpMs: o.catchUpWindowMs, lagMs: o.lagMs, log: ctx.log,
+          start: async (runs) => { await startRuns(runs, 'schedule', system); },
+          lagging: (task, late) => alerts.raise(alertKinds.overdue, {
+            resource: resource(task.stack), subject: task.name, message: `task ${task.name} of stack ${task.stack} started ${Math.round(late / 1000)} s after its slot: the scheduler lags`, details: { lateMs: late },
+          }).then(() => undefined),
+        });
+      } finally {
+        ticking = false;
+      }
     });
     ctx.schedule.every('overdue', o.overdueCheckMs, async () => {
       const reaped = await reapInterrupted(runDeps);
       if (reaped) ctx.log.warn({ reaped }, 'runs whose job ended without them were recorded failed (interrupted)');
-      for (const { task, since, intervalMs } of await overdue(store, new Date())) {
+      for (const task of await store.overdue(new Date())) {
         await alerts.raise(alertKinds.overdue, {
           resource: resource(task.stack), subject: task.name,
-          message: `task ${task.name} of stack ${task.stack} has not succeeded since ${since.toISOString()} (twice its interval of ${Math.round(intervalMs / 60_000)} min)`,
+          message: `task ${task.name} of stack ${task.stack} has not succeeded since ${task.since} (twice its interval of ${Math.round(task.intervalMs / 60_000)} min)`,
         });
       }
     });
@@ -111,18 +123,14 @@ export default definePlugin({
       removed: (tx, stack) => store.removeStack(stack, tx),
     });
 
-    const seenBy = async (viewer: Principal) => {
-      const rows = await store.enabledTasks();
-      const may = await ctx.visibility.filter(viewer, rows.map((r) => resource(r.stack)), 'read');
-      return rows.filter((r) => may(resource(r.stack)));
-    };
     ctx.overview.add({
       scope: 'tasks:read',
       async attention(viewer) {
-        const shown = new Set((await seenBy(viewer)).map((t) => `${t.stack}/${t.name}`));
-        return (await overdue(store, new Date())).filter(({ task }) => shown.has(`${task.stack}/${task.name}`)).map(({ task, since }): AttentionItem => ({
-          severity: 'warning', kind: alertKinds.overdue, resource: resource(task.stack), since: since.toISOString(),
-          message: `task ${task.name} of stack ${task.stack} has not succeeded for twice its interval`,
+        const late = await store.overdue(new Date());
+        const may = await ctx.visibility.filter(viewer, late.map((t) => resource(t.stack)), 'read');
+        return late.filter((t) => may(resource(t.stack))).map((t): AttentionItem => ({
+          severity: 'warning', kind: alertKinds.overdue, resource: resource(t.stack), since: t.since,
+          message: `task ${t.name} of stack ${t.stack} has not succeeded for twice its interval`,
         }));
       },
     });

@@ -11,6 +11,19 @@ export class ScheduleError extends Error {}
  * autumn change repeats runs once, on its first occurrence.
  */
 export function compileSchedule(expression: string, timezone = 'UTC'): Cron {
+  const key = `${expression}\0${timezone}`;
+  const known = compiled.get(key);
+  if (known) return known;
+  const cron = compile(expression, timezone);
+  if (compiled.size >= 2000) compiled.clear();
+  compiled.set(key, cron);
+  return cron;
+}
+
+/** schedules read before: a tick over many tasks reads few distinct ones (a Cron only computes from the dates it is given) */
+const compiled = new Map<string, Cron>();
+
+function compile(expression: string, timezone: string): Cron {
   const fields = expression.trim().split(/\s+/).length;
   if (!expression.trim().startsWith('@') && fields !== 5) throw new ScheduleError(`"${expression}" has ${fields} fields: a schedule has 5 (minute hour day-of-month month day-of-week) or is a nickname such as @daily`);
   if (!validZone(timezone)) throw new ScheduleError(`"${timezone}" is not a time zone (an IANA name such as Europe/Berlin)`);

@@ -1,5 +1,6 @@
 // The tasks tables: task definitions with their next slot (claimed by compare-and-swap), and every run with its status, reason and output.
 import type { Db } from '../../sdk/index.ts';
+import { intervalOf } from './schedule.ts';
 
 export type Mode = 'exec' | 'run';
 export type Overlap = 'forbid' | 'queue' | 'replace';
@@ -66,8 +67,8 @@ function runOf(r: Record<string, unknown>): RunRow {
   };
 }
 
-const defColumns = 'service, command, schedule, timezone, mode, overlap, timeout_ms, enabled';
-const defValues = (d: TaskDefinition) => [d.service, JSON.stringify(d.command), d.schedule, d.timezone, d.mode, d.overlap, d.timeoutMs, d.enabled];
+const defColumns = 'service, command, schedule, timezone, mode, overlap, timeout_ms, enabled, interval_ms';
+const defValues = (d: TaskDefinition) => [d.service, JSON.stringify(d.command), d.schedule, d.timezone, d.mode, d.overlap, d.timeoutMs, d.enabled, intervalOf(d.schedule, d.timezone, new Date())];
 
 export class TaskStore {
   constructor(private readonly db: Db) {}
@@ -84,7 +85,7 @@ export class TaskStore {
   /** false when the name is taken */
   async create(stack: string, name: string, def: TaskDefinition, declared: boolean, nextRunAt: Date | null, db: Db = this.db): Promise<boolean> {
     const { rowCount } = await db.query(
-      `INSERT INTO tasks (stack, name, ${defColumns}, declared, next_run_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+      `INSERT INTO tasks (stack, name, ${defColumns}, declared, next_run_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
        ON CONFLICT DO NOTHING`, [stack, name, ...defValues(def), declared, nextRunAt]);
     return rowCount === 1;
   }
@@ -93,7 +94,7 @@ export class TaskStore {
   async update(stack: string, name: string, def: TaskDefinition, nextRunAt: Date | null, expected: number | undefined, db: Db = this.db): Promise<boolean> {
     const { rowCount } = await db.query(
       `UPDATE tasks SET service = $3, command = $4, schedule = $5, timezone = $6, mode = $7, overlap = $8, timeout_ms = $9, enabled = $10,
-       next_run_at = $11, version = version + 1, updated_at = now() WHERE stack = $1 AND name = $2 AND ($12::int IS NULL OR version = $12)`,
+       interval_ms = $11, next_run_at = $12, version = version + 1, updated_at = now() WHERE stack = $1 AND name = $2 AND ($13::int IS NULL OR version = $13)`,
       [stack, name, ...defValues(def), nextRunAt, expected ?? null]);
     return rowCount === 1;
   }
@@ -120,25 +121,38 @@ export class TaskStore {
     return rows[0]?.at ?? null;
   }
 
-  /** moves a slot on when it is still `due` (compare-and-swap): true for the one instance that did */
-  async claim(stack: string, name: string, due: string, next: Date | null): Promise<boolean> {
-    const { rowCount } = await this.db.query('UPDATE tasks SET next_run_at = $4 WHERE stack = $1 AND name = $2 AND date_trunc(\'milliseconds\', next_run_at) = $3', [stack, name, due, next]);
-    return rowCount === 1;
+  /** moves each slot on when it is still `due` (a compare-and-swap, one statement for all): the keys (`stack/name`) of those this instance moved on, which it runs */
+  async claimMany(slots: readonly { stack: string; name: string; due: string; next: Date | null }[]): Promise<Set<string>> {
+    if (!slots.length) return new Set();
+    const { rows } = await this.db.query<{ stack: string; name: string }>(
+      `UPDATE tasks t SET next_run_at = v.next FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::timestamptz[]) AS v(stack, name, due, next)
+       WHERE t.stack = v.stack AND t.name = v.name AND date_trunc('milliseconds', t.next_run_at) = v.due RETURNING t.stack, t.name`,
+      [slots.map((x) => x.stack), slots.map((x) => x.name), slots.map((x) => x.due), slots.map((x) => x.next)]);
+    return new Set(rows.map((r) => `${r.stack}/${r.name}`));
   }
 
-  async enabledTasks(): Promise<TaskRow[]> {
-    return (await this.db.query('SELECT * FROM tasks WHERE enabled ORDER BY stack, name')).rows.map(taskOf);
+  /** enabled tasks with no success (since they were made) for twice their interval, oldest first */
+  async overdue(now: Date): Promise<(TaskRow & { since: string; intervalMs: number })[]> {
+    const { rows } = await this.db.query(
+      `SELECT *, coalesce(last_success_at, created_at) AS since FROM tasks
+       WHERE enabled AND interval_ms IS NOT NULL AND coalesce(last_success_at, created_at) < $1::timestamptz - make_interval(secs => interval_ms * 2 / 1000.0)
+       ORDER BY since LIMIT 1000`, [now]);
+    return rows.map((r) => ({ ...taskOf(r), since: iso(r.since)!, intervalMs: Number(r.interval_ms) }));
   }
 
-  async addRun(run: { id: string; stack: string; task: string; trigger: Trigger; status: RunStatus; reason?: string; slot?: Date | null; job?: string | null }): Promise<void> {
+  /** many queued runs in one statement */
+  async addQueued(runs: readonly { id: string; stack: string; task: string; trigger: Trigger; slot: Date | null }[]): Promise<void> {
+    if (!runs.length) return;
     await this.db.query(
-      `INSERT INTO task_runs (id, stack, task, trigger, status, reason, slot, job, started_at, ended_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, CASE WHEN $5 = 'skipped' THEN now() END, CASE WHEN $5 = 'skipped' THEN now() END)`,
-      [run.id, run.stack, run.task, run.trigger, run.status, run.reason ?? null, run.slot ?? null, run.job ?? null]);
+      `INSERT INTO task_runs (id, stack, task, trigger, status, slot)
+       SELECT id, stack, task, trigger, 'queued', slot FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::timestamptz[]) AS v(id, stack, task, trigger, slot)`,
+      [runs.map((r) => r.id), runs.map((r) => r.stack), runs.map((r) => r.task), runs.map((r) => r.trigger), runs.map((r) => r.slot)]);
   }
 
-  async setJob(id: string, job: string): Promise<void> {
-    await this.db.query('UPDATE task_runs SET job = $2 WHERE id = $1', [id, job]);
+  async setJobs(pairs: readonly { id: string; job: string }[]): Promise<void> {
+    if (!pairs.length) return;
+    await this.db.query('UPDATE task_runs r SET job = v.job FROM unnest($1::uuid[], $2::uuid[]) AS v(id, job) WHERE r.id = v.id',
+      [pairs.map((p) => p.id), pairs.map((p) => p.job)]);
   }
 
   async run(id: string): Promise<RunRow | null> {

@@ -17,6 +17,8 @@ CREATE TABLE tasks (
   version integer NOT NULL DEFAULT 1,
   -- the slot the scheduler waits for; a claim moves it on (compare-and-swap: one instance runs a slot)
   next_run_at timestamptz,
+  -- the longest gap between slots (read at each write): no success for twice it is overdue
+  interval_ms bigint,
   last_success_at timestamptz,
   last_run_at timestamptz,
   created_at timestamptz NOT NULL DEFAULT now(),

@@ -102,8 +102,8 @@ test('a task declared in compose appears, changes with the revision, is read-onl
 
 test('no success for twice the interval: task-overdue alert and an attention item, resolved by a success', async () => {
   await act(s, 'deploy', stack);
-  await s.app.services.db.query(`INSERT INTO tasks (stack, name, service, command, schedule, mode, overlap, timeout_ms, next_run_at, created_at)
-    VALUES ($1, 'quiet', 'app', '["true"]', '*/5 * * * *', 'exec', 'forbid', 60000, now() + interval '1 day', now() - interval '11 minutes')`, [stack]);
+  await s.app.services.db.query(`INSERT INTO tasks (stack, name, service, command, schedule, mode, overlap, timeout_ms, interval_ms, next_run_at, created_at)
+    VALUES ($1, 'quiet', 'app', '["true"]', '*/5 * * * *', 'exec', 'forbid', 60000, 300000, now() + interval '1 day', now() - interval '11 minutes')`, [stack]);
   const alert = await eventually(async () => (await s.api('GET', '/api/v1/alerts?kind=task-overdue')).body.find((a: any) => a.subject === 'quiet' && a.status === 'open'), 15_000, 'the overdue alert');
   assert.equal(alert.resource, `stack:${stack}`);
   const overview = (await s.api('GET', '/api/v1/overview')).body;
@@ -127,6 +127,7 @@ test('two instances on one database: a due slot runs once; a slot is claimed by 
   const a = new TaskStore(s.app.services.db);
   const b = new TaskStore(other.app.services.db);
   await s.app.services.db.query(`UPDATE tasks SET next_run_at = '2030-01-01T00:00:00Z', enabled = false WHERE stack = $1 AND name = 'twice0'`, [stack]);
-  const claims = await Promise.all([a.claim(stack, 'twice0', '2030-01-01T00:00:00.000Z', new Date('2030-01-01T00:01:00Z')), b.claim(stack, 'twice0', '2030-01-01T00:00:00.000Z', new Date('2030-01-01T00:01:00Z'))]);
+  const slot = [{ stack, name: 'twice0', due: '2030-01-01T00:00:00.000Z', next: new Date('2030-01-01T00:01:00Z') }];
+  const claims = (await Promise.all([a.claimMany(slot), b.claimMany(slot)])).map((won) => won.size === 1);
   assert.deepEqual(claims.sort(), [false, true]);
 });
