@@ -1,7 +1,7 @@
 // One run of a task as its job carries it out: the overlap rule, the service's container, execution, the record of how it ended, alerts and retention.
 import { looksSecret, type JobRun } from '../../sdk/index.ts';
 import type { DockerRuntime } from '../docker/api.ts';
-import { execute } from './execute.ts';
+import { execute, runLabel } from './execute.ts';
 import { mask } from './output.ts';
 import type { RunRow, RunStatus, TaskRow, TaskStore } from './store.ts';
 
@@ -29,6 +29,9 @@ export async function reapInterrupted(deps: RunDeps, stack?: string, task?: stri
     if ((await deps.jobDone(run.job!)) === false) continue;
     const reason = 'interrupted: its job ended before the run did (the instance running it stopped)';
     await deps.store.finish(run, { status: 'failed', exitCode: null, reason, output: '' });
+    // a one-off container the gone instance left running
+    const left = await deps.runtime.docker.listContainers({ all: true, filters: { label: [`${runLabel}=${run.id}`] } }).catch(() => []);
+    for (const c of left) await deps.runtime.docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined);
     const row = await deps.store.get(run.stack, run.task);
     if (row) await deps.ended(row, run, 'failed', { exitCode: null, reason });
     reaped++;

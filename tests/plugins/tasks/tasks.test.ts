@@ -216,6 +216,9 @@ test('queue: a second run waits for the first; replace: a second run stops the f
 test('a run left running by a job that ended (its instance stopped) is recorded interrupted and does not block the next', async () => {
   const ghost = '00000000-0000-4000-8000-000000000001';
   await s.app.services.db.query(`INSERT INTO task_runs (id, stack, task, job, trigger, status, started_at) VALUES ($1, $2, 'stamp', $1, 'schedule', 'running', now())`, [ghost, stack]);
+  // the one-off container such a run left behind
+  const leftover = await docker.createContainer({ Image: 'dockwright-test/busybox:1', Cmd: ['sleep', '600'], Labels: { 'dockwright.task-run': ghost }, HostConfig: { NetworkMode: 'none' } });
+  await leftover.start();
   const job = await waitJob(s, (await runNow('stamp')).id);
   assert.equal(job.status, 'succeeded', job.output);
   assert.equal(job.result.status, 'succeeded');
@@ -223,6 +226,7 @@ test('a run left running by a job that ended (its instance stopped) is recorded 
   const reaped = runs.find((r) => r.id === ghost);
   assert.equal(reaped.status, 'failed');
   assert.match(reaped.reason, /^interrupted/);
+  assert.equal((await docker.listContainers({ all: true, filters: { label: [`dockwright.task-run=${ghost}`] } })).length, 0, 'the left-over one-off container is removed');
   const page = await s.api('GET', `${tasks}/stamp/runs?limit=1`);
   assert.equal(page.body.length, 1);
   const next = /cursor=([^&>]+)/.exec(page.headers.get('link') ?? '')?.[1];
@@ -230,4 +234,15 @@ test('a run left running by a job that ended (its instance stopped) is recorded 
   const rest = (await s.api('GET', `${tasks}/stamp/runs?limit=100&cursor=${next}`)).body;
   assert.equal(rest.length, runs.length - 1);
   assert.ok(!rest.some((r: any) => r.id === page.body[0].id));
+});
+
+test('a run task past its timeout: its one-off container stopped and removed, the run timed-out', async () => {
+  assert.equal((await add({ name: 'slowrun', service: 'cli', mode: 'run', command: ['sh', '-c', 'sleep 30 & wait'], schedule: '@daily', timeout: '2s' })).status, 201);
+  const started = Date.now();
+  const job = await waitJob(s, (await runNow('slowrun')).id);
+  assert.equal(job.status, 'failed');
+  assert.ok(Date.now() - started < 20_000, 'ended at the timeout and grace, not after the sleep');
+  const [run] = await runsOf('slowrun');
+  assert.equal(run.status, 'timed-out');
+  assert.equal((await docker.listContainers({ all: true, filters: { label: [`dockwright.task-run=${run.id}`] } })).length, 0);
 });
