@@ -27,6 +27,7 @@ function compile(expression: string, timezone: string): Cron {
   const fields = expression.trim().split(/\s+/).length;
   if (!expression.trim().startsWith('@') && fields !== 5) throw new ScheduleError(`"${expression}" has ${fields} fields: a schedule has 5 (minute hour day-of-month month day-of-week) or is a nickname such as @daily`);
   if (!validZone(timezone)) throw new ScheduleError(`"${timezone}" is not a time zone (an IANA name such as Europe/Berlin)`);
+  if (impossibleDate(expression)) throw new ScheduleError(`"${expression}" never comes`);
   let cron: Cron;
   try {
     cron = new Cron(expression, { mode: '5-part', timezone });
@@ -35,6 +36,35 @@ function compile(expression: string, timezone: string): Cron {
   }
   if (!cron.nextRun()) throw new ScheduleError(`"${expression}" never comes`);
   return cron;
+}
+
+/** the values of a numeric cron field (`5`, `1-5`, `1-12/2`, `1,15`, a star); null for anything else (names, L, W, #), left to croner */
+function expand(field: string, min: number, max: number): number[] | null {
+  const out: number[] = [];
+  for (const part of field.split(',')) {
+    const m = /^(\*|(\d+)(?:-(\d+))?)(?:\/(\d+))?$/.exec(part);
+    if (!m) return null;
+    const from = m[1] === '*' ? min : Number(m[2]);
+    const to = m[1] === '*' ? max : m[3] !== undefined ? Number(m[3]) : m[4] !== undefined ? max : from;
+    const step = m[4] !== undefined ? Number(m[4]) : 1;
+    if (step < 1 || from < min || to > max) return null;
+    for (let v = from; v <= to; v += step) out.push(v);
+  }
+  return out;
+}
+
+const longestMonth = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+/**
+ * A day of month that no month of the expression has (30 February) with any day of the week: croner would search for
+ * years before it says so, holding the event loop for a tenth of a second and more; this answers at once.
+ */
+function impossibleDate(expression: string): boolean {
+  const fields = expression.trim().split(/\s+/);
+  if (fields.length !== 5 || !['*', '?'].includes(fields[4])) return false;
+  const days = expand(fields[2], 1, 31);
+  const months = expand(fields[3], 1, 12);
+  if (!days || !months) return false;
+  return !months.some((m) => days.some((d) => d <= longestMonth[m - 1]));
 }
 
 const zones = new Map<string, boolean>();

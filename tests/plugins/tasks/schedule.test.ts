@@ -70,7 +70,14 @@ test('a bad schedule or zone is refused by name', () => {
   assert.throws(() => compileSchedule('* * * * * *'), (e: unknown) => e instanceof ScheduleError && /6 fields/.test(e.message));
   assert.throws(() => compileSchedule('* * *'), ScheduleError);
   assert.throws(() => compileSchedule('61 * * * *'), ScheduleError);
-  assert.throws(() => compileSchedule('0 0 30 2 *'), /never comes/);
+  for (const never of ['0 0 30 2 *', '0 0 30-31 2 *', '0 0 31 4,6,9,11 *', '0 12 31 2-4/2 ?']) {
+    const started = performance.now();
+    assert.throws(() => compileSchedule(never), /never comes/, never);
+    assert.ok(performance.now() - started < 50, `${never} is refused at once, not after croner searched for years`);
+  }
+  assert.ok(compileSchedule('0 0 29 2 *').nextRun(), '29 February comes (in a leap year)');
+  assert.ok(compileSchedule('0 0 31 1-12/2 *').nextRun(), '31 January comes');
+  assert.ok(compileSchedule('0 0 30 2 1').nextRun(), 'a day of the week makes it come (croner ORs the day fields)');
   assert.throws(() => compileSchedule('* * * * *', 'Mars/Olympus'), /not a time zone/);
 });
 
