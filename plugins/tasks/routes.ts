@@ -71,7 +71,7 @@ export function taskView(t: TaskRow, lastRun: RunRow | null, secrets: readonly s
     name: t.name, stack: t.stack, service: t.service,
     command: typeof t.command === 'string' ? mask(t.command, secrets) : t.command.map((a) => mask(a, secrets)),
     schedule: t.schedule, timezone: t.timezone, mode: t.mode, overlap: t.overlap, timeout: timeoutText(t.timeoutMs), enabled: t.enabled,
-    declared: t.declared, revision: t.version, nextRunAt: t.nextRunAt, lastSuccessAt: t.lastSuccessAt, lastRunAt: t.lastRunAt,
+    declared: t.declared, revision: t.version, nextRunAt: t.enabled ? t.nextRunAt : null, lastSuccessAt: t.lastSuccessAt, lastRunAt: t.lastRunAt,
     lastRun: lastRun && runView(lastRun), createdAt: t.createdAt, updatedAt: t.updatedAt,
   };
 }

@@ -74,12 +74,13 @@ test('a task declared in compose appears, changes with the revision, is read-onl
       timezone: America/New_York
     report:
       service: app
-      command: echo report
+      command: echo report $$HOSTNAME
       schedule: "@hourly"
 `), created.revision);
   assert.equal(v2.status, 200, v2.text);
   const list = (await s.api('GET', tasks)).body;
   assert.deepEqual(list.map((t: any) => t.name), ['report', 'vacuum']);
+  assert.equal(list[0].command, 'echo report $HOSTNAME', '$$ leaves the variable to the container');
   task = list[1];
   assert.deepEqual(task.command, ['sh', '-c', 'echo v2']);
   assert.equal(task.revision, 2);

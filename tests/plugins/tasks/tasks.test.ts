@@ -75,6 +75,11 @@ test('bad input is a problem and writes nothing; a duplicate name is 409', async
   assert.equal((await add({ name: 'dup', service: 'app', command: ['true'], schedule: '@daily' })).status, 201);
   assert.equal((await add({ name: 'dup', service: 'app', command: ['true'], schedule: '@hourly' })).status, 409);
   assert.equal((await s.api('DELETE', `${tasks}/dup`)).status, 204);
+  const off = await add({ name: 'off', service: 'app', command: ['true'], schedule: '@hourly', enabled: false });
+  assert.equal(off.status, 201, off.text);
+  assert.equal(off.body.nextRunAt, null, 'a disabled task has no next run');
+  assert.equal((await s.api('DELETE', `${tasks}/off`, { headers: { 'if-match': '"2"' } })).status, 412);
+  assert.equal((await s.api('DELETE', `${tasks}/off`, { headers: { 'if-match': '"1"' } })).status, 204);
   assert.equal((await s.api('GET', `${tasks}/dup`)).status, 404);
 });
 
