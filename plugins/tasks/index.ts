@@ -73,13 +73,21 @@ export default definePlugin({
     const startRuns = async (runs: readonly { task: TaskRow; slot: Date | null }[], trigger: 'manual' | 'schedule', actor: Actor) => {
       const rows = runs.map(({ task, slot }) => ({ id: randomUUID(), stack: task.stack, task: task.name, trigger, slot, overlap: task.overlap }));
       await store.addQueued(rows);
-      const jobs: Job[] = [];
+      const settled: PromiseSettledResult<Job>[] = [];
       for (let i = 0; i < rows.length; i += 16) {
-        jobs.push(...await Promise.all(rows.slice(i, i + 16).map((r) => runJob.enqueue({ runId: r.id }, {
+        settled.push(...await Promise.allSettled(rows.slice(i, i + 16).map((r) => runJob.enqueue({ runId: r.id }, {
           actor, resource: resource(r.stack), ...(r.overlap === 'queue' ? { serialKey: `task:${r.stack}/${r.task}` } : {}),
         }))));
       }
-      await store.setJobs(rows.map((r, i) => ({ id: r.id, job: jobs[i].id })));
+      await store.setJobs(rows.flatMap((r, i) => (settled[i].status === 'fulfilled' ? [{ id: r.id, job: (settled[i] as PromiseFulfilledResult<Job>).value.id }] : [])));
+      const failed = settled.find((x): x is PromiseRejectedResult => x.status === 'rejected');
+      if (failed) {
+        // a run whose job was never queued would show queued for ever: it is recorded skipped, with why
+        const reason = `its job could not be queued: ${(failed.reason as Error)?.message ?? String(failed.reason)}`.slice(0, 500);
+        for (const [i, r] of rows.entries()) if (settled[i].status === 'rejected') await store.skip(r.id, reason);
+        throw failed.reason;
+      }
+      const jobs = settled.map((x) => (x as PromiseFulfilledResult<Job>).value);
       return jobs;
     };
 

@@ -142,7 +142,8 @@ export async function runTask(deps: RunDeps, job: JobRun<RunInput>): Promise<unk
   }
   if (pending) job.log(pending);
   const row = { ...run, status };
-  await deps.store.finish(row, { status, exitCode, reason: reason && mask(reason, secrets), output: mask(output, secrets) });
+  reason = reason && mask(reason, secrets);
+  await deps.store.finish(row, { status, exitCode, reason, output: mask(output, secrets) });
   job.log(`${status}${reason ? `: ${reason}` : ''}`);
   await deps.ended(task, row, status, { exitCode, reason });
   await deps.store.prune(task.stack, task.name, deps.retention.keep, deps.retention.maxAgeMs);
