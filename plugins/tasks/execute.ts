@@ -25,7 +25,11 @@ export interface Execution {
   stop: Promise<string>;
 }
 
-export interface Outcome { exitCode: number | null; timedOut: boolean; stopped: string | null; output: string; error?: string }
+export interface Outcome {
+  exitCode: number | null; timedOut: boolean; stopped: string | null; output: string;
+  /** what went wrong ending it early (its processes may still run) */
+  note?: string;
+}
 
 const argv = (command: string[] | string) => (typeof command === 'string' ? ['sh', '-c', command] : command);
 
@@ -72,10 +76,14 @@ async function runExec(x: Execution): Promise<Outcome> {
   const end = ending(x);
   const early = await Promise.race([done.then(() => null), end.promise]);
   end.clear();
+  let note: string | undefined;
+  const signal = (sig: 'TERM' | 'KILL') => signalMarked(x.docker, x.container.Id, marker, sig).catch((err: Error) => {
+    note = `its processes could not be signalled (the container needs sh, tr and grep for that): ${err.message}`;
+  });
   if (early) {
-    await signalMarked(x.docker, x.container.Id, marker, 'TERM').catch(() => undefined);
+    await signal('TERM');
     const gone = await Promise.race([done.then(() => true), new Promise<false>((r) => setTimeout(() => r(false), x.graceMs))]);
-    if (!gone) await signalMarked(x.docker, x.container.Id, marker, 'KILL').catch(() => undefined);
+    if (!gone) await signal('KILL');
     await Promise.race([done, new Promise((r) => setTimeout(r, 5000))]);
     stream.destroy();
   }
@@ -85,7 +93,7 @@ async function runExec(x: Execution): Promise<Outcome> {
     if (!state || !state.Running) { exitCode = state?.ExitCode ?? null; break; }
     await new Promise((r) => setTimeout(r, 50));
   }
-  return { exitCode, timedOut: early?.timedOut ?? false, stopped: early?.stopped ?? null, output: kept.text() };
+  return { exitCode, timedOut: early?.timedOut ?? false, stopped: early?.stopped ?? null, output: kept.text(), ...(note ? { note } : {}) };
 }
 
 /** `run`: a one-off container of the service (its image as deployed, environment, networks and volumes; no ports, no hostname), removed afterwards */

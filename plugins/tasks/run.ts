@@ -134,6 +134,7 @@ export async function runTask(deps: RunDeps, job: JobRun<RunInput>): Promise<unk
     if (outcome.timedOut) { status = 'timed-out'; reason = `timed out after ${task.timeoutMs / 1000} s`; }
     else if (outcome.stopped) { status = 'failed'; reason = outcome.stopped; }
     else { status = exitCode === 0 ? 'succeeded' : 'failed'; reason = exitCode === 0 ? null : `exit code ${exitCode ?? 'unknown'}`; }
+    if (outcome.note) reason = `${reason ?? status}; ${outcome.note}`;
   } catch (err) {
     status = 'failed';
     reason = `the run could not be carried out: ${deps.runtime.errorOf(err).reason}`;
