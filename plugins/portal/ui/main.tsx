@@ -74,7 +74,10 @@ function Shell({ session }: { session: SessionInfo }) {
   const path = usePath();
   const [menu, setMenu] = useState(false);
   const visible = pages.filter((p) => !p.scope || can(p.scope));
-  const found = visible.map((p) => ({ page: p, params: match(p.path, path === '/' ? '/overview' : path) })).find((m) => m.params);
+  // of the pages whose path matches, the one naming more of it (/stacks/:name/tasks before /stacks/:name/:tab); else the first
+  const literal = (p: PortalPage) => p.path.split('/').filter((part) => part && !part.startsWith(':')).length;
+  const found = visible.map((p) => ({ page: p, params: match(p.path, path === '/' ? '/overview' : path) })).filter((m) => m.params)
+    .sort((a, b) => literal(b.page) - literal(a.page))[0];
   const signOut = async () => {
     await api.DELETE('/api/v1/session');
     setSession(null);

@@ -495,12 +495,13 @@ const sections: Section[] = [
   { id: 'settings', label: 'Settings', render: (s) => <Settings name={s.name} /> },
   { id: 'resources', label: 'Resource use', scope: 'containers:stats', render: (s) => <Resources name={s.name} /> },
   { id: 'revisions', label: 'Revisions', render: (s, reload) => <Revisions name={s.name} onRestored={reload} /> },
-  // tabs another plugin's page answers (/stacks/:name/releases, /stacks/:name/previews); without that plugin, they say so
+  // tabs another plugin's page answers (/stacks/:name/releases, /previews, /tasks); without that plugin, they say so
   { id: 'releases', label: 'Releases', render: () => notEnabled('releases', 'Releases, rollback and updates') },
   { id: 'webhook', label: 'Webhook', render: (s, reload) => <Webhook stack={s} reload={reload} /> },
   { id: 'access', label: 'Access', render: (s) => <Access name={s.name} /> },
   { id: 'source', label: 'Source', render: (s, reload) => <SourceTab name={s.name} push={s.webhooks.push?.enabled ?? false} reload={reload} /> },
   { id: 'previews', label: 'Previews', render: () => notEnabled('previews', 'Previews of pull requests') },
+  { id: 'tasks', label: 'Tasks', scope: 'tasks:read', render: () => notEnabled('tasks', 'Scheduled tasks') },
 ];
 
 function Stack({ params }: { params: Record<string, string> }) {
