@@ -6,6 +6,7 @@ import { dockerPlugin } from '../docker/api.ts';
 import { stackHooks, stacksPlugin } from '../stacks/api.ts';
 import { declaredIn, syncDeclared } from './declared.ts';
 import { taskRoutes } from './routes.ts';
+import { problems } from './problems.ts';
 import { reapInterrupted, runTask, type RunDeps } from './run.ts';
 import { tick } from './scheduler.ts';
 import { TaskStore, type RunStatus, type TaskRow } from './store.ts';
@@ -25,6 +26,7 @@ const system: Actor = { kind: 'system', name: 'task schedule' };
 
 export default definePlugin({
   name: 'tasks',
+  problems,
   version: '1.0.0',
   services: ['db', 'events'],
   description: 'Scheduled tasks in a stack\'s services: cron in a time zone, exec or one-off containers, overlap rules, timeouts, run history and alerts',

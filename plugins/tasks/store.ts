@@ -70,75 +70,9 @@ function runOf(r: Record<string, unknown>): RunRow {
 const defColumns = 'service, command, schedule, timezone, mode, overlap, timeout_ms, enabled, interval_ms';
 const defValues = (d: TaskDefinition) => [d.service, JSON.stringify(d.command), d.schedule, d.timezone, d.mode, d.overlap, d.timeoutMs, d.enabled, intervalOf(d.schedule, d.timezone, new Date())];
 
-export class TaskStore {
-  constructor(private readonly db: Db) {}
-
-  async list(stack: string, db: Db = this.db): Promise<TaskRow[]> {
-    return (await db.query('SELECT * FROM tasks WHERE stack = $1 ORDER BY name', [stack])).rows.map(taskOf);
-  }
-
-  async get(stack: string, name: string, db: Db = this.db): Promise<TaskRow | null> {
-    const { rows } = await db.query('SELECT * FROM tasks WHERE stack = $1 AND name = $2', [stack, name]);
-    return rows[0] ? taskOf(rows[0]) : null;
-  }
-
-  /** false when the name is taken */
-  async create(stack: string, name: string, def: TaskDefinition, declared: boolean, nextRunAt: Date | null, db: Db = this.db): Promise<boolean> {
-    const { rowCount } = await db.query(
-      `INSERT INTO tasks (stack, name, ${defColumns}, declared, next_run_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
-       ON CONFLICT DO NOTHING`, [stack, name, ...defValues(def), declared, nextRunAt]);
-    return rowCount === 1;
-  }
-
-  /** a new definition when its version is `expected` (any when undefined): false when it changed meanwhile */
-  async update(stack: string, name: string, def: TaskDefinition, nextRunAt: Date | null, expected: number | undefined, db: Db = this.db): Promise<boolean> {
-    const { rowCount } = await db.query(
-      `UPDATE tasks SET service = $3, command = $4, schedule = $5, timezone = $6, mode = $7, overlap = $8, timeout_ms = $9, enabled = $10,
-       interval_ms = $11, next_run_at = $12, version = version + 1, updated_at = now() WHERE stack = $1 AND name = $2 AND ($13::int IS NULL OR version = $13)`,
-      [stack, name, ...defValues(def), nextRunAt, expected ?? null]);
-    return rowCount === 1;
-  }
-
-  async remove(stack: string, name: string, expected: number | undefined, db: Db = this.db): Promise<boolean> {
-    const { rowCount } = await db.query('DELETE FROM tasks WHERE stack = $1 AND name = $2 AND ($3::int IS NULL OR version = $3)', [stack, name, expected ?? null]);
-    if (rowCount) await db.query('DELETE FROM task_runs WHERE stack = $1 AND task = $2 AND status NOT IN ($3, $4)', [stack, name, 'queued', 'running']);
-    return rowCount === 1;
-  }
-
-  async removeStack(stack: string, db: Db = this.db): Promise<void> {
-    await db.query('DELETE FROM tasks WHERE stack = $1', [stack]);
-    await db.query('DELETE FROM task_runs WHERE stack = $1 AND status NOT IN ($2, $3)', [stack, 'queued', 'running']);
-  }
-
-  /** enabled tasks whose slot came, oldest slot first */
-  async due(now: Date, limit: number): Promise<TaskRow[]> {
-    return (await this.db.query('SELECT * FROM tasks WHERE enabled AND next_run_at <= $1 ORDER BY next_run_at LIMIT $2', [now, limit])).rows.map(taskOf);
-  }
-
-  /** the earliest slot of an enabled task, for the scheduler's next wake */
-  async earliest(): Promise<Date | null> {
-    const { rows } = await this.db.query<{ at: Date | null }>('SELECT min(next_run_at) AS at FROM tasks WHERE enabled');
-    return rows[0]?.at ?? null;
-  }
-
-  /** moves each slot on when it is still `due` (a compare-and-swap, one statement for all): the keys (`stack/name`) of those this instance moved on, which it runs */
-  async claimMany(slots: readonly { stack: string; name: string; due: string; next: Date | null }[]): Promise<Set<string>> {
-    if (!slots.length) return new Set();
-    const { rows } = await this.db.query<{ stack: string; name: string }>(
-      `UPDATE tasks t SET next_run_at = v.next FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::timestamptz[]) AS v(stack, name, due, next)
-       WHERE t.stack = v.stack AND t.name = v.name AND date_trunc('milliseconds', t.next_run_at) = v.due RETURNING t.stack, t.name`,
-      [slots.map((x) => x.stack), slots.map((x) => x.name), slots.map((x) => x.due), slots.map((x) => x.next)]);
-    return new Set(rows.map((r) => `${r.stack}/${r.name}`));
-  }
-
-  /** enabled tasks with no success (since they were made) for twice their interval, oldest first */
-  async overdue(now: Date): Promise<(TaskRow & { since: string; intervalMs: number })[]> {
-    const { rows } = await this.db.query(
-      `SELECT *, coalesce(last_success_at, created_at) AS since FROM tasks
-       WHERE enabled AND interval_ms IS NOT NULL AND coalesce(last_success_at, created_at) < $1::timestamptz - make_interval(secs => interval_ms * 2 / 1000.0)
-       ORDER BY since LIMIT 1000`, [now]);
-    return rows.map((r) => ({ ...taskOf(r), since: iso(r.since)!, intervalMs: Number(r.interval_ms) }));
-  }
+/** the statements of the task_runs table */
+class RunStore {
+  constructor(protected readonly db: Db) {}
 
   /** many queued runs in one statement */
   async addQueued(runs: readonly { id: string; stack: string; task: string; trigger: Trigger; slot: Date | null }[]): Promise<void> {
@@ -223,5 +157,76 @@ export class TaskStore {
          created_at < now() - make_interval(secs => $4::double precision / 1000)
          OR id NOT IN (SELECT id FROM task_runs WHERE stack = $1 AND task = $2 ORDER BY created_at DESC LIMIT $3))`,
       [stack, task, keep, maxAgeMs]);
+  }
+}
+
+/** the statements of the tasks table, and (inherited) of their runs */
+export class TaskStore extends RunStore {
+
+  async list(stack: string, db: Db = this.db): Promise<TaskRow[]> {
+    return (await db.query('SELECT * FROM tasks WHERE stack = $1 ORDER BY name', [stack])).rows.map(taskOf);
+  }
+
+  async get(stack: string, name: string, db: Db = this.db): Promise<TaskRow | null> {
+    const { rows } = await db.query('SELECT * FROM tasks WHERE stack = $1 AND name = $2', [stack, name]);
+    return rows[0] ? taskOf(rows[0]) : null;
+  }
+
+  /** false when the name is taken */
+  async create(stack: string, name: string, def: TaskDefinition, declared: boolean, nextRunAt: Date | null, db: Db = this.db): Promise<boolean> {
+    const { rowCount } = await db.query(
+      `INSERT INTO tasks (stack, name, ${defColumns}, declared, next_run_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+       ON CONFLICT DO NOTHING`, [stack, name, ...defValues(def), declared, nextRunAt]);
+    return rowCount === 1;
+  }
+
+  /** a new definition when its version is `expected` (any when undefined): false when it changed meanwhile */
+  async update(stack: string, name: string, def: TaskDefinition, nextRunAt: Date | null, expected: number | undefined, db: Db = this.db): Promise<boolean> {
+    const { rowCount } = await db.query(
+      `UPDATE tasks SET service = $3, command = $4, schedule = $5, timezone = $6, mode = $7, overlap = $8, timeout_ms = $9, enabled = $10,
+       interval_ms = $11, next_run_at = $12, version = version + 1, updated_at = now() WHERE stack = $1 AND name = $2 AND ($13::int IS NULL OR version = $13)`,
+      [stack, name, ...defValues(def), nextRunAt, expected ?? null]);
+    return rowCount === 1;
+  }
+
+  async remove(stack: string, name: string, expected: number | undefined, db: Db = this.db): Promise<boolean> {
+    const { rowCount } = await db.query('DELETE FROM tasks WHERE stack = $1 AND name = $2 AND ($3::int IS NULL OR version = $3)', [stack, name, expected ?? null]);
+    if (rowCount) await db.query('DELETE FROM task_runs WHERE stack = $1 AND task = $2 AND status NOT IN ($3, $4)', [stack, name, 'queued', 'running']);
+    return rowCount === 1;
+  }
+
+  async removeStack(stack: string, db: Db = this.db): Promise<void> {
+    await db.query('DELETE FROM tasks WHERE stack = $1', [stack]);
+    await db.query('DELETE FROM task_runs WHERE stack = $1 AND status NOT IN ($2, $3)', [stack, 'queued', 'running']);
+  }
+
+  /** enabled tasks whose slot came, oldest slot first */
+  async due(now: Date, limit: number): Promise<TaskRow[]> {
+    return (await this.db.query('SELECT * FROM tasks WHERE enabled AND next_run_at <= $1 ORDER BY next_run_at LIMIT $2', [now, limit])).rows.map(taskOf);
+  }
+
+  /** the earliest slot of an enabled task, for the scheduler's next wake */
+  async earliest(): Promise<Date | null> {
+    const { rows } = await this.db.query<{ at: Date | null }>('SELECT min(next_run_at) AS at FROM tasks WHERE enabled');
+    return rows[0]?.at ?? null;
+  }
+
+  /** moves each slot on when it is still `due` (a compare-and-swap, one statement for all): the keys (`stack/name`) of those this instance moved on, which it runs */
+  async claimMany(slots: readonly { stack: string; name: string; due: string; next: Date | null }[]): Promise<Set<string>> {
+    if (!slots.length) return new Set();
+    const { rows } = await this.db.query<{ stack: string; name: string }>(
+      `UPDATE tasks t SET next_run_at = v.next FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::timestamptz[]) AS v(stack, name, due, next)
+       WHERE t.stack = v.stack AND t.name = v.name AND date_trunc('milliseconds', t.next_run_at) = v.due RETURNING t.stack, t.name`,
+      [slots.map((x) => x.stack), slots.map((x) => x.name), slots.map((x) => x.due), slots.map((x) => x.next)]);
+    return new Set(rows.map((r) => `${r.stack}/${r.name}`));
+  }
+
+  /** enabled tasks with no success (since they were made) for twice their interval, oldest first */
+  async overdue(now: Date): Promise<(TaskRow & { since: string; intervalMs: number })[]> {
+    const { rows } = await this.db.query(
+      `SELECT *, coalesce(last_success_at, created_at) AS since FROM tasks
+       WHERE enabled AND interval_ms IS NOT NULL AND coalesce(last_success_at, created_at) < $1::timestamptz - make_interval(secs => interval_ms * 2 / 1000.0)
+       ORDER BY since LIMIT 1000`, [now]);
+    return rows.map((r) => ({ ...taskOf(r), since: iso(r.since)!, intervalMs: Number(r.interval_ms) }));
   }
 }

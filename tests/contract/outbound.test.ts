@@ -37,6 +37,7 @@ const places: Record<string, string> = {
   'plugins/edge/admin.ts': "exempt: Caddy's admin API (the child's socket, or the admin's plugins.edge.options.adminAddress)",
   'plugins/edge/network.ts': 'exempt: the engine joins containers to a network (no connection from here)',
   'plugins/docker/deploy.ts': 'exempt: the engine joins containers to networks (no connection from here)',
+  'plugins/tasks/execute.ts': "exempt: a task runs inside the stack's own container (exec) or a one-off copy of it joined to the service's own networks through the engine's API",
   'plugins/docker/hooks.ts': "exempt: post_start and pre_stop run inside the stack's own container through the engine's exec API",
   'plugins/docker/rollout.ts': "exempt: the readiness probe reaches the stack's own new container on the dockwright-edge network, an address the engine gave it",
   'plugins/certificates/routes.ts': 'exempt: store.request() names a database row, not a connection',
