@@ -6,12 +6,16 @@ interface Task { name: string; next(after: number): number; run(): Promise<void>
 
 // setTimeout cannot wait longer than ~24.8 days; longer waits re-arm.
 const maxDelay = 2 ** 31 - 1;
+const keepSlotsMs = 3_600_000;
+const pruneEveryMs = 600_000;
 
 export class Scheduler {
   private readonly tasks: Task[] = [];
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly active = new Set<Promise<void>>();
   private started = false;
+  /** when each schedule last pruned its recorded slots */
+  private readonly prunedAt = new Map<string, number>();
 
   constructor(private readonly db: Db, private readonly log: Logger) {}
 
@@ -78,10 +82,18 @@ export class Scheduler {
     try {
       const { rowCount } = await this.db.query('INSERT INTO schedule_runs (name, slot) VALUES ($1, $2) ON CONFLICT DO NOTHING', [task.name, new Date(slot)]);
       if (!rowCount) return; // another instance has this slot
-      await this.db.query(`DELETE FROM schedule_runs WHERE name = $1 AND slot < now() - interval '7 days'`, [task.name]);
+      await this.prune(task.name, slot);
       await task.run();
     } catch (err) {
       this.log.error({ err, schedule: task.name }, 'scheduled task failed');
     }
+  }
+
+  /** a recorded slot only matters while another instance may still fire it: an hour is kept, pruned at most every 10 minutes
+   * (a schedule of every second recorded 604,800 slots in the 7 days kept before, and deleted on each of them) */
+  private async prune(name: string, slot: number): Promise<void> {
+    if (slot - (this.prunedAt.get(name) ?? 0) < pruneEveryMs) return;
+    this.prunedAt.set(name, slot);
+    await this.db.query('DELETE FROM schedule_runs WHERE name = $1 AND slot < $2', [name, new Date(slot - keepSlotsMs)]);
   }
 }
