@@ -792,7 +792,7 @@ export interface paths {
                   name?: string;
                   tokenId?: string;
                   address?: string;
-                  channel?: "portal";
+                  channel?: "portal" | "mcp";
                 };
                 createdAt: string;
                 finishedAt: string | null;
@@ -916,7 +916,7 @@ export interface paths {
                   name?: string;
                   tokenId?: string;
                   address?: string;
-                  channel?: "portal";
+                  channel?: "portal" | "mcp";
                 };
                 createdAt: string;
                 finishedAt: string | null;
@@ -1032,7 +1032,7 @@ export interface paths {
                 name?: string;
                 tokenId?: string;
                 address?: string;
-                channel?: "portal";
+                channel?: "portal" | "mcp";
               };
               createdAt: string;
               startedAt: string | null;
@@ -1257,7 +1257,7 @@ export interface paths {
                   name?: string;
                   tokenId?: string;
                   address?: string;
-                  channel?: "portal";
+                  channel?: "portal" | "mcp";
                 };
                 createdAt: string;
                 finishedAt: string | null;
@@ -1900,7 +1900,7 @@ export interface paths {
                 name?: string;
                 tokenId?: string;
                 address?: string;
-                channel?: "portal";
+                channel?: "portal" | "mcp";
               };
               createdAt: string;
               startedAt: string | null;
@@ -1992,7 +1992,7 @@ export interface paths {
                 name?: string;
                 tokenId?: string;
                 address?: string;
-                channel?: "portal";
+                channel?: "portal" | "mcp";
               };
               createdAt: string;
               startedAt: string | null;
@@ -2084,7 +2084,7 @@ export interface paths {
                 name?: string;
                 tokenId?: string;
                 address?: string;
-                channel?: "portal";
+                channel?: "portal" | "mcp";
               };
               createdAt: string;
               startedAt: string | null;
@@ -2264,7 +2264,7 @@ export interface paths {
                 name?: string;
                 tokenId?: string;
                 address?: string;
-                channel?: "portal";
+                channel?: "portal" | "mcp";
               };
               message: string | null;
               createdAt: string;
@@ -2342,7 +2342,7 @@ export interface paths {
                 name?: string;
                 tokenId?: string;
                 address?: string;
-                channel?: "portal";
+                channel?: "portal" | "mcp";
               };
               message: string | null;
               createdAt: string;
@@ -2476,7 +2476,7 @@ export interface paths {
                   name?: string;
                   tokenId?: string;
                   address?: string;
-                  channel?: "portal";
+                  channel?: "portal" | "mcp";
                 };
                 createdAt: string;
                 finishedAt: string | null;
@@ -3107,7 +3107,7 @@ export interface paths {
                 name?: string;
                 tokenId?: string;
                 address?: string;
-                channel?: "portal";
+                channel?: "portal" | "mcp";
               };
               createdAt: string;
               startedAt: string | null;
@@ -3134,7 +3134,7 @@ export interface paths {
                 name?: string;
                 tokenId?: string;
                 address?: string;
-                channel?: "portal";
+                channel?: "portal" | "mcp";
               };
               createdAt: string;
               startedAt: string | null;
@@ -3225,7 +3225,7 @@ export interface paths {
                 name?: string;
                 tokenId?: string;
                 address?: string;
-                channel?: "portal";
+                channel?: "portal" | "mcp";
               };
               createdAt: string;
               startedAt: string | null;
@@ -3593,7 +3593,7 @@ export interface paths {
                   name?: string;
                   tokenId?: string;
                   address?: string;
-                  channel?: "portal";
+                  channel?: "portal" | "mcp";
                 };
                 createdAt: string;
                 startedAt: string | null;
@@ -3667,7 +3667,7 @@ export interface paths {
                   name?: string;
                   tokenId?: string;
                   address?: string;
-                  channel?: "portal";
+                  channel?: "portal" | "mcp";
                 };
                 createdAt: string;
                 startedAt: string | null;
@@ -3741,7 +3741,7 @@ export interface paths {
                   name?: string;
                   tokenId?: string;
                   address?: string;
-                  channel?: "portal";
+                  channel?: "portal" | "mcp";
                 };
                 createdAt: string;
                 startedAt: string | null;
@@ -4090,7 +4090,7 @@ export interface paths {
                   name?: string;
                   tokenId?: string;
                   address?: string;
-                  channel?: "portal";
+                  channel?: "portal" | "mcp";
                 };
                 createdAt: string;
                 startedAt: string | null;
@@ -4154,7 +4154,7 @@ export interface paths {
                   name?: string;
                   tokenId?: string;
                   address?: string;
-                  channel?: "portal";
+                  channel?: "portal" | "mcp";
                 };
                 createdAt: string;
                 startedAt: string | null;
@@ -4315,7 +4315,7 @@ export interface paths {
                   name?: string;
                   tokenId?: string;
                   address?: string;
-                  channel?: "portal";
+                  channel?: "portal" | "mcp";
                 };
                 createdAt: string;
                 startedAt: string | null;
@@ -4379,7 +4379,7 @@ export interface paths {
                   name?: string;
                   tokenId?: string;
                   address?: string;
-                  channel?: "portal";
+                  channel?: "portal" | "mcp";
                 };
                 createdAt: string;
                 startedAt: string | null;
@@ -4525,7 +4525,7 @@ export interface paths {
                   name?: string;
                   tokenId?: string;
                   address?: string;
-                  channel?: "portal";
+                  channel?: "portal" | "mcp";
                 };
                 createdAt: string;
                 startedAt: string | null;
@@ -4593,7 +4593,7 @@ export interface paths {
                   name?: string;
                   tokenId?: string;
                   address?: string;
-                  channel?: "portal";
+                  channel?: "portal" | "mcp";
                 };
                 createdAt: string;
                 startedAt: string | null;
@@ -4661,7 +4661,7 @@ export interface paths {
                   name?: string;
                   tokenId?: string;
                   address?: string;
-                  channel?: "portal";
+                  channel?: "portal" | "mcp";
                 };
                 createdAt: string;
                 startedAt: string | null;
@@ -5020,7 +5020,7 @@ export interface paths {
                   name?: string;
                   tokenId?: string;
                   address?: string;
-                  channel?: "portal";
+                  channel?: "portal" | "mcp";
                 };
                 createdAt: string;
                 startedAt: string | null;
@@ -5055,7 +5055,7 @@ export interface paths {
                   name?: string;
                   tokenId?: string;
                   address?: string;
-                  channel?: "portal";
+                  channel?: "portal" | "mcp";
                 };
                 createdAt: string;
                 startedAt: string | null;
@@ -6043,7 +6043,7 @@ export interface paths {
                 name?: string;
                 tokenId?: string;
                 address?: string;
-                channel?: "portal";
+                channel?: "portal" | "mcp";
               };
               createdAt: string;
               startedAt: string | null;
@@ -6320,7 +6320,7 @@ export interface paths {
                 name?: string;
                 tokenId?: string;
                 address?: string;
-                channel?: "portal";
+                channel?: "portal" | "mcp";
               };
               createdAt: string;
               startedAt: string | null;
@@ -7523,7 +7523,7 @@ export interface paths {
                 name?: string;
                 tokenId?: string;
                 address?: string;
-                channel?: "portal";
+                channel?: "portal" | "mcp";
               };
               from: string;
               commit: string | null;
@@ -8548,7 +8548,7 @@ export interface paths {
                 name?: string;
                 tokenId?: string;
                 address?: string;
-                channel?: "portal";
+                channel?: "portal" | "mcp";
               };
               createdAt: string;
               startedAt: string | null;
@@ -9154,7 +9154,7 @@ export interface paths {
                 name?: string;
                 tokenId?: string;
                 address?: string;
-                channel?: "portal";
+                channel?: "portal" | "mcp";
               };
               jobId: string | null;
               kind: "deploy" | "rollback" | "update";
@@ -9287,7 +9287,7 @@ export interface paths {
                 name?: string;
                 tokenId?: string;
                 address?: string;
-                channel?: "portal";
+                channel?: "portal" | "mcp";
               };
               createdAt: string;
               startedAt: string | null;
@@ -9397,7 +9397,7 @@ export interface paths {
                 name?: string;
                 tokenId?: string;
                 address?: string;
-                channel?: "portal";
+                channel?: "portal" | "mcp";
               };
               createdAt: string;
               startedAt: string | null;
@@ -9584,7 +9584,7 @@ export interface paths {
                 name?: string;
                 tokenId?: string;
                 address?: string;
-                channel?: "portal";
+                channel?: "portal" | "mcp";
               };
               createdAt: string;
               startedAt: string | null;
@@ -10067,7 +10067,7 @@ export interface paths {
                 name?: string;
                 tokenId?: string;
                 address?: string;
-                channel?: "portal";
+                channel?: "portal" | "mcp";
               };
               createdAt: string;
               startedAt: string | null;
@@ -10175,7 +10175,7 @@ export interface paths {
                 name?: string;
                 tokenId?: string;
                 address?: string;
-                channel?: "portal";
+                channel?: "portal" | "mcp";
               };
               createdAt: string;
               startedAt: string | null;
@@ -10413,7 +10413,7 @@ export interface paths {
                 name?: string;
                 tokenId?: string;
                 address?: string;
-                channel?: "portal";
+                channel?: "portal" | "mcp";
               };
               createdAt: string;
               startedAt: string | null;
@@ -10515,7 +10515,7 @@ export interface paths {
                 name?: string;
                 tokenId?: string;
                 address?: string;
-                channel?: "portal";
+                channel?: "portal" | "mcp";
               };
               createdAt: string;
               startedAt: string | null;
@@ -11058,7 +11058,7 @@ export interface paths {
                 name?: string;
                 tokenId?: string;
                 address?: string;
-                channel?: "portal";
+                channel?: "portal" | "mcp";
               };
               createdAt: string;
               startedAt: string | null;
@@ -11136,7 +11136,7 @@ export interface paths {
                 name?: string;
                 tokenId?: string;
                 address?: string;
-                channel?: "portal";
+                channel?: "portal" | "mcp";
               };
               createdAt: string;
               startedAt: string | null;
@@ -11222,7 +11222,7 @@ export interface paths {
                 name?: string;
                 tokenId?: string;
                 address?: string;
-                channel?: "portal";
+                channel?: "portal" | "mcp";
               };
               createdAt: string;
               startedAt: string | null;
@@ -11375,7 +11375,7 @@ export interface paths {
                 name?: string;
                 tokenId?: string;
                 address?: string;
-                channel?: "portal";
+                channel?: "portal" | "mcp";
               };
               createdAt: string;
               startedAt: string | null;
@@ -11400,7 +11400,7 @@ export interface paths {
                 name?: string;
                 tokenId?: string;
                 address?: string;
-                channel?: "portal";
+                channel?: "portal" | "mcp";
               };
               createdAt: string;
               startedAt: string | null;
@@ -11492,7 +11492,7 @@ export interface paths {
                 name?: string;
                 tokenId?: string;
                 address?: string;
-                channel?: "portal";
+                channel?: "portal" | "mcp";
               };
               action: string;
               resource: string | null;
@@ -11633,6 +11633,91 @@ export interface paths {
     };
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/mcp": {
+    parameters: { query?: never; header?: never; path?: never; cookie?: never };
+    get?: never;
+    put?: never;
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          "application/json": unknown;
+        };
+      };
+      responses: {
+        200: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/json": unknown;
+          };
+        };
+        202: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/json": unknown;
+          };
+        };
+        400: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        401: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        403: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        413: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        415: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        507: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+      };
+    };
     delete?: never;
     options?: never;
     head?: never;

@@ -41,6 +41,13 @@ export const toolVerbs: Verb[] = [
     },
   },
   {
+    words: ['mcp'], summary: "Serve the server's MCP tools over stdio (for an assistant's MCP client configuration)", usage: '',
+    async run(ctx) {
+      const { serveStdio } = await import('../mcp.ts');
+      await serveStdio(ctx.client());
+    },
+  },
+  {
     words: ['__names'], summary: 'names for the shell completion', usage: '<stacks>',
     async run(ctx) {
       if (ctx.args[0] !== 'stacks') throw new CliError('only stacks', exitCodes.refused);
