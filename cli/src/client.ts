@@ -75,12 +75,19 @@ export class Client {
     let body: BodyInit | undefined = opts.raw;
     if (opts.body !== undefined) { headers['content-type'] = 'application/json'; body = JSON.stringify(opts.body); }
     let res: Response;
-    try {
-      res = await fetch(url, { method: method.toUpperCase(), headers, body, signal: opts.signal, ...(opts.raw ? { duplex: 'half' } : {}) } as RequestInit);
-    } catch (err) {
-      if ((err as Error).name === 'AbortError' || (err as Error).name === 'TimeoutError') throw err;
-      const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-      throw new CliError(`cannot reach ${this.base}: ${cause?.code ?? cause?.message ?? (err as Error).message}`, exitCodes.refused, 'check DOCKWRIGHT_URL (or `dw login <url>`) and that the server runs');
+    for (let attempt = 1; ; attempt++) {
+      try {
+        res = await fetch(url, { method: method.toUpperCase(), headers, body, signal: opts.signal, ...(opts.raw ? { duplex: 'half' } : {}) } as RequestInit);
+      } catch (err) {
+        if ((err as Error).name === 'AbortError' || (err as Error).name === 'TimeoutError') throw err;
+        const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+        throw new CliError(`cannot reach ${this.base}: ${cause?.code ?? cause?.message ?? (err as Error).message}`, exitCodes.refused, 'check DOCKWRIGHT_URL (or `dw login <url>`) and that the server runs');
+      }
+      // over the token's request budget: a pipeline waits as told (up to a minute, three times) rather than failing
+      const retryAfter = Number(res.headers.get('retry-after'));
+      if (res.status !== 429 || attempt > 3 || !(retryAfter >= 0 && retryAfter <= 60)) break;
+      await res.arrayBuffer();
+      await new Promise((r) => setTimeout(r, retryAfter * 1000));
     }
     if (res.ok) return res;
     const text = await res.text();

@@ -8,6 +8,7 @@ import { timeoutOf, type Context, type Options, type Verb } from './verbs.ts';
 import { stackVerbs } from './commands/stacks.ts';
 import { resourceVerbs } from './commands/resources.ts';
 import { toolVerbs } from './commands/tools.ts';
+import { declarativeVerbs } from './commands/declarative.ts';
 
 const common: Options = {
   json: { type: 'boolean' },
@@ -15,7 +16,7 @@ const common: Options = {
   help: { type: 'boolean', short: 'h' },
 };
 
-export const verbs: Verb[] = [...stackVerbs, ...resourceVerbs, ...toolVerbs];
+export const verbs: Verb[] = [...stackVerbs, ...resourceVerbs, ...declarativeVerbs, ...toolVerbs];
 
 /** the verb whose words start argv, the longest first (`stack env set` before `stack env`) */
 function findVerb(argv: string[]): { verb: Verb; rest: string[] } | undefined {
