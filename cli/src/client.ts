@@ -1,6 +1,7 @@
 // The HTTP client of dw: typed by the OpenAPI document's generated types, every refusal turned into a CliError with what to do next.
 import type { paths } from '../../sdk/portal/api.d.ts';
 import { CliError, exitCodes } from './errors.ts';
+import { request, type Answer as Reply } from './transport.ts';
 
 export const version = '0.1.0';
 
@@ -17,7 +18,7 @@ export interface RequestOptions {
   params?: Record<string, string | number>;
   query?: Record<string, string | number | boolean | undefined>;
   body?: unknown;
-  raw?: BodyInit;
+  raw?: Uint8Array;
   headers?: Record<string, string>;
   signal?: AbortSignal;
 }
@@ -54,34 +55,34 @@ export class Client {
   }
 
   /** a call of an operation of the document: its success answer, typed; a refusal throws RequestRefused */
-  async json<P extends keyof paths, M extends MethodsOf<P>>(method: M, path: P, opts: RequestOptions = {}): Promise<{ body: Answer<P, M>; headers: Headers; status: number }> {
+  async json<P extends keyof paths, M extends MethodsOf<P>>(method: M, path: P, opts: RequestOptions = {}): Promise<{ body: Answer<P, M>; headers: Reply['headers']; status: number }> {
     const res = await this.send(method, path as string, opts);
     const text = await res.text();
     return { body: (text ? JSON.parse(text) : null) as Answer<P, M>, headers: res.headers, status: res.status };
   }
 
   /** any path (one another plugin may add later): the parsed JSON answer */
-  async any<T = any>(method: Method, path: string, opts: RequestOptions = {}): Promise<{ body: T; headers: Headers; status: number }> {
+  async any<T = any>(method: Method, path: string, opts: RequestOptions = {}): Promise<{ body: T; headers: Reply['headers']; status: number }> {
     const res = await this.send(method, path, opts);
     const text = await res.text();
     return { body: (text ? JSON.parse(text) : null) as T, headers: res.headers, status: res.status };
   }
 
   /** the answer itself, once it is known to be a success (for streamed text) */
-  async send(method: Method, path: string, opts: RequestOptions = {}): Promise<Response> {
+  async send(method: Method, path: string, opts: RequestOptions = {}): Promise<Reply> {
     const url = this.url(path, opts);
     const headers: Record<string, string> = { 'user-agent': `dockwright-cli/${version}`, accept: 'application/json, text/plain, application/problem+json', ...this.extraHeaders, ...opts.headers };
     if (this.token) headers.authorization = `Bearer ${this.token}`;
-    let body: BodyInit | undefined = opts.raw;
+    let body: string | Uint8Array | undefined = opts.raw;
     if (opts.body !== undefined) { headers['content-type'] = 'application/json'; body = JSON.stringify(opts.body); }
-    let res: Response;
+    let res: Reply;
     for (let attempt = 1; ; attempt++) {
       try {
-        res = await fetch(url, { method: method.toUpperCase(), headers, body, signal: opts.signal, ...(opts.raw ? { duplex: 'half' } : {}) } as RequestInit);
+        res = await request(url, { method: method.toUpperCase(), headers, body, signal: opts.signal });
       } catch (err) {
         if ((err as Error).name === 'AbortError' || (err as Error).name === 'TimeoutError') throw err;
-        const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-        throw new CliError(`cannot reach ${this.base}: ${cause?.code ?? cause?.message ?? (err as Error).message}`, exitCodes.refused, 'check DOCKWRIGHT_URL (or `dw login <url>`) and that the server runs');
+        const code = (err as { code?: string }).code;
+        throw new CliError(`cannot reach ${this.base}: ${code ?? (err as Error).message}`, exitCodes.refused, 'check DOCKWRIGHT_URL (or `dw login <url>`) and that the server runs');
       }
       // over the token's request budget: a pipeline waits as told (up to a minute, three times) rather than failing
       const retryAfter = Number(res.headers.get('retry-after'));

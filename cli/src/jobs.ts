@@ -15,7 +15,7 @@ async function streamOutput(client: Client, id: string, out: Output, signal: Abo
   try {
     const res = await client.send('get', '/api/v1/jobs/{id}/output'.replace('{id}', encodeURIComponent(id)), { query: { follow: 1 }, signal, headers: { accept: 'text/plain, application/problem+json' } });
     const decoder = new TextDecoder();
-    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) out.progress(decoder.decode(chunk, { stream: true }));
+    for await (const chunk of res.body) out.progress(decoder.decode(chunk, { stream: true }));
   } catch (err) {
     if (!signal.aborted) throw err;
   }

@@ -2,7 +2,6 @@
 import { statSync } from 'node:fs';
 import { usageError } from '../errors.ts';
 import { judge, waitForJob } from '../jobs.ts';
-import { archiveFolder } from '../tar.ts';
 import { timeoutOf, waitOptions, type Verb } from '../verbs.ts';
 import { startedJob } from './stacks.ts';
 
@@ -40,6 +39,7 @@ export const resourceVerbs: Verb[] = [
       const name = need(ctx.args, 0, 'site name');
       const dir = need(ctx.args, 1, 'folder');
       if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) throw usageError(`${dir} is not a folder`);
+      const { archiveFolder } = await import('../tar.ts');
       const { archive, files } = archiveFolder(dir);
       const { body } = await ctx.client().any('put', `/api/v1/sites/${encodeURIComponent(name)}/content`, {
         query: { draft: ctx.values.publish ? undefined : 1 }, raw: new Uint8Array(archive), headers: { 'content-type': 'application/gzip' },

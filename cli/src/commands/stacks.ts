@@ -70,7 +70,7 @@ async function printLogs(ctx: Context, name: string, service: string | undefined
     });
     const decoder = new TextDecoder();
     let rest = '';
-    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+    for await (const chunk of res.body) {
       const lines = (rest + decoder.decode(chunk, { stream: true })).split('\n');
       rest = lines.pop()!;
       for (const line of lines) writeLine(ctx.out, prefix ? `${c.service ?? c.name} | ` : '', line);
