@@ -1,11 +1,14 @@
 // plan, apply and export over every kind: the declarations against what the server has, prune limited to the kinds the files declare and never touching protected names.
-import type { Client } from '../client.ts';
+import { RequestRefused, type Client } from '../client.ts';
 import { CliError, exitCodes } from '../errors.ts';
 import { readDeclarations, resolverFor } from './files.ts';
 import { kinds, type Change, type Declared, type Kind, type KindHandler, type Listed } from './model.ts';
 import { stackKind } from './stacks.ts';
+import { siteKind } from './sites.ts';
+import { backupKind } from './backups.ts';
+import { channelKind } from './channels.ts';
 
-export const handlers: Partial<Record<Kind, KindHandler>> = { stack: stackKind };
+export const handlers: Partial<Record<Kind, KindHandler>> = { stack: stackKind, site: siteKind, backup: backupKind, 'alert-channel': channelKind };
 
 function handlerOf(kind: Kind): KindHandler {
   const handler = handlers[kind];
@@ -73,7 +76,13 @@ export async function exportAll(client: Client, names: string[], only: Kind[] | 
   for (const kind of only ?? kinds) {
     const handler = handlers[kind];
     if (!handler) continue;
-    const present = [...(await handler.list(client)).keys()].sort();
+    let listed: Map<string, Listed>;
+    try { listed = await handler.list(client); } catch (err) {
+      // a kind whose plugin this server has switched off has nothing to export
+      if (err instanceof RequestRefused && err.status === 404 && !only) continue;
+      throw err;
+    }
+    const present = [...listed.keys()].sort();
     const wanted = names.length ? names.filter((n) => present.includes(n)) : present;
     out.push(...(await pooled(wanted, 8, (n) => handler.export(client, n))));
   }
