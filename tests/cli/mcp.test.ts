@@ -111,3 +111,16 @@ test('dw mcp serves the same tools over stdio', async () => {
   assert.ok(listed.some((x: any) => x.name === name));
   await client.close();
 });
+
+test('a malformed message is a 400 problem, not a crash; the endpoint takes POST only', async () => {
+  for (const body of ['{}', '"text"', '[1,2]', '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"no_such_tool","arguments":{}}}']) {
+    const res = await fetch(`${s.url}/api/v1/mcp`, { method: 'POST', headers: { authorization: `Bearer ${s.admin}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body });
+    assert.ok(res.status === 400 || res.status === 200, `${body}: ${res.status}`);
+    if (res.status === 400) assert.equal(res.headers.get('content-type'), 'application/problem+json');
+    else assert.match(await res.text(), /no_such_tool/);
+  }
+  const noAccept = await fetch(`${s.url}/api/v1/mcp`, { method: 'POST', headers: { authorization: `Bearer ${s.admin}`, 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' });
+  assert.equal(noAccept.status, 406);
+  const get = await fetch(`${s.url}/api/v1/mcp`, { headers: { authorization: `Bearer ${s.admin}` } });
+  assert.ok(get.status === 405 || get.status === 404, String(get.status));
+});
