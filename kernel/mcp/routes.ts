@@ -29,7 +29,7 @@ function caller(base: string, authorization: string): ApiCaller {
 export function mcpRoutes(options: McpRouteOptions): AnyRoute[] {
   return [
     defineRoute({
-      method: 'POST', path: '/mcp', authenticated: true, activity: false, successes: [202],
+      method: 'POST', path: '/mcp', authenticated: true, activity: false, successes: [202], errors: [400, 406, 415],
       summary: 'The MCP endpoint (Model Context Protocol, streamable HTTP): task-level tools for an assistant, acting with this bearer token',
       description: 'Stateless: every POST carries one JSON-RPC message and is answered with JSON (202 without a body for a notification). '
         + 'Read tools need the scopes of the calls they make; a tool that changes something also needs `confirm: true` in its arguments. '

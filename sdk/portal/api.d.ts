@@ -11686,6 +11686,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        406: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
         413: {
           headers: { [name: string]: unknown };
           content: {
