@@ -127,8 +127,14 @@ test('compose prints the file and replaces it with --file (a new stack is create
   const replaced = await dw(cli.bin, ['stack', 'compose', good, '--file', file, '--json'], env);
   assert.equal(replaced.code, 0, replaced.stderr);
   assert.equal(JSON.parse(replaced.stdout).revision, 4);
+  const fresh = uniqueName('dwnew');
+  const created = await dw(cli.bin, ['stack', 'compose', fresh, '--file', file, '--json'], env);
+  assert.equal(created.code, 0, created.stderr);
+  assert.equal(JSON.parse(created.stdout).revision, 1);
+  assert.equal((await s.api('GET', `/api/v1/stacks/${fresh}`)).body.status, 'never-deployed');
   const bad = await dw(cli.bin, ['stack', 'compose', good, '-f', join(dir, 'nope.yaml')], env);
-  assert.notEqual(bad.code, 0);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /cannot read .*nope\.yaml: ENOENT/);
 });
 
 test('logs prints the containers\' output; releases lists the deploys', async () => {

@@ -109,7 +109,8 @@ export const stackVerbs: Verb[] = [
         ctx.out.result(body, () => body.content);
         return;
       }
-      const content = readFileSync(ctx.values.file as string, 'utf8');
+      let content: string;
+      try { content = readFileSync(ctx.values.file as string, 'utf8'); } catch (err) { throw usageError(`cannot read ${String(ctx.values.file)}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`); }
       const message = ctx.values.message as string | undefined;
       let ifMatch: Record<string, string>;
       try {
