@@ -29,5 +29,6 @@ export async function buildCli(root = resolve(import.meta.dirname, '..')): Promi
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const { ms } = await buildCli();
-  process.stdout.write(`dockwright: built the dw CLI into cli/dist in ${ms} ms\n`);
+  // on stderr: `npm pack` (prepack) prints the tarball's name on stdout
+  process.stderr.write(`dockwright: built the dw CLI into cli/dist in ${ms} ms\n`);
 }
