@@ -7281,6 +7281,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        412: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
         413: {
           headers: { [name: string]: unknown };
           content: {
@@ -7358,6 +7364,12 @@ export interface paths {
           };
         };
         404: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        412: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];

@@ -129,3 +129,24 @@ test('sites upload sends a folder as the draft, or published with --publish', as
   assert.equal(file.text, 'p { color: red }\n');
   assert.equal((await dw(cli.bin, ['sites', 'upload', name, join(dir, 'nope')], env)).code, 2);
 });
+
+test('a site answers its ETag (its updatedAt, quoted); PUT and DELETE with a stale If-Match, or a create over one that exists, answer 412', async () => {
+  const name = uniqueName('ketag');
+  const created = await s.api('PUT', `/api/v1/sites/${name}`, { body: { hostnames: [] }, headers: { 'if-none-match': '*' } });
+  assert.equal(created.status, 201, created.text);
+  const read = await s.api('GET', `/api/v1/sites/${name}`);
+  const etag = read.headers.get('etag');
+  assert.equal(etag, `"${read.body.updatedAt}"`);
+  assert.equal((await s.api('PUT', `/api/v1/sites/${name}`, { body: { hostnames: [] }, headers: { 'if-none-match': '*' } })).status, 412, 'exists already');
+  await new Promise((r) => setTimeout(r, 5));
+  const changed = await s.api('PUT', `/api/v1/sites/${name}`, { body: { hostnames: [`${name}.test`] }, headers: { 'if-match': etag! } });
+  assert.equal(changed.status, 200, changed.text);
+  const stale = await s.api('PUT', `/api/v1/sites/${name}`, { body: { hostnames: [] }, headers: { 'if-match': etag! } });
+  assert.equal(stale.status, 412);
+  assert.match(stale.body.type, /site-changed$/);
+  assert.deepEqual((await s.api('GET', `/api/v1/sites/${name}`)).body.hostnames, [`${name}.test`], 'nothing written');
+  assert.equal((await s.api('DELETE', `/api/v1/sites/${name}`, { headers: { 'if-match': etag! } })).status, 412);
+  const now = (await s.api('GET', `/api/v1/sites/${name}`)).headers.get('etag')!;
+  assert.equal((await s.api('DELETE', `/api/v1/sites/${name}`, { headers: { 'if-match': now } })).status, 200);
+  assert.equal((await s.api('PUT', `/api/v1/sites/${name}`, { body: { hostnames: [] }, headers: { 'if-match': now } })).status, 412, 'If-Match on a site that is gone');
+});

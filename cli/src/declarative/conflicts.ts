@@ -12,7 +12,7 @@ export async function guarded<T>(kind: string, name: string, write: () => Promis
   try {
     return await write();
   } catch (err) {
-    if (err instanceof RequestRefused && err.status === 412) throw conflict(kind, name, `now revision ${err.problem.currentRevision ?? '?'}`);
+    if (err instanceof RequestRefused && err.status === 412) throw conflict(kind, name, err.problem.currentRevision !== undefined ? `now revision ${err.problem.currentRevision}` : (err.problem.detail ?? 'If-Match refused'));
     throw err;
   }
 }

@@ -2,11 +2,14 @@
 import type { Client } from '../client.ts';
 import { CliError, exitCodes } from '../errors.ts';
 import { guarded } from './conflicts.ts';
-import { resolveSecrets, same, unchangedSince } from './compare.ts';
+import { resolveSecrets, same } from './compare.ts';
 import type { Change, Declared, KindHandler, Listed, Resolver } from './model.ts';
 
 const seg = encodeURIComponent;
 const path = (name: string) => `/api/v1/sites/${seg(name)}`;
+
+/** a site's ETag is its updatedAt as the API answers it, quoted: If-Match on it, or If-None-Match: * for a create */
+const expected = (updatedAt: unknown): Record<string, string> => (updatedAt ? { 'if-match': `"${String(updatedAt)}"` } : { 'if-none-match': '*' });
 
 interface Source { url: string; branch?: string; path?: string; build?: unknown; credentials?: Record<string, unknown> | null }
 
@@ -48,20 +51,14 @@ export const siteKind: KindHandler = {
     const body = { hostnames, ...(source !== undefined ? { source } : current ? { source: had ? { url: had.url, branch: had.branch, path: had.path, ...(had.build ? { build: had.build } : {}) } : null } : {}) };
     return {
       kind: 'site', name, action: current ? 'update' : 'create', fields: current ? fields : ['hostnames', ...(source ? ['source'] : [])],
-      apply: async () => {
-        await unchangedSince(client, 'site', name, path(name), marker, (b) => b.updatedAt);
-        await guarded('site', name, () => client.any('put', path(name), { body }));
-      },
+      apply: async () => { await guarded('site', name, () => client.any('put', path(name), { body, headers: expected(marker) })); },
     };
   },
 
   remove(client, listed): Change {
     return {
       kind: 'site', name: listed.name, action: 'delete', fields: [],
-      apply: async () => {
-        await unchangedSince(client, 'site', listed.name, path(listed.name), listed.updatedAt, (b) => b.updatedAt);
-        await client.any('delete', path(listed.name));
-      },
+      apply: async () => { await guarded('site', listed.name, () => client.any('delete', path(listed.name), { headers: expected(listed.updatedAt) })); },
     };
   },
 
