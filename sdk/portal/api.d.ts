@@ -5904,6 +5904,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        412: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
         413: {
           headers: { [name: string]: unknown };
           content: {
@@ -5981,6 +5987,12 @@ export interface paths {
           };
         };
         404: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        412: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];

@@ -150,3 +150,20 @@ test('a site answers its ETag (its updatedAt, quoted); PUT and DELETE with a sta
   assert.equal((await s.api('DELETE', `/api/v1/sites/${name}`, { headers: { 'if-match': now } })).status, 200);
   assert.equal((await s.api('PUT', `/api/v1/sites/${name}`, { body: { hostnames: [] }, headers: { 'if-match': now } })).status, 412, 'If-Match on a site that is gone');
 });
+
+test('a backup answers its ETag; a stale If-Match is refused with 412 and apply reports the conflict without writing', async () => {
+  const read = await s.api('GET', `/api/v1/backups/${backup}`);
+  const etag = read.headers.get('etag')!;
+  assert.equal(etag, `"${read.body.updatedAt}"`);
+  const file = write('backup.yaml', `kind: backup\nname: ${backup}\nspec:\n  targets: { stacks: [${stack}] }\n  schedule: "@weekly"\n`);
+  const changes = await makePlan(new Client(s.url, s.admin), [file], { prune: false });
+  assert.deepEqual(changes.map((c) => [c.kind, c.action, c.fields]), [['backup', 'update', ['schedule', 'retention']]]);
+  await new Promise((r) => setTimeout(r, 5));
+  const other = await s.api('PUT', `/api/v1/backups/${backup}`, { body: { targets: { stacks: [stack] }, schedule: '@hourly' }, headers: { 'if-match': etag } });
+  assert.equal(other.status, 200, other.text);
+  assert.equal((await s.api('PUT', `/api/v1/backups/${backup}`, { body: { targets: { stacks: [stack] } }, headers: { 'if-match': etag } })).status, 412);
+  assert.equal((await s.api('PUT', `/api/v1/backups/${backup}`, { body: { targets: { stacks: [stack] } }, headers: { 'if-none-match': '*' } })).status, 412);
+  assert.equal((await s.api('DELETE', `/api/v1/backups/${backup}`, { headers: { 'if-match': etag } })).status, 412);
+  await assert.rejects(applyPlan(changes, () => undefined), /conflict: backup .* changed on the server since dw read it/);
+  assert.equal((await s.api('GET', `/api/v1/backups/${backup}`)).body.schedule, '@hourly', 'the other change stands');
+});

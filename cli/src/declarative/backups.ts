@@ -2,7 +2,7 @@
 import type { Client } from '../client.ts';
 import { CliError, exitCodes } from '../errors.ts';
 import { guarded } from './conflicts.ts';
-import { resolveSecrets, same, unchangedSince } from './compare.ts';
+import { expected, resolveSecrets, same } from './compare.ts';
 import type { Change, KindHandler, Listed } from './model.ts';
 
 const path = (name: string) => `/api/v1/backups/${encodeURIComponent(name)}`;
@@ -47,20 +47,14 @@ export const backupKind: KindHandler = {
     const marker = current ? current.updatedAt : null;
     return {
       kind: 'backup', name, action: current ? 'update' : 'create', fields,
-      apply: async () => {
-        await unchangedSince(client, 'backup', name, path(name), marker, (b) => b.updatedAt);
-        await guarded('backup', name, () => client.any('put', path(name), { body }));
-      },
+      apply: async () => { await guarded('backup', name, () => client.any('put', path(name), { body, headers: expected(marker) })); },
     };
   },
 
   remove(client, listed): Change {
     return {
       kind: 'backup', name: listed.name, action: 'delete', fields: [],
-      apply: async () => {
-        await unchangedSince(client, 'backup', listed.name, path(listed.name), listed.updatedAt, (b) => b.updatedAt);
-        await client.any('delete', path(listed.name));
-      },
+      apply: async () => { await guarded('backup', listed.name, () => client.any('delete', path(listed.name), { headers: expected(listed.updatedAt) })); },
     };
   },
 

@@ -1,7 +1,4 @@
-// What the kinds without revisions share: deep equality, secrets resolved from a declaration, and the re-read before a write that turns a change made since the plan into a conflict.
-import type { Client } from '../client.ts';
-import { RequestRefused } from '../client.ts';
-import { conflict } from './conflicts.ts';
+// What the kinds other than stacks share: deep equality, secrets resolved from a declaration, and the If-Match of sites and backups.
 import type { Resolver } from './model.ts';
 
 export function same(a: unknown, b: unknown): boolean {
@@ -24,12 +21,5 @@ export function resolveSecrets(values: Record<string, unknown> | undefined, reso
   return { given, kept };
 }
 
-/**
- * These resources have no revision the API compares: dw reads the resource again just before the write and stops with a
- * conflict when it differs from what the plan read (`marker`: its updatedAt, or null when it did not exist).
- */
-export async function unchangedSince(client: Client, kind: string, name: string, path: string, marker: unknown, markerOf: (body: any) => unknown): Promise<void> {
-  let now: unknown = null;
-  try { now = markerOf((await client.any('get', path)).body); } catch (err) { if (!(err instanceof RequestRefused) || err.status !== 404) throw err; }
-  if (!same(now, marker)) throw conflict(kind, name, now === null ? 'it was removed' : marker === null ? 'it was created' : `updated at ${String(now)}`);
-}
+/** sites and backups: the ETag is their updatedAt as the API answers it, quoted; If-Match on it, or If-None-Match: * to create */
+export const expected = (updatedAt: unknown): Record<string, string> => (updatedAt ? { 'if-match': `"${String(updatedAt)}"` } : { 'if-none-match': '*' });

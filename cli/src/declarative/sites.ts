@@ -2,14 +2,11 @@
 import type { Client } from '../client.ts';
 import { CliError, exitCodes } from '../errors.ts';
 import { guarded } from './conflicts.ts';
-import { resolveSecrets, same } from './compare.ts';
+import { expected, resolveSecrets, same } from './compare.ts';
 import type { Change, Declared, KindHandler, Listed, Resolver } from './model.ts';
 
 const seg = encodeURIComponent;
 const path = (name: string) => `/api/v1/sites/${seg(name)}`;
-
-/** a site's ETag is its updatedAt as the API answers it, quoted: If-Match on it, or If-None-Match: * for a create */
-const expected = (updatedAt: unknown): Record<string, string> => (updatedAt ? { 'if-match': `"${String(updatedAt)}"` } : { 'if-none-match': '*' });
 
 interface Source { url: string; branch?: string; path?: string; build?: unknown; credentials?: Record<string, unknown> | null }
 
