@@ -3,9 +3,9 @@ import { build } from 'esbuild';
 import { chmodSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
-export async function buildCli(root = resolve(import.meta.dirname, '..')): Promise<{ ms: number }> {
+/** `out`: the folder of the built files (default cli/dist; the tests build into a folder of their own, side by side) */
+export async function buildCli(root = resolve(import.meta.dirname, '..'), out = join(root, 'cli', 'dist')): Promise<{ ms: number }> {
   const started = performance.now();
-  const out = join(root, 'cli', 'dist');
   rmSync(out, { recursive: true, force: true });
   await build({
     entryPoints: { dw: join(root, 'cli', 'src', 'bin.ts') },
