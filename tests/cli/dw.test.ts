@@ -80,8 +80,12 @@ test('deploy --wait past --timeout exits 3 and names the job to wait for again',
   assert.equal(res.code, 3, res.stderr);
   const id = /job ([0-9a-f-]{36}) \(stacks\.deploy\) is still (queued|running) after 1 s/.exec(res.stderr)?.[1];
   assert.ok(id, res.stderr);
-  const waited = await dw(cli.bin, ['jobs', 'wait', id, '--timeout', '120'], env);
+  const quiet = await dw(cli.bin, ['jobs', 'wait', id, '-q', '--timeout', '1'], env);
+  assert.equal(quiet.code, 3, quiet.stderr);
+  assert.equal(quiet.stdout, '', 'no output streamed with -q');
+  const waited = await dw(cli.bin, ['jobs', 'wait', id, '--timeout', '120', '-q'], env);
   assert.equal(waited.code, 0, waited.stderr);
+  assert.match(waited.stdout, /^job [0-9a-f-]{36} succeeded\n$/);
 });
 
 test('a refused request exits 2 with the problem\'s detail and what to do', async () => {

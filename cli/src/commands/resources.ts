@@ -1,7 +1,7 @@
 // The verbs on jobs, sites and backups: jobs get/wait, sites upload (--publish), backups run/verify/restore.
 import { statSync } from 'node:fs';
 import { usageError } from '../errors.ts';
-import { judge, waitForJob } from '../jobs.ts';
+import { waitForJob } from '../jobs.ts';
 import { timeoutOf, waitOptions, type Verb } from '../verbs.ts';
 import { startedJob } from './stacks.ts';
 
@@ -26,9 +26,7 @@ export const resourceVerbs: Verb[] = [
     async run(ctx) {
       const id = need(ctx.args, 0, 'job id');
       const timeout = timeoutOf(ctx.values);
-      const done = ctx.values.quiet
-        ? judge((await ctx.client().json('get', '/api/v1/jobs/{id}/wait', { params: { id }, query: { timeout: Math.min(120, timeout) } })).body, timeout)
-        : await waitForJob(ctx.client(), id, { timeout, stream: true }, ctx.out);
+      const done = await waitForJob(ctx.client(), id, { timeout, stream: !ctx.values.quiet }, ctx.out);
       ctx.out.result(done, () => `job ${done.id} ${done.status}`);
     },
   },
