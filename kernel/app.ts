@@ -38,6 +38,7 @@ import { ClientResolver } from './http/client.ts';
 import { buildOpenApi } from './http/openapi.ts';
 import { coreRoutes } from './core-routes.ts';
 import { docsRoutes } from './docs-routes.ts';
+import { mcpRoutes } from './mcp/routes.ts';
 import { pluginRoutes } from './plugin-routes.ts';
 import { healthRoutes } from './health-routes.ts';
 import { Metrics } from './services/metrics.ts';
@@ -255,6 +256,9 @@ export async function boot(opts: BootOptions): Promise<Running> {
     };
     for (const route of coreRoutes({ db: app.db, jobs: app.jobs, contributors: services.contributors, visibility: services.visibility, openapi: openapiDocument, dataDir: app.config.dataDir })) services.table.add('kernel', 'api', route);
     for (const route of docsRoutes()) services.table.add('kernel', 'api', route);
+    // the MCP tools call this API back on the address it listens at (set below, once it listens)
+    let selfUrl = '';
+    for (const route of mcpRoutes({ selfUrl: () => selfUrl, activity: services.activity, version: kernelVersion })) services.table.add('kernel', 'api', route);
     for (const route of pluginRoutes({ ...services, plugins: config.plugins, root: config.root, loaded: app.loaded, skipped: app.skipped, routes: services.table.routes })) services.table.add('kernel', 'api', route);
     let started = false;
     for (const route of healthRoutes({ db: app.db, metrics: services.metrics, started: () => started, details: services.health })) services.table.add('kernel', 'root', route);
@@ -325,6 +329,7 @@ export async function boot(opts: BootOptions): Promise<Running> {
     started = true;
     const port = (server.address() as AddressInfo).port;
     const url = `http://${config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host}:${port}`;
+    selfUrl = url;
     log.info({ url, plugins: app.plugins.map((p) => p.name), database: app.db.embedded ? 'embedded PostgreSQL' : 'PostgreSQL' }, 'dockwright is serving');
     let closing: Promise<void> | undefined;
     return {

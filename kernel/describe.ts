@@ -20,6 +20,7 @@ import { TwoFactor } from './auth/totp.ts';
 import { loadConfig } from './config.ts';
 import { coreRoutes } from './core-routes.ts';
 import { docsRoutes } from './docs-routes.ts';
+import { mcpRoutes } from './mcp/routes.ts';
 import { pluginRoutes } from './plugin-routes.ts';
 import { healthRoutes } from './health-routes.ts';
 import { createActivity } from './services/activity.ts';
@@ -92,6 +93,7 @@ export async function describeKernel(
     let openapi: Record<string, unknown> = {};
     for (const route of coreRoutes({ db: noDatabase, jobs: services.jobs, contributors: [], visibility: services.visibility, openapi: () => openapi, dataDir: '' })) services.table.add('kernel', 'api', route);
     for (const route of docsRoutes()) services.table.add('kernel', 'api', route);
+    for (const route of mcpRoutes({ selfUrl: () => '', activity: services.activity, version: kernelVersion })) services.table.add('kernel', 'api', route);
     for (const route of healthRoutes({ db: noDatabase, metrics: services.metrics, started: () => false, details: [] })) services.table.add('kernel', 'root', route);
     const twoFactor = new TwoFactor(noDatabase, secrets);
     const sessions = new Sessions(noDatabase, scopes, config.sessions, new SignInLimit(noDatabase, 1), twoFactor);

@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import { join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildPortal } from './portal/build.ts';
+import { buildCli } from './build-cli.ts';
 
 const root = resolve(import.meta.dirname, '..');
 const out = join(root, 'dist');
@@ -157,3 +158,5 @@ for (const file of files(out).filter((f) => f.endsWith('.d.ts'))) {
 process.stdout.write(`dockwright: built ${sources.length} sources into ${entries.length} entries and their shared chunks in dist/ in ${Math.round(performance.now() - started)} ms\n`);
 const portal = await buildPortal(root);
 process.stdout.write(`dockwright: built the portal (${portal.files.join(', ')}) into dist/portal in ${portal.ms} ms\n`);
+const cli = await buildCli(root);
+process.stdout.write(`dockwright: built the dw CLI into cli/dist in ${cli.ms} ms\n`);

@@ -27,8 +27,8 @@ export interface Actor {
   name?: string;
   tokenId?: string;
   address?: string;
-  /** how a user acted: `portal` through a signed-in browser session (absent: the API with a token) */
-  channel?: 'portal';
+  /** how a user acted: `portal` through a signed-in browser session, `mcp` through an MCP tool (absent: the API with a token) */
+  channel?: 'portal' | 'mcp';
 }
 
 /** The caller of a request: a user acting through a personal token, or a single-action webhook caller. */

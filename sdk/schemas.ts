@@ -7,7 +7,7 @@ export const Nullable = <T extends TSchema>(schema: T): TUnion<[T, TNull]> => Ty
 export const ActorSchema = Type.Object({
   kind: Type.Union([Type.Literal('user'), Type.Literal('webhook'), Type.Literal('github'), Type.Literal('system')]),
   name: Type.Optional(Type.String()), tokenId: Type.Optional(Type.String()), address: Type.Optional(Type.String()),
-  channel: Type.Optional(Type.Literal('portal')),
+  channel: Type.Optional(Type.Union([Type.Literal('portal'), Type.Literal('mcp')])),
 });
 
 export const JobStatusSchema = Type.Union([Type.Literal('queued'), Type.Literal('running'), Type.Literal('succeeded'), Type.Literal('failed'), Type.Literal('canceled')]);

@@ -10,6 +10,7 @@ import { nextSlot } from './schedule.ts';
 import type { BackupRow, BackupStore, Definition } from './store.ts';
 import type { BackupTarget } from './targets.ts';
 import { snapshotsOf } from './run.ts';
+import { backupTag, checkExpected, expectedOf } from './etag.ts';
 
 export const BackupName = Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$', description: 'lowercase letters, digits and -' });
 const Params = Type.Object({ name: BackupName });
@@ -176,17 +177,18 @@ export function backupRoutes(deps: RouteDeps): AnyRoute[] {
       },
     }),
     defineRoute({
-      method: 'GET', path: '/backups/:name', scopes: ['backups:read'], params: Params, summary: 'One backup definition with its last run', response: BackupViewSchema,
-      handler: async ({ params, principal }) => backupView(await rowOf(params.name, principal)),
+      method: 'GET', path: '/backups/:name', scopes: ['backups:read'], params: Params, summary: 'One backup definition with its last run (its ETag: send it as If-Match with PUT or DELETE)', response: BackupViewSchema,
+      handler: async ({ params, principal }) => { const row = await rowOf(params.name, principal); return reply(200, backupView(row), { ETag: backupTag(row.updatedAt) }); },
     }),
     defineRoute({
-      method: 'PUT', path: '/backups/:name', scopes: ['backups:write'], params: Params, body: Body, errors: [403, 404, 422], successes: [201], response: WrittenSchema,
-      summary: 'Define (or replace) a backup: targets, repository, password, schedule, retention, consistency',
+      method: 'PUT', path: '/backups/:name', scopes: ['backups:write'], params: Params, body: Body, errors: [403, 404, 412, 422], successes: [201], response: WrittenSchema,
+      summary: 'Define (or replace) a backup: targets, repository, password, schedule, retention, consistency (optional If-Match: its ETag as read; If-None-Match: * creates only; else 412)',
       activity: 'backup.write', resource: 'backup:{name}',
-      handler: async ({ params, body, principal }) => {
+      handler: async ({ params, body, principal, headers }) => {
         const before = await store.get(params.name);
         // one that exists hidden from the caller is not theirs to learn of or replace
         if (before) await rowOf(params.name, principal, 'act');
+        checkExpected(params.name, before, expectedOf(headers));
         const definition = await definitionOf(body, principal, before);
         const created = await store.put(params.name, definition, new Date());
         const generated = body.password === undefined && !before ? { password: definition.password } : {};
@@ -194,11 +196,11 @@ export function backupRoutes(deps: RouteDeps): AnyRoute[] {
       },
     }),
     defineRoute({
-      method: 'DELETE', path: '/backups/:name', scopes: ['backups:write'], params: Params,
-      summary: 'Remove a backup definition (its repository and snapshots are kept)', activity: 'backup.delete', resource: 'backup:{name}',
+      method: 'DELETE', path: '/backups/:name', scopes: ['backups:write'], params: Params, errors: [412],
+      summary: 'Remove a backup definition (its repository and snapshots are kept; optional If-Match: its ETag as read, else 412)', activity: 'backup.delete', resource: 'backup:{name}',
       response: Type.Object({ removed: Type.String() }),
-      handler: async ({ params, principal }) => {
-        await rowOf(params.name, principal, 'act');
+      handler: async ({ params, principal, headers }) => {
+        checkExpected(params.name, await rowOf(params.name, principal, 'act'), expectedOf(headers));
         if (!(await store.remove(params.name))) throw problem(404, `no backup "${params.name}"`);
         return { removed: params.name };
       },

@@ -4,6 +4,7 @@ import { ActorSchema, defineRoute, JobSchema, keyedLock, Nullable, problem, repl
 import type { GitApi } from '../git/index.ts';
 import type { Files, Manifest } from './files.ts';
 import { checkKind, sitePath, type Sites } from './sites.ts';
+import { siteTag } from './site-context.ts';
 import type { SiteStore } from './store.ts';
 import { resourceOf, syncType, type SyncJob } from './sync.ts';
 
@@ -18,6 +19,12 @@ export const contentTypeOf = (path: string) => types[/\.([A-Za-z0-9]+)$/.exec(pa
 
 export const SiteName = Type.String({ pattern: '^[a-z0-9](?:[a-z0-9-]{0,54}[a-z0-9])?$', description: 'lowercase letters, digits and hyphens (it becomes a hostname label of the preview host)' });
 const Params = Type.Object({ name: SiteName });
+/** If-Match (an ETag as GET answered it) or If-None-Match: * ('absent'); undefined: the write is unconditional */
+const expectedOf = (headers: Record<string, string | string[] | undefined>): string | undefined => {
+  const ifMatch = headers['if-match'];
+  if (typeof ifMatch === 'string') return ifMatch.trim();
+  return headers['if-none-match'] === '*' ? 'absent' : undefined;
+};
 
 const FileItem = Type.Object({ path: Type.String(), size: Type.Integer(), sha256: Type.String(), contentType: Type.String() });
 const LastDeploy = Nullable(Type.Object({ at: Type.String(), version: Type.Integer(), commit: Nullable(Type.String()) }));
@@ -74,14 +81,16 @@ function siteDefinitionRoutes(d: SiteRouteDeps): AnyRoute[] {
     }),
     defineRoute({
       method: 'GET', path: '/sites/:name', scopes: ['sites:read'], params: Params, response: SiteView, errors: [404],
-      summary: 'One site', handler: async ({ params }) => sites.viewOf(params.name),
+      summary: 'One site (its ETag names its last change: send it as If-Match with PUT or DELETE)',
+      handler: async ({ params }) => { const view = await sites.viewOf(params.name); return reply(200, view, { ETag: siteTag(view.updatedAt) }); },
     }),
     defineRoute({
-      method: 'PUT', path: '/sites/:name', scopes: ['sites:write'], params: Params, errors: [409, 422], successes: [201],
+      method: 'PUT', path: '/sites/:name', scopes: ['sites:write'], params: Params, errors: [409, 412, 422], successes: [201],
       summary: 'Create or replace a site: its hostnames and either a git source (optionally built in a container) or none (upload-only)',
       description: 'A hostname another site or stack holds (a stack holds the hostnames its saved compose file names, running or not) answers 409, naming the owner '
         + 'when the caller may see it. Creating answers 201 with `previewToken`, the password of the draft '
-        + 'preview (user "preview"), shown this once; POST /sites/{name}/draft/token makes a new one. A site with a source is synced right away (jobId).',
+        + 'preview (user "preview"), shown this once; POST /sites/{name}/draft/token makes a new one. A site with a source is synced right away (jobId). '
+        + 'Optional `If-Match` (the ETag of GET /sites/{name}) or `If-None-Match: *` (create only): a site changed since (or one that exists) answers 412.',
       body: Type.Object({
         hostnames: Type.Array(Type.String({ minLength: 1, maxLength: 253 }), { maxItems: 100 }),
         source: Type.Optional(Nullable(Type.Object({
@@ -94,19 +103,19 @@ function siteDefinitionRoutes(d: SiteRouteDeps): AnyRoute[] {
       }, { additionalProperties: false }),
       response: Type.Intersect([SiteView, Type.Object({ previewToken: Type.Optional(Type.String()), jobId: Type.Optional(Type.String()) })]),
       activity: 'site.write', resource: 'site:{name}',
-      handler: async ({ params, body, principal }) => {
-        const { created, previewToken } = await sites.put(params.name, body, principal);
+      handler: async ({ params, body, principal, headers }) => {
+        const { created, previewToken } = await sites.put(params.name, body, principal, expectedOf(headers));
         const job = body.source && (created || principal.can('sites:publish')) ? await sync.start(params.name, principal.actor) : null;
         const answer = { ...(await sites.viewOf(params.name)), ...(previewToken ? { previewToken } : {}), ...(job ? { jobId: job.id } : {}) };
         return created ? reply(201, answer) : answer;
       },
     }),
     defineRoute({
-      method: 'DELETE', path: '/sites/:name', scopes: ['sites:write'], params: Params, errors: [404],
-      summary: 'Remove a site: its routes, versions, draft and files',
+      method: 'DELETE', path: '/sites/:name', scopes: ['sites:write'], params: Params, errors: [404, 412],
+      summary: 'Remove a site: its routes, versions, draft and files (optional If-Match: its ETag as read, else 412)',
       response: Type.Object({ removed: Type.String() }),
       activity: 'site.delete', resource: 'site:{name}',
-      handler: async ({ params }) => { await sites.remove(params.name); return { removed: params.name }; },
+      handler: async ({ params, headers }) => { await sites.remove(params.name, expectedOf(headers)); return { removed: params.name }; },
     }),
   ] as AnyRoute[];
 }

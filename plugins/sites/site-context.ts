@@ -52,3 +52,17 @@ export function siteContext(deps: SiteDeps) {
 
   return { ...deps, lock, later, previewHost, isPreviewHost, previewUrl, routesOf, rowOf };
 }
+
+/** a site's ETag: the time of its last change (every write of a site moves it) */
+export const siteTag = (updatedAt: string | Date): string => `"${new Date(updatedAt).toISOString()}"`;
+
+/** If-Match (the ETag the caller read) or If-None-Match: * ('absent'), checked against the site as the writing transaction sees it */
+export function checkExpected(name: string, before: { updatedAt: string | Date } | null | undefined, expected: string | undefined): void {
+  if (expected === undefined) return;
+  if (expected === 'absent') {
+    if (before) throw problem(412, `site "${name}" exists already (If-None-Match: *)`, { code: 'site-changed', headers: { ETag: siteTag(before.updatedAt) } });
+    return;
+  }
+  if (!before) throw problem(412, `site "${name}" does not exist (If-Match)`, { code: 'site-changed' });
+  if (siteTag(before.updatedAt) !== expected) throw problem(412, `site "${name}" changed since it was read: read it again (its ETag is now ${siteTag(before.updatedAt)})`, { code: 'site-changed', headers: { ETag: siteTag(before.updatedAt) } });
+}

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { Problem, problem, type Principal } from '../../sdk/index.ts';
 import type { Credentials } from '../git/index.ts';
 import type { Build, SourceSpec } from './store.ts';
-import { checkKind, previewPrefix, siteNotFound, siteOwner, type SiteContext } from './site-context.ts';
+import { checkExpected, checkKind, previewPrefix, siteNotFound, siteOwner, type SiteContext } from './site-context.ts';
 import { sitePath } from './site-paths.ts';
 
 export interface SourceInput {
@@ -29,7 +29,11 @@ export function siteDefinitions({ ctx, store, files, edge, git, settings, lock, 
   const taken = (conflicts: readonly { message: string }[]) => problem(409, conflicts.map((c) => c.message).join('; '), { code: 'edge-hostname-taken' });
 
   /** creates or replaces the definition; a hostname another owner holds (a stack's, running or not) is a 409, naming the owner if the caller may see it */
-  async function put(name: string, body: { hostnames: string[]; source?: SourceInput | null }, principal: Principal): Promise<{ created: boolean; previewToken: string | null }> {
+  /**
+   * `expected`: the site's ETag as the caller read it (If-Match), or 'absent' (If-None-Match: *); checked inside the
+   * transaction that writes, so a change made since the caller's read is refused (412), never overwritten
+   */
+  async function put(name: string, body: { hostnames: string[]; source?: SourceInput | null }, principal: Principal, expected?: string): Promise<{ created: boolean; previewToken: string | null }> {
     const hostnames: string[] = [];
     const preview = previewHost(name);
     body.hostnames.forEach((h, i) => {
@@ -57,6 +61,7 @@ export function siteDefinitions({ ctx, store, files, edge, git, settings, lock, 
 
     return lock(name, () => ctx.db.tx(async (tx) => {
       const before = await store.get(name, tx, true);
+      checkExpected(name, before, expected);
       // credentials: omitted keeps those of the same repository, null removes them
       const sealed = credentials ? ctx.secrets.seal(JSON.stringify(credentials))
         : credentials === undefined && before?.source?.url === source?.url ? before?.credentialsSealed ?? null : null;
@@ -78,12 +83,13 @@ export function siteDefinitions({ ctx, store, files, edge, git, settings, lock, 
     }));
   }
 
-  async function remove(name: string): Promise<void> {
+  async function remove(name: string, expected?: string): Promise<void> {
     await lock(name, async () => {
       const manifests = [...await store.manifests(name)];
       const draft = await store.draft(name);
       if (draft) manifests.push(draft.manifest);
       await ctx.db.tx(async (tx) => {
+        if (expected !== undefined) checkExpected(name, await store.get(name, tx, true), expected);
         if (!(await store.remove(tx, name))) throw siteNotFound(name);
         await edge.setRoutes(siteOwner(name), []);
       });

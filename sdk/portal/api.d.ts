@@ -792,7 +792,7 @@ export interface paths {
                   name?: string;
                   tokenId?: string;
                   address?: string;
-                  channel?: "portal";
+                  channel?: "portal" | "mcp";
                 };
                 createdAt: string;
                 finishedAt: string | null;
@@ -916,7 +916,7 @@ export interface paths {
                   name?: string;
                   tokenId?: string;
                   address?: string;
-                  channel?: "portal";
+                  channel?: "portal" | "mcp";
                 };
                 createdAt: string;
                 finishedAt: string | null;
@@ -1032,7 +1032,7 @@ export interface paths {
                 name?: string;
                 tokenId?: string;
                 address?: string;
-                channel?: "portal";
+                channel?: "portal" | "mcp";
               };
               createdAt: string;
               startedAt: string | null;
@@ -1257,7 +1257,7 @@ export interface paths {
                   name?: string;
                   tokenId?: string;
                   address?: string;
-                  channel?: "portal";
+                  channel?: "portal" | "mcp";
                 };
                 createdAt: string;
                 finishedAt: string | null;
@@ -1900,7 +1900,7 @@ export interface paths {
                 name?: string;
                 tokenId?: string;
                 address?: string;
-                channel?: "portal";
+                channel?: "portal" | "mcp";
               };
               createdAt: string;
               startedAt: string | null;
@@ -1992,7 +1992,7 @@ export interface paths {
                 name?: string;
                 tokenId?: string;
                 address?: string;
-                channel?: "portal";
+                channel?: "portal" | "mcp";
               };
               createdAt: string;
               startedAt: string | null;
@@ -2084,7 +2084,7 @@ export interface paths {
                 name?: string;
                 tokenId?: string;
                 address?: string;
-                channel?: "portal";
+                channel?: "portal" | "mcp";
               };
               createdAt: string;
               startedAt: string | null;
@@ -2264,7 +2264,7 @@ export interface paths {
                 name?: string;
                 tokenId?: string;
                 address?: string;
-                channel?: "portal";
+                channel?: "portal" | "mcp";
               };
               message: string | null;
               createdAt: string;
@@ -2342,7 +2342,7 @@ export interface paths {
                 name?: string;
                 tokenId?: string;
                 address?: string;
-                channel?: "portal";
+                channel?: "portal" | "mcp";
               };
               message: string | null;
               createdAt: string;
@@ -2476,7 +2476,7 @@ export interface paths {
                   name?: string;
                   tokenId?: string;
                   address?: string;
-                  channel?: "portal";
+                  channel?: "portal" | "mcp";
                 };
                 createdAt: string;
                 finishedAt: string | null;
@@ -3107,7 +3107,7 @@ export interface paths {
                 name?: string;
                 tokenId?: string;
                 address?: string;
-                channel?: "portal";
+                channel?: "portal" | "mcp";
               };
               createdAt: string;
               startedAt: string | null;
@@ -3134,7 +3134,7 @@ export interface paths {
                 name?: string;
                 tokenId?: string;
                 address?: string;
-                channel?: "portal";
+                channel?: "portal" | "mcp";
               };
               createdAt: string;
               startedAt: string | null;
@@ -3225,7 +3225,7 @@ export interface paths {
                 name?: string;
                 tokenId?: string;
                 address?: string;
-                channel?: "portal";
+                channel?: "portal" | "mcp";
               };
               createdAt: string;
               startedAt: string | null;
@@ -3593,7 +3593,7 @@ export interface paths {
                   name?: string;
                   tokenId?: string;
                   address?: string;
-                  channel?: "portal";
+                  channel?: "portal" | "mcp";
                 };
                 createdAt: string;
                 startedAt: string | null;
@@ -3667,7 +3667,7 @@ export interface paths {
                   name?: string;
                   tokenId?: string;
                   address?: string;
-                  channel?: "portal";
+                  channel?: "portal" | "mcp";
                 };
                 createdAt: string;
                 startedAt: string | null;
@@ -3741,7 +3741,7 @@ export interface paths {
                   name?: string;
                   tokenId?: string;
                   address?: string;
-                  channel?: "portal";
+                  channel?: "portal" | "mcp";
                 };
                 createdAt: string;
                 startedAt: string | null;
@@ -4090,7 +4090,7 @@ export interface paths {
                   name?: string;
                   tokenId?: string;
                   address?: string;
-                  channel?: "portal";
+                  channel?: "portal" | "mcp";
                 };
                 createdAt: string;
                 startedAt: string | null;
@@ -4154,7 +4154,7 @@ export interface paths {
                   name?: string;
                   tokenId?: string;
                   address?: string;
-                  channel?: "portal";
+                  channel?: "portal" | "mcp";
                 };
                 createdAt: string;
                 startedAt: string | null;
@@ -4315,7 +4315,7 @@ export interface paths {
                   name?: string;
                   tokenId?: string;
                   address?: string;
-                  channel?: "portal";
+                  channel?: "portal" | "mcp";
                 };
                 createdAt: string;
                 startedAt: string | null;
@@ -4379,7 +4379,7 @@ export interface paths {
                   name?: string;
                   tokenId?: string;
                   address?: string;
-                  channel?: "portal";
+                  channel?: "portal" | "mcp";
                 };
                 createdAt: string;
                 startedAt: string | null;
@@ -4525,7 +4525,7 @@ export interface paths {
                   name?: string;
                   tokenId?: string;
                   address?: string;
-                  channel?: "portal";
+                  channel?: "portal" | "mcp";
                 };
                 createdAt: string;
                 startedAt: string | null;
@@ -4593,7 +4593,7 @@ export interface paths {
                   name?: string;
                   tokenId?: string;
                   address?: string;
-                  channel?: "portal";
+                  channel?: "portal" | "mcp";
                 };
                 createdAt: string;
                 startedAt: string | null;
@@ -4661,7 +4661,7 @@ export interface paths {
                   name?: string;
                   tokenId?: string;
                   address?: string;
-                  channel?: "portal";
+                  channel?: "portal" | "mcp";
                 };
                 createdAt: string;
                 startedAt: string | null;
@@ -5020,7 +5020,7 @@ export interface paths {
                   name?: string;
                   tokenId?: string;
                   address?: string;
-                  channel?: "portal";
+                  channel?: "portal" | "mcp";
                 };
                 createdAt: string;
                 startedAt: string | null;
@@ -5055,7 +5055,7 @@ export interface paths {
                   name?: string;
                   tokenId?: string;
                   address?: string;
-                  channel?: "portal";
+                  channel?: "portal" | "mcp";
                 };
                 createdAt: string;
                 startedAt: string | null;
@@ -5904,6 +5904,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        412: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
         413: {
           headers: { [name: string]: unknown };
           content: {
@@ -5986,6 +5992,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        412: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
         429: {
           headers: { [name: string]: unknown };
           content: {
@@ -6043,7 +6055,7 @@ export interface paths {
                 name?: string;
                 tokenId?: string;
                 address?: string;
-                channel?: "portal";
+                channel?: "portal" | "mcp";
               };
               createdAt: string;
               startedAt: string | null;
@@ -6320,7 +6332,7 @@ export interface paths {
                 name?: string;
                 tokenId?: string;
                 address?: string;
-                channel?: "portal";
+                channel?: "portal" | "mcp";
               };
               createdAt: string;
               startedAt: string | null;
@@ -7499,7 +7511,7 @@ export interface paths {
                 name?: string;
                 tokenId?: string;
                 address?: string;
-                channel?: "portal";
+                channel?: "portal" | "mcp";
               };
               createdAt: string;
               startedAt: string | null;
@@ -8058,6 +8070,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        412: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
         413: {
           headers: { [name: string]: unknown };
           content: {
@@ -8135,6 +8153,12 @@ export interface paths {
           };
         };
         404: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        412: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -8300,7 +8324,7 @@ export interface paths {
                 name?: string;
                 tokenId?: string;
                 address?: string;
-                channel?: "portal";
+                channel?: "portal" | "mcp";
               };
               from: string;
               commit: string | null;
@@ -9325,7 +9349,7 @@ export interface paths {
                 name?: string;
                 tokenId?: string;
                 address?: string;
-                channel?: "portal";
+                channel?: "portal" | "mcp";
               };
               createdAt: string;
               startedAt: string | null;
@@ -9931,7 +9955,7 @@ export interface paths {
                 name?: string;
                 tokenId?: string;
                 address?: string;
-                channel?: "portal";
+                channel?: "portal" | "mcp";
               };
               jobId: string | null;
               kind: "deploy" | "rollback" | "update";
@@ -10064,7 +10088,7 @@ export interface paths {
                 name?: string;
                 tokenId?: string;
                 address?: string;
-                channel?: "portal";
+                channel?: "portal" | "mcp";
               };
               createdAt: string;
               startedAt: string | null;
@@ -10174,7 +10198,7 @@ export interface paths {
                 name?: string;
                 tokenId?: string;
                 address?: string;
-                channel?: "portal";
+                channel?: "portal" | "mcp";
               };
               createdAt: string;
               startedAt: string | null;
@@ -10361,7 +10385,7 @@ export interface paths {
                 name?: string;
                 tokenId?: string;
                 address?: string;
-                channel?: "portal";
+                channel?: "portal" | "mcp";
               };
               createdAt: string;
               startedAt: string | null;
@@ -10844,7 +10868,7 @@ export interface paths {
                 name?: string;
                 tokenId?: string;
                 address?: string;
-                channel?: "portal";
+                channel?: "portal" | "mcp";
               };
               createdAt: string;
               startedAt: string | null;
@@ -10952,7 +10976,7 @@ export interface paths {
                 name?: string;
                 tokenId?: string;
                 address?: string;
-                channel?: "portal";
+                channel?: "portal" | "mcp";
               };
               createdAt: string;
               startedAt: string | null;
@@ -11190,7 +11214,7 @@ export interface paths {
                 name?: string;
                 tokenId?: string;
                 address?: string;
-                channel?: "portal";
+                channel?: "portal" | "mcp";
               };
               createdAt: string;
               startedAt: string | null;
@@ -11292,7 +11316,7 @@ export interface paths {
                 name?: string;
                 tokenId?: string;
                 address?: string;
-                channel?: "portal";
+                channel?: "portal" | "mcp";
               };
               createdAt: string;
               startedAt: string | null;
@@ -11835,7 +11859,7 @@ export interface paths {
                 name?: string;
                 tokenId?: string;
                 address?: string;
-                channel?: "portal";
+                channel?: "portal" | "mcp";
               };
               createdAt: string;
               startedAt: string | null;
@@ -11913,7 +11937,7 @@ export interface paths {
                 name?: string;
                 tokenId?: string;
                 address?: string;
-                channel?: "portal";
+                channel?: "portal" | "mcp";
               };
               createdAt: string;
               startedAt: string | null;
@@ -11999,7 +12023,7 @@ export interface paths {
                 name?: string;
                 tokenId?: string;
                 address?: string;
-                channel?: "portal";
+                channel?: "portal" | "mcp";
               };
               createdAt: string;
               startedAt: string | null;
@@ -12152,7 +12176,7 @@ export interface paths {
                 name?: string;
                 tokenId?: string;
                 address?: string;
-                channel?: "portal";
+                channel?: "portal" | "mcp";
               };
               createdAt: string;
               startedAt: string | null;
@@ -12177,7 +12201,7 @@ export interface paths {
                 name?: string;
                 tokenId?: string;
                 address?: string;
-                channel?: "portal";
+                channel?: "portal" | "mcp";
               };
               createdAt: string;
               startedAt: string | null;
@@ -12269,7 +12293,7 @@ export interface paths {
                 name?: string;
                 tokenId?: string;
                 address?: string;
-                channel?: "portal";
+                channel?: "portal" | "mcp";
               };
               action: string;
               resource: string | null;
@@ -12410,6 +12434,97 @@ export interface paths {
     };
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/mcp": {
+    parameters: { query?: never; header?: never; path?: never; cookie?: never };
+    get?: never;
+    put?: never;
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          "application/json": unknown;
+        };
+      };
+      responses: {
+        200: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/json": unknown;
+          };
+        };
+        202: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/json": unknown;
+          };
+        };
+        400: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        401: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        403: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        406: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        413: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        415: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        507: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+      };
+    };
     delete?: never;
     options?: never;
     head?: never;

@@ -108,3 +108,22 @@ test('every route of the interface that the enabled plugins promise is in the Op
     await s.close();
   }
 });
+
+test('the dw client (cli/) needs nothing of the server: Node builtins, js-yaml (bundled), its own files, the generated API types and pure SDK helpers', () => {
+  const allowedSdk = ['sdk/portal/api.d.ts', 'sdk/secret-names.ts'];
+  const manifest = JSON.parse(readFileSync(join(root, 'cli/package.json'), 'utf8'));
+  assert.equal(manifest.dependencies, undefined, 'the package installs alone: its libraries are bundled');
+  const problems = files(join(root, 'cli/src')).flatMap((file) => {
+    const source = readFileSync(file, 'utf8');
+    const header = source.replace(/^#!.*\n/, '');
+    const bad = /^\/\/ \S.{10,}/.test(header) ? [] : [`${relative(root, file)} lacks its header line`];
+    for (const { typeOnly, spec } of imports(source)) {
+      if (spec.startsWith('node:') || spec === 'js-yaml') continue;
+      const where = relative(root, join(file, '..', spec));
+      if (where.startsWith('cli/src/') || allowedSdk.includes(where) && (typeOnly || where.endsWith('.ts'))) continue;
+      bad.push(`${relative(root, file)} imports ${spec}`);
+    }
+    return bad;
+  });
+  assert.deepEqual(problems, []);
+});

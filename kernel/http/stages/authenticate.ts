@@ -3,6 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Actor, Principal } from '../../../sdk/index.ts';
 import { problem } from '../../../sdk/index.ts';
 import { csrfHeader } from '../../auth/sessions.ts';
+import { channelHeader } from '../../mcp/routes.ts';
 import { wellFormed } from '../../auth/tokens.ts';
 import { actionTokenPrefix } from '../../services/action-tokens.ts';
 import type { RateDecision } from '../../rate-limit.ts';
@@ -66,7 +67,8 @@ export function authenticate(options: AuthenticateOptions): Stage {
   /** the principal found: the shared budget spent, the route's scopes checked */
   function admit(x: Exchange, who: Principal | null): void | Promise<void> {
     if (!who) throw problem(401, 'the token is wrong, revoked or expired', { headers: unauthorizedHeaders });
-    x.principal = who;
+    // a call an MCP tool makes (dw mcp, POST /mcp) says so: the activity log shows it as made through MCP
+    x.principal = x.req.headers[channelHeader] === 'mcp' && who.actor.kind === 'user' ? { ...who, actor: { ...who.actor, channel: 'mcp' } } : who;
     const { entry: { route, mount }, tokenKey } = x;
     if (budget && mount === 'api' && !route.upload && tokenKey) {
       const spending = budget.take(tokenKey);

@@ -8,7 +8,7 @@ type Job = paths['/api/v1/jobs/{id}']['get']['responses'][200]['content']['appli
 /** who started a job or an action, as people say it: a user (and how), a webhook and its caller, a git push, the service itself */
 export function actorText(actor: Job['actor']): string {
   switch (actor.kind) {
-    case 'user': return `${actor.name ?? 'a user'}${actor.channel === 'portal' ? ' (portal)' : ' (API)'}`;
+    case 'user': return `${actor.name ?? 'a user'}${actor.channel === 'portal' ? ' (portal)' : actor.channel === 'mcp' ? ' (MCP)' : ' (API)'}`;
     case 'webhook': return `webhook${actor.address ? ` from ${actor.address}` : ''}`;
     case 'github': return `git push${actor.address ? ` from ${actor.address}` : ''}`;
     default: return actor.name ? `Dockwright (${actor.name})` : 'Dockwright';
