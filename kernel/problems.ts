@@ -12,6 +12,8 @@ export const kernelProblems: Readonly<Record<string, ProblemDef>> = {
   'revision-required': { status: 428, title: 'the write does not name the revision it is based on (If-Match or body `revision`)' },
   'stale-revision': { status: 412, title: 'the resource has changed since the named revision (`currentRevision` says where it is)' },
   exists: { status: 409, title: 'what the write creates exists already' },
+  'mcp-bearer': { status: 403, title: 'the MCP endpoint takes a personal bearer token, not a portal session' },
+  'mcp-request': { status: [400, 406, 415], title: 'the MCP transport refused the request (JSON-RPC by POST, accepting JSON and an event stream; the detail says why)' },
   'missing-scope': { status: 403, title: 'the token lacks a scope the request needs' },
   origin: { status: 403, title: 'a portal session\'s request comes from another origin' },
   csrf: { status: 403, title: 'a portal session\'s write lacks its CSRF value' },

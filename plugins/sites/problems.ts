@@ -12,6 +12,7 @@ export const problems: Readonly<Record<string, ProblemDef>> = {
   'no-such-folder': { status: 422, title: 'the folder to publish does not exist' },
   'no-such-version': { status: 404, title: 'the site has no version of that id' },
   'path-conflict': { status: 422, title: 'a file and a folder of the draft would have the same path' },
+  'site-changed': { status: 412, title: 'the site changed since it was read, or If-None-Match: * found it exists (its `ETag` is the current one)' },
   'site-not-found': { status: 404, title: 'no site of that name' },
   'would-overwrite': { status: 409, title: 'restoring would replace the site\'s draft (restore with `overwrite: true`)' },
 };

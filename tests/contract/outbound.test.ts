@@ -43,6 +43,7 @@ const places: Record<string, string> = {
   'plugins/certificates/routes.ts': 'exempt: store.request() names a database row, not a connection',
   'sdk/outbound.ts': 'the policy as plugins see it',
   'sdk/testing/contract.ts': 'exempt: the test kit reads the served OpenAPI document',
+  'kernel/mcp/routes.ts': "exempt: an MCP tool calls this service's own API on its own listening address, with the caller's token",
   'kernel/test-kit.ts': 'exempt: the test kit calls the service under test',
 };
 const primitives = /(?<![.\w])(spawn|spawnSync|execFile|execFileSync|exec|execSync|fork)\(|(?<=child_process\.)\w+\(|\bfetch\(|createConnection\(|\bconnect\(\{|\.request\(|createSocket\(|createTransport\(|new acme\.Client|\.pull\(|from 'undici'|import\('undici'\)|from 'node:(dgram|tls)'|import \{[^}]*\b(request|get|connect|createConnection)\b[^}]*\} from 'node:(http|https|net)'/;
