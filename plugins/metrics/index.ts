@@ -1,10 +1,15 @@
 // The metrics plugin: samples this installation's containers, the host and Dockwright every interval, keeps 90 days in tiers, answers series, and checks alert rules on each sample.
 import { resolve } from 'node:path';
 import type { Readable } from 'node:stream';
-import { definePlugin, Type } from '../../sdk/index.ts';
+import { definePlugin, Type, type Principal } from '../../sdk/index.ts';
+import { alertsPlugin } from '../alerts/api.ts';
 import { dockerPlugin } from '../docker/api.ts';
 import { Collector } from './collector.ts';
 import { readEngineStats } from './engine-stats.ts';
+import { ruleRoutes } from './rule-routes.ts';
+import { RuleRunner } from './rule-runner.ts';
+import { RuleStore } from './rule-store.ts';
+import { RuleEngine } from './rules.ts';
 import { Sampler } from './sampler.ts';
 import { seriesRoute } from './series-routes.ts';
 import { containerMetrics } from './series.ts';
@@ -22,8 +27,8 @@ export default definePlugin({
   name: 'metrics',
   version: '1.0.0',
   services: ['db', 'events', 'locks'],
-  requires: [dockerPlugin],
-  description: 'Metrics history: CPU, memory, network, disk I/O, restarts and health of every container, the host and Dockwright, kept 90 days in tiers',
+  requires: [dockerPlugin, alertsPlugin],
+  description: 'Metrics history: CPU, memory, network, disk I/O, restarts and health of every container, the host and Dockwright, kept 90 days in tiers; alert rules and silences on them',
   options: Options,
   setup(ctx) {
     const o = ctx.options;
@@ -36,14 +41,19 @@ export default definePlugin({
       engineStats: (id) => readEngineStats(runtime.docker, id),
       procRoot: o.procRoot, cgroupRoot: o.cgroupRoot, engineRoot: o.engineRoot, dataDir: resolve(ctx.dataDir, '..', '..'), concurrency: o.concurrency,
     });
+    const rules = new RuleStore(ctx.db);
+    const runner = new RuleRunner({ rules, metrics: store, engine: new RuleEngine(Date.now), alerts: ctx.deps.alerts, log: ctx.log });
+    ctx.deps.alerts.addKind({ kind: 'rule', family: true, severity: 'warning', description: 'an alert rule\'s condition held for its duration (kind rule:<id>; resolved past its recovery threshold)' });
     ctx.events.on('container.started', (p) => { if (typeof p.id === 'string') sampler.noteStart(p.id); });
     const collector = new Collector({
       sampler, store, log: ctx.log, intervalMs: o.intervalMs,
       lock: () => ctx.locks.try('metrics-sampler'),
-      onSample: async () => undefined,
+      onSample: (sample) => runner.onSample(sample),
     });
 
-    ctx.routes.add(seriesRoute({ store, allowedStacks: (principal, stacks) => runtime.allowedProjects(principal, stacks, 'read') }));
+    const allowedStacks = (principal: Principal, stacks: readonly string[]) => runtime.allowedProjects(principal, stacks, 'read');
+    ctx.routes.add(seriesRoute({ store, allowedStacks }));
+    for (const route of ruleRoutes({ rules, allowedStacks, changed: () => runner.changed() })) ctx.routes.add(route);
 
     // the newest sample of each container, for those who scrape
     for (const metric of ['cpu', 'memory', 'network-rx', 'network-tx', 'block-read', 'block-write'] as const) {
@@ -70,7 +80,8 @@ export default definePlugin({
       });
       oomEvents.on('error', () => undefined);
     };
-    ctx.onStart(() => {
+    ctx.onStart(async () => {
+      await rules.seed();
       collector.start();
       followOoms().catch((err) => ctx.log.warn({ err }, 'the engine\'s OOM events cannot be followed'));
     });
@@ -78,6 +89,6 @@ export default definePlugin({
       oomEvents?.destroy();
       await collector.stop();
     });
-    return { store, collector };
+    return { store, collector, rules: runner };
   },
 });

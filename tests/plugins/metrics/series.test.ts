@@ -16,7 +16,7 @@ before(async () => {
   s = await startServer({
     plugins: {
       docker: { options: { stopTimeoutSeconds: 1, reconcile: false } },
-      containers: {}, stacks: {},
+      containers: {}, stacks: {}, alerts: {},
       metrics: { options: { intervalMs: 500 } },
     },
     config: { rateLimit: { perMinute: 100_000 } },
