@@ -97,3 +97,14 @@ test('a subject that is gone, and a rule no longer given (disabled or deleted), 
   const dropped = c.engine.evaluate([], []);
   assert.deepEqual(dropped.map((t) => [t.type, t.rule.id]), [['resolve', 'cpu']]);
 });
+
+test('the disk forecast: a least-squares line through the free bytes, in hours until none is left; no forecast without a shrinking trend or enough history', async () => {
+  const { hoursLeft } = await import('../../../plugins/metrics/rule-runner.ts');
+  // 100 GB free, losing 1 GB an hour for 24 hours, with noise that averages out
+  const points: [number, number][] = Array.from({ length: 24 * 60 }, (_, i) => [i * 60, 100e9 - (i / 60) * 1e9 + (i % 2 ? 2e7 : -2e7)]);
+  const left = hoursLeft(points)!;
+  assert.ok(Math.abs(left - (100 - 24 + 1 / 60)) < 0.5, String(left));
+  assert.equal(hoursLeft(points.map(([t, v]) => [t, 200e9 - v])), 1e6, 'growing free space: no end in sight');
+  assert.equal(hoursLeft(points.slice(0, 30)), null, 'half an hour is too little to go by');
+  assert.equal(hoursLeft([[0, 1], [7200, 0]]), null, 'two points are too few');
+});
