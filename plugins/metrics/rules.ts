@@ -33,10 +33,17 @@ interface State { pendingSince?: number; firing: boolean; resolvedAt?: number; s
 const breaches = (r: Rule, v: number) => (r.op === '>' ? v > r.threshold : v < r.threshold);
 const recovered = (r: Rule, v: number) => (r.op === '>' ? v <= (r.recover ?? r.threshold) : v >= (r.recover ?? r.threshold));
 
-/** `*` any run of characters, `?` one */
+/** `*` any run of characters, `?` one; without a regular expression, so no glob backtracks for long (at most glob × text steps) */
 export function globMatch(glob: string, text: string): boolean {
-  const re = new RegExp(`^${glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`);
-  return re.test(text);
+  let g = 0; let t = 0; let star = -1; let mark = 0;
+  while (t < text.length) {
+    if (g < glob.length && (glob[g] === '?' || glob[g] === text[t])) { g++; t++; }
+    else if (g < glob.length && glob[g] === '*') { star = g++; mark = t; }
+    else if (star >= 0) { g = star + 1; t = ++mark; }
+    else return false;
+  }
+  while (g < glob.length && glob[g] === '*') g++;
+  return g === glob.length;
 }
 
 /** a silence covers a rule's subject: `*`, the rule (`rule:<id>`), the subject itself, its stack, or a container glob */

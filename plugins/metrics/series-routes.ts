@@ -30,7 +30,7 @@ export function seriesRoute(deps: SeriesDeps) {
   return defineRoute({
     method: 'GET', path: '/metrics/series', scopes: ['metrics:read'], errors: [400, 404], activity: false,
     summary: 'One metric over a time range: the host, a stack (its containers summed) or a container; at most 1,000 points, the step chosen from the range and the retention tiers',
-    description: 'Tiers: 10 s kept 24 h, 1 min kept 7 days, 15 min kept 90 days; the finest tier that still holds `from` is read. '
+    description: 'Tiers: 10 s kept 24 h, 1 min kept 7 days, 15 min kept 90 days; the coarsest tier that still holds `from` and gives at least 500 points is read (1 h: 10 s steps, 24 h: 2 min, 7 d: 15 min, 90 d: 2 h 15 min). '
       + `Metrics: ${allMetrics.join(', ')} (host: ${hostMetrics.join(', ')}; stack and container: ${containerMetrics.join(', ')}). `
       + 'A stack or container hidden from the caller by its access list answers 404, as a missing one does.',
     query: Type.Object({

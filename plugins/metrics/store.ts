@@ -10,11 +10,18 @@ export const tiers: readonly Tier[] = [
 ];
 export const maxPoints = 1000;
 
-/** the finest tier that still holds `from`, and a step of it giving at most maxPoints between from and to */
+/** fewer points than this are read from a finer tier when it still holds `from` */
+export const minPoints = 500;
+
+/**
+ * The coarsest tier that still holds `from` and gives at least minPoints between from and to (the finest that holds
+ * it when none does), and a step of it giving at most maxPoints: 7 days read 672 rows of 15 min, not 10,080 of 1 min.
+ */
 export function chooseTier(from: Date, to: Date, now: Date): { tier: Tier; step: number } {
   const age = (now.getTime() - from.getTime()) / 1000;
-  const tier = tiers.find((t) => age <= t.keepSeconds + t.stepSeconds) ?? tiers.at(-1)!;
   const range = Math.max(1, (to.getTime() - from.getTime()) / 1000);
+  const holding = tiers.filter((t) => age <= t.keepSeconds + t.stepSeconds);
+  const tier = [...holding].reverse().find((t) => range / t.stepSeconds >= minPoints) ?? holding[0] ?? tiers.at(-1)!;
   const step = Math.max(tier.stepSeconds, Math.ceil(range / maxPoints / tier.stepSeconds) * tier.stepSeconds);
   return { tier, step };
 }

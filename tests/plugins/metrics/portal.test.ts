@@ -52,7 +52,7 @@ test('the overview charts the host\'s history; the range buttons read 1 h, 24 h,
   await history.getByRole('heading', { name: 'Host' }).waitFor();
   await eventually(async () => (await plots(page).count()) === 3, 15_000, 'three plots');
   await shot(page, 'metrics-overview-1h');
-  for (const [label, step] of [['7 d', '11 min'], ['90 d', '2.25 h'], ['24 h', '90 s'], ['1 h', '10 s']]) {
+  for (const [label, step] of [['7 d', '15 min'], ['90 d', '2.25 h'], ['24 h', '2 min'], ['1 h', '10 s']]) {
     await history.getByRole('button', { name: label, exact: true }).click();
     await history.getByText(`One point every ${step}`).waitFor();
     assert.equal(await history.getByRole('button', { name: label, exact: true }).getAttribute('aria-pressed'), 'true');
@@ -71,7 +71,7 @@ test('the stack page and the container page chart their history', async () => {
   await page.goto(`/containers/${c.id}`);
   await eventually(async () => (await plots(page).count()) === 3, 15_000, 'the container\'s plots');
   await page.getByTestId('history').getByRole('button', { name: '24 h', exact: true }).click();
-  await page.getByTestId('history').getByText(/One point every 90 s/).waitFor();
+  await page.getByTestId('history').getByText(/One point every 2 min/).waitFor();
   await shot(page, 'metrics-container');
 });
 

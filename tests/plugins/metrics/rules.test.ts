@@ -84,6 +84,13 @@ test('silences keep a rule from opening while they last, by rule, subject, stack
   assert.equal(globMatch('web-*-1', 'web-app-1'), true);
   assert.equal(globMatch('web-?', 'web-ab'), false);
   assert.equal(globMatch('a.b', 'axb'), false, 'a dot is a dot');
+  assert.equal(globMatch('web/*', 'web/app'), true);
+  assert.equal(globMatch('*', ''), true);
+  assert.equal(globMatch('a*b*c', 'aXXbYYc'), true);
+  assert.equal(globMatch('a*b*c', 'aXXbYY'), false);
+  const started = performance.now();
+  assert.equal(globMatch(`${'*a'.repeat(60)}b`, 'a'.repeat(120)), false);
+  assert.ok(performance.now() - started < 100, 'a glob of many stars does not backtrack for long');
 });
 
 test('a subject that is gone, and a rule no longer given (disabled or deleted), resolve what they had open; an unknown value changes nothing', () => {

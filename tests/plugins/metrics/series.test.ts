@@ -87,7 +87,7 @@ test('bad input is a 400 problem: an unknown scope or metric, a metric of the ho
   }
 });
 
-test('rollups average the 10 s rows into 1 min and 15 min (restarts summed), retention cuts each tier, and the step follows the range (≤ 1,000 points)', async () => {
+test('rollups average the 10 s rows into 1 min and 15 min (restarts summed), retention cuts each tier, and the tier and step follow the range (500 to 1,000 points where a tier allows)', async () => {
   const { store, collector } = metrics;
   const id = `${'e'.repeat(60)}${Date.now().toString(16).slice(-4)}`;
   const now = new Date(Math.floor(Date.now() / 900_000) * 900_000 + 30_000);
@@ -124,7 +124,13 @@ test('rollups average the 10 s rows into 1 min and 15 min (restarts summed), ret
 
   const seven = await series(`scope=container:${id}&metric=cpu&from=${new Date(Date.now() - 7 * 86_400_000).toISOString()}&to=${new Date().toISOString()}`);
   assert.equal(seven.status, 200, seven.text);
-  assert.equal(seven.body.step, 660, '7 days of the 1 min tier in steps of 11 min');
+  assert.equal(seven.body.step, 900, '7 days: the 15 min tier (672 points), not 10,080 rows of 1 min');
+  const day = await series(`scope=container:${id}&metric=cpu&from=${new Date(Date.now() - 86_400_000).toISOString()}&to=${new Date().toISOString()}`);
+  assert.equal(day.body.step, 120, '24 hours: the 1 min tier in steps of 2 min (720 points)');
+  const hour = await series(`scope=container:${id}&metric=cpu&from=${new Date(Date.now() - 3_600_000).toISOString()}&to=${new Date().toISOString()}`);
+  assert.equal(hour.body.step, 10, 'an hour: the 10 s tier');
+  const old = await series(`scope=container:${id}&metric=cpu&from=${new Date(Date.now() - 30 * 86_400_000).toISOString()}&to=${new Date(Date.now() - 29 * 86_400_000).toISOString()}`);
+  assert.equal(old.body.step, 900, 'a day a month ago: only the 15 min tier holds it');
   const ninety = await series(`scope=container:${id}&metric=restarts&from=${new Date(Date.now() - 90 * 86_400_000).toISOString()}&to=${new Date().toISOString()}`);
   assert.equal(ninety.body.step, 8100, '90 days of the 15 min tier in steps of 2 h 15 min');
   assert.equal(ninety.body.points.length, 1);
