@@ -22,6 +22,8 @@ const parseTime = (value: string | undefined, name: string, fallback: Date): Dat
   if (value === undefined) return fallback;
   const t = new Date(value);
   if (Number.isNaN(t.getTime())) throw problem(400, `${name} is no date: give an ISO 8601 date and time`, { errors: [{ path: `/query/${name}`, message: 'not a date' }] });
+  // the database keeps dates from 4713 BC on: a date outside these years is refused before it gets there
+  if (t.getUTCFullYear() < 1970 || t.getUTCFullYear() > 9999) throw problem(400, `${name} must be between 1970 and 9999`, { errors: [{ path: `/query/${name}`, message: 'out of range' }] });
   return t;
 };
 

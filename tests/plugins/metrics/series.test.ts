@@ -80,7 +80,8 @@ test('a viewer outside a stack\'s access list gets 404 for its series and its co
 
 test('bad input is a 400 problem: an unknown scope or metric, a metric of the host asked of a stack, a date that is none, from after to', async () => {
   for (const q of ['scope=galaxy&metric=cpu', 'scope=host&metric=bogus', `scope=stack:${open}&metric=load`, 'scope=host&metric=cpu&from=yesterday',
-    'scope=host&metric=cpu&from=2026-01-02T00:00:00Z&to=2026-01-01T00:00:00Z', 'scope=host', 'metric=cpu', 'scope=container:xyz&metric=cpu']) {
+    'scope=host&metric=cpu&from=2026-01-02T00:00:00Z&to=2026-01-01T00:00:00Z', 'scope=host', 'metric=cpu', 'scope=container:xyz&metric=cpu',
+    'scope=host&metric=cpu&from=-271821-04-20T00:00:00Z', 'scope=host&metric=cpu&to=%2B275760-09-13T00:00:00Z', 'scope=host&metric=cpu&from=1969-12-31T23:59:59Z']) {
     const res = await series(q);
     assert.equal(res.status, 400, `${q}: ${res.text}`);
     assert.match(res.headers.get('content-type') ?? '', /problem\+json/, q);
