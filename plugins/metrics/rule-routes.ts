@@ -131,8 +131,13 @@ export function ruleRoutes(deps: RuleRouteDeps): AnyRoute[] {
     }),
     defineRoute({
       method: 'GET', path: '/alerts/silences', scopes: ['alerts:read'], response: Type.Array(SilenceView),
-      summary: 'List the silences still running (maintenance windows): while one covers a rule\'s subject, its alerts do not open',
-      handler: async () => deps.rules.silences(),
+      summary: 'List the silences still running (maintenance windows): while one covers a rule\'s subject, its alerts do not open; those of stacks hidden from the caller are left out',
+      handler: async ({ principal }) => {
+        const all = await deps.rules.silences();
+        const stacks = [...new Set(all.map((x) => stackOf(x.scope)).filter((x): x is string => !!x))];
+        const allowed = await deps.allowedStacks(principal, stacks);
+        return all.filter((x) => { const stack = stackOf(x.scope); return !stack || allowed.has(stack); });
+      },
     }),
     defineRoute({
       method: 'POST', path: '/alerts/silences', scopes: ['alerts:write'], body: SilenceBody, response: SilenceView, status: 201, errors: [400, 404], activity: 'alert.silence.create',
@@ -150,8 +155,13 @@ export function ruleRoutes(deps: RuleRouteDeps): AnyRoute[] {
     defineRoute({
       method: 'DELETE', path: '/alerts/silences/:id', scopes: ['alerts:write'], params: Type.Object({ id: Type.String({ format: 'uuid' }) }), status: 204, errors: [404], activity: 'alert.silence.delete', resource: 'alert-silence:{id}',
       summary: 'End a silence now',
-      handler: async ({ params }) => {
-        if (!(await deps.rules.removeSilence(params.id))) throw problem(404, `there is no silence ${params.id}`);
+      handler: async ({ params, principal }) => {
+        const silence = (await deps.rules.silences(new Date(0))).find((x) => x.id === params.id);
+        const stack = silence && stackOf(silence.scope);
+        // a silence of a stack hidden from the caller answers as one that does not exist
+        if (!silence || (stack && !(await deps.allowedStacks(principal, [stack])).has(stack)) || !(await deps.rules.removeSilence(params.id))) {
+          throw problem(404, `there is no silence ${params.id}`);
+        }
         deps.changed();
       },
     }),

@@ -137,4 +137,8 @@ test('a silence is listed until it ends or is deleted; rules and silences of a s
   const body = { scope: `stack:${hidden}`, metric: 'cpu', op: '>', threshold: 1, for: '1m', severity: 'info' };
   assert.equal((await s.api('POST', '/api/v1/alerts/rules', { token: outsider, body })).status, 404);
   assert.equal((await s.api('POST', '/api/v1/alerts/silences', { token: outsider, body: { scope: `stack:${hidden}`, until, reason: 'x' } })).status, 404);
+  const quiet = (await s.api('POST', '/api/v1/alerts/silences', { body: { scope: `stack:${hidden}`, until, reason: 'hidden work' } })).body;
+  assert.ok(!(await s.api('GET', '/api/v1/alerts/silences', { token: outsider })).text.includes(hidden), 'a hidden stack\'s silence is not listed to an outsider');
+  assert.equal((await s.api('DELETE', `/api/v1/alerts/silences/${quiet.id}`, { token: outsider })).status, 404);
+  assert.equal((await s.api('GET', '/api/v1/alerts/silences')).body.length, 1, 'it is still there');
 });
