@@ -58,3 +58,55 @@ export async function readCgroup(dir: string, procRoot: string, hostMemory: numb
     oomKills: keyed(events).get('oom_kill') ?? 0,
   };
 }
+
+/** the controllers of a cgroup v1 hierarchy read here */
+const v1Controllers = ['cpuacct', 'memory', 'blkio'] as const;
+
+/** true when the root holds the cgroup v1 controllers read here */
+export async function isCgroupV1(cgroupRoot: string): Promise<boolean> {
+  const found = await Promise.all(v1Controllers.slice(0, 2).map((c) => access(join(cgroupRoot, c)).then(() => true, () => false)));
+  return found.every(Boolean);
+}
+
+/** a container's folder in each v1 controller (cgroupfs driver, then systemd driver); null when its cpuacct folder is missing */
+export async function cgroupV1DirsOf(cgroupRoot: string, id: string): Promise<Record<typeof v1Controllers[number], string> | null> {
+  for (const rel of [join('docker', id), join('system.slice', `docker-${id}.scope`)]) {
+    if (await access(join(cgroupRoot, 'cpuacct', rel, 'cpuacct.usage')).then(() => true, () => false)) {
+      return { cpuacct: join(cgroupRoot, 'cpuacct', rel), memory: join(cgroupRoot, 'memory', rel), blkio: join(cgroupRoot, 'blkio', rel) };
+    }
+  }
+  return null;
+}
+
+/** blkio.throttle.io_service_bytes: `<maj:min> Read|Write|… <bytes>` per device, and a Total line */
+export function parseBlkio(text: string): { read: number; write: number } {
+  let read = 0; let write = 0;
+  for (const line of text.split('\n')) {
+    const [, op, value] = line.trim().split(/\s+/);
+    if (op === 'Read') read += Number(value) || 0;
+    else if (op === 'Write') write += Number(value) || 0;
+  }
+  return { read, write };
+}
+
+export async function readCgroupV1(dirs: Record<typeof v1Controllers[number], string>, procRoot: string, hostMemory: number): Promise<ContainerReading> {
+  const read = (dir: string, f: string) => readFile(join(dir, f), 'utf8').catch(() => '');
+  const [usage, current, memStat, limit, oom, io, procs] = await Promise.all([
+    read(dirs.cpuacct, 'cpuacct.usage'), read(dirs.memory, 'memory.usage_in_bytes'), read(dirs.memory, 'memory.stat'), read(dirs.memory, 'memory.limit_in_bytes'),
+    read(dirs.memory, 'memory.oom_control'), read(dirs.blkio, 'blkio.throttle.io_service_bytes'), read(dirs.cpuacct, 'cgroup.procs'),
+  ]);
+  const used = Number(current.trim()) || 0;
+  const inactive = keyed(memStat).get('total_inactive_file') ?? 0;
+  const max = Number(limit.trim()) || 0;
+  const ioBytes = parseBlkio(io);
+  const pid = procs.split('\n').find((l) => /^\d+$/.test(l.trim()))?.trim();
+  const net = pid ? parseNetDev(await readFile(join(procRoot, pid, 'net/dev'), 'utf8').catch(() => '')) : { rx: 0, tx: 0 };
+  return {
+    cpuUsec: (Number(usage.trim()) || 0) / 1000,
+    memoryUsed: Math.max(0, used - (inactive < used ? inactive : 0)),
+    // no limit is a huge number in v1: the host's memory is the limit then
+    memoryLimit: hostMemory && (!max || max > hostMemory) ? hostMemory : max,
+    rxBytes: net.rx, txBytes: net.tx, readBytes: ioBytes.read, writeBytes: ioBytes.write,
+    oomKills: keyed(oom).get('oom_kill') ?? 0,
+  };
+}

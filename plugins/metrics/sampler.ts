@@ -1,7 +1,7 @@
-// One sample of everything every interval: this installation's running containers (cgroup v2 files, else the engine's one-shot stats), the host, and Dockwright itself; counters turned into rates.
+// One sample of everything every interval: this installation's running containers (cgroup v2 or v1 files, else the engine's one-shot stats), the host, and Dockwright itself; counters turned into rates.
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import type { ContainerInfo } from 'dockerode';
-import { cgroupDirOf, isCgroupV2, readCgroup, type ContainerReading } from './cgroup.ts';
+import { cgroupDirOf, cgroupV1DirsOf, isCgroupV1, isCgroupV2, readCgroup, readCgroupV1, type ContainerReading } from './cgroup.ts';
 import { readDisk, readHost, type HostReading } from './proc.ts';
 import { containerMetrics, hostMetrics, type ContainerSample, type Sample } from './series.ts';
 
@@ -34,7 +34,8 @@ export class Sampler {
   readonly #known = new Set<string>();
   readonly #ooms = new Map<string, number>();
   #hostMemory = 0;
-  #cgroupV2: boolean | undefined;
+  /** which cgroup files this host has: v2 (unified), v1 (cpuacct, memory, blkio), or none reachable */
+  #cgroups: 'v2' | 'v1' | 'none' | undefined;
   #loop: IntervalHistogram | undefined;
   /** how the last sample read the containers, for /metrics and the benchmark */
   source: 'cgroup' | 'engine' | 'none' = 'none';
@@ -67,7 +68,9 @@ export class Sampler {
 
   async sample(): Promise<Sample> {
     const at = this.#now();
-    const [host, containers] = await Promise.all([this.#host(at), this.#containers(at)]);
+    // the host first: a container without a limit is measured against the host's memory
+    const host = await this.#host(at);
+    const containers = await this.#containers(at);
     return { at: new Date(at), host, containers };
   }
 
@@ -112,7 +115,7 @@ export class Sampler {
       const owner = this.#deps.ownerOf(c.Labels);
       return owner ? [{ c, owner }] : [];
     });
-    this.#cgroupV2 ??= await isCgroupV2(this.#deps.cgroupRoot);
+    this.#cgroups ??= (await isCgroupV2(this.#deps.cgroupRoot)) ? 'v2' : (await isCgroupV1(this.#deps.cgroupRoot)) ? 'v1' : 'none';
     const readings = await this.#read(ours.map(({ c }) => c.Id));
     const seen = new Set<string>();
     const out: ContainerSample[] = [];
@@ -135,14 +138,27 @@ export class Sampler {
     const worker = async () => {
       while (next < ids.length) {
         const i = next++;
-        const dir = this.#cgroupV2 ? await cgroupDirOf(this.#deps.cgroupRoot, ids[i]) : null;
-        if (dir) out[i] = await readCgroup(dir, this.#deps.procRoot, this.#hostMemory).catch(() => null);
-        else { viaEngine++; out[i] = await this.#deps.engineStats(ids[i]).catch(() => null); }
+        out[i] = await this.#readCgroup(ids[i]);
+        if (!out[i]) { viaEngine++; out[i] = await this.#deps.engineStats(ids[i]).catch(() => null); }
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.#deps.concurrency ?? 8, ids.length) }, worker));
     this.source = !ids.length ? 'none' : viaEngine ? 'engine' : 'cgroup';
     return out;
+  }
+
+  /** a container's counters from its cgroup files, null when they are out of reach */
+  async #readCgroup(id: string): Promise<ContainerReading | null> {
+    const { cgroupRoot, procRoot } = this.#deps;
+    if (this.#cgroups === 'v2') {
+      const dir = await cgroupDirOf(cgroupRoot, id);
+      return dir ? readCgroup(dir, procRoot, this.#hostMemory).catch(() => null) : null;
+    }
+    if (this.#cgroups === 'v1') {
+      const dirs = await cgroupV1DirsOf(cgroupRoot, id);
+      return dirs ? readCgroupV1(dirs, procRoot, this.#hostMemory).catch(() => null) : null;
+    }
+    return null;
   }
 
   #valuesOf(c: ContainerInfo, reading: ContainerReading, at: number): (number | null)[] {

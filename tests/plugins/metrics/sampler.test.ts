@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ContainerInfo } from 'dockerode';
 import { parseMeminfo, parseNetDev, parseStat } from '../../../plugins/metrics/proc.ts';
-import { parseIoStat } from '../../../plugins/metrics/cgroup.ts';
+import { parseBlkio, parseIoStat } from '../../../plugins/metrics/cgroup.ts';
 import { readingOf } from '../../../plugins/metrics/engine-stats.ts';
 import { Sampler } from '../../../plugins/metrics/sampler.ts';
 import { containerMetrics, hostMetrics } from '../../../plugins/metrics/series.ts';
@@ -23,7 +23,7 @@ const hostValue = (values: (number | null)[], metric: string) => values[(hostMet
 function tree() {
   const dir = mkdtempSync(join(tmpdir(), 'dw-metrics-'));
   cpSync(fixtures, dir, { recursive: true });
-  return { dir, proc: join(dir, 'proc'), cgroup: join(dir, 'cgroup'), scope: join(dir, 'cgroup/system.slice', `docker-${id}.scope`), done: () => rmSync(dir, { recursive: true, force: true }) };
+  return { dir, proc: join(dir, 'proc'), cgroup: join(dir, 'cgroup'), v1: join(dir, 'cgroup-v1'), scope: join(dir, 'cgroup/system.slice', `docker-${id}.scope`), done: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 test('the /proc parsers: busy CPU leaves idle and iowait out, memory used is total minus available, loopback is not network', () => {
@@ -111,5 +111,33 @@ test('without a cgroup v2 hierarchy the engine\'s one-shot stats are read, one c
     assert.equal(valueOf(s.containers[0].values, 'memory'), 40_000_000);
     assert.equal(valueOf(s.containers[0].values, 'memory-percent'), 40);
     assert.deepEqual(readingOf(doc(0)), { cpuUsec: 0, memoryUsed: 40_000_000, memoryLimit: 100_000_000, rxBytes: 101, txBytes: 50, readBytes: 7, writeBytes: 9, oomKills: 0 });
+  } finally { t.done(); }
+});
+
+test('a container read from cgroup v1 files (cpuacct, memory, blkio) where there is no unified hierarchy: no limit is the host\'s memory', async () => {
+  const t = tree();
+  let now = 0;
+  try {
+    assert.deepEqual(parseBlkio('8:0 Read 10\n8:0 Write 20\n8:0 Total 30\n8:16 Read 1\nTotal 31\n'), { read: 11, write: 20 });
+    const sampler = new Sampler({
+      containers: async () => [listed()],
+      ownerOf: () => ({ project: 'web', service: 'app' }),
+      engineStats: async () => { throw new Error('not to be asked'); },
+      procRoot: t.proc, cgroupRoot: t.v1, dataDir: t.dir, engineRoot: t.dir, now: () => now,
+    });
+    await sampler.sample();
+    now += 4000;
+    const dir = join(t.v1, 'cpuacct/docker', id);
+    writeFileSync(join(dir, 'cpuacct.usage'), '7000000000\n'); // 2 s of CPU in 4 s: 50 %
+    writeFileSync(join(t.v1, 'memory/docker', id, 'memory.oom_control'), 'oom_kill_disable 0\nunder_oom 0\noom_kill 3\n');
+    writeFileSync(join(t.v1, 'blkio/docker', id, 'blkio.throttle.io_service_bytes'), '8:0 Read 8192\n8:0 Write 8192\n');
+    const [c] = (await sampler.sample()).containers;
+    assert.equal(sampler.source, 'cgroup');
+    assert.equal(valueOf(c.values, 'cpu'), 50);
+    assert.equal(valueOf(c.values, 'memory'), 150_000_000);
+    assert.equal(valueOf(c.values, 'memory-percent'), Math.round((150_000_000 / (4_000_000 * 1024)) * 10000) / 100, 'of the host\'s memory');
+    assert.equal(valueOf(c.values, 'block-read'), 1024);
+    assert.equal(valueOf(c.values, 'oom-kills'), 3);
+    assert.equal(valueOf(c.values, 'network-rx'), 0, 'the same counters as before: nothing received');
   } finally { t.done(); }
 });
