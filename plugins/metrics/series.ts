@@ -28,3 +28,12 @@ export interface Sample { at: Date; host: (number | null)[]; containers: Contain
 
 export const hostIndex = (m: string) => (hostMetrics as readonly string[]).indexOf(m);
 export const containerIndex = (m: string) => (containerMetrics as readonly string[]).indexOf(m);
+
+/** a stack's row of a sample: its containers' values summed, percentages and health their highest (null where none has one) */
+export function stackRow(containers: readonly ContainerSample[]): (number | null)[] {
+  return containerMetrics.map((m, i) => {
+    const values = containers.map((c) => c.values[i]).filter((v): v is number => v !== null);
+    if (!values.length) return null;
+    return stackAggregate(m) === 'max' ? Math.max(...values) : Math.round(values.reduce((a, b) => a + b, 0) * 100) / 100;
+  });
+}

@@ -1,6 +1,6 @@
 // The metrics rows: samples written at 10 s, rolled up to 1 min and 15 min, cut at their retention, and read back as one series of at most 1,000 points.
 import type { Db } from '../../sdk/index.ts';
-import { containerIndex, containerMetrics, hostIndex, stackAggregate, type Sample } from './series.ts';
+import { containerIndex, containerMetrics, hostIndex, stackAggregate, stackRow, type ContainerSample, type Sample } from './series.ts';
 
 export interface Tier { table: string; stepSeconds: number; keepSeconds: number }
 export const tiers: readonly Tier[] = [
@@ -52,11 +52,17 @@ export class MetricsStore {
     return sources.map((s) => this.#ids.get(s.scope)!);
   }
 
-  /** one sample: one row for the host, one per container, in one statement */
+  /** one sample: one row for the host, one per container and one per stack (its containers summed, so a stack's series reads one source), in one statement */
   async write(sample: Sample): Promise<void> {
-    const sources = [{ scope: 'host', stack: null, service: null, name: null }, ...sample.containers.map((c) => ({ scope: `container:${c.id}`, stack: c.stack, service: c.service, name: c.name }))];
+    const byStack = new Map<string, ContainerSample[]>();
+    for (const c of sample.containers) byStack.set(c.stack, [...(byStack.get(c.stack) ?? []), c]);
+    const sources = [
+      { scope: 'host', stack: null, service: null, name: null },
+      ...sample.containers.map((c) => ({ scope: `container:${c.id}`, stack: c.stack, service: c.service, name: c.name })),
+      ...[...byStack.keys()].map((stack) => ({ scope: `stack:${stack}`, stack, service: null, name: null })),
+    ];
     const ids = await this.#sourceIds(sources);
-    const rows = [sample.host, ...sample.containers.map((c) => c.values)];
+    const rows = [sample.host, ...sample.containers.map((c) => c.values), ...[...byStack.values()].map(stackRow)];
     await this.#db.query(
       `INSERT INTO metric_points_10s (source, t, v) SELECT s, $2, string_to_array(v, ',', '')::real[] FROM unnest($1::int[], $3::text[]) AS u(s, v)
        ON CONFLICT (source, t) DO NOTHING`,
@@ -99,10 +105,10 @@ export class MetricsStore {
     return deleted;
   }
 
-  /** the sources of a scope: `host`, `stack:<name>` (every container it had), `container:<id or its start>` */
+  /** the sources of a scope: `host`, `stack:<name>` (its own rows, its containers summed at each sample), `container:<id or its start>` */
   async sources(scope: string): Promise<SourceInfo[]> {
     if (scope === 'host') return (await this.#db.query<SourceInfo>(`SELECT id, scope, stack FROM metric_sources WHERE scope = 'host'`)).rows;
-    if (scope.startsWith('stack:')) return (await this.#db.query<SourceInfo>('SELECT id, scope, stack FROM metric_sources WHERE stack = $1', [scope.slice(6)])).rows;
+    if (scope.startsWith('stack:')) return (await this.#db.query<SourceInfo>('SELECT id, scope, stack FROM metric_sources WHERE scope = $1', [scope])).rows;
     const id = scope.slice('container:'.length);
     const { rows } = await this.#db.query<SourceInfo>(`SELECT id, scope, stack FROM metric_sources WHERE scope LIKE $1 LIMIT 2`, [`container:${id.replace(/[%_\\]/g, '')}%`]);
     return rows.length === 1 ? rows : [];
