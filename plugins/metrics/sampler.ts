@@ -176,7 +176,8 @@ export class Sampler {
     }
     values.memory = reading.memoryUsed;
     values['memory-percent'] = reading.memoryLimit ? round((reading.memoryUsed / reading.memoryLimit) * 100) : null;
-    values['oom-kills'] = (values['oom-kills'] ?? 0) + (this.#ooms.get(c.Id) ?? 0);
+    // the cgroup's counter and the engine's events tell of the same kills: the larger count, not their sum
+    values['oom-kills'] = Math.max(values['oom-kills'] ?? 0, this.#ooms.get(c.Id) ?? 0);
     this.#ooms.delete(c.Id);
     values.restarts = this.#restarts.get(c.Id) ?? 0;
     this.#restarts.delete(c.Id);
