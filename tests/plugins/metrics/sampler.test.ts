@@ -66,6 +66,7 @@ test('a container read from its cgroup v2 files: CPU as percent of one core, mem
     writeFileSync(join(t.proc, '4242/net/dev'), 'h\nh\n lo: 9999999 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n eth0: 1020000 0 0 0 0 0 0 0 10000 0 0 0 0 0 0 0\n');
     writeFileSync(join(t.proc, 'stat'), 'cpu  1600 0 500 8900 500 0 0 0 0 0\ncpu0 1\ncpu1 1\n');
     sampler.noteStart(id);
+    sampler.noteOom(id); // the engine's event of the same kill the cgroup counts: once, not twice
     status = 'Up 6 minutes (unhealthy)';
     const second = await sampler.sample();
     const [d] = second.containers;
