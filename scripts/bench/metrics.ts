@@ -57,11 +57,13 @@ export async function metricsBench(): Promise<Figure[]> {
     const cpu = process.cpuUsage();
     const wall = performance.now();
     const rss: number[] = [];
+    const heap: number[] = [];
+    const heapStart = process.memoryUsage().heapUsed;
     for (let i = 0; i < samples; i++) {
       const sample = await sampler.sample();
       if (sample.containers.length !== count) throw new Error(`sampled ${sample.containers.length} containers, not ${count}`);
       await store.write(sample);
-      if (i % 60 === 59) { global.gc?.(); rss.push(process.memoryUsage.rss()); }
+      if (i % 60 === 59) { global.gc?.(); rss.push(process.memoryUsage.rss()); heap.push(process.memoryUsage().heapUsed); }
     }
     const used = process.cpuUsage(cpu);
     const cpuMsPerSample = (used.user + used.system) / 1000 / samples;
@@ -69,7 +71,8 @@ export async function metricsBench(): Promise<Figure[]> {
     sampler.stop();
     figures.push({ figure: `sampling ${count} containers every 10 s (${sampler.source} reads): Dockwright's CPU`, value: (cpuMsPerSample / 10_000) * 100, unit: '% of one core', target: { below: 2 }, note: `${cpuMsPerSample.toFixed(1)} ms CPU a sample, ${((performance.now() - wall) / samples).toFixed(0)} ms wall (a loaded, shared machine)` });
     if (engineTicks !== null) figures.push({ figure: `the engine's CPU for those reads (dockerd, one-shot stats)`, value: ((engineTicks * 10) / samples / 10_000) * 100, unit: '% of one core', target: { below: 100 }, note: 'cgroup reads skip the engine' });
-    figures.push({ figure: `RSS growth over ${samples} samples (${(samples / 360).toFixed(1)} h at 10 s), after GC`, value: (Math.max(...rss) - rssStart) / 2 ** 20, unit: 'MiB', target: { below: 20 }, note: `RSS ${(rssStart / 2 ** 20).toFixed(0)} MiB at start; per ${60} samples: ${rss.map((r) => (r / 2 ** 20).toFixed(0)).join(', ')} MiB` });
+    figures.push({ figure: `RSS growth over ${samples} samples (${(samples / 360).toFixed(1)} h at 10 s), after GC`, value: (Math.max(...rss) - rssStart) / 2 ** 20, unit: 'MiB', target: { below: 20 }, note: `RSS ${(rssStart / 2 ** 20).toFixed(0)} MiB at start; per 60 samples: ${rss.map((r) => (r / 2 ** 20).toFixed(0)).join(', ')} MiB` });
+    figures.push({ figure: `JS heap growth over ${samples} samples, after GC`, value: (heap.at(-1)! - heapStart) / 2 ** 20, unit: 'MiB', target: { below: 5 }, note: `heap ${(heapStart / 2 ** 20).toFixed(1)} MiB at start; per 60 samples: ${heap.map((r) => (r / 2 ** 20).toFixed(1)).join(', ')} MiB` });
 
     // 90 days of history for every container: every tier full, as retention keeps it
     const db = s.app.db;
