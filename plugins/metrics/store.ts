@@ -119,13 +119,14 @@ export class MetricsStore {
     const position = (kind === 'host' ? hostIndex(metric) : containerIndex(metric)) + 1;
     if (position < 1 || !sources.length) return [];
     const inner = summed.has(metric) ? 'sum' : 'avg';
-    const outer = sources.length > 1 ? stackAggregate(metric) : 'sum';
-    const { rows } = await this.#db.query<{ b: string; v: number | null }>(
-      `SELECT b, ${outer}(v) AS v FROM (
-         SELECT source, extract(epoch FROM date_bin(make_interval(secs => $4), t, 'epoch'::timestamptz))::bigint AS b, ${inner}(v[$5]) AS v
-         FROM ${tier.table} WHERE source = ANY($1) AND t >= $2 AND t < $3 GROUP BY 1, 2) per_source
-       WHERE v IS NOT NULL GROUP BY b ORDER BY b LIMIT ${maxPoints + 1}`,
-      [sources.map((s) => s.id), from, to, step, position]);
+    const bucket = `extract(epoch FROM date_bin(make_interval(secs => $4), t, 'epoch'::timestamptz))::bigint`;
+    // one source (the host, a stack's own rows, a container): one aggregation; several: each source's, then theirs
+    const sql = sources.length === 1
+      ? `SELECT ${bucket} AS b, ${inner}(v[$5]) AS v FROM ${tier.table} WHERE source = $1 AND t >= $2 AND t < $3 AND v[$5] IS NOT NULL GROUP BY 1 ORDER BY 1 LIMIT ${maxPoints + 1}`
+      : `SELECT b, ${stackAggregate(metric)}(v) AS v FROM (
+           SELECT source, ${bucket} AS b, ${inner}(v[$5]) AS v FROM ${tier.table} WHERE source = ANY($1) AND t >= $2 AND t < $3 GROUP BY 1, 2) per_source
+         WHERE v IS NOT NULL GROUP BY b ORDER BY b LIMIT ${maxPoints + 1}`;
+    const { rows } = await this.#db.query<{ b: string; v: number | null }>(sql, [sources.length === 1 ? sources[0].id : sources.map((s) => s.id), from, to, step, position]);
     return rows.slice(0, maxPoints).map((r) => [Number(r.b), Math.round(Number(r.v) * 100) / 100]);
   }
 
