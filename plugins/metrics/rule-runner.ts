@@ -65,7 +65,8 @@ export class RuleRunner {
     }
     const rounds = this.#rules.rows.map((row) => { const rule = ruleOf(row); return { rule, observations: this.#observe(rule, sample) }; });
     const transitions = this.#deps.engine.evaluate(rounds, this.#rules.silences);
-    const channels = new Map(this.#rules.rows.map((r) => [r.id, r.channels]));
+    // no channels named (or an empty list): every channel that wants the alert
+    const channels = new Map(this.#rules.rows.map((r) => [r.id, r.channels?.length ? r.channels : undefined]));
     for (const t of transitions) await this.#send(t, channels.get(t.rule.id)).catch((err) => this.#deps.log.error({ err, rule: t.rule.id }, 'an alert of a rule could not be raised or resolved'));
   }
 
