@@ -16,7 +16,7 @@ export interface AlertsApi {
   /** a kind of channel of their own */
   addChannelKind(kind: ChannelKind): void;
   raise(kind: string, input: RaiseInput): Promise<Alert>;
-  resolve(kind: string, input: Pick<RaiseInput, 'resource' | 'subject'>): Promise<Alert | null>;
+  resolve(kind: string, input: Pick<RaiseInput, 'resource' | 'subject' | 'channels'>): Promise<Alert | null>;
 }
 
 /** a kind of channel of another plugin's: `ctx.extensions.add(alertChannelKinds, kind)` (with `requires: [alertsPlugin]`) */

@@ -10,6 +10,16 @@ export interface AlertKind {
   kind: string;
   severity: Severity;
   description: string;
+  /** a family: `<kind>:<name>` (`rule:<id>`) is raised as one of its own, with this one's severity by default (a channel wanting `<kind>` gets them all) */
+  family?: boolean;
+}
+
+/** the registered kind of this alert kind: itself, or the family `<family>:<name>` belongs to */
+export function kindOf(kinds: ReadonlyMap<string, AlertKind>, kind: string): AlertKind | undefined {
+  const cut = kind.indexOf(':');
+  if (cut < 0) return kinds.get(kind);
+  const family = kinds.get(kind.slice(0, cut));
+  return family?.family && /^[a-z0-9][a-z0-9-]{0,63}$/.test(kind.slice(cut + 1)) ? family : undefined;
 }
 
 export interface RaiseInput {
@@ -21,6 +31,8 @@ export interface RaiseInput {
   /** details kept with the alert; `reason` (text, may span lines) is added to every channel's message */
   details?: Record<string, unknown>;
   severity?: Severity;
+  /** only these channels (ids) hear of it, if they want its kind and severity; default every channel that does */
+  channels?: readonly string[];
 }
 
 export interface EngineOptions {
@@ -83,7 +95,7 @@ export function createEngine(deps: {
   };
 
   const wants = (ch: ChannelRow, kind: string, severity: Severity) =>
-    severityRank(severity) >= severityRank(ch.minSeverity) && (!ch.events.length || ch.events.includes(kind));
+    severityRank(severity) >= severityRank(ch.minSeverity) && (!ch.events.length || ch.events.includes(kind) || ch.events.includes(kind.split(':')[0]));
 
   /** true when the channel may send now; otherwise the message is held and a digest follows at the window's end */
   function admit(channelId: string): boolean {
@@ -119,8 +131,8 @@ export function createEngine(deps: {
   }
 
   /** one delivery per channel that wants it (held when over its rate limit), each pending one a job */
-  async function fanOut(message: AlertMessage, alertId: number | null, kind: string, only?: ChannelRow[]): Promise<void> {
-    const channels = (only ?? await channelList()).filter((ch) => only || wants(ch, kind, message.severity));
+  async function fanOut(message: AlertMessage, alertId: number | null, kind: string, only?: ChannelRow[], among?: readonly string[]): Promise<void> {
+    const channels = (only ?? await channelList()).filter((ch) => only || (wants(ch, kind, message.severity) && (!among || among.includes(ch.id))));
     if (!channels.length) return;
     const deliveries = channels.map((ch) => ({
       id: randomUUID(), channelId: ch.id, alertId, event: message.event, message,
@@ -152,19 +164,19 @@ export function createEngine(deps: {
 
   return {
     async raise(kind: string, input: RaiseInput): Promise<Alert> {
-      const def = deps.kinds.get(kind);
+      const def = kindOf(deps.kinds, kind);
       if (!def) throw new Error(`alert kind "${kind}" is not registered`);
       const { alert, created } = await store.raise({
         key: keyOf(kind, input), kind, severity: input.severity ?? def.severity, resource: input.resource, message: input.message,
         details: { ...input.details, ...(input.subject ? { subject: input.subject } : {}) },
       });
       // a repeat counts on the open alert: the channels heard of it when it was raised
-      if (created) await fanOut(messageOf('raised', alert), alert.id, kind);
+      if (created) await fanOut(messageOf('raised', alert), alert.id, kind, undefined, input.channels);
       return alert;
     },
-    async resolve(kind: string, input: Pick<RaiseInput, 'resource' | 'subject'>): Promise<Alert | null> {
+    async resolve(kind: string, input: Pick<RaiseInput, 'resource' | 'subject' | 'channels'>): Promise<Alert | null> {
       const alert = await store.resolve(keyOf(kind, { ...input, message: '' }));
-      if (alert) await fanOut(messageOf('resolved', alert), alert.id, kind);
+      if (alert) await fanOut(messageOf('resolved', alert), alert.id, kind, undefined, input.channels);
       return alert;
     },
 

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { Value } from '@sinclair/typebox/value';
 import { defineRoute, pageOf, Nullable, problem, reply, Type, type AnyRoute, type ContextWith, type Static } from '../../sdk/index.ts';
 import type { ChannelKind } from './channels.ts';
-import type { AlertEngine, AlertKind } from './engine.ts';
+import { kindOf, type AlertEngine, type AlertKind } from './engine.ts';
 import type { Sender } from './send.ts';
 import { alertStatuses, severities, type Alert, type AlertStore, type ChannelRow, type Severity } from './store.ts';
 
@@ -144,7 +144,7 @@ export function alertRoutes(deps: {
         const config = Value.Default(kind.schema, structuredClone(body.config)) as Record<string, unknown>;
         const errors = [...Value.Errors(kind.schema, config)].map((e) => ({ path: `/body/config${e.path}`, message: e.message }));
         if (errors.length) throw problem(400, `the config does not fit the ${kind.kind} channel: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`, { errors });
-        const unknownKinds = (body.events ?? []).filter((k) => !deps.kinds.has(k));
+        const unknownKinds = (body.events ?? []).filter((k) => !kindOf(deps.kinds, k));
         if (unknownKinds.length) throw problem(400, `no alert kind ${unknownKinds.join(', ')} (known: ${[...deps.kinds.keys()].join(', ')})`, { errors: [{ path: '/body/events', message: 'unknown alert kind' }] });
         await kind.check(config, deps.sender);
         const all = { ...config, ...generated };

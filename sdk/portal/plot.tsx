@@ -20,7 +20,7 @@ function showTime(u: uPlot): void {
 }
 
 /** a line per series over time; `format` writes the axis and the legend values (bytes, percent) */
-export function LivePlot({ title, series, samples, format, height = 160 }: { title: string; series: string[]; samples: Sample[]; format(v: number): string; height?: number }) {
+export function LivePlot({ title, series, samples, format, height = 160, span = 'the last 15 minutes' }: { title: string; series: string[]; samples: Sample[]; format(v: number): string; height?: number; span?: string }) {
   const box = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | undefined>(undefined);
   const data = (): uPlot.AlignedData => [samples.map((s) => s.at / 1000), ...series.map((_, i) => samples.map((s) => s.values[i]))];
@@ -50,7 +50,7 @@ export function LivePlot({ title, series, samples, format, height = 160 }: { tit
   return (
     <figure class="plot" aria-label={title}>
       <figcaption>{title}{last && <span class="muted"> — now {series.map((label, i) => `${series.length > 1 ? `${label} ` : ''}${format(last.values[i])}`).join(', ')}</span>}</figcaption>
-      <div ref={box} role="img" aria-label={`${title} over the last 15 minutes`} />
+      <div ref={box} role="img" aria-label={`${title} over ${span}`} />
     </figure>
   );
 }

@@ -2,6 +2,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, bytes, can, Empty, enc, Link, Loading, ok, PageTitle, ProblemBox, Status, useAction, useLoad, useSession, type PortalPage, type Problem } from '../../../sdk/portal/kit.tsx';
 import { ResourcePlots, useHistory } from '../../../sdk/portal/plot.tsx';
+import { HistoryPlots } from '../../../sdk/portal/history.tsx';
 export { overviewCards, resourcePaths } from './overview.tsx';
 
 function Containers() {
@@ -212,6 +213,7 @@ function Container({ params }: { params: Record<string, string> }) {
       )}
       <ProblemBox problem={act.problem} />
       {c?.state === 'running' && can('containers:stats') && <LiveStats id={c.id} />}
+      {c && c.project && can('metrics:read') && <HistoryPlots scope={`container:${c.id}`} />}
       {c?.state === 'running' && can('containers:exec') && <Console id={c.id} />}
       {c && can('containers:logs') && <LiveLogs id={c.id} />}
     </>

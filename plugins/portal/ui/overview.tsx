@@ -4,6 +4,7 @@ import { overviewCards } from 'dockwright:pages';
 import { api, bytes, can, Empty, enc, Link, Loading, ok, PageTitle, Status, Time, useLoad, words, type OverviewCard } from '../../../sdk/portal/kit.tsx';
 import { actorText, took } from './jobs.tsx';
 import { resourceHref } from './resources.ts';
+import { HistoryPlots } from '../../../sdk/portal/history.tsx';
 
 type Overview = NonNullable<ReturnType<typeof useOverview>['data']>;
 type Attention = Overview['attention'][number];
@@ -121,6 +122,7 @@ export function OverviewPage() {
               <HostCard host={o.host} />
             </div>
           </section>
+          {can('metrics:read') && <HistoryPlots scope="host" title="Host" />}
           {can('jobs:read') && <RecentDeploys />}
         </>
       )}

@@ -4,6 +4,7 @@ import { useState } from 'preact/hooks';
 import { api, bytes, can, Empty, enc, JobOutput, Link, Loading, looksSecret, naturally, navigate, ok, PageTitle, ProblemBox, shortId, ShownOnce, Status, Tabs, Time, useAction, useLoad, type PortalPage, type Problem } from '../../../sdk/portal/kit.tsx';
 import { OwnerHostnames } from '../../../sdk/portal/edge.tsx';
 import { ResourcePlots, useHistory } from '../../../sdk/portal/plot.tsx';
+import { HistoryPlots } from '../../../sdk/portal/history.tsx';
 import { DeleteStack, InputFields, settingsOf, TemplatePicker } from './more.tsx';
 import { volumePages } from './volumes.tsx';
 import { SourceTab } from './source.tsx';
@@ -480,6 +481,7 @@ function Resources({ name }: { name: string }) {
           </table>
         </>
       ))}
+      {can('metrics:read') && <HistoryPlots scope={`stack:${name}`} />}
     </>
   );
 }
