@@ -14,6 +14,7 @@ import { Sampler } from './sampler.ts';
 import { seriesRoute } from './series-routes.ts';
 import { containerMetrics } from './series.ts';
 import { MetricsStore } from './store.ts';
+import { problems } from './problems.ts';
 
 const Options = Type.Object({
   intervalMs: Type.Integer({ minimum: 200, default: 10_000, description: 'how often everything is sampled (the 10 s tier is written at this pace)' }),
@@ -25,6 +26,7 @@ const Options = Type.Object({
 
 export default definePlugin({
   name: 'metrics',
+  problems,
   version: '1.0.0',
   services: ['db', 'events', 'locks'],
   requires: [dockerPlugin, alertsPlugin],

@@ -24,6 +24,34 @@ export interface SamplerDeps {
 const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
 const rate = (now: number, before: number, seconds: number) => (seconds > 0 && now >= before ? (now - before) / seconds : 0);
 
+/** fn of each item, at most `limit` at once, the answers in the items' order */
+async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => { while (next < items.length) { const i = next++; out[i] = await fn(items[i]); } };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
+
+/** the host's CPU, network rates, memory and load from its reading (rates against the one before, when there is one) */
+function hostReadingValues(reading: HostReading, before: { at: number; reading: HostReading } | undefined, at: number): Record<string, number | null> {
+  const values: Record<string, number | null> = {};
+  if (before) {
+    const busy = reading.cpuBusy - before.reading.cpuBusy;
+    const total = reading.cpuTotal - before.reading.cpuTotal;
+    const share = total > 0 ? Math.max(0, busy / total) : 0;
+    values['cpu-percent'] = round(share * 100);
+    values.cpu = round(share * 100 * reading.cores);
+    const seconds = (at - before.at) / 1000;
+    values['network-rx'] = round(rate(reading.rxBytes, before.reading.rxBytes, seconds));
+    values['network-tx'] = round(rate(reading.txBytes, before.reading.txBytes, seconds));
+  }
+  values.memory = reading.memoryUsed;
+  values['memory-percent'] = reading.memoryTotal ? round((reading.memoryUsed / reading.memoryTotal) * 100) : null;
+  values.load = reading.load1;
+  return values;
+}
+
 export class Sampler {
   readonly #deps: SamplerDeps;
   readonly #now: () => number;
@@ -78,21 +106,8 @@ export class Sampler {
     const [reading, data, engine] = await Promise.all([readHost(this.#deps.procRoot).catch(() => null), readDisk(this.#deps.dataDir), readDisk(this.#deps.engineRoot)]);
     const values: Record<string, number | null> = Object.fromEntries(hostMetrics.map((m) => [m, null]));
     if (reading) {
-      const before = this.#previousHost;
+      Object.assign(values, hostReadingValues(reading, this.#previousHost, at));
       this.#previousHost = { at, reading };
-      if (before) {
-        const busy = reading.cpuBusy - before.reading.cpuBusy;
-        const total = reading.cpuTotal - before.reading.cpuTotal;
-        const share = total > 0 ? Math.max(0, busy / total) : 0;
-        values['cpu-percent'] = round(share * 100);
-        values.cpu = round(share * 100 * reading.cores);
-        const seconds = (at - before.at) / 1000;
-        values['network-rx'] = round(rate(reading.rxBytes, before.reading.rxBytes, seconds));
-        values['network-tx'] = round(rate(reading.txBytes, before.reading.txBytes, seconds));
-      }
-      values.memory = reading.memoryUsed;
-      values['memory-percent'] = reading.memoryTotal ? round((reading.memoryUsed / reading.memoryTotal) * 100) : null;
-      values.load = reading.load1;
     }
     if (data) {
       values['disk-used'] = data.used;
@@ -132,17 +147,13 @@ export class Sampler {
 
   /** each container's counters: from its cgroup when reachable, else the engine's one-shot stats, a few at a time */
   async #read(ids: string[]): Promise<(ContainerReading | null)[]> {
-    const out: (ContainerReading | null)[] = new Array(ids.length).fill(null);
-    let next = 0;
     let viaEngine = 0;
-    const worker = async () => {
-      while (next < ids.length) {
-        const i = next++;
-        out[i] = await this.#readCgroup(ids[i]);
-        if (!out[i]) { viaEngine++; out[i] = await this.#deps.engineStats(ids[i]).catch(() => null); }
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(this.#deps.concurrency ?? 8, ids.length) }, worker));
+    const out = await mapLimited(ids, this.#deps.concurrency ?? 8, async (id) => {
+      const reading = await this.#readCgroup(id);
+      if (reading) return reading;
+      viaEngine++;
+      return this.#deps.engineStats(id).catch(() => null);
+    });
     this.source = !ids.length ? 'none' : viaEngine ? 'engine' : 'cgroup';
     return out;
   }
