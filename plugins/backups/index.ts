@@ -5,6 +5,8 @@ import { dockerPlugin } from '../docker/api.ts';
 import { stacksPlugin } from '../stacks/api.ts';
 import { backupTargets, type BackupsApi } from './api.ts';
 import { databaseTarget } from './database-target.ts';
+import { databasesTarget } from './db-target.ts';
+import { runServiceRestore, type DbRestoreDeps } from './db-restore.ts';
 import { runRestore, sweepStaging, type RestoreDeps } from './restore.ts';
 import { backupRoutes, resourceOf } from './routes.ts';
 import { runBackup, type RunDeps } from './run.ts';
@@ -25,6 +27,7 @@ const Options = Type.Object({
   missedWindowMs: Type.Integer({ minimum: 0, default: 3_600_000, description: 'a scheduled run not started within this time after its slot is missed' }),
   progressIntervalMs: Type.Integer({ minimum: 0, default: 2000, description: 'at most one progress line per interval in the job output' }),
   stopTimeoutSeconds: Type.Integer({ minimum: 0, default: 10, description: 'grace time of containers stopped for a snapshot or a restore' }),
+  readyTimeoutMs: Type.Integer({ minimum: 1000, default: 120_000, description: 'how long a database started for a restore may take to accept connections (or be healthy)' }),
 }, { additionalProperties: false });
 
 export default definePlugin({
@@ -56,6 +59,7 @@ export default definePlugin({
     };
     addTarget(stacksTarget({ runtime, stacks, stopSeconds: o.stopTimeoutSeconds }));
     addTarget(databaseTarget({ databaseUrl: ctx.databaseUrl, pgDump: o.pgDump }));
+    addTarget(databasesTarget({ runtime, stacks }));
     ctx.onStart(() => ctx.extensions.of(backupTargets).forEach(addTarget));
 
     const read = { resticBin: o.restic, cacheDir: join(dataDir, 'cache'), outbound: ctx.outbound, sshDir: join(dataDir, 'ssh') };
@@ -70,10 +74,16 @@ export default definePlugin({
       type: 'backups.run', input: Type.Object({ backup: Type.String(), scheduled: Type.Boolean() }),
       run: (job) => runBackup(runDeps, job),
     }));
+    const dbRestoreDeps: DbRestoreDeps = { store, runtime, stacks, ...read, stopSeconds: o.stopTimeoutSeconds, readyTimeoutMs: o.readyTimeoutMs };
     const restoreJob = ctx.jobs.define(defineJob({
       type: 'backups.restore',
-      input: Type.Object({ backup: Type.String(), snapshot: Type.String(), paths: Type.Array(Type.String()), target: Type.String(), overwrite: Type.Boolean() }),
-      run: (job) => runRestore(restoreDeps, job, (repo) => resolveSnapshot(read, repo, job.input.backup, job.input.snapshot)),
+      input: Type.Object({
+        backup: Type.String(), snapshot: Type.String(), paths: Type.Array(Type.String()), target: Type.String(), overwrite: Type.Boolean(),
+        stack: Type.Optional(Type.String()), service: Type.Optional(Type.String()),
+      }),
+      run: (job) => (job.input.target === 'service'
+        ? runServiceRestore(dbRestoreDeps, job)
+        : runRestore(restoreDeps, job, (repo) => resolveSnapshot(read, repo, job.input.backup, job.input.snapshot))),
     }));
 
     // a restore whose process was killed leaves its staging folder: swept at start (jobs no longer running) and when
@@ -113,7 +123,8 @@ export default definePlugin({
       return (name: string) => test(resourceOf(name));
     };
 
-    for (const route of backupRoutes({ store, targets, restore: restoreDeps, read, repositoryRoots: o.repositoryRoots, startRun, startRestore, visible })) ctx.routes.add(route);
+    const restoreOpen = async (name: string) => (await ctx.jobs.open(resourceOf(name))).some((j) => j.type === restoreJob.type);
+    for (const route of backupRoutes({ store, targets, restore: restoreDeps, read, repositoryRoots: o.repositoryRoots, startRun, startRestore, visible, restoreOpen, dbRestore: dbRestoreDeps })) ctx.routes.add(route);
 
     ctx.schedule.every('schedules', o.scheduleTickMs, () => tick({
       store, missedWindowMs: o.missedWindowMs,

@@ -10,6 +10,8 @@ import { nextSlot } from './schedule.ts';
 import type { BackupRow, BackupStore, Definition } from './store.ts';
 import type { BackupTarget } from './targets.ts';
 import { snapshotsOf } from './run.ts';
+import { dumpsFor, preflightService, type DbRestoreDeps } from './db-restore.ts';
+import { backupPlan, PlanEntrySchema } from './db-target.ts';
 
 export const BackupName = Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$', description: 'lowercase letters, digits and -' });
 const Params = Type.Object({ name: BackupName });
@@ -30,12 +32,24 @@ export interface RouteDeps {
   read: ReadDeps;
   repositoryRoots: readonly string[];
   startRun(name: string, actor: Actor): Promise<Job & { attached: boolean }>;
-  startRestore(input: { backup: string; snapshot: string; paths: string[]; target: string; overwrite: boolean }, actor: Actor): Promise<Job>;
+  startRestore(input: { backup: string; snapshot: string; paths: string[]; target: string; overwrite: boolean; stack?: string; service?: string }, actor: Actor): Promise<Job>;
+  /** whether a restore of this backup is queued or running */
+  restoreOpen(name: string): Promise<boolean>;
+  dbRestore: DbRestoreDeps;
   /** which of these backups the caller may see (`read`) or run and restore (`act`): the access lists of the stacks they hold */
   visible(principal: Principal, names: readonly string[], need: 'read' | 'act'): Promise<(name: string) => boolean>;
 }
 
 const Num = Nullable(Type.Number());
+const SnapshotSchema = Type.Object({
+  id: Type.String(), shortId: Type.String(), time: Type.String(), hostname: Type.String(), sources: Type.Array(Type.String()),
+  kind: Type.Union([Type.Literal('files'), Type.Literal('database')], { description: 'files: folders (volumes, the sites); database: one dump of a service' }),
+  stack: Nullable(Type.String()), service: Nullable(Type.String()), strategy: Nullable(Type.String()),
+  database: Nullable(Type.String({ description: 'the database dumped; null for the roles (globals) of a postgres server' })),
+  file: Nullable(Type.String({ description: "the dump's path in the snapshot" })),
+  release: Nullable(Type.String({ description: "the stack's revision when the dump was made" })),
+  verifiedAt: Nullable(Type.String({ description: 'when a test restore last proved the dump (null until verified)' })),
+});
 const Kept = Type.Optional(Type.Integer());
 export const BackupViewSchema = Type.Object({
   name: Type.String(),
@@ -84,6 +98,7 @@ const KnownTargets = Type.Object({
   stacks: Type.Optional(Type.Array(Type.String(), { description: 'the named volumes of these stacks', maxItems: 100 })),
   sites: Type.Optional(Type.Boolean({ description: "every site's kept versions and its draft (the sites plugin's target)" })),
   database: Type.Optional(Type.Boolean({ description: "Dockwright's own database as a pg_dump (needs the scope admin)" })),
+  databases: Type.Optional(Type.Array(Type.Unknown(), { description: 'dumps of databases in stack services: [{ stack, service, strategy?, database? }]; strategy postgres (pg_dump -Fc per database and pg_dumpall --globals-only), default: suggested from the image (GET /stacks/{name}/backup-plan)' })),
 }, { additionalProperties: Type.Unknown(), description: 'what to back up; other plugins add target kinds' });
 
 const Body = Type.Object({
@@ -102,7 +117,9 @@ const Body = Type.Object({
 const RestoreBody = Type.Object({
   snapshot: Type.Optional(SnapshotRef),
   paths: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 4096 }), { maxItems: 100, description: 'folders or files of the snapshot (as GET …/files names them); default: everything' })),
-  target: Type.String({ pattern: '^(stack|site|folder|volume:[A-Za-z0-9][A-Za-z0-9_.-]{0,127})$', description: '"stack" (back into the stacks\' own volumes), "site" (back into the sites: the published version as a new version, and the draft; needs the sites plugin), "volume:<name>" (a new volume) or "folder" (under DATA_DIR/restores)' }),
+  target: Type.String({ pattern: '^(stack|site|folder|service|volume:[A-Za-z0-9][A-Za-z0-9_.-]{0,127})$', description: '"stack" (back into the stacks\' own volumes), "site" (back into the sites: the published version as a new version, and the draft; needs the sites plugin), "volume:<name>" (a new volume), "folder" (under DATA_DIR/restores) or "service" (a database dump into the running service named by stack and service, in place)' }),
+  stack: Type.Optional(Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$', description: 'a database restore: the stack of the service' })),
+  service: Type.Optional(Type.String({ pattern: '^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,127}$', description: 'a database restore: the service whose dump is restored' })),
   overwrite: Type.Optional(Type.Boolean({ description: 'replace data that is there; without it a restore never overwrites' })),
 }, { additionalProperties: false });
 
@@ -116,6 +133,22 @@ export function backupRoutes(deps: RouteDeps): AnyRoute[] {
     return row;
   };
   const repoOf = (row: BackupRow): Repository => store.repositoryOf(row);
+
+  /** a dump back into its running service: every refusal (400, 403, 404, 409, 422) before the job is queued */
+  async function restoreService(row: BackupRow, body: typeof RestoreBody.static, principal: Principal) {
+    if (!body.stack || !body.service) throw problem(400, 'a restore into a service names its stack and service', { errors: [{ path: body.stack ? '/body/service' : '/body/stack', message: 'required with target "service"' }] });
+    if (body.paths?.length) throw problem(400, 'a database restore takes whole dumps: leave paths out', { errors: [{ path: '/body/paths', message: 'not with target "service"' }] });
+    if (!principal.can('stacks:deploy')) throw problem(403, 'restoring into a service needs the scope stacks:deploy', { code: 'missing-scope' });
+    await deps.dbRestore.stacks.access(body.stack, principal, 'deploy');
+    if (!row.initialized) throw problem(404, `backup "${row.name}" has no snapshot yet`);
+    const all = await readRepo(() => snapshotsOf(deps.read, repoOf(row), row.name));
+    const dumps = dumpsFor(all, row.name, body.stack, body.service, body.snapshot ?? 'latest');
+    await preflightService(deps.dbRestore, dumps, body.stack, body.service, principal);
+    if (await deps.restoreOpen(row.name)) throw problem(409, `a restore of backup "${row.name}" is queued or running; wait for it to end`, { code: 'restore-running' });
+    const input = { backup: row.name, snapshot: body.snapshot ?? 'latest', paths: [], target: 'service', overwrite: true, stack: body.stack, service: body.service };
+    const job = await deps.startRestore(input, principal.actor);
+    return reply(202, { ...job, jobId: job.id }, { Location: `/api/v1/jobs/${job.id}` });
+  }
 
   async function definitionOf(body: typeof Body.static, principal: Principal, before: BackupRow | null): Promise<Definition> {
     const targets = Object.fromEntries(Object.entries(body.targets).filter(([, v]) => v !== undefined));
@@ -176,6 +209,16 @@ export function backupRoutes(deps: RouteDeps): AnyRoute[] {
       },
     }),
     defineRoute({
+      method: 'GET', path: '/stacks/:name/backup-plan', scopes: ['backups:read'], params: Type.Object({ name: Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$' }) }),
+      summary: "A backup strategy per service of the stack, suggested from its image and environment, and why", errors: [404],
+      response: Type.Object({ services: Type.Array(PlanEntrySchema) }),
+      handler: async ({ params, principal }) => {
+        // a stack hidden from the caller answers as one that does not exist
+        await deps.dbRestore.stacks.access(params.name, principal, 'read');
+        return { services: await backupPlan(deps.dbRestore.runtime, params.name) };
+      },
+    }),
+    defineRoute({
       method: 'GET', path: '/backups/:name', scopes: ['backups:read'], params: Params, summary: 'One backup definition with its last run', response: BackupViewSchema,
       handler: async ({ params, principal }) => backupView(await rowOf(params.name, principal)),
     }),
@@ -216,7 +259,7 @@ export function backupRoutes(deps: RouteDeps): AnyRoute[] {
     defineRoute({
       method: 'GET', path: '/backups/:name/snapshots', scopes: ['backups:read'], params: Params, page: true, errors: [422, 502],
       summary: "The backup's snapshots in its repository, newest first",
-      response: Type.Object({ id: Type.String(), shortId: Type.String(), time: Type.String(), hostname: Type.String(), sources: Type.Array(Type.String()) }),
+      response: SnapshotSchema,
       handler: async ({ params, page, principal }) => {
         const row = await rowOf(params.name, principal);
         if (!row.initialized) return { items: [] };
@@ -249,6 +292,8 @@ export function backupRoutes(deps: RouteDeps): AnyRoute[] {
       activity: 'backup.restore', resource: 'backup:{name}', response: JobAcceptedSchema,
       handler: async ({ params, body, principal }) => {
         const row = await rowOf(params.name, principal, 'act');
+        if (body.target === 'service') return restoreService(row, body, principal);
+        if (body.stack !== undefined || body.service !== undefined) throw problem(400, 'stack and service name the service of a database restore (target "service")', { errors: [{ path: '/body/stack', message: 'only with target "service"' }] });
         if (body.target === 'stack' && !principal.can('stacks:deploy')) throw problem(403, 'restoring into stacks needs the scope stacks:deploy', { code: 'missing-scope' });
         if (!row.initialized) throw problem(404, `backup "${row.name}" has no snapshot yet`);
         const repo = repoOf(row);
