@@ -3,8 +3,8 @@ import { problem, type JobRun, type Principal } from '../../sdk/index.ts';
 import type { DockerRuntime } from '../docker/types.ts';
 import type { StacksApi } from '../stacks/index.ts';
 import { execFrom, execText } from './db-exec.ts';
-import { postgresCommand, postgresCredentials, postgresRestore, suggest, type Credentials, type Strategy } from './db-strategies.ts';
-import { dbTag, serviceContainer, strategyOf, type ServiceContainer } from './db-target.ts';
+import { mysqlCommand, mysqlName, postgresCommand, postgresRestore, suggest, type Credentials, type Strategy } from './db-strategies.ts';
+import { credentialsOf, dbTag, serviceContainer, strategyOf, type ServiceContainer } from './db-target.ts';
 import { restic, secretsOf, type Repository, type ResticEnv, type ResticSnapshot } from './restic.ts';
 import { snapshotsOf } from './run.ts';
 import type { BackupStore } from './store.ts';
@@ -66,8 +66,9 @@ export async function preflightService(deps: DbRestoreDeps, dumps: readonly Dump
   strategyOf({ stack, service, strategy }, container);
   // a server's dump goes only into a server of its kind, which the service's image or environment must show
   const now = suggest(container.image, container.env, true);
-  if (now.strategy !== strategy) throw problem(422, `a ${strategy} dump cannot be restored into service ${service} of stack ${stack}: ${now.reason}${now.strategy === 'none' || now.strategy === 'volume' ? '' : ` (its strategy is ${now.strategy})`}`, { code: 'wrong-strategy' });
-  const credentials = postgresCredentials(container.env, `service ${service} of stack ${stack}`);
+  const family = (x: string) => (x === 'mysql' ? 'mariadb' : x);
+  if (family(now.strategy) !== family(strategy)) throw problem(422, `a ${strategy} dump cannot be restored into service ${service} of stack ${stack}: ${now.reason}${now.strategy === 'none' || now.strategy === 'volume' ? '' : ` (its strategy is ${now.strategy})`}`, { code: 'wrong-strategy' });
+  const credentials = credentialsOf(strategy, container.env, `service ${service} of stack ${stack}`);
   return { container, credentials, strategy };
 }
 
@@ -89,7 +90,8 @@ async function dependantsOf(runtime: DockerRuntime, stack: string, service: stri
 }
 
 /** waits for the database to answer: healthy when it has a health check, else its own readiness probe in the container */
-async function awaitReady(deps: DbRestoreDeps, container: ServiceContainer, credentials: Credentials, log: (l: string) => void, signal: AbortSignal): Promise<void> {
+async function awaitReady(deps: DbRestoreDeps, container: ServiceContainer, strategy: Strategy, credentials: Credentials, log: (l: string) => void, signal: AbortSignal): Promise<void> {
+  const probe = strategy === 'postgres' ? postgresCommand(credentials, credentials.database || 'postgres', ['pg_isready', '-q']) : mysqlCommand(credentials, 'admin', ['ping']);
   const deadline = Date.now() + deps.readyTimeoutMs;
   for (;;) {
     signal.throwIfAborted();
@@ -98,7 +100,7 @@ async function awaitReady(deps: DbRestoreDeps, container: ServiceContainer, cred
     const health = info.State.Health?.Status;
     if (health === 'healthy') return log(`${container.name} is healthy`);
     if (!health && info.State.Running) {
-      const ok = await execText(deps.runtime.docker, { container: container.id, ...postgresCommand(credentials, credentials.database, ['pg_isready', '-q']) }, 'pg_isready', signal).then(() => true, () => false);
+      const ok = await execText(deps.runtime.docker, { container: container.id, ...probe }, 'the readiness probe', signal).then(() => true, () => false);
       if (ok) return log(`${container.name} accepts connections`);
     }
     if (Date.now() > deadline) throw new Error(`${container.name} was not ready within ${Math.round(deps.readyTimeoutMs / 1000)} s`);
@@ -107,7 +109,11 @@ async function awaitReady(deps: DbRestoreDeps, container: ServiceContainer, cred
 }
 
 /** makes the database when the dump's is gone (dropped): pg_restore --clean replaces objects inside an existing one */
-async function ensureDatabase(deps: DbRestoreDeps, container: ServiceContainer, c: Credentials, database: string, log: (l: string) => void, signal: AbortSignal) {
+async function ensureDatabase(deps: DbRestoreDeps, container: ServiceContainer, strategy: Strategy, c: Credentials, database: string, log: (l: string) => void, signal: AbortSignal) {
+  if (strategy !== 'postgres') {
+    await execText(deps.runtime.docker, { container: container.id, ...mysqlCommand(c, 'client', [`--execute=CREATE DATABASE IF NOT EXISTS ${mysqlName(database)}`]) }, `creating ${database}`, signal);
+    return;
+  }
   const exec = (argv: string[]) => ({ container: container.id, ...postgresCommand(c, 'postgres', argv) });
   const names = (await execText(deps.runtime.docker, exec(['psql', '-X', '-w', '-A', '-t', '-c', 'SELECT datname FROM pg_database']), 'listing the databases', signal)).split('\n').map((l) => l.trim());
   if (names.includes(database)) return;
@@ -122,7 +128,7 @@ export async function runServiceRestore(deps: DbRestoreDeps, job: JobRun<DbResto
   const repo: Repository = deps.store.repositoryOf(row);
   for (const secret of secretsOf(repo)) job.redact(secret);
   const dumps = dumpsFor(await snapshotsOf(deps, repo, backup, job.signal), backup, stack, service, job.input.snapshot);
-  const { container, credentials } = await preflightService(deps, dumps, stack, service);
+  const { container, credentials, strategy } = await preflightService(deps, dumps, stack, service);
   if (credentials.password) job.redact(credentials.password);
   job.log(`restoring ${dumps.map((d) => d.database).join(', ')} (snapshot${dumps.length > 1 ? 's' : ''} ${dumps.map((d) => d.snapshot.short_id).join(', ')}) into service ${service} of stack ${stack}, in place`);
 
@@ -130,7 +136,7 @@ export async function runServiceRestore(deps: DbRestoreDeps, job: JobRun<DbResto
     job.log(`${container.name} is stopped: starting it first`);
     await deps.runtime.docker.getContainer(container.id).start();
   }
-  await awaitReady(deps, container, credentials, job.log, job.signal);
+  await awaitReady(deps, container, strategy, credentials, job.log, job.signal);
   const dependants = await dependantsOf(deps.runtime, stack, service);
   const stopped: typeof dependants = [];
   const restored: { database: string; snapshot: string }[] = [];
@@ -142,12 +148,13 @@ export async function runServiceRestore(deps: DbRestoreDeps, job: JobRun<DbResto
     }
     for (const dump of dumps) {
       const database = dump.database!;
-      await ensureDatabase(deps, container, credentials, database, job.log, job.signal);
-      job.log(`phase: pg_restore of ${database} from snapshot ${dump.snapshot.short_id} (streamed from the repository)`);
-      const spec = { container: container.id, ...postgresCommand(credentials, database, [...postgresRestore, '-d', database]) };
+      await ensureDatabase(deps, container, strategy, credentials, database, job.log, job.signal);
+      const tool = strategy === 'postgres' ? 'pg_restore' : `${strategy} client`;
+      job.log(`phase: ${tool} of ${database} from snapshot ${dump.snapshot.short_id} (streamed from the repository)`);
+      const spec = { container: container.id, ...(strategy === 'postgres' ? postgresCommand(credentials, database, [...postgresRestore, '-d', database]) : mysqlCommand(credentials, 'client', [`--database=${database}`])) };
       await restic(repo, ['dump', dump.snapshot.id, dump.file], deps, {
         signal: job.signal,
-        stdout: (output) => execFrom(deps.runtime.docker, spec, output, `pg_restore of ${database}`, job.signal).then(() => undefined),
+        stdout: (output) => execFrom(deps.runtime.docker, spec, output, `${tool} of ${database}`, job.signal).then(() => undefined),
       });
       restored.push({ database, snapshot: dump.snapshot.id });
       job.log(`restored ${database}`);

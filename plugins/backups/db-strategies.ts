@@ -4,7 +4,7 @@ import { problem } from '../../sdk/index.ts';
 export const strategies = ['postgres', 'mysql', 'mariadb', 'mongo', 'sqlite', 'command'] as const;
 export type Strategy = typeof strategies[number];
 /** the strategies this version can dump and restore */
-export const implemented: readonly Strategy[] = ['postgres'];
+export const implemented: readonly Strategy[] = ['postgres', 'mysql', 'mariadb'];
 
 export interface Suggestion { strategy: Strategy | 'volume' | 'none'; database?: string; reason: string }
 
@@ -103,3 +103,37 @@ export const postgresGlobals = ['pg_dumpall', '-w', '--globals-only'];
 /** a restore in place: the dump's objects dropped and made again in one transaction (a failure changes nothing) */
 export const postgresRestore = ['pg_restore', '-w', '--clean', '--if-exists', '--single-transaction', '--exit-on-error'];
 
+/** MySQL's and MariaDB's credentials from the official images' variables: root when its password is set, else the image's user */
+export function mysqlCredentials(env: Map<string, string>, where: string): Credentials {
+  const pick = (name: string) => env.get(`MARIADB_${name}`) || env.get(`MYSQL_${name}`) || null;
+  const rootPassword = pick('ROOT_PASSWORD');
+  const rootFile = rootPassword ? null : pick('ROOT_PASSWORD_FILE');
+  const database = pick('DATABASE') ?? '';
+  if (rootPassword || rootFile) return { user: 'root', password: rootPassword, passwordFile: rootFile, database };
+  const user = pick('USER');
+  const password = pick('PASSWORD');
+  const passwordFile = password ? null : pick('PASSWORD_FILE');
+  if (!user || (!password && !passwordFile)) {
+    throw problem(422, `${where} sets neither MARIADB_ROOT_PASSWORD/MYSQL_ROOT_PASSWORD nor a user with its password (*_USER and *_PASSWORD, or their *_FILE forms): the dump has no credentials to log in with`, { code: 'missing-credentials' });
+  }
+  return { user, password, passwordFile, database };
+}
+
+/** a MySQL/MariaDB client tool by its MariaDB name, falling back to the MySQL name (MariaDB 11 images have only the first, MySQL's only the second) */
+const mysqlTool = `tool=$1; shift; if [ -n "$DW_PASSWORD_FILE" ]; then MYSQL_PWD="$(cat "$DW_PASSWORD_FILE")" || exit 1; export MYSQL_PWD; fi; unset DW_PASSWORD_FILE
+case $tool in dump) set -- mariadb-dump mysqldump "$@" ;; client) set -- mariadb mysql "$@" ;; admin) set -- mariadb-admin mysqladmin "$@" ;; esac
+if command -v "$1" >/dev/null 2>&1; then first=$1; shift 2; exec "$first" "$@"; fi; shift; exec "$@"`;
+
+/** argv and environment of a MySQL/MariaDB client tool (dump, client, admin) in the container; the password only in MYSQL_PWD */
+export function mysqlCommand(c: Credentials, tool: 'dump' | 'client' | 'admin', argv: string[]): { cmd: string[]; env: Record<string, string> } {
+  const env: Record<string, string> = {};
+  if (c.password) env.MYSQL_PWD = c.password;
+  if (c.passwordFile) env.DW_PASSWORD_FILE = c.passwordFile;
+  return { cmd: ['sh', '-c', mysqlTool, 'sh', tool, `--user=${c.user}`, ...argv], env };
+}
+export const mysqlSystemDatabases = new Set(['information_schema', 'performance_schema', 'mysql', 'sys']);
+export const mysqlListDatabases = ['--batch', '--skip-column-names', '--execute=SHOW DATABASES'];
+/** one database, consistent without locking InnoDB tables, with its routines, events and triggers */
+export const mysqlDump = ['--single-transaction', '--routines', '--events', '--triggers', '--hex-blob'];
+/** an identifier quoted for MySQL */
+export const mysqlName = (name: string) => `\`${name.replace(/`/g, '``')}\``;

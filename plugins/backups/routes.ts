@@ -98,7 +98,7 @@ const KnownTargets = Type.Object({
   stacks: Type.Optional(Type.Array(Type.String(), { description: 'the named volumes of these stacks', maxItems: 100 })),
   sites: Type.Optional(Type.Boolean({ description: "every site's kept versions and its draft (the sites plugin's target)" })),
   database: Type.Optional(Type.Boolean({ description: "Dockwright's own database as a pg_dump (needs the scope admin)" })),
-  databases: Type.Optional(Type.Array(Type.Unknown(), { description: 'dumps of databases in stack services: [{ stack, service, strategy?, database? }]; strategy postgres (pg_dump -Fc per database and pg_dumpall --globals-only), default: suggested from the image (GET /stacks/{name}/backup-plan)' })),
+  databases: Type.Optional(Type.Array(Type.Unknown(), { description: 'dumps of databases in stack services: [{ stack, service, strategy?, database?, hooks?: { pre?, post?, timeoutSeconds? } }]; strategies postgres (pg_dump -Fc per database and pg_dumpall --globals-only), mysql and mariadb (mariadb-dump/mysqldump --single-transaction --routines --events --triggers per database); default: suggested from the image (GET /stacks/{name}/backup-plan)' })),
 }, { additionalProperties: Type.Unknown(), description: 'what to back up; other plugins add target kinds' });
 
 const Body = Type.Object({
