@@ -7,6 +7,7 @@ import { backupTargets, type BackupsApi } from './api.ts';
 import { databaseTarget } from './database-target.ts';
 import { databasesTarget } from './db-target.ts';
 import { runServiceRestore, type DbRestoreDeps } from './db-restore.ts';
+import { createDownloads, runDownload } from './db-download.ts';
 import { runRestore, sweepStaging, type RestoreDeps } from './restore.ts';
 import { backupRoutes, resourceOf } from './routes.ts';
 import { runBackup, type RunDeps } from './run.ts';
@@ -33,7 +34,7 @@ const Options = Type.Object({
 export default definePlugin({
   name: 'backups',
   version: '1.0.0',
-  services: ['db', 'databaseUrl', 'secrets', 'events', 'outbound'],
+  services: ['db', 'databaseUrl', 'secrets', 'events', 'outbound', 'activity'],
   extensionPoints: [backupTargets],
   description: 'Backups with restic: stack volumes, the database, targets of other plugins; schedules, retention, files, restores',
   requires: [dockerPlugin, stacksPlugin],
@@ -74,6 +75,7 @@ export default definePlugin({
       type: 'backups.run', input: Type.Object({ backup: Type.String(), scheduled: Type.Boolean() }),
       run: (job) => runBackup(runDeps, job),
     }));
+    const downloads = createDownloads(ctx.db);
     const dbRestoreDeps: DbRestoreDeps = { store, runtime, stacks, ...read, stopSeconds: o.stopTimeoutSeconds, readyTimeoutMs: o.readyTimeoutMs };
     const restoreJob = ctx.jobs.define(defineJob({
       type: 'backups.restore',
@@ -83,7 +85,7 @@ export default definePlugin({
       }),
       run: (job) => (job.input.target === 'service'
         ? runServiceRestore(dbRestoreDeps, job)
-        : runRestore(restoreDeps, job, (repo) => resolveSnapshot(read, repo, job.input.backup, job.input.snapshot))),
+        : job.input.target === 'download' ? runDownload({ store, downloads, ...read }, job) : runRestore(restoreDeps, job, (repo) => resolveSnapshot(read, repo, job.input.backup, job.input.snapshot))),
     }));
 
     // a restore whose process was killed leaves its staging folder: swept at start (jobs no longer running) and when
@@ -124,7 +126,8 @@ export default definePlugin({
     };
 
     const restoreOpen = async (name: string) => (await ctx.jobs.open(resourceOf(name))).some((j) => j.type === restoreJob.type);
-    for (const route of backupRoutes({ store, targets, restore: restoreDeps, read, repositoryRoots: o.repositoryRoots, startRun, startRestore, visible, restoreOpen, dbRestore: dbRestoreDeps })) ctx.routes.add(route);
+    for (const route of backupRoutes({ store, targets, restore: restoreDeps, read, repositoryRoots: o.repositoryRoots, startRun, startRestore, visible, restoreOpen, dbRestore: dbRestoreDeps, downloads,
+      audit: (entry) => ctx.activity.record(entry) })) ctx.routes.add(route);
 
     ctx.schedule.every('schedules', o.scheduleTickMs, () => tick({
       store, missedWindowMs: o.missedWindowMs,

@@ -1,7 +1,7 @@
 // The backup endpoints of /api/v1: definitions, runs, snapshots, files and restores.
 import { randomBytes } from 'node:crypto';
 import { Value } from '@sinclair/typebox/value';
-import { defineRoute, pageOf, isWithin, JobAcceptedSchema, Nullable, parseCron, problem, reply, Type, type Actor, type AnyRoute, type Job, type Principal } from '../../sdk/index.ts';
+import { defineRoute, streamReply, pageOf, isWithin, JobAcceptedSchema, Nullable, parseCron, problem, reply, Type, type Actor, type AnyRoute, type Job, type Principal } from '../../sdk/index.ts';
 import { planRestore, type RestoreDeps } from './restore.ts';
 import type { Repository } from './restic.ts';
 import { checkBackend } from './backend.ts';
@@ -12,6 +12,7 @@ import type { BackupTarget } from './targets.ts';
 import { snapshotsOf } from './run.ts';
 import { dumpsFor, preflightService, type DbRestoreDeps } from './db-restore.ts';
 import { backupPlan, PlanEntrySchema } from './db-target.ts';
+import { dumpStream, type Downloads } from './db-download.ts';
 
 export const BackupName = Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$', description: 'lowercase letters, digits and -' });
 const Params = Type.Object({ name: BackupName });
@@ -36,6 +37,9 @@ export interface RouteDeps {
   /** whether a restore of this backup is queued or running */
   restoreOpen(name: string): Promise<boolean>;
   dbRestore: DbRestoreDeps;
+  downloads: Downloads;
+  /** an entry of the activity log (reads that hand out data: downloads) */
+  audit(entry: { actor: Actor; action: string; resource: string; result: string; detail?: Record<string, unknown> }): Promise<void>;
   /** which of these backups the caller may see (`read`) or run and restore (`act`): the access lists of the stacks they hold */
   visible(principal: Principal, names: readonly string[], need: 'read' | 'act'): Promise<(name: string) => boolean>;
 }
@@ -117,7 +121,7 @@ const Body = Type.Object({
 const RestoreBody = Type.Object({
   snapshot: Type.Optional(SnapshotRef),
   paths: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 4096 }), { maxItems: 100, description: 'folders or files of the snapshot (as GET …/files names them); default: everything' })),
-  target: Type.String({ pattern: '^(stack|site|folder|service|volume:[A-Za-z0-9][A-Za-z0-9_.-]{0,127})$', description: '"stack" (back into the stacks\' own volumes), "site" (back into the sites: the published version as a new version, and the draft; needs the sites plugin), "volume:<name>" (a new volume), "folder" (under DATA_DIR/restores) or "service" (a database dump into the running service named by stack and service, in place)' }),
+  target: Type.String({ pattern: '^(stack|site|folder|service|download|volume:[A-Za-z0-9][A-Za-z0-9_.-]{0,127})$', description: '"stack" (back into the stacks\' own volumes), "site" (back into the sites: the published version as a new version, and the draft; needs the sites plugin), "volume:<name>" (a new volume), "folder" (under DATA_DIR/restores) "service" (a database dump into the running service named by stack and service, in place) or "download" (one-time download paths of the service\'s dumps, in the job\'s result)' }),
   stack: Type.Optional(Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$', description: 'a database restore: the stack of the service' })),
   service: Type.Optional(Type.String({ pattern: '^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,127}$', description: 'a database restore: the service whose dump is restored' })),
   overwrite: Type.Optional(Type.Boolean({ description: 'replace data that is there; without it a restore never overwrites' })),
@@ -136,13 +140,17 @@ export function backupRoutes(deps: RouteDeps): AnyRoute[] {
 
   /** a dump back into its running service: every refusal (400, 403, 404, 409, 422) before the job is queued */
   async function restoreService(row: BackupRow, body: typeof RestoreBody.static, principal: Principal) {
-    if (!body.stack || !body.service) throw problem(400, 'a restore into a service names its stack and service', { errors: [{ path: body.stack ? '/body/service' : '/body/stack', message: 'required with target "service"' }] });
+    if (!body.stack || !body.service) throw problem(400, `a database restore (target ${body.target}) names its stack and service`, { errors: [{ path: body.stack ? '/body/service' : '/body/stack', message: 'required with target "service"' }] });
     if (body.paths?.length) throw problem(400, 'a database restore takes whole dumps: leave paths out', { errors: [{ path: '/body/paths', message: 'not with target "service"' }] });
     if (!principal.can('stacks:deploy')) throw problem(403, 'restoring into a service needs the scope stacks:deploy', { code: 'missing-scope' });
     await deps.dbRestore.stacks.access(body.stack, principal, 'deploy');
     if (!row.initialized) throw problem(404, `backup "${row.name}" has no snapshot yet`);
     const all = await readRepo(() => snapshotsOf(deps.read, repoOf(row), row.name));
     const dumps = dumpsFor(all, row.name, body.stack, body.service, body.snapshot ?? 'latest');
+    if (body.target === 'download') {
+      const job = await deps.startRestore({ backup: row.name, snapshot: body.snapshot ?? 'latest', paths: [], target: 'download', overwrite: false, stack: body.stack, service: body.service }, principal.actor);
+      return reply(202, { ...job, jobId: job.id }, { Location: `/api/v1/jobs/${job.id}` });
+    }
     await preflightService(deps.dbRestore, dumps, body.stack, body.service, principal);
     if (await deps.restoreOpen(row.name)) throw problem(409, `a restore of backup "${row.name}" is queued or running; wait for it to end`, { code: 'restore-running' });
     const input = { backup: row.name, snapshot: body.snapshot ?? 'latest', paths: [], target: 'service', overwrite: true, stack: body.stack, service: body.service };
@@ -206,6 +214,20 @@ export function backupRoutes(deps: RouteDeps): AnyRoute[] {
         // hidden backups are left out, so a page may hold fewer than limit; the cursor still moves past them
         const visible = await deps.visible(principal, shown.map((r) => r.name), 'read');
         return { items: shown.filter((r) => visible(r.name)).map(backupView), next };
+      },
+    }),
+    defineRoute({
+      method: 'GET', path: '/backups/:name/downloads/:id', scopes: ['backups:run'], params: Type.Object({ name: BackupName, id: Type.String({ pattern: '^[A-Za-z0-9_-]{16,64}$' }) }),
+      summary: 'A database dump, streamed: a one-time path a restore with target "download" made for the caller', errors: [403, 404, 502],
+      activity: false, response: Type.String({ description: 'the dump (application/octet-stream); each download is in the activity log (backup.download)' }),
+      handler: async ({ params, principal }) => {
+        const row = await rowOf(params.name, principal, 'act');
+        // used up here: a second request, another caller or an expired path finds nothing
+        const found = await deps.downloads.take(row.name, params.id, principal.actor);
+        if (!found) throw problem(404, 'no such download (each path works once, for the one who asked for it, for an hour)');
+        await deps.audit({ actor: principal.actor, action: 'backup.download', resource: resourceOf(row.name), result: 'ok', detail: { snapshot: found.snapshot, file: found.file } });
+        const name = found.file.slice(found.file.lastIndexOf('/') + 1);
+        return streamReply(dumpStream(deps.read, repoOf(row), found.snapshot, found.file), 'application/octet-stream', { 'Content-Disposition': `attachment; filename="${row.name}-${found.snapshot.slice(0, 8)}-${name.replace(/[^A-Za-z0-9._%-]/g, '_')}"`, 'Cache-Control': 'no-store' });
       },
     }),
     defineRoute({
@@ -292,7 +314,7 @@ export function backupRoutes(deps: RouteDeps): AnyRoute[] {
       activity: 'backup.restore', resource: 'backup:{name}', response: JobAcceptedSchema,
       handler: async ({ params, body, principal }) => {
         const row = await rowOf(params.name, principal, 'act');
-        if (body.target === 'service') return restoreService(row, body, principal);
+        if (body.target === 'service' || body.target === 'download') return restoreService(row, body, principal);
         if (body.stack !== undefined || body.service !== undefined) throw problem(400, 'stack and service name the service of a database restore (target "service")', { errors: [{ path: '/body/stack', message: 'only with target "service"' }] });
         if (body.target === 'stack' && !principal.can('stacks:deploy')) throw problem(403, 'restoring into stacks needs the scope stacks:deploy', { code: 'missing-scope' });
         if (!row.initialized) throw problem(404, `backup "${row.name}" has no snapshot yet`);

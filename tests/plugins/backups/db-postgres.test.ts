@@ -204,5 +204,34 @@ test('a restore into a service is refused before anything is queued: missing nam
   const second = await post({ target: 'service', stack, service: 'db' });
   assert.equal(second.status, 409, second.text);
   assert.equal(second.body.type, `${problems}restore-running`);
-  assert.equal((await waitJob(s, first.body.id)).status, 'succeeded');
+  const firstJob = await waitJob(s, first.body.id);
+  assert.equal(firstJob.status, 'succeeded', `${firstJob.error}\n${firstJob.output}`);
+});
+
+test('a download: a one-time path for the caller who asked, streamed, that pg_restore -l lists; audited', async () => {
+  const job = await runJob(s, '/api/v1/backups/pg/restore', { target: 'download', stack, service: 'db' });
+  const shop = job.result.downloads.find((x: any) => x.database === 'shop');
+  assert.match(shop.path, /^\/api\/v1\/backups\/pg\/downloads\/[A-Za-z0-9_-]{16,64}$/);
+  assert.equal(shop.file, `/databases/${stack}/db/shop.pgdump`);
+
+  const other = await s.token('operator', ['backups:read', 'backups:run', 'stacks:read', 'stacks:deploy'], { name: `other-${stack}` });
+  assert.equal((await call(s.url, 'GET', shop.path, { token: other })).status, 404, 'the path is only for the one who asked');
+  const res = await fetch(`${s.url}${shop.path}`, { headers: { authorization: `Bearer ${s.admin}` } });
+  assert.equal(res.status, 200);
+  assert.match(res.headers.get('content-disposition') ?? '', /attachment; filename="pg-[0-9a-f]{8}-shop\.pgdump"/);
+  const dump = Buffer.from(await res.arrayBuffer());
+  const pgId = await dbId();
+  assert.equal(dump.subarray(0, 5).toString(), 'PGDMP', 'a pg_dump custom-format archive');
+  const listing = await new Promise<string>((resolve, reject) => {
+    const child = execFile('docker', ['exec', '-i', pgId, 'pg_restore', '-l'], (err, stdout) => (err ? reject(err) : resolve(stdout)));
+    child.stdin!.end(dump);
+  });
+  assert.match(listing, /TABLE public a shop/);
+  assert.match(listing, /TABLE DATA public b shop/);
+  assert.equal((await s.api('GET', shop.path)).status, 404, 'used once');
+  const activity = (await api('GET', '/api/v1/activity?limit=50')).body;
+  assert.ok(activity.some((a: any) => a.action === 'backup.download' && a.resource === 'backup:pg'), 'the download is in the activity log');
+
+  const missing = await api('POST', '/api/v1/backups/pg/restore', { target: 'download', stack });
+  assert.equal(missing.status, 400, missing.text);
 });
