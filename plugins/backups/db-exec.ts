@@ -109,8 +109,16 @@ export async function execFrom(docker: Dockerode, spec: ExecSpec, from: Readable
       socket.on('close', resolve);
       socket.on('error', reject);
     });
-    // the input ends with a half-close of the socket: the engine closes the command's stdin
-    await pipeline(from, socket as unknown as Writable);
+    // the input ends with a half-close of the socket: the engine closes the command's stdin. A command may exit before
+    // it read everything (the engine then closes the socket): the rest of the input is drained, and its exit code says
+    // whether that was a failure
+    const fed = new Promise<void>((resolve, reject) => {
+      from.once('error', reject);
+      from.once('end', () => { socket.end(); resolve(); });
+      socket.once('close', () => { from.unpipe(socket as unknown as Writable); from.resume(); resolve(); });
+    });
+    from.pipe(socket as unknown as Writable, { end: false });
+    await fed;
     await output;
   } finally {
     signal?.removeEventListener('abort', abort);

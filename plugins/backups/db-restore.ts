@@ -16,6 +16,8 @@ export interface DbRestoreDeps extends ResticEnv {
   stopSeconds: number;
   /** how long a database started for a restore (or after it) may take to be ready */
   readyTimeoutMs: number;
+  /** deploys a stack (a restore into a new one) and waits for the deploy's end: its error, null when it succeeded */
+  deployAndWait(stack: string, actor: JobRun<unknown>['actor']): Promise<string | null>;
 }
 
 export interface DbRestoreInput { backup: string; snapshot: string; target: string; stack?: string; service?: string }
@@ -122,12 +124,21 @@ async function ensureDatabase(deps: DbRestoreDeps, container: ServiceContainer, 
 }
 
 export async function runServiceRestore(deps: DbRestoreDeps, job: JobRun<DbRestoreInput>): Promise<unknown> {
-  const { backup, stack, service } = job.input as Required<DbRestoreInput>;
+  const { backup, service } = job.input as Required<DbRestoreInput>;
+  // into a new stack (made from the source's compose file by the request): deployed first, then its service restored
+  const intoNew = job.input.target.startsWith('stack:') ? job.input.target.slice('stack:'.length) : null;
+  const stack = intoNew ?? job.input.stack!;
   const row = await deps.store.get(backup);
   if (!row) throw new Error(`backup ${backup} no longer exists`);
   const repo: Repository = deps.store.repositoryOf(row);
   for (const secret of secretsOf(repo)) job.redact(secret);
-  const dumps = dumpsFor(await snapshotsOf(deps, repo, backup, job.signal), backup, stack, service, job.input.snapshot);
+  const all = await snapshotsOf(deps, repo, backup, job.signal);
+  const dumps = dumpsFor(all, backup, job.input.stack!, service, job.input.snapshot);
+  if (intoNew) {
+    job.log(`deploying the new stack ${intoNew}`);
+    const failed = await deps.deployAndWait(intoNew, job.actor);
+    if (failed) throw new Error(`the deploy of the new stack ${intoNew} failed: ${failed}`);
+  }
   const { container, credentials, strategy } = await preflightService(deps, dumps, stack, service);
   if (credentials.password) job.redact(credentials.password);
   job.log(`restoring ${dumps.map((d) => d.database).join(', ')} (snapshot${dumps.length > 1 ? 's' : ''} ${dumps.map((d) => d.snapshot.short_id).join(', ')}) into service ${service} of stack ${stack}, in place`);
@@ -145,6 +156,13 @@ export async function runServiceRestore(deps: DbRestoreDeps, job: JobRun<DbResto
       await deps.runtime.docker.getContainer(d.id).stop({ t: deps.stopSeconds }).catch((err) => { if (deps.runtime.errorOf(err).status !== 304) throw err; });
       stopped.push(d);
       job.log(`stopped ${d.name} (it depends on ${service})`);
+    }
+    // a new server gets the source's roles first (those it has already, its own user, stay: errors are ignored)
+    const globals = intoNew && strategy === 'postgres' ? all.map(dumpOf).find((d) => d?.part === 'globals' && d.run === dumps[0].run && d.service === service) : undefined;
+    if (globals) {
+      job.log(`phase: roles from snapshot ${globals.snapshot.short_id}`);
+      const spec = { container: container.id, ...postgresCommand(credentials, 'postgres', ['psql', '-X', '-q', '-w', '-v', 'ON_ERROR_STOP=0', '-d', 'postgres']) };
+      await restic(repo, ['dump', globals.snapshot.id, globals.file], deps, { signal: job.signal, stdout: (output) => execFrom(deps.runtime.docker, spec, output, 'the roles', job.signal).then(() => undefined) });
     }
     for (const dump of dumps) {
       const database = dump.database!;
@@ -171,5 +189,5 @@ export async function runServiceRestore(deps: DbRestoreDeps, job: JobRun<DbResto
     }
     if (failures.length) job.log(`some dependants could not be started again: ${failures.join('; ')}`);
   }
-  return { target: 'service', stack, service, restored, dependants: stopped.map((d) => d.name) };
+  return { target: job.input.target, stack, service, restored, dependants: stopped.map((d) => d.name) };
 }

@@ -1,6 +1,8 @@
 // The backups plugin: restic backups of stack volumes, Dockwright's database and other plugins' targets — definitions, runs, schedules, retention, files and proven restores.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { defineJob, definePlugin, keyedLock, Type, type Actor, type AttentionItem, type Principal } from '../../sdk/index.ts';
+import { defineJob, definePlugin, keyedLock, problem, Type, type Actor, type AttentionItem, type Principal } from '../../sdk/index.ts';
 import { dockerPlugin } from '../docker/api.ts';
 import { stacksPlugin } from '../stacks/api.ts';
 import { backupTargets, type BackupsApi } from './api.ts';
@@ -76,14 +78,33 @@ export default definePlugin({
       run: (job) => runBackup(runDeps, job),
     }));
     const downloads = createDownloads(ctx.db);
-    const dbRestoreDeps: DbRestoreDeps = { store, runtime, stacks, ...read, stopSeconds: o.stopTimeoutSeconds, readyTimeoutMs: o.readyTimeoutMs };
+    const deployAndWait = async (stack: string, actor: Actor): Promise<string | null> => {
+      const started = await stacks.deploy(stack, actor);
+      for (;;) {
+        const job = await ctx.jobs.get(started.id);
+        if (job?.done) return job.status === 'succeeded' ? null : job.error ?? job.status;
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    };
+    const dbRestoreDeps: DbRestoreDeps = { store, runtime, stacks, ...read, stopSeconds: o.stopTimeoutSeconds, readyTimeoutMs: o.readyTimeoutMs, deployAndWait };
+    const createStackFrom = async (source: string, into: string, principal: Principal) => {
+      if (!principal.can('stacks:write')) throw problem(403, 'restoring into a new stack needs the scope stacks:write', { code: 'missing-scope' });
+      const content = await stacks.content(source);
+      if (!content) throw problem(404, `no stack "${source}"`);
+      const workdir = await mkdtemp(join(tmpdir(), 'dw-restore-stack-'));
+      try {
+        await stacks.createFromTree(into, principal, { compose: content.compose, workdir, message: `made from stack ${source} by a database restore` }, async () => undefined);
+      } finally {
+        await rm(workdir, { recursive: true, force: true });
+      }
+    };
     const restoreJob = ctx.jobs.define(defineJob({
       type: 'backups.restore',
       input: Type.Object({
         backup: Type.String(), snapshot: Type.String(), paths: Type.Array(Type.String()), target: Type.String(), overwrite: Type.Boolean(),
         stack: Type.Optional(Type.String()), service: Type.Optional(Type.String()),
       }),
-      run: (job) => (job.input.target === 'service'
+      run: (job) => (job.input.target === 'service' || job.input.target.startsWith('stack:')
         ? runServiceRestore(dbRestoreDeps, job)
         : job.input.target === 'download' ? runDownload({ store, downloads, ...read }, job) : runRestore(restoreDeps, job, (repo) => resolveSnapshot(read, repo, job.input.backup, job.input.snapshot))),
     }));
@@ -126,7 +147,7 @@ export default definePlugin({
     };
 
     const restoreOpen = async (name: string) => (await ctx.jobs.open(resourceOf(name))).some((j) => j.type === restoreJob.type);
-    for (const route of backupRoutes({ store, targets, restore: restoreDeps, read, repositoryRoots: o.repositoryRoots, startRun, startRestore, visible, restoreOpen, dbRestore: dbRestoreDeps, downloads,
+    for (const route of backupRoutes({ store, targets, restore: restoreDeps, read, repositoryRoots: o.repositoryRoots, startRun, startRestore, visible, restoreOpen, dbRestore: dbRestoreDeps, downloads, createStackFrom,
       audit: (entry) => ctx.activity.record(entry) })) ctx.routes.add(route);
 
     ctx.schedule.every('schedules', o.scheduleTickMs, () => tick({

@@ -38,6 +38,8 @@ export interface RouteDeps {
   restoreOpen(name: string): Promise<boolean>;
   dbRestore: DbRestoreDeps;
   downloads: Downloads;
+  /** makes the stack `into` from the source stack's current compose file (412 when it exists, as a create would) */
+  createStackFrom(source: string, into: string, principal: Principal): Promise<void>;
   /** an entry of the activity log (reads that hand out data: downloads) */
   audit(entry: { actor: Actor; action: string; resource: string; result: string; detail?: Record<string, unknown> }): Promise<void>;
   /** which of these backups the caller may see (`read`) or run and restore (`act`): the access lists of the stacks they hold */
@@ -121,7 +123,7 @@ const Body = Type.Object({
 const RestoreBody = Type.Object({
   snapshot: Type.Optional(SnapshotRef),
   paths: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 4096 }), { maxItems: 100, description: 'folders or files of the snapshot (as GET …/files names them); default: everything' })),
-  target: Type.String({ pattern: '^(stack|site|folder|service|download|volume:[A-Za-z0-9][A-Za-z0-9_.-]{0,127})$', description: '"stack" (back into the stacks\' own volumes), "site" (back into the sites: the published version as a new version, and the draft; needs the sites plugin), "volume:<name>" (a new volume), "folder" (under DATA_DIR/restores) "service" (a database dump into the running service named by stack and service, in place) or "download" (one-time download paths of the service\'s dumps, in the job\'s result)' }),
+  target: Type.String({ pattern: '^(stack|site|folder|service|download|stack:[a-z0-9][a-z0-9-]{0,62}|volume:[A-Za-z0-9][A-Za-z0-9_.-]{0,127})$', description: '"stack" (back into the stacks\' own volumes), "site" (back into the sites: the published version as a new version, and the draft; needs the sites plugin), "volume:<name>" (a new volume), "folder" (under DATA_DIR/restores) "service" (a database dump into the running service named by stack and service, in place) "download" (one-time download paths of the service\'s dumps, in the job\'s result) or "stack:<new name>" (a new stack made from the source stack\'s compose file, deployed, its service restored)' }),
   stack: Type.Optional(Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$', description: 'a database restore: the stack of the service' })),
   service: Type.Optional(Type.String({ pattern: '^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,127}$', description: 'a database restore: the service whose dump is restored' })),
   overwrite: Type.Optional(Type.Boolean({ description: 'replace data that is there; without it a restore never overwrites' })),
@@ -153,7 +155,8 @@ export function backupRoutes(deps: RouteDeps): AnyRoute[] {
     }
     await preflightService(deps.dbRestore, dumps, body.stack, body.service, principal);
     if (await deps.restoreOpen(row.name)) throw problem(409, `a restore of backup "${row.name}" is queued or running; wait for it to end`, { code: 'restore-running' });
-    const input = { backup: row.name, snapshot: body.snapshot ?? 'latest', paths: [], target: 'service', overwrite: true, stack: body.stack, service: body.service };
+    if (body.target.startsWith('stack:')) await deps.createStackFrom(body.stack, body.target.slice('stack:'.length), principal);
+    const input = { backup: row.name, snapshot: body.snapshot ?? 'latest', paths: [], target: body.target, overwrite: true, stack: body.stack, service: body.service };
     const job = await deps.startRestore(input, principal.actor);
     return reply(202, { ...job, jobId: job.id }, { Location: `/api/v1/jobs/${job.id}` });
   }
@@ -309,12 +312,12 @@ export function backupRoutes(deps: RouteDeps): AnyRoute[] {
       },
     }),
     defineRoute({
-      method: 'POST', path: '/backups/:name/restore', scopes: ['backups:run'], params: Params, body: RestoreBody, status: 202, errors: [403, 409, 422, 502],
+      method: 'POST', path: '/backups/:name/restore', scopes: ['backups:run'], params: Params, body: RestoreBody, status: 202, errors: [403, 409, 412, 422, 502],
       summary: 'Restore a snapshot (202 with the job) into the stacks\' volumes, a new volume or a folder under DATA_DIR/restores',
       activity: 'backup.restore', resource: 'backup:{name}', response: JobAcceptedSchema,
       handler: async ({ params, body, principal }) => {
         const row = await rowOf(params.name, principal, 'act');
-        if (body.target === 'service' || body.target === 'download') return restoreService(row, body, principal);
+        if (body.target === 'service' || body.target === 'download' || body.target.startsWith('stack:')) return restoreService(row, body, principal);
         if (body.stack !== undefined || body.service !== undefined) throw problem(400, 'stack and service name the service of a database restore (target "service")', { errors: [{ path: '/body/stack', message: 'only with target "service"' }] });
         if (body.target === 'stack' && !principal.can('stacks:deploy')) throw problem(403, 'restoring into stacks needs the scope stacks:deploy', { code: 'missing-scope' });
         if (!row.initialized) throw problem(404, `backup "${row.name}" has no snapshot yet`);

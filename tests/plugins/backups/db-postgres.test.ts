@@ -14,6 +14,7 @@ const run = promisify(execFile);
 let s: TestServer;
 const stack = uniqueName('bkpg');
 const hidden = uniqueName('bkpgh');
+const copy = uniqueName('bkpgc');
 const repos = mkdtempSync(join(tmpdir(), 'dw-restic-db-'));
 const repo = join(repos, 'pg');
 const resticPassword = 'db-backups-restic-password-1';
@@ -71,7 +72,7 @@ before(async () => {
 });
 after(async () => {
   await s.close();
-  await cleanupProjects(stack, hidden);
+  await cleanupProjects(stack, hidden, copy);
   rmSync(repos, { recursive: true, force: true });
 });
 
@@ -234,4 +235,18 @@ test('a download: a one-time path for the caller who asked, streamed, that pg_re
 
   const missing = await api('POST', '/api/v1/backups/pg/restore', { target: 'download', stack });
   assert.equal(missing.status, 400, missing.text);
+});
+
+test('a restore into a new stack: made from the compose file of the source, deployed, its database restored with the same rows', async () => {
+  const rows = Number(await psql('SELECT count(*) FROM a'));
+  const job = await runJob(s, '/api/v1/backups/pg/restore', { target: `stack:${copy}`, stack, service: 'db' });
+  assert.match(job.output, new RegExp(`deploying the new stack ${copy}`));
+  assert.match(job.output, /phase: roles from snapshot/);
+  assert.equal(job.result.stack, copy);
+  const copyId = (await containerOf(copy, 'db'))!.Id;
+  const { stdout } = await run('docker', ['exec', copyId, 'psql', '-X', '-U', 'shop', '-d', 'shop', '-Atc', 'SELECT count(*) FROM a']);
+  assert.equal(Number(stdout.trim()), rows, 'the new stack has the rows of the dump');
+  assert.equal((await api('GET', `/api/v1/stacks/${copy}`)).status, 200);
+  const again = await api('POST', '/api/v1/backups/pg/restore', { target: `stack:${copy}`, stack, service: 'db' });
+  assert.equal(again.status, 412, `a stack that exists is not made again: ${again.text}`);
 });
