@@ -1,10 +1,15 @@
 // The backups plugin: restic backups of stack volumes, Dockwright's database and other plugins' targets — definitions, runs, schedules, retention, files and proven restores.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { defineJob, definePlugin, keyedLock, Type, type Actor, type AttentionItem, type Principal } from '../../sdk/index.ts';
+import { defineJob, definePlugin, keyedLock, problem, Type, type Actor, type AttentionItem, type Principal } from '../../sdk/index.ts';
 import { dockerPlugin } from '../docker/api.ts';
 import { stacksPlugin } from '../stacks/api.ts';
 import { backupTargets, type BackupsApi } from './api.ts';
 import { databaseTarget } from './database-target.ts';
+import { databasesTarget } from './db-target.ts';
+import { runServiceRestore, type DbRestoreDeps } from './db-restore.ts';
+import { createDownloads, runDownload } from './db-download.ts';
 import { runRestore, sweepStaging, type RestoreDeps } from './restore.ts';
 import { backupRoutes, resourceOf } from './routes.ts';
 import { runBackup, type RunDeps } from './run.ts';
@@ -25,12 +30,13 @@ const Options = Type.Object({
   missedWindowMs: Type.Integer({ minimum: 0, default: 3_600_000, description: 'a scheduled run not started within this time after its slot is missed' }),
   progressIntervalMs: Type.Integer({ minimum: 0, default: 2000, description: 'at most one progress line per interval in the job output' }),
   stopTimeoutSeconds: Type.Integer({ minimum: 0, default: 10, description: 'grace time of containers stopped for a snapshot or a restore' }),
+  readyTimeoutMs: Type.Integer({ minimum: 1000, default: 120_000, description: 'how long a database started for a restore may take to accept connections (or be healthy)' }),
 }, { additionalProperties: false });
 
 export default definePlugin({
   name: 'backups',
   version: '1.0.0',
-  services: ['db', 'databaseUrl', 'secrets', 'events', 'outbound'],
+  services: ['db', 'databaseUrl', 'secrets', 'events', 'outbound', 'activity'],
   extensionPoints: [backupTargets],
   description: 'Backups with restic: stack volumes, the database, targets of other plugins; schedules, retention, files, restores',
   requires: [dockerPlugin, stacksPlugin],
@@ -56,6 +62,7 @@ export default definePlugin({
     };
     addTarget(stacksTarget({ runtime, stacks, stopSeconds: o.stopTimeoutSeconds }));
     addTarget(databaseTarget({ databaseUrl: ctx.databaseUrl, pgDump: o.pgDump }));
+    addTarget(databasesTarget({ runtime, stacks }));
     ctx.onStart(() => ctx.extensions.of(backupTargets).forEach(addTarget));
 
     const read = { resticBin: o.restic, cacheDir: join(dataDir, 'cache'), outbound: ctx.outbound, sshDir: join(dataDir, 'ssh') };
@@ -70,10 +77,36 @@ export default definePlugin({
       type: 'backups.run', input: Type.Object({ backup: Type.String(), scheduled: Type.Boolean() }),
       run: (job) => runBackup(runDeps, job),
     }));
+    const downloads = createDownloads(ctx.db);
+    const deployAndWait = async (stack: string, actor: Actor): Promise<string | null> => {
+      const started = await stacks.deploy(stack, actor);
+      for (;;) {
+        const job = await ctx.jobs.get(started.id);
+        if (job?.done) return job.status === 'succeeded' ? null : job.error ?? job.status;
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    };
+    const dbRestoreDeps: DbRestoreDeps = { store, runtime, stacks, ...read, stopSeconds: o.stopTimeoutSeconds, readyTimeoutMs: o.readyTimeoutMs, deployAndWait };
+    const createStackFrom = async (source: string, into: string, principal: Principal) => {
+      if (!principal.can('stacks:write')) throw problem(403, 'restoring into a new stack needs the scope stacks:write', { code: 'missing-scope' });
+      const content = await stacks.content(source);
+      if (!content) throw problem(404, `no stack "${source}"`);
+      const workdir = await mkdtemp(join(tmpdir(), 'dw-restore-stack-'));
+      try {
+        await stacks.createFromTree(into, principal, { compose: content.compose, workdir, message: `made from stack ${source} by a database restore` }, async () => undefined);
+      } finally {
+        await rm(workdir, { recursive: true, force: true });
+      }
+    };
     const restoreJob = ctx.jobs.define(defineJob({
       type: 'backups.restore',
-      input: Type.Object({ backup: Type.String(), snapshot: Type.String(), paths: Type.Array(Type.String()), target: Type.String(), overwrite: Type.Boolean() }),
-      run: (job) => runRestore(restoreDeps, job, (repo) => resolveSnapshot(read, repo, job.input.backup, job.input.snapshot)),
+      input: Type.Object({
+        backup: Type.String(), snapshot: Type.String(), paths: Type.Array(Type.String()), target: Type.String(), overwrite: Type.Boolean(),
+        stack: Type.Optional(Type.String()), service: Type.Optional(Type.String()),
+      }),
+      run: (job) => (job.input.target === 'service' || job.input.target.startsWith('stack:')
+        ? runServiceRestore(dbRestoreDeps, job)
+        : job.input.target === 'download' ? runDownload({ store, downloads, ...read }, job) : runRestore(restoreDeps, job, (repo) => resolveSnapshot(read, repo, job.input.backup, job.input.snapshot))),
     }));
 
     // a restore whose process was killed leaves its staging folder: swept at start (jobs no longer running) and when
@@ -113,7 +146,9 @@ export default definePlugin({
       return (name: string) => test(resourceOf(name));
     };
 
-    for (const route of backupRoutes({ store, targets, restore: restoreDeps, read, repositoryRoots: o.repositoryRoots, startRun, startRestore, visible })) ctx.routes.add(route);
+    const restoreOpen = async (name: string) => (await ctx.jobs.open(resourceOf(name))).some((j) => j.type === restoreJob.type);
+    for (const route of backupRoutes({ store, targets, restore: restoreDeps, read, repositoryRoots: o.repositoryRoots, startRun, startRestore, visible, restoreOpen, dbRestore: dbRestoreDeps, downloads, createStackFrom,
+      audit: (entry) => ctx.activity.record(entry) })) ctx.routes.add(route);
 
     ctx.schedule.every('schedules', o.scheduleTickMs, () => tick({
       store, missedWindowMs: o.missedWindowMs,

@@ -1,6 +1,7 @@
 // Restic through spawn (never a shell): the repository and its secrets passed by environment, JSON output read line by line.
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import type { Readable, Writable } from 'node:stream';
 import type { OutboundApi } from '../../sdk/index.ts';
 import { connect } from './backend.ts';
 
@@ -30,6 +31,16 @@ export interface ResticOptions {
   /** each line of stdout as it comes */
   onLine?(line: string): void;
   cwd?: string;
+  /**
+   * feeds restic's stdin (`backup --stdin`): restic's input ends when it resolves; when it rejects, restic is stopped
+   * before its input ends (so it writes no snapshot) and the call rejects with that error
+   */
+  stdin?(input: Writable): Promise<void>;
+  /**
+   * takes restic's stdout as a stream (`dump`), instead of lines: the call resolves when restic and this both end; when
+   * this rejects, restic is stopped and the call rejects with that error
+   */
+  stdout?(output: Readable): Promise<void>;
 }
 
 export class ResticError extends Error {
@@ -72,17 +83,29 @@ export async function restic(repo: Repository, args: readonly string[], renv: Re
   const connection = await connect(renv.outbound, renv.sshDir, repo);
   try {
     return await new Promise((resolve, reject) => {
-      const child = spawn(renv.resticBin, [...connection.args, ...args], { env, cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe'], signal: opts.signal });
+      const child = spawn(renv.resticBin, [...connection.args, ...args], { env, cwd: opts.cwd, stdio: [opts.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'], signal: opts.signal });
+      let fed: Error | null = null;
+      if (opts.stdin) {
+        child.stdin!.on('error', () => undefined);  // restic gone early: its exit says why
+        opts.stdin(child.stdin!).then(() => child.stdin!.end(), (err: Error) => { fed = err; child.kill('SIGINT'); });
+      }
       const out: string[] = [];
       let stderr = '';
-      createInterface({ input: child.stdout }).on('line', (line) => {
-        if (opts.onLine) opts.onLine(line);
-        else out.push(line);
-      });
-      child.stderr.setEncoding('utf8');
-      child.stderr.on('data', (chunk: string) => { stderr = (stderr + chunk).slice(-16_384); });
+      let consumed: Promise<void> = Promise.resolve();
+      if (opts.stdout) {
+        consumed = opts.stdout(child.stdout!).catch((err: Error) => { fed ??= err; child.kill('SIGINT'); });
+      } else {
+        createInterface({ input: child.stdout! }).on('line', (line) => {
+          if (opts.onLine) opts.onLine(line);
+          else out.push(line);
+        });
+      }
+      child.stderr!.setEncoding('utf8');
+      child.stderr!.on('data', (chunk: string) => { stderr = (stderr + chunk).slice(-16_384); });
       child.once('error', (err) => reject(err.name === 'AbortError' ? err : new ResticError(`restic could not be started (${renv.resticBin}): ${err.message}`, null, '')));
-      child.once('close', (code) => {
+      child.once('close', async (code) => {
+        await consumed;
+        if (fed) return reject(fed);
         const stdout = out.join('\n');
         if (code !== null && okCodes.includes(code)) return resolve({ stdout, stderr, code });
         const reason = stderr.trim().split('\n').filter((l) => l && !l.startsWith('{')).slice(-5).join(' ') || `exit code ${code}`;

@@ -1,7 +1,7 @@
 // The backup endpoints of /api/v1: definitions, runs, snapshots, files and restores.
 import { randomBytes } from 'node:crypto';
 import { Value } from '@sinclair/typebox/value';
-import { defineRoute, pageOf, isWithin, JobAcceptedSchema, Nullable, parseCron, problem, reply, Type, type Actor, type AnyRoute, type Job, type Principal } from '../../sdk/index.ts';
+import { defineRoute, streamReply, pageOf, isWithin, JobAcceptedSchema, Nullable, parseCron, problem, reply, Type, type Actor, type AnyRoute, type Job, type Principal } from '../../sdk/index.ts';
 import { planRestore, type RestoreDeps } from './restore.ts';
 import type { Repository } from './restic.ts';
 import { checkBackend } from './backend.ts';
@@ -11,6 +11,9 @@ import type { BackupRow, BackupStore, Definition } from './store.ts';
 import type { BackupTarget } from './targets.ts';
 import { snapshotsOf } from './run.ts';
 import { backupTag, checkExpected, expectedOf } from './etag.ts';
+import { dumpsFor, preflightService, type DbRestoreDeps } from './db-restore.ts';
+import { backupPlan, PlanEntrySchema } from './db-target.ts';
+import { dumpStream, type Downloads } from './db-download.ts';
 
 export const BackupName = Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$', description: 'lowercase letters, digits and -' });
 const Params = Type.Object({ name: BackupName });
@@ -31,12 +34,29 @@ export interface RouteDeps {
   read: ReadDeps;
   repositoryRoots: readonly string[];
   startRun(name: string, actor: Actor): Promise<Job & { attached: boolean }>;
-  startRestore(input: { backup: string; snapshot: string; paths: string[]; target: string; overwrite: boolean }, actor: Actor): Promise<Job>;
+  startRestore(input: { backup: string; snapshot: string; paths: string[]; target: string; overwrite: boolean; stack?: string; service?: string }, actor: Actor): Promise<Job>;
+  /** whether a restore of this backup is queued or running */
+  restoreOpen(name: string): Promise<boolean>;
+  dbRestore: DbRestoreDeps;
+  downloads: Downloads;
+  /** makes the stack `into` from the source stack's current compose file (412 when it exists, as a create would) */
+  createStackFrom(source: string, into: string, principal: Principal): Promise<void>;
+  /** an entry of the activity log (reads that hand out data: downloads) */
+  audit(entry: { actor: Actor; action: string; resource: string; result: string; detail?: Record<string, unknown> }): Promise<void>;
   /** which of these backups the caller may see (`read`) or run and restore (`act`): the access lists of the stacks they hold */
   visible(principal: Principal, names: readonly string[], need: 'read' | 'act'): Promise<(name: string) => boolean>;
 }
 
 const Num = Nullable(Type.Number());
+const SnapshotSchema = Type.Object({
+  id: Type.String(), shortId: Type.String(), time: Type.String(), hostname: Type.String(), sources: Type.Array(Type.String()),
+  kind: Type.Union([Type.Literal('files'), Type.Literal('database')], { description: 'files: folders (volumes, the sites); database: one dump of a service' }),
+  stack: Nullable(Type.String()), service: Nullable(Type.String()), strategy: Nullable(Type.String()),
+  database: Nullable(Type.String({ description: 'the database dumped; null for the roles (globals) of a postgres server' })),
+  file: Nullable(Type.String({ description: "the dump's path in the snapshot" })),
+  release: Nullable(Type.String({ description: "the stack's revision when the dump was made" })),
+  verifiedAt: Nullable(Type.String({ description: 'when a test restore last proved the dump (null until verified)' })),
+});
 const Kept = Type.Optional(Type.Integer());
 export const BackupViewSchema = Type.Object({
   name: Type.String(),
@@ -85,6 +105,7 @@ const KnownTargets = Type.Object({
   stacks: Type.Optional(Type.Array(Type.String(), { description: 'the named volumes of these stacks', maxItems: 100 })),
   sites: Type.Optional(Type.Boolean({ description: "every site's kept versions and its draft (the sites plugin's target)" })),
   database: Type.Optional(Type.Boolean({ description: "Dockwright's own database as a pg_dump (needs the scope admin)" })),
+  databases: Type.Optional(Type.Array(Type.Unknown(), { description: 'dumps of databases in stack services: [{ stack, service, strategy?, database?, hooks?: { pre?, post?, timeoutSeconds? } }]; strategies postgres (pg_dump -Fc per database and pg_dumpall --globals-only), mysql and mariadb (mariadb-dump/mysqldump --single-transaction --routines --events --triggers per database); default: suggested from the image (GET /stacks/{name}/backup-plan)' })),
 }, { additionalProperties: Type.Unknown(), description: 'what to back up; other plugins add target kinds' });
 
 const Body = Type.Object({
@@ -103,7 +124,9 @@ const Body = Type.Object({
 const RestoreBody = Type.Object({
   snapshot: Type.Optional(SnapshotRef),
   paths: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 4096 }), { maxItems: 100, description: 'folders or files of the snapshot (as GET …/files names them); default: everything' })),
-  target: Type.String({ pattern: '^(stack|site|folder|volume:[A-Za-z0-9][A-Za-z0-9_.-]{0,127})$', description: '"stack" (back into the stacks\' own volumes), "site" (back into the sites: the published version as a new version, and the draft; needs the sites plugin), "volume:<name>" (a new volume) or "folder" (under DATA_DIR/restores)' }),
+  target: Type.String({ pattern: '^(stack|site|folder|service|download|stack:[a-z0-9][a-z0-9-]{0,62}|volume:[A-Za-z0-9][A-Za-z0-9_.-]{0,127})$', description: '"stack" (back into the stacks\' own volumes), "site" (back into the sites: the published version as a new version, and the draft; needs the sites plugin), "volume:<name>" (a new volume), "folder" (under DATA_DIR/restores) "service" (a database dump into the running service named by stack and service, in place) "download" (one-time download paths of the service\'s dumps, in the job\'s result) or "stack:<new name>" (a new stack made from the source stack\'s compose file, deployed, its service restored)' }),
+  stack: Type.Optional(Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$', description: 'a database restore: the stack of the service' })),
+  service: Type.Optional(Type.String({ pattern: '^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,127}$', description: 'a database restore: the service whose dump is restored' })),
   overwrite: Type.Optional(Type.Boolean({ description: 'replace data that is there; without it a restore never overwrites' })),
 }, { additionalProperties: false });
 
@@ -117,6 +140,27 @@ export function backupRoutes(deps: RouteDeps): AnyRoute[] {
     return row;
   };
   const repoOf = (row: BackupRow): Repository => store.repositoryOf(row);
+
+  /** a dump back into its running service: every refusal (400, 403, 404, 409, 422) before the job is queued */
+  async function restoreService(row: BackupRow, body: typeof RestoreBody.static, principal: Principal) {
+    if (!body.stack || !body.service) throw problem(400, `a database restore (target ${body.target}) names its stack and service`, { errors: [{ path: body.stack ? '/body/service' : '/body/stack', message: 'required with target "service"' }] });
+    if (body.paths?.length) throw problem(400, 'a database restore takes whole dumps: leave paths out', { errors: [{ path: '/body/paths', message: 'not with target "service"' }] });
+    if (!principal.can('stacks:deploy')) throw problem(403, 'restoring into a service needs the scope stacks:deploy', { code: 'missing-scope' });
+    await deps.dbRestore.stacks.access(body.stack, principal, 'deploy');
+    if (!row.initialized) throw problem(404, `backup "${row.name}" has no snapshot yet`);
+    const all = await readRepo(() => snapshotsOf(deps.read, repoOf(row), row.name));
+    const dumps = dumpsFor(all, row.name, body.stack, body.service, body.snapshot ?? 'latest');
+    if (body.target === 'download') {
+      const job = await deps.startRestore({ backup: row.name, snapshot: body.snapshot ?? 'latest', paths: [], target: 'download', overwrite: false, stack: body.stack, service: body.service }, principal.actor);
+      return reply(202, { ...job, jobId: job.id }, { Location: `/api/v1/jobs/${job.id}` });
+    }
+    await preflightService(deps.dbRestore, dumps, body.stack, body.service, principal);
+    if (await deps.restoreOpen(row.name)) throw problem(409, `a restore of backup "${row.name}" is queued or running; wait for it to end`, { code: 'restore-running' });
+    if (body.target.startsWith('stack:')) await deps.createStackFrom(body.stack, body.target.slice('stack:'.length), principal);
+    const input = { backup: row.name, snapshot: body.snapshot ?? 'latest', paths: [], target: body.target, overwrite: true, stack: body.stack, service: body.service };
+    const job = await deps.startRestore(input, principal.actor);
+    return reply(202, { ...job, jobId: job.id }, { Location: `/api/v1/jobs/${job.id}` });
+  }
 
   async function definitionOf(body: typeof Body.static, principal: Principal, before: BackupRow | null): Promise<Definition> {
     const targets = Object.fromEntries(Object.entries(body.targets).filter(([, v]) => v !== undefined));
@@ -177,6 +221,30 @@ export function backupRoutes(deps: RouteDeps): AnyRoute[] {
       },
     }),
     defineRoute({
+      method: 'GET', path: '/backups/:name/downloads/:id', scopes: ['backups:run'], params: Type.Object({ name: BackupName, id: Type.String({ pattern: '^[A-Za-z0-9_-]{16,64}$' }) }),
+      summary: 'A database dump, streamed: a one-time path a restore with target "download" made for the caller', errors: [403, 404, 502],
+      activity: false, response: Type.String({ description: 'the dump (application/octet-stream); each download is in the activity log (backup.download)' }),
+      handler: async ({ params, principal }) => {
+        const row = await rowOf(params.name, principal, 'act');
+        // used up here: a second request, another caller or an expired path finds nothing
+        const found = await deps.downloads.take(row.name, params.id, principal.actor);
+        if (!found) throw problem(404, 'no such download (each path works once, for the one who asked for it, for an hour)');
+        await deps.audit({ actor: principal.actor, action: 'backup.download', resource: resourceOf(row.name), result: 'ok', detail: { snapshot: found.snapshot, file: found.file } });
+        const name = found.file.slice(found.file.lastIndexOf('/') + 1);
+        return streamReply(dumpStream(deps.read, repoOf(row), found.snapshot, found.file), 'application/octet-stream', { 'Content-Disposition': `attachment; filename="${row.name}-${found.snapshot.slice(0, 8)}-${name.replace(/[^A-Za-z0-9._%-]/g, '_')}"`, 'Cache-Control': 'no-store' });
+      },
+    }),
+    defineRoute({
+      method: 'GET', path: '/stacks/:name/backup-plan', scopes: ['backups:read'], params: Type.Object({ name: Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$' }) }),
+      summary: "A backup strategy per service of the stack, suggested from its image and environment, and why", errors: [404],
+      response: Type.Object({ services: Type.Array(PlanEntrySchema) }),
+      handler: async ({ params, principal }) => {
+        // a stack hidden from the caller answers as one that does not exist
+        await deps.dbRestore.stacks.access(params.name, principal, 'read');
+        return { services: await backupPlan(deps.dbRestore.runtime, params.name) };
+      },
+    }),
+    defineRoute({
       method: 'GET', path: '/backups/:name', scopes: ['backups:read'], params: Params, summary: 'One backup definition with its last run (its ETag: send it as If-Match with PUT or DELETE)', response: BackupViewSchema,
       handler: async ({ params, principal }) => { const row = await rowOf(params.name, principal); return reply(200, backupView(row), { ETag: backupTag(row.updatedAt) }); },
     }),
@@ -218,7 +286,7 @@ export function backupRoutes(deps: RouteDeps): AnyRoute[] {
     defineRoute({
       method: 'GET', path: '/backups/:name/snapshots', scopes: ['backups:read'], params: Params, page: true, errors: [422, 502],
       summary: "The backup's snapshots in its repository, newest first",
-      response: Type.Object({ id: Type.String(), shortId: Type.String(), time: Type.String(), hostname: Type.String(), sources: Type.Array(Type.String()) }),
+      response: SnapshotSchema,
       handler: async ({ params, page, principal }) => {
         const row = await rowOf(params.name, principal);
         if (!row.initialized) return { items: [] };
@@ -246,11 +314,13 @@ export function backupRoutes(deps: RouteDeps): AnyRoute[] {
       },
     }),
     defineRoute({
-      method: 'POST', path: '/backups/:name/restore', scopes: ['backups:run'], params: Params, body: RestoreBody, status: 202, errors: [403, 409, 422, 502],
+      method: 'POST', path: '/backups/:name/restore', scopes: ['backups:run'], params: Params, body: RestoreBody, status: 202, errors: [403, 409, 412, 422, 502],
       summary: 'Restore a snapshot (202 with the job) into the stacks\' volumes, a new volume or a folder under DATA_DIR/restores',
       activity: 'backup.restore', resource: 'backup:{name}', response: JobAcceptedSchema,
       handler: async ({ params, body, principal }) => {
         const row = await rowOf(params.name, principal, 'act');
+        if (body.target === 'service' || body.target === 'download' || body.target.startsWith('stack:')) return restoreService(row, body, principal);
+        if (body.stack !== undefined || body.service !== undefined) throw problem(400, 'stack and service name the service of a database restore (target "service")', { errors: [{ path: '/body/stack', message: 'only with target "service"' }] });
         if (body.target === 'stack' && !principal.can('stacks:deploy')) throw problem(403, 'restoring into stacks needs the scope stacks:deploy', { code: 'missing-scope' });
         if (!row.initialized) throw problem(404, `backup "${row.name}" has no snapshot yet`);
         const repo = repoOf(row);

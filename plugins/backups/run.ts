@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { JobRun, Logger } from '../../sdk/index.ts';
 import { bytes, isMissingRepository, restic, scrub, secretsOf, type Repository, type ResticEnv, type ResticSnapshot } from './restic.ts';
 import type { BackupRow, BackupStore, LastRun, Retention } from './store.ts';
-import { backupTag, logicalOf, sourceTagOf, type BackupTarget, type Prepared } from './targets.ts';
+import { backupTag, logicalOf, sourceTagOf, type BackupTarget, type DumpStream, type Prepared } from './targets.ts';
 
 export interface RunDeps extends ResticEnv {
   store: BackupStore;
@@ -72,6 +72,29 @@ export function progressLogger(log: (line: string) => void, intervalMs: number) 
   };
 }
 
+/** one dump taken: its file in the snapshot, the snapshot, its size */
+export interface DumpResult { file: string; snapshot: string; bytes: number; bytesAdded: number }
+
+/** a dump streamed into `restic backup --stdin`: no file on disk, restic's input is the container's stdout with backpressure */
+async function streamDump(deps: RunDeps, repo: Repository, backup: string, stream: DumpStream, job: JobRun<RunInput>): Promise<DumpResult> {
+  job.log(`dump: ${stream.what} → ${stream.filename}`);
+  let summary: Summary | undefined;
+  const tags = [backupTag(backup), ...stream.tags].flatMap((t) => ['--tag', t]);
+  await restic(repo, ['backup', '--json', '--stdin', '--stdin-filename', stream.filename.slice(1), ...tags], deps, {
+    signal: job.signal,
+    stdin: (input) => stream.produce(input),
+    onLine(line) {
+      try {
+        const msg = JSON.parse(line) as { message_type?: string };
+        if (msg.message_type === 'summary') summary = msg as unknown as Summary;
+      } catch { /* restic's non-JSON lines */ }
+    },
+  });
+  if (!summary) throw new Error('restic finished without a summary');
+  job.log(`dump: ${stream.what}: snapshot ${summary.snapshot_id}, ${bytes(summary.total_bytes_processed)} (${bytes(summary.data_added)} added)`);
+  return { file: stream.filename, snapshot: summary.snapshot_id, bytes: summary.total_bytes_processed, bytesAdded: summary.data_added };
+}
+
 export async function runBackup(deps: RunDeps, job: JobRun<RunInput>): Promise<unknown> {
   const name = job.input.backup;
   const row = await deps.store.get(name);
@@ -95,6 +118,7 @@ export async function runBackup(deps: RunDeps, job: JobRun<RunInput>): Promise<u
     const prepared: { key: string; p: Prepared }[] = [];
     let summary: Summary | undefined;
     let incomplete = false;
+    const dumps: DumpResult[] = [];
     try {
       for (const [key, value] of Object.entries(row.targets)) {
         const target = deps.targets.get(key);
@@ -102,33 +126,40 @@ export async function runBackup(deps: RunDeps, job: JobRun<RunInput>): Promise<u
         if (target.empty?.(value)) continue;
         const stageDir = join(stageRoot, key);
         await mkdir(stageDir, { recursive: true, mode: 0o700 });
-        prepared.push({ key, p: await target.prepare(value, { log: job.log, redact: job.redact, signal: job.signal, backup: name, consistency: row.consistency, stageDir }) });
+        prepared.push({ key, p: await target.prepare(value, { log: job.log, redact: job.redact, signal: job.signal, backup: name, consistency: row.consistency, stageDir, runId: job.id }) });
       }
       const sources = prepared.flatMap(({ key, p }) => p.sources.map((s) => ({ logical: logicalOf(key, s), path: s.path })));
-      if (!sources.length) throw new Error('nothing to back up: the targets hold no data (yet)');
-      job.log(`snapshot of ${sources.map((s) => s.logical).join(', ')}`);
-      const progress = progressLogger(job.log, deps.progressIntervalMs);
-      const tags = [backupTag(name), ...sources.map((s) => sourceTagOf(s.logical, s.path))].flatMap((t) => ['--tag', t]);
-      const { code, stderr } = await restic(repo, ['backup', '--json', ...tags, '--', ...sources.map((s) => s.path)], deps, {
-        ...ropts,
-        onLine(line) {
-          let msg: { message_type?: string } & Record<string, unknown>;
-          try { msg = JSON.parse(line); } catch { return; }
-          if (msg.message_type === 'status') progress(msg as Parameters<typeof progress>[0]);
-          else if (msg.message_type === 'summary') {
-            summary = msg as unknown as Summary;
-            // restic's last status may come before it is done (or none comes, for a small run): the end says it all
-            progress({ percent_done: 1, files_done: summary.total_files_processed, total_files: summary.total_files_processed, bytes_done: summary.total_bytes_processed, total_bytes: summary.total_bytes_processed }, true);
+      const streams = prepared.flatMap(({ p }) => p.streams ?? []);
+      if (!sources.length && !streams.length) throw new Error('nothing to back up: the targets hold no data (yet)');
+      for (const stream of streams) dumps.push(await streamDump(deps, repo, name, stream, job));
+      if (!sources.length) {
+        const last = dumps.at(-1)!;
+        summary = { snapshot_id: last.snapshot, files_new: dumps.length, files_changed: 0, files_unmodified: 0, data_added: dumps.reduce((n, d) => n + d.bytesAdded, 0), total_files_processed: dumps.length, total_bytes_processed: dumps.reduce((n, d) => n + d.bytes, 0), total_duration: 0 };
+      } else {
+        job.log(`snapshot of ${sources.map((s) => s.logical).join(', ')}`);
+        const progress = progressLogger(job.log, deps.progressIntervalMs);
+        const tags = [backupTag(name), ...sources.map((s) => sourceTagOf(s.logical, s.path))].flatMap((t) => ['--tag', t]);
+        const { code, stderr } = await restic(repo, ['backup', '--json', ...tags, '--', ...sources.map((s) => s.path)], deps, {
+          ...ropts,
+          onLine(line) {
+            let msg: { message_type?: string } & Record<string, unknown>;
+            try { msg = JSON.parse(line); } catch { return; }
+            if (msg.message_type === 'status') progress(msg as Parameters<typeof progress>[0]);
+            else if (msg.message_type === 'summary') {
+              summary = msg as unknown as Summary;
+              // restic's last status may come before it is done (or none comes, for a small run): the end says it all
+              progress({ percent_done: 1, files_done: summary.total_files_processed, total_files: summary.total_files_processed, bytes_done: summary.total_bytes_processed, total_bytes: summary.total_bytes_processed }, true);
+            }
+          },
+        }, [0, 3]);
+        if (code === 3) {
+          incomplete = true;
+          for (const l of stderr.split('\n').filter((x) => x.includes('"message_type":"error"')).slice(0, 20)) {
+            const e = JSON.parse(l) as { item?: string; error?: { Op?: string; Err?: unknown } | string };
+            job.log(`warning: could not read ${e.item ?? 'an item'}`);
           }
-        },
-      }, [0, 3]);
-      if (code === 3) {
-        incomplete = true;
-        for (const l of stderr.split('\n').filter((x) => x.includes('"message_type":"error"')).slice(0, 20)) {
-          const e = JSON.parse(l) as { item?: string; error?: { Op?: string; Err?: unknown } | string };
-          job.log(`warning: could not read ${e.item ?? 'an item'}`);
+          job.log('the snapshot is incomplete: some files could not be read');
         }
-        job.log('the snapshot is incomplete: some files could not be read');
       }
     } finally {
       for (const { key, p } of prepared.reverse()) {
@@ -149,7 +180,9 @@ export async function runBackup(deps: RunDeps, job: JobRun<RunInput>): Promise<u
     let removed = 0;
     if (row.retention && retentionArgs(row.retention).length) {
       job.log(`retention: forget --prune ${retentionArgs(row.retention).join(' ')}`);
-      const { stdout } = await restic(repo, ['forget', '--json', '--prune', '--group-by', '', '--tag', backupTag(name), ...retentionArgs(row.retention)], deps, ropts);
+      // dumps are snapshots of their own: each file is a group of its own (its path names stack, service and database)
+      const groupBy = row.targets.databases !== undefined ? 'paths' : '';
+      const { stdout } = await restic(repo, ['forget', '--json', '--prune', '--group-by', groupBy, '--tag', backupTag(name), ...retentionArgs(row.retention)], deps, ropts);
       const groups = (JSON.parse(stdout.split('\n').find((l) => l.startsWith('[')) ?? '[]') ?? []) as { keep?: ResticSnapshot[]; remove?: ResticSnapshot[] | null }[];
       kept = groups.flatMap((g) => g.keep ?? []);
       removed = groups.reduce((n, g) => n + (g.remove?.length ?? 0), 0);
@@ -164,6 +197,7 @@ export async function runBackup(deps: RunDeps, job: JobRun<RunInput>): Promise<u
     const result = {
       snapshot: full, shortId: full.slice(0, 8), files: summary.total_files_processed, filesNew: summary.files_new, filesChanged: summary.files_changed,
       bytesAdded: summary.data_added, totalBytes: summary.total_bytes_processed, durationMs, incomplete, snapshots: count, removedSnapshots: removed,
+      ...(dumps.length ? { dumps } : {}),
     };
     await finish('succeeded', { snapshot: full, files: result.files, bytesAdded: result.bytesAdded, totalBytes: result.totalBytes, durationMs }, count);
     deps.emit('backup.succeeded', { backup: name, jobId: job.id, snapshot: full, scheduled: job.input.scheduled });

@@ -4,13 +4,22 @@ import { problem, compareText } from '../../sdk/index.ts';
 import { restic, type Repository, type ResticEnv, type ResticNode, type ResticSnapshot } from './restic.ts';
 import { snapshotsOf } from './run.ts';
 import { sourcesOf, type Mapped } from './targets.ts';
+import { dumpOf } from './db-restore.ts';
 
 export type ReadDeps = ResticEnv;
 
-export interface SnapshotView { id: string; shortId: string; time: string; hostname: string; sources: string[] }
-export const snapshotView = (s: ResticSnapshot): SnapshotView => ({
-  id: s.id, shortId: s.short_id, time: s.time, hostname: s.hostname, sources: sourcesOf(s.tags).map((m) => m.logical),
-});
+export interface SnapshotView {
+  id: string; shortId: string; time: string; hostname: string; sources: string[]; kind: 'files' | 'database';
+  stack: string | null; service: string | null; strategy: string | null; database: string | null; file: string | null; release: string | null; verifiedAt: string | null;
+}
+export const snapshotView = (s: ResticSnapshot): SnapshotView => {
+  const dump = dumpOf(s);
+  return {
+    id: s.id, shortId: s.short_id, time: s.time, hostname: s.hostname, sources: sourcesOf(s.tags).map((m) => m.logical), kind: dump ? 'database' : 'files',
+    stack: dump?.stack ?? null, service: dump?.service ?? null, strategy: dump?.strategy ?? null, database: dump?.database ?? null,
+    file: dump?.file ?? null, release: dump?.release ?? null, verifiedAt: null,
+  };
+};
 
 /** `latest` or a (prefix of a) snapshot id of this backup; 404 when it has no such snapshot */
 export async function resolveSnapshot(deps: ReadDeps, repo: Repository, backup: string, wanted: string): Promise<ResticSnapshot> {

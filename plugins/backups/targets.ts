@@ -11,6 +11,21 @@ export interface TargetIo {
   consistency: 'live' | 'stop';
   /** an empty folder of this target for files it produces (a dump); removed after the run */
   stageDir: string;
+  /** the run's id (its job's): snapshots of one run carry it */
+  runId: string;
+}
+
+/**
+ * A dump streamed into a snapshot of its own (`restic backup --stdin`): `produce` writes it into `into` and resolves
+ * when it is complete; when it rejects, restic is stopped before its input ends and no snapshot is written.
+ */
+export interface DumpStream {
+  /** its path in the snapshot (/databases/<stack>/<service>/<file>) */
+  filename: string;
+  tags: string[];
+  /** for the job log */
+  what: string;
+  produce(into: import('node:stream').Writable): Promise<void>;
 }
 
 /** one folder to snapshot: `name` is where it appears below the target's folder in the snapshot ('' for the folder itself) */
@@ -18,6 +33,8 @@ export interface Source { name: string; path: string }
 
 export interface Prepared {
   sources: Source[];
+  /** dumps taken as snapshots of their own, after the folders' snapshot */
+  streams?: DumpStream[];
   /** runs after the snapshot whatever happened (start stopped containers again); a failure fails the run */
   release?(): Promise<void>;
 }
