@@ -18,6 +18,7 @@ import { resolveSnapshot } from './snapshots.ts';
 import { stacksTarget } from './stack-target.ts';
 import { createStore, type BackupRow } from './store.ts';
 import type { BackupTarget } from './targets.ts';
+import { problems } from './problems.ts';
 
 export type { BackupTarget, Prepared, Source, TargetIo } from './targets.ts';
 export type { BackupsApi } from './api.ts';
@@ -35,6 +36,7 @@ const Options = Type.Object({
 
 export default definePlugin({
   name: 'backups',
+  problems,
   version: '1.0.0',
   services: ['db', 'databaseUrl', 'secrets', 'events', 'outbound', 'activity'],
   extensionPoints: [backupTargets],

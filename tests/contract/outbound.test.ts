@@ -38,6 +38,8 @@ const places: Record<string, string> = {
   'plugins/edge/network.ts': 'exempt: the engine joins containers to a network (no connection from here)',
   'plugins/docker/deploy.ts': 'exempt: the engine joins containers to networks (no connection from here)',
   'plugins/tasks/execute.ts': "exempt: a task runs inside the stack's own container (exec) or a one-off copy of it joined to the service's own networks through the engine's API",
+  'plugins/backups/db-target.ts': "exempt: a database dump runs inside the stack's own container through the engine's exec API",
+  'plugins/backups/db-restore.ts': "exempt: a database restore runs inside the stack's own container (or a new stack's) through the engine's exec API",
   'plugins/docker/hooks.ts': "exempt: post_start and pre_stop run inside the stack's own container through the engine's exec API",
   'plugins/docker/rollout.ts': "exempt: the readiness probe reaches the stack's own new container on the dockwright-edge network, an address the engine gave it",
   'plugins/certificates/routes.ts': 'exempt: store.request() names a database row, not a connection',
