@@ -6,11 +6,23 @@ import type { StackSummary } from './store.ts';
 /** `down`: it should run (deployed, not stopped) but no service runs, crashed or removed behind Dockwright's back; `stopped`: stopped on purpose */
 export type StackStatus = 'running' | 'partial' | 'stopped' | 'down' | 'failed' | 'deploying' | 'never-deployed' | 'unknown';
 
-/** variables as the caller may see them: values of secret-looking names are hidden from callers who cannot write the stack. */
-export function visibleVariables(env: Record<string, string>, mayWrite: boolean): { values: Record<string, string>; redacted: string[] } {
-  if (mayWrite) return { values: env, redacted: [] };
-  const redacted = Object.keys(env).filter(looksSecret);
-  return { values: Object.fromEntries(Object.entries(env).map(([k, v]) => [k, looksSecret(k) ? '***' : v])), redacted };
+/**
+ * variables as the caller may see them: values of secret-looking names are hidden from callers who cannot write the stack;
+ * those in `hidden` (values a template generated) from every caller.
+ */
+export function visibleVariables(env: Record<string, string>, mayWrite: boolean, hidden: ReadonlySet<string> = noneHidden): { values: Record<string, string>; redacted: string[] } {
+  if (mayWrite && !hidden.size) return { values: env, redacted: [] };
+  const isHidden = (k: string) => hidden.has(k) || (!mayWrite && looksSecret(k));
+  const redacted = Object.keys(env).filter(isHidden);
+  return { values: Object.fromEntries(Object.entries(env).map(([k, v]) => [k, isHidden(k) ? '***' : v])), redacted };
+}
+const noneHidden: ReadonlySet<string> = new Set();
+
+/** a write of the variables keeps the stored value of each hidden one the body leaves out or sends as `***` */
+export function keepHidden(stored: Record<string, string>, given: Record<string, string>, hidden: ReadonlySet<string>): Record<string, string> {
+  const out = { ...given };
+  for (const k of hidden) if (k in stored && (!(k in given) || given[k] === '***')) out[k] = stored[k];
+  return out;
 }
 
 /** template settings as the caller may see them: like variables, secret-looking names are hidden from readers */
