@@ -12,7 +12,7 @@ export interface SourceError { template: string | null; path: string; message: s
 
 export interface SourceState {
   name: string;
-  kind: 'bundled' | 'url' | 'git';
+  kind: 'bundled' | 'folder' | 'url' | 'git';
   format: SourceFormat;
   templates: Map<string, Template>;
   /** the source's own fetch or parse error (the templates kept are those of the last good read) */
@@ -20,6 +20,12 @@ export interface SourceState {
   /** templates of it that could not be read */
   invalid: SourceError[];
   fetchedAt: string | null;
+  /** an added source: where it is read from and its pin */
+  def?: { url: string | null; git: { url: string; ref: string; path?: string } | null; sha256: string | null };
+  /** a git source: the commit last read */
+  commit?: string | null;
+  /** an added source: its last read, good or not */
+  checkedAt?: string | null;
 }
 
 export const bundledSource = 'bundled';
@@ -34,7 +40,7 @@ export function readFolder(name: string, dir: URL | string): SourceState {
     if ('errors' in parsed) invalid.push(...parsed.errors.map((e) => ({ template: id, ...e })));
     else templates.set(id, parsed.template);
   }
-  return { name, kind: 'bundled', format: 'dockwright', templates, error: null, invalid, fetchedAt: new Date().toISOString() };
+  return { name, kind: name === bundledSource ? 'bundled' : 'folder', format: 'dockwright', templates, error: null, invalid, fetchedAt: new Date().toISOString() };
 }
 
 export class Catalogue {

@@ -1,10 +1,14 @@
 // The templates plugin: catalogues of one-click apps (bundled, HTTPS, git; our format, Dokploy's, Portainer's), deploys with values generated once, provenance.
 import { definePlugin, Type } from '../../sdk/index.ts';
+import { gitPlugin } from '../git/api.ts';
 import { secretVariables, stackHooks, stacksPlugin } from '../stacks/api.ts';
 import { bundledSource, Catalogue, readFolder } from './catalogue.ts';
 import { TemplateDeployer } from './deploy.ts';
 import { systemRandom } from './generators.ts';
 import { templateRoutes } from './routes.ts';
+import { sourceRoutes } from './source-routes.ts';
+import { SourceStore } from './source-store.ts';
+import { Sources } from './sources.ts';
 import { ProvenanceStore } from './store.ts';
 
 const Options = Type.Object({
@@ -12,14 +16,16 @@ const Options = Type.Object({
   folders: Type.Array(Type.Object({ name: Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$' }), path: Type.String({ pattern: '^/' }) }, { additionalProperties: false }), {
     default: [], description: 'further catalogues in our format in folders of this server (one <id>.yaml per template), read at start',
   }),
+  refreshIntervalMs: Type.Integer({ minimum: 1000, default: 6 * 3_600_000, description: 'how often every added source is read again' }),
 }, { additionalProperties: false });
 
 export default definePlugin({
   name: 'templates',
   version: '1.0.0',
-  services: ['db'],
+  services: ['db', 'outbound'],
+  env: ['NODE_EXTRA_CA_CERTS'],
   description: 'Templates: one-click apps from the catalogues an admin chooses, with secrets generated once',
-  requires: [stacksPlugin],
+  requires: [stacksPlugin, gitPlugin],
   options: Options,
   setup(ctx) {
     ctx.migrations.from(new URL('./migrations', import.meta.url));
@@ -36,7 +42,12 @@ export default definePlugin({
 
     ctx.extensions.add(secretVariables, (stack) => store.hidden(stack));
     ctx.extensions.add(stackHooks, { removed: (tx, stack) => store.remove(tx, stack) });
-    for (const route of templateRoutes({ catalogue, deployer, stacks })) ctx.routes.add(route);
+    const sourceStore = new SourceStore(ctx.db);
+    const sources = new Sources({ store: sourceStore, catalogue, git: ctx.deps.git, outbound: ctx.outbound, extraCaFile: ctx.env.NODE_EXTRA_CA_CERTS || undefined, readers: {}, log: ctx.log });
+    for (const route of templateRoutes({ catalogue, deployer, stacks, sources })) ctx.routes.add(route);
+    for (const route of sourceRoutes({ catalogue, sources, store: sourceStore })) ctx.routes.add(route);
+    ctx.schedule.every('refresh-sources', ctx.options.refreshIntervalMs, () => sources.refreshAll());
+    ctx.onStart(() => sources.sync());
     return { catalogue };
   },
 });

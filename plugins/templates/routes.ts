@@ -4,14 +4,16 @@ import type { StacksApi } from '../stacks/api.ts';
 import type { Catalogue } from './catalogue.ts';
 import type { TemplateDeployer } from './deploy.ts';
 import { TemplateId } from './format.ts';
+import { SourceName } from './source-routes.ts';
+import type { Sources } from './sources.ts';
 import { summaryOf, TemplateSchema, TemplateSummarySchema, templateOf } from './views.ts';
 
-export const SourceName = Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$', description: 'lowercase letters, digits and -' });
 const TemplateParams = Type.Object({ source: SourceName, id: Type.String({ pattern: TemplateId }) });
 
-export function templateRoutes(deps: { catalogue: Catalogue; deployer: TemplateDeployer; stacks: StacksApi }): RouteDef<any, any, any, any, any>[] {
-  const { catalogue, deployer } = deps;
-  const find = (source: string, id: string) => {
+export function templateRoutes(deps: { catalogue: Catalogue; deployer: TemplateDeployer; stacks: StacksApi; sources: Sources }): RouteDef<any, any, any, any, any>[] {
+  const { catalogue, deployer, sources } = deps;
+  const find = async (source: string, id: string) => {
+    await sources.sync();
     const t = catalogue.get(source, id);
     if (!t) throw problem(404, catalogue.source(source) ? `source ${source} has no template "${id}"` : `no template source "${source}"`);
     return t;
@@ -26,6 +28,7 @@ export function templateRoutes(deps: { catalogue: Catalogue; deployer: TemplateD
       }),
       response: Type.Object({ items: Type.Array(TemplateSummarySchema), categories: Type.Array(Type.String()) }),
       handler: async ({ query }) => {
+        await sources.sync();
         const all = catalogue.list();
         const words = (query.q ?? '').toLowerCase().split(/\s+/).filter(Boolean);
         const items = all.filter((t) => (!query.source || t.source === query.source) && (!query.category || t.categories.includes(query.category))
@@ -36,7 +39,7 @@ export function templateRoutes(deps: { catalogue: Catalogue; deployer: TemplateD
     defineRoute({
       method: 'GET', path: '/templates/:source/:id', scopes: ['templates:read'], params: TemplateParams, summary: 'One template: its typed variables and compose file',
       response: TemplateSchema,
-      handler: async ({ params }) => templateOf(find(params.source, params.id)),
+      handler: async ({ params }) => templateOf(await find(params.source, params.id)),
     }),
     defineRoute({
       method: 'POST', path: '/templates/:source/:id/deploy', scopes: ['templates:read', 'stacks:write', 'stacks:deploy'], params: TemplateParams,
@@ -49,7 +52,7 @@ export function templateRoutes(deps: { catalogue: Catalogue; deployer: TemplateD
       status: 202, response: Type.Object({ ...JobAcceptedSchema.properties, stack: Type.String(), template: Type.Object({ source: Type.String(), id: Type.String(), version: Type.String() }), instructions: Type.Union([Type.String(), Type.Null()]) }),
       errors: [404, 409, 422], activity: 'template.deploy',
       handler: async ({ params, body, principal }) => {
-        const t = find(params.source, params.id);
+        const t = await find(params.source, params.id);
         const { job, instructions } = await deployer.deploy(t, { stack: body.stack, variables: body.variables ?? {} }, principal);
         return reply(202, { ...job, jobId: job.id, stack: body.stack, template: { source: t.source, id: t.id, version: t.version }, instructions }, { Location: `/api/v1/jobs/${job.id}` });
       },

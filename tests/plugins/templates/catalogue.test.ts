@@ -20,6 +20,7 @@ before(async () => {
       docker: { options: { reconcile: false } },
       // the registries' names are not looked up here: whether this install may pull is the install's business, not the template's
       stacks: { options: { rules: { 'outbound-registry': false } } },
+      git: {},
       templates: {},
     },
   });

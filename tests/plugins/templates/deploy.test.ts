@@ -49,6 +49,7 @@ before(async () => {
     plugins: {
       docker: { options: { stopTimeoutSeconds: 1, healthTimeoutMs: 60_000, reconcile: false } },
       stacks: {},
+      git: {},
       templates: { options: { folders: [{ name: 'mine', path: folder }] } },
     },
   });
