@@ -10,6 +10,8 @@ export interface SourceFiles {
   has?(path: string): Promise<boolean>;
   /** the folders directly under a folder (a git tree only) */
   folders?(path: string): Promise<string[]>;
+  /** the address a browser would load the file from (an HTTPS source only: a logo) */
+  urlOf?(path: string): string;
 }
 
 /** a file the source could not give: the message names it */
@@ -20,6 +22,7 @@ const timeoutMs = 15_000;
 /** files under an https:// base URL; `dispatcher` connects only where the outbound policy allows */
 export function httpFiles(base: URL, dispatcher: Dispatcher): SourceFiles {
   return {
+    urlOf: (path) => new URL(path, base).href,
     async read(path, maxBytes) {
       const url = new URL(path, base);
       if (url.origin !== base.origin) throw new FetchError(`${path} leads out of the source (${url.origin})`);

@@ -74,8 +74,8 @@ export async function generate(gen: Generator, random: RandomSource, values: Rec
       const secret = values[gen.secret];
       if (!secret) throw new Error(`the secret ${gen.secret} has no value`);
       const iat = Math.floor(now.getTime() / 1000);
-      return new SignJWT({ ...gen.claims }).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setIssuedAt(iat)
-        .setExpirationTime(iat + 10 * 365 * 86_400).sign(new TextEncoder().encode(secret));
+      // the template's own iat and exp win; without them, issued now for ten years
+      return new SignJWT({ iat, exp: iat + 10 * 365 * 86_400, ...gen.claims }).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).sign(new TextEncoder().encode(secret));
     }
   }
 }

@@ -8,6 +8,8 @@ import { systemRandom } from './generators.ts';
 import { templateRoutes } from './routes.ts';
 import { sourceRoutes } from './source-routes.ts';
 import { SourceStore } from './source-store.ts';
+import { readDokploy } from './readers/dokploy.ts';
+import { readPortainer } from './readers/portainer.ts';
 import { Sources } from './sources.ts';
 import { ProvenanceStore } from './store.ts';
 
@@ -43,7 +45,7 @@ export default definePlugin({
     ctx.extensions.add(secretVariables, (stack) => store.hidden(stack));
     ctx.extensions.add(stackHooks, { removed: (tx, stack) => store.remove(tx, stack) });
     const sourceStore = new SourceStore(ctx.db);
-    const sources = new Sources({ store: sourceStore, catalogue, git: ctx.deps.git, outbound: ctx.outbound, extraCaFile: ctx.env.NODE_EXTRA_CA_CERTS || undefined, readers: {}, log: ctx.log });
+    const sources = new Sources({ store: sourceStore, catalogue, git: ctx.deps.git, outbound: ctx.outbound, extraCaFile: ctx.env.NODE_EXTRA_CA_CERTS || undefined, readers: { dokploy: readDokploy, portainer: readPortainer }, log: ctx.log });
     for (const route of templateRoutes({ catalogue, deployer, stacks, sources })) ctx.routes.add(route);
     for (const route of sourceRoutes({ catalogue, sources, store: sourceStore })) ctx.routes.add(route);
     ctx.schedule.every('refresh-sources', ctx.options.refreshIntervalMs, () => sources.refreshAll());
