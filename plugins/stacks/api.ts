@@ -28,6 +28,12 @@ export interface StacksApi {
    * writes what the caller keeps about it in the same transaction. A 412 problem when the stack exists, 422 naming the broken rules.
    */
   create(stack: string, principal: Principal, input: { compose: string; env: Record<string, string>; message?: string }, within?: (tx: Db) => Promise<void>): Promise<Saved>;
+  /**
+   * Saves a new revision of the stack after `expected` (412 when it moved on) with this compose file and these
+   * variables (each left out keeps the stack's own), once it passes the platform rules (422 otherwise); `within`
+   * writes what the caller keeps about it in the same transaction.
+   */
+  write(stack: string, principal: Principal, expected: number, change: { compose?: string; env?: Record<string, string>; message?: string }, within?: (tx: Db) => Promise<void>): Promise<Saved>;
   /** the schema of a stack name, for routes of other plugins with a stack in their path */
   nameSchema: TString;
   /** the action-token kinds of the stack webhooks (the push secret is kept under `push`) */

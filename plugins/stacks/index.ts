@@ -3,7 +3,7 @@ import { definePlugin, problem, Type, type AttentionItem, type Principal } from 
 import { accessGuards, dockerPlugin } from '../docker/api.ts';
 import { canSee, stackRole, type AccessEntry } from './access.ts';
 import { platformRules, projectParents, secretVariables, stackDescribers, stackHooks, stackRuntimes, stackSources, stackTemplates, stackUpdaters, type StacksApi } from './api.ts';
-import { createCore, deployKind, pushKind, resourceOf } from './core.ts';
+import { contentOf, createCore, deployKind, pushKind, resourceOf } from './core.ts';
 import { StackName, stackRoutes } from './routes.ts';
 import { builtInRules, checkRules, dockerDefaultCapabilities, safeNetworkOptions, safeSecurityOptions, safeSysctls } from './rules.ts';
 import { createStore } from './store.ts';
@@ -173,6 +173,11 @@ export default definePlugin({
       create: async (stack, principal, input, within) => {
         await assertNew(stack, principal);
         return core.create(stack, principal, { content: input.compose, env: input.env, message: input.message }, within && { within });
+      },
+      write: async (stack, principal, expected, change, within) => {
+        const row = await core.stackFor(stack, principal, 'write');
+        const content = { ...contentOf(row), ...(change.compose !== undefined ? { compose: change.compose } : {}), ...(change.env ? { env: change.env } : {}) };
+        return core.write(stack, expected, principal, content, change.message, within && { within });
       },
       createFromTree: async (stack, principal, input, within) => {
         await assertNew(stack, principal);

@@ -83,6 +83,9 @@ const WebhookCallSchema = Type.Object({ at: Type.String(), address: Type.String(
 /** one stack in full: the list view, the recent deploy-webhook calls and what other plugins add (the git source) */
 export const StackDetailSchema = Type.Object({
   ...StackViewSchema.properties,
+  template: Type.Union([Nullable(Type.String({ description: 'the stacks plugin\'s own template (GET /stack-templates) it was made from' })), Type.Object({
+    source: Type.String(), id: Type.String(), version: Type.String(), variables: Type.Array(Type.String(), { description: 'the names of its inputs (values: GET /stacks/{name}/env)' }),
+  }, { description: 'the templates plugin: the catalogue template it was made from (GET /stacks/{name}/template/update)' })]),
   webhooks: Type.Object({
     deploy: Type.Object({ enabled: Type.Boolean(), recent: Type.Array(WebhookCallSchema) }),
     push: Type.Object({ enabled: Type.Boolean() }),

@@ -1,7 +1,7 @@
 // The templates plugin: catalogues of one-click apps (bundled, HTTPS, git; our format, Dokploy's, Portainer's), deploys with values generated once, provenance.
 import { definePlugin, Type } from '../../sdk/index.ts';
 import { gitPlugin } from '../git/api.ts';
-import { secretVariables, stackHooks, stacksPlugin } from '../stacks/api.ts';
+import { secretVariables, stackDescribers, stackHooks, stacksPlugin } from '../stacks/api.ts';
 import { bundledSource, Catalogue, readFolder } from './catalogue.ts';
 import { TemplateDeployer } from './deploy.ts';
 import { systemRandom } from './generators.ts';
@@ -12,6 +12,8 @@ import { readDokploy } from './readers/dokploy.ts';
 import { readPortainer } from './readers/portainer.ts';
 import { Sources } from './sources.ts';
 import { ProvenanceStore } from './store.ts';
+import { updateRoutes } from './update-routes.ts';
+import { TemplateUpdates } from './updates.ts';
 
 const Options = Type.Object({
   bundled: Type.Boolean({ default: true, description: 'offer the bundled catalogue (source `bundled`, read from the install: no network)' }),
@@ -48,6 +50,12 @@ export default definePlugin({
     const sources = new Sources({ store: sourceStore, catalogue, git: ctx.deps.git, outbound: ctx.outbound, extraCaFile: ctx.env.NODE_EXTRA_CA_CERTS || undefined, readers: { dokploy: readDokploy, portainer: readPortainer }, log: ctx.log });
     for (const route of templateRoutes({ catalogue, deployer, stacks, sources })) ctx.routes.add(route);
     for (const route of sourceRoutes({ catalogue, sources, store: sourceStore })) ctx.routes.add(route);
+    const updates = new TemplateUpdates({ stacks, store, catalogue, random: () => systemRandom, sync: () => sources.sync() });
+    for (const route of updateRoutes({ stacks, updates, store, catalogue })) ctx.routes.add(route);
+    ctx.extensions.add(stackDescribers, async (stack) => {
+      const p = await store.get(stack);
+      return p ? { template: { source: p.source, id: p.id, version: p.version, variables: p.variables } } : {};
+    });
     ctx.schedule.every('refresh-sources', ctx.options.refreshIntervalMs, () => sources.refreshAll());
     ctx.onStart(() => sources.sync());
     return { catalogue };

@@ -30,7 +30,7 @@ export const secretNames = (t: Template) => t.variables.filter((v) => v.type ===
  * Every variable's value for a deploy: given, else its default, else generated (a jwt after the secret it signs with).
  * Unknown names, missing values and misfits are errors at `/body/variables/NAME`; nothing is generated then.
  */
-export async function resolveValues(t: Template, given: Record<string, string>, random: RandomSource): Promise<{ values: Record<string, string>; generated: string[] } | { errors: FieldError[] }> {
+export async function resolveValues(t: Template, given: Record<string, string>, random: RandomSource, known: Record<string, string> = {}): Promise<{ values: Record<string, string>; generated: string[] } | { errors: FieldError[] }> {
   const errors: FieldError[] = [];
   const byName = new Map(t.variables.map((v) => [v.name, v]));
   for (const name of Object.keys(given)) if (!byName.has(name)) errors.push({ path: `/body/variables/${name}`, message: `template ${t.source}/${t.id} has no variable ${name}` });
@@ -50,6 +50,7 @@ export async function resolveValues(t: Template, given: Record<string, string>, 
   if (errors.length) return { errors };
   // a jwt signs with a value that must exist first
   toGenerate.sort((a, b) => Number(a.generator!.kind === 'jwt') - Number(b.generator!.kind === 'jwt'));
-  for (const v of toGenerate) values[v.name] = await generate(v.generator!, random, values);
+  // a jwt may sign with a value the stack already has (an update adding it)
+  for (const v of toGenerate) values[v.name] = await generate(v.generator!, random, { ...known, ...values });
   return { values, generated: toGenerate.map((v) => v.name) };
 }
