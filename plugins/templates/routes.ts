@@ -20,20 +20,22 @@ export function templateRoutes(deps: { catalogue: Catalogue; deployer: TemplateD
   };
   return [
     defineRoute({
-      method: 'GET', path: '/templates', scopes: ['templates:read'], summary: 'Every template of every source, by name',
+      method: 'GET', path: '/templates', scopes: ['templates:read'], page: true, summary: 'Every template of every source, by name (an array, paged like every list)',
+      cursor: Type.String({ pattern: '^[0-9]{1,6}$', description: 'how many templates the pages before held' }),
       query: Type.Object({
         q: Type.Optional(Type.String({ maxLength: 200, description: 'words the name, id or description holds' })),
         category: Type.Optional(Type.String({ maxLength: 100 })),
         source: Type.Optional(SourceName),
       }),
-      response: Type.Object({ items: Type.Array(TemplateSummarySchema), categories: Type.Array(Type.String()) }),
-      handler: async ({ query }) => {
+      response: TemplateSummarySchema,
+      handler: async ({ query, page }) => {
         await sources.sync();
-        const all = catalogue.list();
         const words = (query.q ?? '').toLowerCase().split(/\s+/).filter(Boolean);
-        const items = all.filter((t) => (!query.source || t.source === query.source) && (!query.category || t.categories.includes(query.category))
+        const items = catalogue.list().filter((t) => (!query.source || t.source === query.source) && (!query.category || t.categories.includes(query.category))
           && words.every((w) => `${t.id} ${t.name} ${t.description}`.toLowerCase().includes(w)));
-        return { items: items.map(summaryOf), categories: [...new Set(all.flatMap((t) => t.categories))].sort() };
+        const from = Number(page.cursor ?? 0);
+        const shown = items.slice(from, from + page.limit);
+        return { items: shown.map(summaryOf), next: from + page.limit < items.length ? String(from + page.limit) : undefined };
       },
     }),
     defineRoute({

@@ -10591,6 +10591,8 @@ export interface paths {
           q?: string;
           category?: string;
           source?: string;
+          limit?: number;
+          cursor?: string;
         };
         header?: never;
         path?: never;
@@ -10602,17 +10604,14 @@ export interface paths {
           headers: { [name: string]: unknown };
           content: {
             "application/json": {
-              items: {
-                source: string;
-                id: string;
-                version: string;
-                name: string;
-                categories: string[];
-                description: string;
-                logo: string | null;
-              }[];
+              source: string;
+              id: string;
+              version: string;
+              name: string;
               categories: string[];
-            };
+              description: string;
+              logo: string | null;
+            }[];
           };
         };
         400: {

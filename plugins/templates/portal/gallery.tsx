@@ -6,11 +6,12 @@ export function Gallery() {
   const [q, setQ] = useState('');
   const [category, setCategory] = useState('');
   const [source, setSource] = useState('');
-  const all = useLoad(() => ok(api.GET('/api/v1/templates', {})), []);
+  const all = useLoad(() => ok(api.GET('/api/v1/templates', { params: { query: { limit: 1000 } } })), []);
   const words = q.toLowerCase().split(/\s+/).filter(Boolean);
-  const items = (all.data?.items ?? []).filter((t) => (!category || t.categories.includes(category)) && (!source || t.source === source)
+  const items = (all.data ?? []).filter((t) => (!category || t.categories.includes(category)) && (!source || t.source === source)
     && words.every((w) => `${t.id} ${t.name} ${t.description}`.toLowerCase().includes(w))).sort((a, b) => naturally(a.name, b.name));
-  const sources = [...new Set((all.data?.items ?? []).map((t) => t.source))].sort();
+  const sources = [...new Set((all.data ?? []).map((t) => t.source))].sort();
+  const categories = [...new Set((all.data ?? []).flatMap((t) => t.categories))].sort(naturally);
   return (
     <>
       <PageTitle title="Templates" />
@@ -18,13 +19,13 @@ export function Gallery() {
         <label>Search <input type="search" value={q} placeholder="name or description" onInput={(e) => setQ(e.currentTarget.value)} /></label>
         <label>Category <select value={category} onChange={(e) => setCategory(e.currentTarget.value)}>
           <option value="">all</option>
-          {(all.data?.categories ?? []).map((c) => <option value={c}>{c}</option>)}
+          {categories.map((c) => <option value={c}>{c}</option>)}
         </select></label>
         <label>Source <select value={source} onChange={(e) => setSource(e.currentTarget.value)}>
           <option value="">all</option>
           {sources.map((s) => <option value={s}>{s}</option>)}
         </select></label>
-        {all.data && <span class="muted" data-testid="template-count">{items.length} of {all.data.items.length}</span>}
+        {all.data && <span class="muted" data-testid="template-count">{items.length} of {all.data.length}</span>}
       </div>
       <Loading what={all} />
       {all.data && (items.length === 0 ? <Empty>No template matches.</Empty> : (

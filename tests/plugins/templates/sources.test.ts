@@ -69,7 +69,7 @@ test('an HTTPS source: read at once, its bad entries named with the template and
   assert.match(byTemplate.broken.message, /unknown generator "magic"/);
   assert.match(byTemplate.gone.message, /HTTP 404/);
   const list = await s.api('GET', '/api/v1/templates?source=web');
-  assert.deepEqual(list.body.items.map((t: any) => [t.source, t.id, t.version]), [['web', 'alpha', '1.0.0']]);
+  assert.deepEqual(list.body.map((t: any) => [t.source, t.id, t.version]), [['web', 'alpha', '1.0.0']]);
 
   const stack = uniqueName('tplweb');
   stacks.push(stack);
@@ -148,6 +148,6 @@ test('refusals: bad bodies, names taken, hosts the outbound policy refuses (befo
 test('removing a source: its templates go; the stacks made from them stay', async () => {
   assert.equal((await s.api('DELETE', '/api/v1/templates/sources/web')).status, 204);
   assert.equal((await s.api('GET', '/api/v1/templates/web/alpha')).status, 404);
-  assert.ok(!(await s.api('GET', '/api/v1/templates')).body.items.some((t: any) => t.source === 'web'));
+  assert.ok(!(await s.api('GET', '/api/v1/templates')).body.some((t: any) => t.source === 'web'));
   assert.equal((await s.api('GET', `/api/v1/stacks/${stacks[0]}`)).status, 200);
 });
