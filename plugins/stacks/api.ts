@@ -23,6 +23,17 @@ export interface StacksApi {
    * transaction, so a refusal of either creates nothing. A 412 problem when the stack exists, 422 naming the broken rules.
    */
   createFromTree(stack: string, principal: Principal, input: { compose: string; workdir: string; message?: string }, within: (tx: Db) => Promise<void>): Promise<Saved>;
+  /**
+   * Creates the stack (revision 1) from a compose file and its variables once it passes the platform rules; `within`
+   * writes what the caller keeps about it in the same transaction. A 412 problem when the stack exists, 422 naming the broken rules.
+   */
+  create(stack: string, principal: Principal, input: { compose: string; env: Record<string, string>; message?: string }, within?: (tx: Db) => Promise<void>): Promise<Saved>;
+  /**
+   * Saves a new revision of the stack after `expected` (412 when it moved on) with this compose file and these
+   * variables (each left out keeps the stack's own), once it passes the platform rules (422 otherwise); `within`
+   * writes what the caller keeps about it in the same transaction.
+   */
+  write(stack: string, principal: Principal, expected: number, change: { compose?: string; env?: Record<string, string>; message?: string }, within?: (tx: Db) => Promise<void>): Promise<Saved>;
   /** the schema of a stack name, for routes of other plugins with a stack in their path */
   nameSchema: TString;
   /** the action-token kinds of the stack webhooks (the push secret is kept under `push`) */
@@ -56,6 +67,8 @@ export const stackUpdaters = extensionPoint<(stack: string, actor: Actor) => Pro
 export const stackDescribers = extensionPoint<(stack: string) => Promise<Record<string, unknown>>>('stacks', 'describers');
 /** the stack whose access list governs a compose project that is no stack (a preview of it): project → stack, for the projects it knows */
 export const projectParents = extensionPoint<(projects: readonly string[]) => Promise<ReadonlyMap<string, string>>>('stacks', 'project-parents');
+/** the names of a stack's variables whose values no answer shows, even to its writers (values a template generated) */
+export const secretVariables = extensionPoint<(stack: string) => Promise<readonly string[]>>('stacks', 'secret-variables');
 /** a further stack template */
 export const stackTemplates = extensionPoint<StackTemplate>('stacks', 'templates');
 

@@ -77,13 +77,13 @@ export const contentOf = (row: StackRow): StackContent => ({ compose: row.compos
 export interface VolumeFates { kept: string[]; removed: string[] }
 
 /** a new stack's compose file: written out, or its template's (with the template's inputs) */
-export interface NewStack { content?: string; template?: string; settings?: Record<string, unknown>; message?: string }
+export interface NewStack { content?: string; template?: string; settings?: Record<string, unknown>; message?: string; env?: Record<string, string> }
 
 /**
  * A save whose compose file comes from a source tree that is not the stack's yet (a stack created from an archive or a
  * repository): the rules judge it in `workdir` as a deploy would, and `within` writes the source in the same transaction.
  */
-export interface SavedFrom { workdir: string; within(tx: Db): Promise<void> }
+export interface SavedFrom { workdir?: string; within(tx: Db): Promise<void> }
 
 /** what a save answers beside the stack: the compose loader's warnings (an unset ${VAR}, say), as validate gives them */
 export interface Saved { warnings: { path: string; message: string }[] }
@@ -334,11 +334,11 @@ export function createCore(ctx: ContextWith<'actionTokens' | 'events' | 'revisio
       const access = (await store.accessOf([name])).get(name);
       if (access && !canSee(principal, access)) throw problem(404, `no stack "${name}"`);
       const template = input.template ? templates.get(input.template) : undefined;
-      if (input.template && !template) throw problem(400, `no template "${input.template}"; GET /api/v1/templates lists them`);
+      if (input.template && !template) throw problem(400, `no template "${input.template}"; GET /api/v1/stack-templates lists them`);
       const settings = template ? checkedSettings(template.name, input.settings) : { ...input.settings };
       const compose = input.content ?? template?.compose;
       if (!compose) throw problem(400, 'content (the compose file) or template is required', { errors: [{ path: '/body/content', message: 'is required' }] });
-      return write(name, 0, principal, { compose, env: {}, template: template?.name ?? null, settings, services: [] }, input.message, from);
+      return write(name, 0, principal, { compose, env: { ...input.env }, template: template?.name ?? null, settings, services: [] }, input.message, from);
     },
     async changeSettings(row, expected, principal, given, message) {
       if (!row.template) throw problem(409, `stack "${row.name}" was not created from a template: it has no settings`);

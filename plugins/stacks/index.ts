@@ -2,8 +2,8 @@
 import { definePlugin, problem, Type, type AttentionItem, type Principal } from '../../sdk/index.ts';
 import { accessGuards, dockerPlugin } from '../docker/api.ts';
 import { canSee, stackRole, type AccessEntry } from './access.ts';
-import { platformRules, projectParents, stackDescribers, stackHooks, stackRuntimes, stackSources, stackTemplates, stackUpdaters, type StacksApi } from './api.ts';
-import { createCore, deployKind, pushKind, resourceOf } from './core.ts';
+import { platformRules, projectParents, secretVariables, stackDescribers, stackHooks, stackRuntimes, stackSources, stackTemplates, stackUpdaters, type StacksApi } from './api.ts';
+import { contentOf, createCore, deployKind, pushKind, resourceOf } from './core.ts';
 import { StackName, stackRoutes } from './routes.ts';
 import { builtInRules, checkRules, dockerDefaultCapabilities, safeNetworkOptions, safeSecurityOptions, safeSysctls } from './rules.ts';
 import { createStore } from './store.ts';
@@ -37,7 +37,7 @@ export default definePlugin({
   name: 'stacks',
   version: '1.0.0',
   services: ['db', 'revisions', 'actionTokens', 'secrets', 'events'],
-  extensionPoints: [stackRuntimes, stackSources, platformRules, stackHooks, stackTemplates],
+  extensionPoints: [stackRuntimes, stackSources, platformRules, stackHooks, stackTemplates, secretVariables],
   requires: [dockerPlugin],
   options: Options,
   setup(ctx): StacksApi {
@@ -75,9 +75,10 @@ export default definePlugin({
     });
     const core = createCore(ctx, { runtime, store, templates, rules, switches: options.rules });
     const describers: ((stack: string) => Promise<Record<string, unknown>>)[] = [];
+    const hiddenVariables = async (stack: string) => new Set((await Promise.all(ctx.extensions.of(secretVariables).map((f) => f(stack)))).flat());
     const describe = async (stack: string) => Object.assign({ source: null }, ...(await Promise.all(describers.map((d) => d(stack)))));
 
-    for (const route of stackRoutes({ ctx, core, store, templates, autoupdateCron: options.autoupdateCron, describe })) ctx.routes.add(route);
+    for (const route of stackRoutes({ ctx, core, store, templates, autoupdateCron: options.autoupdateCron, describe, hiddenVariables })) ctx.routes.add(route);
     for (const route of volumeRoutes({ runtime, store })) ctx.routes.add(route);
     for (const route of deployWebhook({ ctx, core, store, windowSeconds: options.webhookWindowSeconds, waitSeconds: options.webhookWaitSeconds })) ctx.webhooks.add(route);
 
@@ -169,6 +170,15 @@ export default definePlugin({
       },
       exists: async (stack) => (await store.get(stack)) !== null,
       assertNew,
+      create: async (stack, principal, input, within) => {
+        await assertNew(stack, principal);
+        return core.create(stack, principal, { content: input.compose, env: input.env, message: input.message }, within && { within });
+      },
+      write: async (stack, principal, expected, change, within) => {
+        const row = await core.stackFor(stack, principal, 'write');
+        const content = { ...contentOf(row), ...(change.compose !== undefined ? { compose: change.compose } : {}), ...(change.env ? { env: change.env } : {}) };
+        return core.write(stack, expected, principal, content, change.message, within && { within });
+      },
       createFromTree: async (stack, principal, input, within) => {
         await assertNew(stack, principal);
         return core.create(stack, principal, { content: input.compose, message: input.message }, { workdir: input.workdir, within });

@@ -19,7 +19,7 @@ export function stackRoutes(deps: RouteDeps): RouteDef<any, any, any, any, any>[
     ...revisionRoutes(deps, kit),
     ...accessRoutes(deps, kit),
     defineRoute({
-      method: 'GET', path: '/templates', scopes: ['stacks:read'], summary: 'Stack templates: a compose file and the schema of its inputs',
+      method: 'GET', path: '/stack-templates', scopes: ['stacks:read'], summary: 'Stack templates of the stacks plugin\'s options (PUT /stacks/{name}/compose with template and settings): a compose file and the schema of its inputs; the catalogues of the templates plugin are under /templates',
       response: Type.Array(Type.Object({ name: Type.String(), description: Type.String(), compose: Type.String(), inputs: Settings })),
       handler: async () => deps.templates.list(),
     }),

@@ -6,11 +6,23 @@ import type { StackSummary } from './store.ts';
 /** `down`: it should run (deployed, not stopped) but no service runs, crashed or removed behind Dockwright's back; `stopped`: stopped on purpose */
 export type StackStatus = 'running' | 'partial' | 'stopped' | 'down' | 'failed' | 'deploying' | 'never-deployed' | 'unknown';
 
-/** variables as the caller may see them: values of secret-looking names are hidden from callers who cannot write the stack. */
-export function visibleVariables(env: Record<string, string>, mayWrite: boolean): { values: Record<string, string>; redacted: string[] } {
-  if (mayWrite) return { values: env, redacted: [] };
-  const redacted = Object.keys(env).filter(looksSecret);
-  return { values: Object.fromEntries(Object.entries(env).map(([k, v]) => [k, looksSecret(k) ? '***' : v])), redacted };
+/**
+ * variables as the caller may see them: values of secret-looking names are hidden from callers who cannot write the stack;
+ * those in `hidden` (values a template generated) from every caller.
+ */
+export function visibleVariables(env: Record<string, string>, mayWrite: boolean, hidden: ReadonlySet<string> = noneHidden): { values: Record<string, string>; redacted: string[] } {
+  if (mayWrite && !hidden.size) return { values: env, redacted: [] };
+  const isHidden = (k: string) => hidden.has(k) || (!mayWrite && looksSecret(k));
+  const redacted = Object.keys(env).filter(isHidden);
+  return { values: Object.fromEntries(Object.entries(env).map(([k, v]) => [k, isHidden(k) ? '***' : v])), redacted };
+}
+const noneHidden: ReadonlySet<string> = new Set();
+
+/** a write of the variables keeps the stored value of each hidden one the body leaves out or sends as `***` */
+export function keepHidden(stored: Record<string, string>, given: Record<string, string>, hidden: ReadonlySet<string>): Record<string, string> {
+  const out = { ...given };
+  for (const k of hidden) if (k in stored && (!(k in given) || given[k] === '***')) out[k] = stored[k];
+  return out;
 }
 
 /** template settings as the caller may see them: like variables, secret-looking names are hidden from readers */
@@ -71,6 +83,9 @@ const WebhookCallSchema = Type.Object({ at: Type.String(), address: Type.String(
 /** one stack in full: the list view, the recent deploy-webhook calls and what other plugins add (the git source) */
 export const StackDetailSchema = Type.Object({
   ...StackViewSchema.properties,
+  template: Type.Union([Nullable(Type.String({ description: 'the stacks plugin\'s own template (GET /stack-templates) it was made from' })), Type.Object({
+    source: Type.String(), id: Type.String(), version: Type.String(), variables: Type.Array(Type.String(), { description: 'the names of its inputs (values: GET /stacks/{name}/env)' }),
+  }, { description: 'the templates plugin: the catalogue template it was made from (GET /stacks/{name}/template/update)' })]),
   webhooks: Type.Object({
     deploy: Type.Object({ enabled: Type.Boolean(), recent: Type.Array(WebhookCallSchema) }),
     push: Type.Object({ enabled: Type.Boolean() }),

@@ -53,6 +53,7 @@ before(async () => {
       docker: { options: { socketPath: '/nonexistent/dockwright/docker.sock', reconcile: false, timeoutMs: 1000 } },
       containers: {},
       stacks: { options: { webhookWaitSeconds: 1, templates: { tpl: { compose, inputs: { properties: { title: { type: 'string' } } } } } } },
+      templates: {},
       // a local folder allowed for repositories: fuzz-a gets a git source (never fetched), which a push secret needs
       git: { options: { allowedLocalRoots: [repos.root] } },
       registries: {},

@@ -28,7 +28,7 @@ test('every plugin in boot order, then the disabled ones, with what each registe
   const byName = new Map(answer.body.map((p) => [p.name, p]));
   const enabled = answer.body.filter((p) => p.enabled).map((p) => p.name);
   assert.ok(enabled.indexOf('docker') < enabled.indexOf('stacks') && enabled.indexOf('stacks') < enabled.indexOf('git'), 'boot order');
-  assert.deepEqual(answer.body.filter((p) => !p.enabled).map((p) => p.name), ['certificates', 'containers', 'edge', 'images', 'previews', 'registries', 'releases', 'sites', 'swarm']);
+  assert.deepEqual(answer.body.filter((p) => !p.enabled).map((p) => p.name), ['certificates', 'containers', 'edge', 'images', 'previews', 'registries', 'releases', 'sites', 'swarm', 'templates']);
 
   const stacks = byName.get('stacks')!;
   assert.deepEqual(stacks.source, { kind: 'built-in' });

@@ -64,7 +64,7 @@ export function PushWebhook({ name, enabled, reload }: { name: string; enabled: 
   );
 }
 
-type Template = paths['/api/v1/templates']['get']['responses'][200]['content']['application/json'][number];
+type Template = paths['/api/v1/stack-templates']['get']['responses'][200]['content']['application/json'][number];
 interface Input { type?: string; title?: string; description?: string; default?: unknown; enum?: unknown[] }
 const propertiesOf = (schema: unknown) => ((schema as { properties?: Record<string, Input> } | undefined)?.properties) ?? {};
 
@@ -93,7 +93,7 @@ export function InputFields({ schema, values, set, readOnly = false }: { schema:
 
 /** a template picker with its inputs as fields: choosing one fills the compose text and answers the settings to send */
 export function TemplatePicker({ onPick }: { onPick(t: { name: string; compose: string; settings: Record<string, unknown> } | null): void }) {
-  const templates = useLoad(() => ok(api.GET('/api/v1/templates')), []);
+  const templates = useLoad(() => ok(api.GET('/api/v1/stack-templates')), []);
   const [picked, setPicked] = useState<Template>();
   const [values, setValues] = useState<Record<string, string>>({});
   if (!templates.data?.length) return null;

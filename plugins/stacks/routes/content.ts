@@ -2,10 +2,10 @@
 import { defineRoute, Nullable, problem, Type, type RouteDef } from '../../../sdk/index.ts';
 import { assertAccess, mayWrite } from '../access.ts';
 import { contentOf } from '../core.ts';
-import { StackDetailSchema, visibleSettings, visibleVariables } from '../view.ts';
+import { keepHidden, StackDetailSchema, visibleSettings, visibleVariables } from '../view.ts';
 import { Compose, Message, Params, Revision, Settings, Values, Warnings, type RouteDeps, type StackRouteKit } from './kit.ts';
 
-export function contentRoutes({ core, store, templates }: RouteDeps, { stackRoute, fullView }: StackRouteKit): RouteDef<any, any, any, any, any>[] {
+export function contentRoutes({ core, store, templates, hiddenVariables }: RouteDeps, { stackRoute, fullView }: StackRouteKit): RouteDef<any, any, any, any, any>[] {
   return [
     stackRoute('read', {
       method: 'GET', path: '/stacks/:name/compose', scopes: ['stacks:read'], params: Params,
@@ -30,7 +30,7 @@ export function contentRoutes({ core, store, templates }: RouteDeps, { stackRout
       summary: 'Replace the compose file; creates the stack with If-None-Match: * (or revision 0), optionally from a template',
       body: Type.Object({
         content: Type.Optional(Compose),
-        template: Type.Optional(Type.String({ description: 'create from this template (GET /templates); content defaults to its compose file' })),
+        template: Type.Optional(Type.String({ description: 'create from this template (GET /stack-templates); content defaults to its compose file' })),
         settings: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: "the template's inputs" })),
         revision: Revision, message: Message,
       }, { additionalProperties: false, anyOf: [{ required: ['content'] }, { required: ['template'] }] }),
@@ -65,7 +65,7 @@ export function contentRoutes({ core, store, templates }: RouteDeps, { stackRout
         const row = await store.get(params.name);
         if (row) assertAccess(principal, params.name, row.access, 'read');
         // interpolated values can surface in error messages: a reader validates with the secrets they may not see hidden
-        const env = row ? visibleVariables(row.env, mayWrite(principal, row.access)).values : {};
+        const env = row ? visibleVariables(row.env, mayWrite(principal, row.access), await hiddenVariables(row.name)).values : {};
         const settings = row && { template: row.template, settings: visibleSettings(row.settings, mayWrite(principal, row.access)) };
         const { loaded, errors } = await core.validate(params.name, body.content, env, settings ?? undefined, principal);
         return { valid: errors.length === 0, errors, warnings: loaded.warnings, services: loaded.services.map((s) => s.name) };
@@ -75,18 +75,19 @@ export function contentRoutes({ core, store, templates }: RouteDeps, { stackRout
       method: 'GET', path: '/stacks/:name/env', scopes: ['stacks:read'], params: Params,
       summary: 'The variables; values of secret-looking names are hidden unless the token has stacks:write',
       response: Type.Object({ name: Type.String(), revision: Type.Integer(), values: Values, redacted: Type.Array(Type.String()) }),
-      handler: async ({ principal }, row) => ({ name: row.name, revision: row.revision, ...visibleVariables(row.env, mayWrite(principal, row.access)) }),
+      handler: async ({ principal }, row) => ({ name: row.name, revision: row.revision, ...visibleVariables(row.env, mayWrite(principal, row.access), await hiddenVariables(row.name)) }),
     }),
     stackRoute('write', {
       method: 'PUT', path: '/stacks/:name/env', scopes: ['stacks:write'], params: Params, revision: 'required', errors: [422],
-      summary: 'Replace the variables (they fill ${VAR} in the compose file)',
+      summary: 'Replace the variables (they fill ${VAR} in the compose file); a hidden one (a value a template generated) left out or sent as *** keeps its value',
       body: Type.Object({ values: Values, revision: Revision, message: Message }, { additionalProperties: false }),
       response: Type.Object({ name: Type.String(), revision: Type.Integer(), values: Values, redacted: Type.Array(Type.String()), warnings: Warnings }),
       activity: 'stack.env.write', resource: 'stack:{name}',
       handler: async ({ body, revision, principal }, row) => {
-        const { warnings } = await core.write(row.name, revision!, principal, { ...contentOf(row), env: body.values }, body.message);
+        const hidden = await hiddenVariables(row.name);
+        const { warnings } = await core.write(row.name, revision!, principal, { ...contentOf(row), env: keepHidden(row.env, body.values, hidden) }, body.message);
         const after = (await store.get(row.name))!;
-        return { name: after.name, revision: after.revision, values: after.env, redacted: [], warnings };
+        return { name: after.name, revision: after.revision, ...visibleVariables(after.env, true, hidden), warnings };
       },
     }),
     stackRoute('read', {

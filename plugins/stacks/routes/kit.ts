@@ -34,6 +34,8 @@ export interface RouteDeps {
   autoupdateCron: string;
   /** extra fields of the stack answer from other plugins (the git source) */
   describe(stack: string): Promise<Record<string, unknown>>;
+  /** the variables of the stack whose values no answer shows (secretVariables) */
+  hiddenVariables(stack: string): Promise<ReadonlySet<string>>;
 }
 
 /** the helpers a route group is given: stackRoute and fullView */

@@ -4,7 +4,7 @@ import { mayWrite } from '../access.ts';
 import { StackDetailSchema, visibleSettings, visibleVariables } from '../view.ts';
 import { Params, RevisionEntry, RevisionParams, Settings, Values, type RouteDeps, type StackRouteKit } from './kit.ts';
 
-export function revisionRoutes({ ctx, core, store }: RouteDeps, { stackRoute, fullView }: StackRouteKit): RouteDef<any, any, any, any, any>[] {
+export function revisionRoutes({ ctx, core, store, hiddenVariables }: RouteDeps, { stackRoute, fullView }: StackRouteKit): RouteDef<any, any, any, any, any>[] {
   return [
     stackRoute('read', {
       method: 'GET', path: '/stacks/:name/revisions', scopes: ['stacks:read'], params: Params, page: true, summary: 'The revision history, newest first',
@@ -26,7 +26,7 @@ export function revisionRoutes({ ctx, core, store }: RouteDeps, { stackRoute, fu
         const content = store.contentOf(found.snapshot);
         return {
           id: found.revision, revision: found.revision, author: found.author, message: found.message, createdAt: found.createdAt,
-          compose: content.compose, ...visibleVariables(content.env, mayWrite(principal, row.access)), template: content.template, settings: visibleSettings(content.settings, mayWrite(principal, row.access)),
+          compose: content.compose, ...visibleVariables(content.env, mayWrite(principal, row.access), await hiddenVariables(row.name)), template: content.template, settings: visibleSettings(content.settings, mayWrite(principal, row.access)),
         };
       },
     }),

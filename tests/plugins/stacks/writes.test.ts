@@ -174,7 +174,7 @@ test('variables with secret-looking names are hidden from readers without stacks
 
 test('a stack from a template: settings validated against its inputs, rendered at deploy', async () => {
   const name = fresh('tpl');
-  const templatesList = await s.api('GET', '/api/v1/templates');
+  const templatesList = await s.api('GET', '/api/v1/stack-templates');
   assert.equal(templatesList.body[0].name, 'hello');
   const badSettings = await s.api('PUT', `/api/v1/stacks/${name}/compose`, { body: { template: 'hello', settings: { TAG: '3' }, revision: 0 } });
   assert.equal(badSettings.status, 400);
