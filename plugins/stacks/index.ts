@@ -1,14 +1,14 @@
 // The stacks plugin: compose stacks with variables, settings, revisions, deploy/stop/pull jobs, access lists, autoupdate and the deploy webhook.
-import { definePlugin, problem, Type, type AttentionItem, type Principal } from '../../sdk/index.ts';
+import { definePlugin, problem, Type, type Principal } from '../../sdk/index.ts';
 import { accessGuards, dockerPlugin } from '../docker/api.ts';
 import { canSee, stackRole, type AccessEntry } from './access.ts';
 import { platformRules, projectParents, secretVariables, stackDescribers, stackHooks, stackRuntimes, stackSources, stackTemplates, stackUpdaters, type StacksApi } from './api.ts';
-import { contentOf, createCore, deployKind, pushKind, resourceOf } from './core.ts';
+import { contentOf, createCore, deployKind, pushKind } from './core.ts';
 import { StackName, stackRoutes } from './routes.ts';
 import { builtInRules, checkRules, dockerDefaultCapabilities, safeNetworkOptions, safeSecurityOptions, safeSysctls } from './rules.ts';
 import { createStore } from './store.ts';
 import { Templates, templateVariables } from './templates.ts';
-import { stackView, statusOf } from './view.ts';
+import { stacksOverview } from './overview.ts';
 import { volumeRoutes } from './volumes.ts';
 import { deployWebhook } from './webhook.ts';
 
@@ -125,34 +125,7 @@ export default definePlugin({
       }
     });
 
-    ctx.overview.add({
-      scope: 'stacks:read',
-      async summary(viewer) {
-        const rows = (await store.all()).filter((r) => canSee(viewer, r.access));
-        const live = await core.live(rows);
-        const counts: Record<string, number> = { total: rows.length };
-        for (const r of rows) {
-          const status = statusOf(r, live);
-          counts[status] = (counts[status] ?? 0) + 1;
-        }
-        return counts;
-      },
-      async attention(viewer) {
-        const rows = (await store.all()).filter((r) => canSee(viewer, r.access));
-        const live = await core.live(rows);
-        return rows.flatMap((r): AttentionItem[] => {
-          const view = stackView(r, live);
-          if (view.status === 'failed') {
-            return [{ severity: 'critical', kind: 'deploy-failed', resource: resourceOf(r.name), message: `the last deploy of ${r.name} failed: ${view.lastDeploy?.error ?? ''}`, since: view.lastDeploy?.finishedAt ?? undefined }];
-          }
-          if (r.desired === 'running' && (view.status === 'partial' || view.status === 'down')) {
-            const down = view.services.filter((s) => s.declared && !s.containers.some((c) => c.state === 'running')).map((s) => s.name);
-            return [{ severity: 'warning', kind: 'services-down', resource: resourceOf(r.name), message: `${r.name}: ${down.length ? down.join(', ') : 'services'} should run but ${down.length === 1 ? 'is' : 'are'} not running` }];
-          }
-          return [];
-        });
-      },
-    });
+    ctx.overview.add(stacksOverview(store, core));
 
     async function assertNew(stack: string, principal: Principal) {
       const access = (await store.accessOf([stack])).get(stack);

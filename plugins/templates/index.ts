@@ -14,6 +14,7 @@ import { Sources } from './sources.ts';
 import { ProvenanceStore } from './store.ts';
 import { updateRoutes } from './update-routes.ts';
 import { TemplateUpdates } from './updates.ts';
+import { problems } from './problems.ts';
 
 const Options = Type.Object({
   bundled: Type.Boolean({ default: true, description: 'offer the bundled catalogue (source `bundled`, read from the install: no network)' }),
@@ -25,6 +26,7 @@ const Options = Type.Object({
 
 export default definePlugin({
   name: 'templates',
+  problems,
   version: '1.0.0',
   services: ['db', 'outbound'],
   env: ['NODE_EXTRA_CA_CERTS'],

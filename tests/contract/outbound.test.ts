@@ -24,6 +24,8 @@ const places: Record<string, string> = {
   'plugins/stacks/core.ts': 'image pulls (through the docker runtime: images.ts)',
   'plugins/releases/releases.ts': 'image pulls by digest for a rollback (through the docker runtime: images.ts)',
   'plugins/releases/registry.ts': 'update checks (the Registry HTTP API of an image\'s registry)',
+  'plugins/templates/sources.ts': 'a template source (an HTTPS index URL, through the policy\'s dispatcher)',
+  'plugins/templates/files.ts': 'a template source\'s files (over the dispatcher sources.ts made after its check)',
   'plugins/alerts/send.ts': 'alert channels (webhook, e-mail, …)',
   'plugins/certificates/acme.ts': 'ACME',
   'plugins/certificates/rfc2136.ts': 'DNS updates (RFC 2136)',
@@ -78,7 +80,7 @@ before(async () => {
     config: { rateLimit: { perMinute: 100_000 }, outbound: { allow: [], allowHostnames: false } },
     plugins: {
       docker: { options: { reconcile: false } }, stacks: {}, git: {}, registries: {}, backups: {}, alerts: {},
-      edge: { options: { httpPort: await freePort(), httpsPort: await freePort() } }, sites: {},
+      edge: { options: { httpPort: await freePort(), httpsPort: await freePort() } }, sites: {}, templates: {},
       certificates: { options: { directoryUrl: `http://${loop}/directory`, pollAttempts: 1, dns: { rfc2136: { server: loop, zone: 'example.com', keyName: 'k', keySecret: Buffer.from('secret').toString('base64') } } } },
     },
   });
@@ -101,6 +103,9 @@ test('each place refuses a loopback target before connecting when loopback is no
   refused(await s.api('PUT', '/api/v1/stacks/obcontract/source', { body: { url: `https://${p}/r.git` } }), 'git (stack source)');
   refused(await s.api('PUT', '/api/v1/stacks/obcontract/source', { body: { url: `ssh://git@${p}/r.git` } }), 'git over ssh');
   refused(await s.api('PUT', '/api/v1/sites/obcontract', { body: { hostnames: ['ob.test'], source: { url: `https://${p}/r.git` } } }), 'git (site source)');
+  // a template source: an index URL, and a git repository (through the git plugin)
+  refused(await s.api('POST', '/api/v1/templates/sources', { body: { name: 'ob', url: `https://${p}/index.json` } }), 'template source (URL)');
+  refused(await s.api('POST', '/api/v1/templates/sources', { body: { name: 'obgit', git: { url: `https://${p}/r.git`, ref: 'main' } } }), 'template source (git)');
   // restic
   refused(await s.api('PUT', '/api/v1/backups/obcontract', { body: { targets: { database: true }, repository: { url: `sftp://u@${p}//r` } } }), 'restic sftp');
   refused(await s.api('PUT', '/api/v1/backups/obcontract', { body: { targets: { database: true }, repository: { url: `rest:http://${p}/` } } }), 'restic rest');
