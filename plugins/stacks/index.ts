@@ -1,7 +1,7 @@
 // The stacks plugin: compose stacks with variables, settings, revisions, deploy/stop/pull jobs, access lists, autoupdate and the deploy webhook.
 import { definePlugin, problem, Type, type AttentionItem, type Principal } from '../../sdk/index.ts';
 import { accessGuards, dockerPlugin } from '../docker/api.ts';
-import { canSee, stackRole, type AccessEntry } from './access.ts';
+import { assertWithinLimit, canSee, stackRole, type AccessEntry } from './access.ts';
 import { platformRules, projectParents, stackDescribers, stackHooks, stackRuntimes, stackSources, stackTemplates, stackUpdaters, type StacksApi } from './api.ts';
 import { createCore, deployKind, pushKind, resourceOf } from './core.ts';
 import { StackName, stackRoutes } from './routes.ts';
@@ -91,8 +91,8 @@ export default definePlugin({
       const parentAccess = parents.size ? await store.accessOf([...new Set(parents.values())]) : new Map<string, AccessEntry[]>();
       return new Set(names.filter((n) => {
         const entries = access.get(n) ?? parentAccess.get(parents.get(n) ?? '');
-        if (!entries) return principal.role === 'admin';
-        const role = stackRole(principal, entries);
+        if (!entries) return principal.role === 'admin' && !principal.stacks;
+        const role = stackRole(principal, entries, entries === access.get(n) ? n : parents.get(n)!);
         return role === 'unlimited' || (role !== null && (!act || role !== 'viewer'));
       }));
     };
@@ -127,7 +127,7 @@ export default definePlugin({
     ctx.overview.add({
       scope: 'stacks:read',
       async summary(viewer) {
-        const rows = (await store.all()).filter((r) => canSee(viewer, r.access));
+        const rows = (await store.all()).filter((r) => canSee(viewer, r.access, r.name));
         const live = await core.live(rows);
         const counts: Record<string, number> = { total: rows.length };
         for (const r of rows) {
@@ -137,7 +137,7 @@ export default definePlugin({
         return counts;
       },
       async attention(viewer) {
-        const rows = (await store.all()).filter((r) => canSee(viewer, r.access));
+        const rows = (await store.all()).filter((r) => canSee(viewer, r.access, r.name));
         const live = await core.live(rows);
         return rows.flatMap((r): AttentionItem[] => {
           const view = stackView(r, live);
@@ -155,8 +155,9 @@ export default definePlugin({
 
     async function assertNew(stack: string, principal: Principal) {
       const access = (await store.accessOf([stack])).get(stack);
+      assertWithinLimit(principal, stack);
       if (!access) return;
-      if (!canSee(principal, access)) throw problem(404, `no stack "${stack}"`);
+      if (!canSee(principal, access, stack)) throw problem(404, `no stack "${stack}"`);
       throw problem(412, `stack "${stack}" already exists; If-None-Match: * only creates (If-Match: "N" or no condition changes it)`, { code: 'exists' });
     }
 

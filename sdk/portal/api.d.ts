@@ -788,7 +788,7 @@ export interface paths {
                 status: "queued" | "running" | "succeeded" | "failed" | "canceled";
                 error: string | null;
                 actor: {
-                  kind: "user" | "webhook" | "github" | "system";
+                  kind: "user" | "webhook" | "github" | "system" | "federation";
                   name?: string;
                   tokenId?: string;
                   address?: string;
@@ -912,7 +912,7 @@ export interface paths {
                 status: "queued" | "running" | "succeeded" | "failed" | "canceled";
                 error: string | null;
                 actor: {
-                  kind: "user" | "webhook" | "github" | "system";
+                  kind: "user" | "webhook" | "github" | "system" | "federation";
                   name?: string;
                   tokenId?: string;
                   address?: string;
@@ -1028,7 +1028,7 @@ export interface paths {
               result: unknown;
               error: string | null;
               actor: {
-                kind: "user" | "webhook" | "github" | "system";
+                kind: "user" | "webhook" | "github" | "system" | "federation";
                 name?: string;
                 tokenId?: string;
                 address?: string;
@@ -1253,7 +1253,7 @@ export interface paths {
                 status: "queued" | "running" | "succeeded" | "failed" | "canceled";
                 error: string | null;
                 actor: {
-                  kind: "user" | "webhook" | "github" | "system";
+                  kind: "user" | "webhook" | "github" | "system" | "federation";
                   name?: string;
                   tokenId?: string;
                   address?: string;
@@ -1896,7 +1896,7 @@ export interface paths {
               result: unknown;
               error: string | null;
               actor: {
-                kind: "user" | "webhook" | "github" | "system";
+                kind: "user" | "webhook" | "github" | "system" | "federation";
                 name?: string;
                 tokenId?: string;
                 address?: string;
@@ -1988,7 +1988,7 @@ export interface paths {
               result: unknown;
               error: string | null;
               actor: {
-                kind: "user" | "webhook" | "github" | "system";
+                kind: "user" | "webhook" | "github" | "system" | "federation";
                 name?: string;
                 tokenId?: string;
                 address?: string;
@@ -2080,7 +2080,7 @@ export interface paths {
               result: unknown;
               error: string | null;
               actor: {
-                kind: "user" | "webhook" | "github" | "system";
+                kind: "user" | "webhook" | "github" | "system" | "federation";
                 name?: string;
                 tokenId?: string;
                 address?: string;
@@ -2260,7 +2260,7 @@ export interface paths {
               id: number;
               revision: number;
               author: {
-                kind: "user" | "webhook" | "github" | "system";
+                kind: "user" | "webhook" | "github" | "system" | "federation";
                 name?: string;
                 tokenId?: string;
                 address?: string;
@@ -2338,7 +2338,7 @@ export interface paths {
               id: number;
               revision: number;
               author: {
-                kind: "user" | "webhook" | "github" | "system";
+                kind: "user" | "webhook" | "github" | "system" | "federation";
                 name?: string;
                 tokenId?: string;
                 address?: string;
@@ -2472,7 +2472,7 @@ export interface paths {
                 status: "queued" | "running" | "succeeded" | "failed" | "canceled";
                 error: string | null;
                 actor: {
-                  kind: "user" | "webhook" | "github" | "system";
+                  kind: "user" | "webhook" | "github" | "system" | "federation";
                   name?: string;
                   tokenId?: string;
                   address?: string;
@@ -3103,7 +3103,7 @@ export interface paths {
               result: unknown;
               error: string | null;
               actor: {
-                kind: "user" | "webhook" | "github" | "system";
+                kind: "user" | "webhook" | "github" | "system" | "federation";
                 name?: string;
                 tokenId?: string;
                 address?: string;
@@ -3130,7 +3130,7 @@ export interface paths {
               result: unknown;
               error: string | null;
               actor: {
-                kind: "user" | "webhook" | "github" | "system";
+                kind: "user" | "webhook" | "github" | "system" | "federation";
                 name?: string;
                 tokenId?: string;
                 address?: string;
@@ -3221,7 +3221,7 @@ export interface paths {
               result: unknown;
               error: string | null;
               actor: {
-                kind: "user" | "webhook" | "github" | "system";
+                kind: "user" | "webhook" | "github" | "system" | "federation";
                 name?: string;
                 tokenId?: string;
                 address?: string;
@@ -3589,7 +3589,7 @@ export interface paths {
                 result: unknown;
                 error: string | null;
                 actor: {
-                  kind: "user" | "webhook" | "github" | "system";
+                  kind: "user" | "webhook" | "github" | "system" | "federation";
                   name?: string;
                   tokenId?: string;
                   address?: string;
@@ -3663,7 +3663,7 @@ export interface paths {
                 result: unknown;
                 error: string | null;
                 actor: {
-                  kind: "user" | "webhook" | "github" | "system";
+                  kind: "user" | "webhook" | "github" | "system" | "federation";
                   name?: string;
                   tokenId?: string;
                   address?: string;
@@ -3737,7 +3737,7 @@ export interface paths {
                 result: unknown;
                 error: string | null;
                 actor: {
-                  kind: "user" | "webhook" | "github" | "system";
+                  kind: "user" | "webhook" | "github" | "system" | "federation";
                   name?: string;
                   tokenId?: string;
                   address?: string;
@@ -4086,7 +4086,7 @@ export interface paths {
                 result: unknown;
                 error: string | null;
                 actor: {
-                  kind: "user" | "webhook" | "github" | "system";
+                  kind: "user" | "webhook" | "github" | "system" | "federation";
                   name?: string;
                   tokenId?: string;
                   address?: string;
@@ -4150,7 +4150,7 @@ export interface paths {
                 result: unknown;
                 error: string | null;
                 actor: {
-                  kind: "user" | "webhook" | "github" | "system";
+                  kind: "user" | "webhook" | "github" | "system" | "federation";
                   name?: string;
                   tokenId?: string;
                   address?: string;
@@ -4311,7 +4311,7 @@ export interface paths {
                 result: unknown;
                 error: string | null;
                 actor: {
-                  kind: "user" | "webhook" | "github" | "system";
+                  kind: "user" | "webhook" | "github" | "system" | "federation";
                   name?: string;
                   tokenId?: string;
                   address?: string;
@@ -4375,7 +4375,7 @@ export interface paths {
                 result: unknown;
                 error: string | null;
                 actor: {
-                  kind: "user" | "webhook" | "github" | "system";
+                  kind: "user" | "webhook" | "github" | "system" | "federation";
                   name?: string;
                   tokenId?: string;
                   address?: string;
@@ -4521,7 +4521,7 @@ export interface paths {
                 result: unknown;
                 error: string | null;
                 actor: {
-                  kind: "user" | "webhook" | "github" | "system";
+                  kind: "user" | "webhook" | "github" | "system" | "federation";
                   name?: string;
                   tokenId?: string;
                   address?: string;
@@ -4589,7 +4589,7 @@ export interface paths {
                 result: unknown;
                 error: string | null;
                 actor: {
-                  kind: "user" | "webhook" | "github" | "system";
+                  kind: "user" | "webhook" | "github" | "system" | "federation";
                   name?: string;
                   tokenId?: string;
                   address?: string;
@@ -4657,7 +4657,7 @@ export interface paths {
                 result: unknown;
                 error: string | null;
                 actor: {
-                  kind: "user" | "webhook" | "github" | "system";
+                  kind: "user" | "webhook" | "github" | "system" | "federation";
                   name?: string;
                   tokenId?: string;
                   address?: string;
@@ -5016,7 +5016,7 @@ export interface paths {
                 result: unknown;
                 error: string | null;
                 actor: {
-                  kind: "user" | "webhook" | "github" | "system";
+                  kind: "user" | "webhook" | "github" | "system" | "federation";
                   name?: string;
                   tokenId?: string;
                   address?: string;
@@ -5051,7 +5051,7 @@ export interface paths {
                 result: unknown;
                 error: string | null;
                 actor: {
-                  kind: "user" | "webhook" | "github" | "system";
+                  kind: "user" | "webhook" | "github" | "system" | "federation";
                   name?: string;
                   tokenId?: string;
                   address?: string;
@@ -6039,7 +6039,7 @@ export interface paths {
               result: unknown;
               error: string | null;
               actor: {
-                kind: "user" | "webhook" | "github" | "system";
+                kind: "user" | "webhook" | "github" | "system" | "federation";
                 name?: string;
                 tokenId?: string;
                 address?: string;
@@ -6316,7 +6316,7 @@ export interface paths {
               result: unknown;
               error: string | null;
               actor: {
-                kind: "user" | "webhook" | "github" | "system";
+                kind: "user" | "webhook" | "github" | "system" | "federation";
                 name?: string;
                 tokenId?: string;
                 address?: string;
@@ -7519,7 +7519,7 @@ export interface paths {
               at: string;
               by: string;
               actor: {
-                kind: "user" | "webhook" | "github" | "system";
+                kind: "user" | "webhook" | "github" | "system" | "federation";
                 name?: string;
                 tokenId?: string;
                 address?: string;
@@ -8544,7 +8544,7 @@ export interface paths {
               result: unknown;
               error: string | null;
               actor: {
-                kind: "user" | "webhook" | "github" | "system";
+                kind: "user" | "webhook" | "github" | "system" | "federation";
                 name?: string;
                 tokenId?: string;
                 address?: string;
@@ -9150,7 +9150,7 @@ export interface paths {
               number: number;
               createdAt: string;
               actor: {
-                kind: "user" | "webhook" | "github" | "system";
+                kind: "user" | "webhook" | "github" | "system" | "federation";
                 name?: string;
                 tokenId?: string;
                 address?: string;
@@ -9283,7 +9283,7 @@ export interface paths {
               result: unknown;
               error: string | null;
               actor: {
-                kind: "user" | "webhook" | "github" | "system";
+                kind: "user" | "webhook" | "github" | "system" | "federation";
                 name?: string;
                 tokenId?: string;
                 address?: string;
@@ -9393,7 +9393,7 @@ export interface paths {
               result: unknown;
               error: string | null;
               actor: {
-                kind: "user" | "webhook" | "github" | "system";
+                kind: "user" | "webhook" | "github" | "system" | "federation";
                 name?: string;
                 tokenId?: string;
                 address?: string;
@@ -9580,7 +9580,7 @@ export interface paths {
               result: unknown;
               error: string | null;
               actor: {
-                kind: "user" | "webhook" | "github" | "system";
+                kind: "user" | "webhook" | "github" | "system" | "federation";
                 name?: string;
                 tokenId?: string;
                 address?: string;
@@ -10063,7 +10063,7 @@ export interface paths {
               result: unknown;
               error: string | null;
               actor: {
-                kind: "user" | "webhook" | "github" | "system";
+                kind: "user" | "webhook" | "github" | "system" | "federation";
                 name?: string;
                 tokenId?: string;
                 address?: string;
@@ -10171,7 +10171,7 @@ export interface paths {
               result: unknown;
               error: string | null;
               actor: {
-                kind: "user" | "webhook" | "github" | "system";
+                kind: "user" | "webhook" | "github" | "system" | "federation";
                 name?: string;
                 tokenId?: string;
                 address?: string;
@@ -10409,7 +10409,7 @@ export interface paths {
               result: unknown;
               error: string | null;
               actor: {
-                kind: "user" | "webhook" | "github" | "system";
+                kind: "user" | "webhook" | "github" | "system" | "federation";
                 name?: string;
                 tokenId?: string;
                 address?: string;
@@ -10511,7 +10511,7 @@ export interface paths {
               result: unknown;
               error: string | null;
               actor: {
-                kind: "user" | "webhook" | "github" | "system";
+                kind: "user" | "webhook" | "github" | "system" | "federation";
                 name?: string;
                 tokenId?: string;
                 address?: string;
@@ -11054,7 +11054,7 @@ export interface paths {
               result: unknown;
               error: string | null;
               actor: {
-                kind: "user" | "webhook" | "github" | "system";
+                kind: "user" | "webhook" | "github" | "system" | "federation";
                 name?: string;
                 tokenId?: string;
                 address?: string;
@@ -11132,7 +11132,7 @@ export interface paths {
               result: unknown;
               error: string | null;
               actor: {
-                kind: "user" | "webhook" | "github" | "system";
+                kind: "user" | "webhook" | "github" | "system" | "federation";
                 name?: string;
                 tokenId?: string;
                 address?: string;
@@ -11218,7 +11218,7 @@ export interface paths {
               result: unknown;
               error: string | null;
               actor: {
-                kind: "user" | "webhook" | "github" | "system";
+                kind: "user" | "webhook" | "github" | "system" | "federation";
                 name?: string;
                 tokenId?: string;
                 address?: string;
@@ -11371,7 +11371,7 @@ export interface paths {
               result: unknown;
               error: string | null;
               actor: {
-                kind: "user" | "webhook" | "github" | "system";
+                kind: "user" | "webhook" | "github" | "system" | "federation";
                 name?: string;
                 tokenId?: string;
                 address?: string;
@@ -11396,7 +11396,7 @@ export interface paths {
               result: unknown;
               error: string | null;
               actor: {
-                kind: "user" | "webhook" | "github" | "system";
+                kind: "user" | "webhook" | "github" | "system" | "federation";
                 name?: string;
                 tokenId?: string;
                 address?: string;
@@ -11470,7 +11470,7 @@ export interface paths {
       parameters: {
         query?: {
           resource?: string;
-          actor?: "user" | "webhook" | "github" | "system";
+          actor?: "user" | "webhook" | "github" | "system" | "federation";
           action?: string;
           limit?: number;
           cursor?: string;
@@ -11488,7 +11488,7 @@ export interface paths {
               id: number;
               at: string;
               actor: {
-                kind: "user" | "webhook" | "github" | "system";
+                kind: "user" | "webhook" | "github" | "system" | "federation";
                 name?: string;
                 tokenId?: string;
                 address?: string;
