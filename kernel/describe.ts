@@ -7,6 +7,9 @@ import type { Db, Logger } from '../sdk/index.ts';
 import { kernelScopes, kernelServices, kernelVersion, setupPlugins } from './app.ts';
 import { ScopeCatalogue } from './auth/scopes.ts';
 import { Sessions } from './auth/sessions.ts';
+import { Federation } from './auth/federation.ts';
+import { federationRoutes } from './auth/federation-routes.ts';
+import { IssuerKeys } from './auth/issuer-keys.ts';
 import { SignInLimit } from './auth/sign-in-limit.ts';
 import { Tokens } from './auth/tokens.ts';
 import { accountRoutes } from './auth/routes.ts';
@@ -59,6 +62,7 @@ export async function describeApi(root: string, overrides: Record<string, unknow
     const sessions = new Sessions(noDatabase, scopes, config.sessions, new SignInLimit(noDatabase, 1), twoFactor);
     for (const route of accountRoutes({ sessions, tokens: new Tokens(noDatabase, scopes), twoFactor, scopes, activity, clients: new ClientResolver([], null) })) services.table.add('kernel', 'api', route);
     for (const route of userRoutes({ users: new Users(noDatabase), twoFactor, activity })) services.table.add('kernel', 'api', route);
+    for (const route of federationRoutes(new Federation(noDatabase, scopes, new IssuerKeys(services.outbound), activity))) services.table.add('kernel', 'api', route);
     const settings = new LiveSettings({ db: noDatabase, config, secrets, revisions: createRevisions(noDatabase), log: silent, plugins: loaded });
     for (const route of settingsRoutes({ settings, activity, outbound: services.outbound })) services.table.add('kernel', 'api', route);
     openapi = buildOpenApi(services.table.routes, scopes, kernelVersion);
