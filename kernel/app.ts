@@ -36,6 +36,9 @@ import { TwoFactor } from './auth/totp.ts';
 import { Federation, federatedPrefix, policiesChanged } from './auth/federation.ts';
 import { federationRoutes } from './auth/federation-routes.ts';
 import { IssuerKeys } from './auth/issuer-keys.ts';
+import { OidcSignIn } from './auth/oidc.ts';
+import type { OidcProvider } from './auth/oidc-grants.ts';
+import { oidcApiRoutes, oidcRootRoutes } from './auth/oidc-routes.ts';
 import { newPassword } from './auth/passwords.ts';
 import { ClientResolver } from './http/client.ts';
 import { buildOpenApi } from './http/openapi.ts';
@@ -271,6 +274,10 @@ export async function boot(opts: BootOptions): Promise<Running> {
     for (const route of accountRoutes({ sessions: app.sessions, tokens: app.tokens, twoFactor: app.twoFactor, scopes: app.scopes, activity: services.activity, clients })) services.table.add('kernel', 'api', route);
     for (const route of userRoutes({ users: app.users, twoFactor: app.twoFactor, activity: services.activity })) services.table.add('kernel', 'api', route);
     for (const route of federationRoutes(app.federation)) services.table.add('kernel', 'api', route);
+    const oidcSettings = { providers: () => app.settings.get('auth.oidc.providers') as OidcProvider[], enforceSso: () => app.settings.get('auth.oidc.enforceSso') as boolean, breakGlass: () => app.settings.get('auth.oidc.breakGlass') as string[] };
+    const oidc = new OidcSignIn(app.db, oidcSettings, services.outbound, app.sessions, services.activity, () => app.sessions.options.requireTotp);
+    for (const route of oidcRootRoutes(oidc, app.sessions)) services.table.add('kernel', 'root', route);
+    for (const route of oidcApiRoutes(oidc, app.sessions, oidcSettings, (role) => app.scopes.effective(['*'], role))) services.table.add('kernel', 'api', route);
     for (const route of settingsRoutes({ settings: app.settings, activity: services.activity, outbound: services.outbound, resolveName: opts.resolveName })) services.table.add('kernel', 'api', route);
     await ensureFirstAdmin(app);
     const server = createHttpServer({
