@@ -73,6 +73,25 @@ export function oidcApiRoutes(oidc: OidcSignIn, sessions: Sessions, settings: { 
       }),
     }),
     defineRoute({
+      method: 'POST', path: '/auth/oidc/providers/:name/test', scopes: ['settings:read'], activity: false, errors: [404, 502],
+      summary: 'Test an identity provider: its discovery document fetched now, and the groups, role and teams the claims given would get (nothing changes)',
+      params: Type.Object({ name: ProviderName }),
+      body: Type.Object({ claims: Type.Optional(Type.Record(Type.String({ maxLength: 200 }), Type.Unknown(), { description: 'an ID token\'s claims, e.g. { "groups": ["ops"] }' })) }),
+      response: Type.Object({
+        issuer: Type.String(), authorizationEndpoint: Type.Union([Type.String(), Type.Null()]), tokenEndpoint: Type.Union([Type.String(), Type.Null()]),
+        jwksUri: Type.Union([Type.String(), Type.Null()]), pkceS256: Type.Boolean(),
+        grants: Type.Optional(Type.Object({ role: Type.Union([Type.String(), Type.Null()], { description: 'null: the sign-in would be refused' }), teams: Type.Array(Type.String()), groups: Type.Array(Type.String()) })),
+      }),
+      handler: async ({ params, body }) => {
+        try {
+          return await oidc.dryRun(params.name, body.claims as Record<string, unknown> | undefined);
+        } catch (err) {
+          if (err instanceof SignInRefused) throw problem(404, `no identity provider "${params.name}"`);
+          throw problem(502, `the identity provider "${params.name}" could not be reached or its discovery document is unusable: ${(err as Error).message}`, { code: 'provider-unreachable' });
+        }
+      },
+    }),
+    defineRoute({
       method: 'GET', path: '/session', public: true, errors: [401], summary: 'The portal session of this browser\'s cookie, with its CSRF value (after a sign-in through an identity provider)',
       description: 'Only a request from this service\'s own pages carries the cookie (SameSite=Strict); another site cannot read the answer.',
       response: Type.Object({ user: Type.Object({ name: Type.String(), role: Type.String() }), csrf: Type.String(), expiresAt: Type.String({ format: 'date-time' }), scopes: Type.Array(Type.String()) }),

@@ -36,6 +36,22 @@ export class OidcSignIn {
     return this.settings.providers().find((p) => p.name === name);
   }
 
+  /**
+   * "Test this provider": its discovery document fetched now (through the outbound policy), and for the claims given
+   * (an ID token's, say), the groups found and the role and teams a sign-in would get. Nothing is changed.
+   */
+  async dryRun(name: string, claims: Record<string, unknown> | undefined) {
+    const provider = this.provider(name);
+    if (!provider) throw new SignInRefused('unknown-provider', `no provider "${name}"`);
+    this.configs.delete(name);
+    const meta = (await this.config(provider)).serverMetadata();
+    return {
+      issuer: meta.issuer, authorizationEndpoint: meta.authorization_endpoint ?? null, tokenEndpoint: meta.token_endpoint ?? null, jwksUri: meta.jwks_uri ?? null,
+      pkceS256: (meta.code_challenge_methods_supported ?? []).includes('S256'),
+      ...(claims ? { grants: grantsOf(provider, claims) } : {}),
+    };
+  }
+
   /** enforced single sign-on: only the break-glass admins still sign in with a password */
   private passwordRefused(user: { name: string; role: Role }): string | null {
     if (!this.settings.enforceSso() || (user.role === 'admin' && this.settings.breakGlass().includes(user.name))) return null;

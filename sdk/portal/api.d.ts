@@ -13864,6 +13864,12 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        403: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
         404: {
           headers: { [name: string]: unknown };
           content: {
@@ -14001,6 +14007,114 @@ export interface paths {
     };
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/auth/oidc/providers/{name}/test": {
+    parameters: { query?: never; header?: never; path?: never; cookie?: never };
+    get?: never;
+    put?: never;
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          name: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          "application/json": {
+            claims?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      responses: {
+        200: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/json": {
+              issuer: string;
+              authorizationEndpoint: string | null;
+              tokenEndpoint: string | null;
+              jwksUri: string | null;
+              pkceS256: boolean;
+              grants?: {
+                role: string | null;
+                teams: string[];
+                groups: string[];
+              };
+            };
+          };
+        };
+        400: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        401: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        403: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        404: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        413: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        415: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        502: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        507: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+      };
+    };
     delete?: never;
     options?: never;
     head?: never;

@@ -153,3 +153,17 @@ test('enforced SSO refuses password sign-in but for the break-glass admin; a sig
   assert.deepEqual(me.body.user, { name: 'root', role: 'admin' }, 'an admin\'s role is kept: no mapping gives one, and it was not the provider\'s');
   await setProviders({ 'auth.oidc.enforceSso': null, 'auth.oidc.breakGlass': null });
 });
+
+test('"test this provider": its discovery read now, and the grants some claims would get; nothing changes', async () => {
+  const operator = await s.token('operator', ['jobs:read']);
+  assert.equal((await call(s.url, 'POST', '/api/v1/auth/oidc/providers/mini/test', { token: operator, body: {} })).status, 403);
+  assert.equal((await s.api('POST', '/api/v1/auth/oidc/providers/nope/test', { body: {} })).status, 404);
+  const users = (await s.api('GET', '/api/v1/users?limit=1000')).body.length;
+  const tested = await s.api('POST', '/api/v1/auth/oidc/providers/mini/test', { body: { claims: { groups: ['ops', 'other'] } } });
+  assert.equal(tested.status, 200, tested.text);
+  assert.equal(tested.body.issuer, issuer);
+  assert.equal(tested.body.pkceS256, true);
+  assert.deepEqual(tested.body.grants, { role: 'operator', teams: [], groups: ['ops', 'other'] });
+  assert.equal((await s.api('POST', '/api/v1/auth/oidc/providers/mini/test', { body: { claims: { groups: [] } } })).body.grants.role, null, 'refused: no mapping, no default');
+  assert.equal((await s.api('GET', '/api/v1/users?limit=1000')).body.length, users);
+});
