@@ -1,10 +1,10 @@
-// Sign-in with an identity provider in Chromium, against npm oidc-provider on loopback: the account made with its mapped role, a group removed at the provider removes the role, a name like a local admin's takes nothing over.
+// Sign-in with an identity provider in Chromium, against npm oidc-provider on loopback: the account made with its mapped role, a group removed at the provider removes the role, a name like a local admin's takes nothing over; the admin pages of providers and trust policies.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
-import { startServer, type TestServer } from '../../helpers/harness.ts';
+import { call, startServer, type TestServer } from '../../helpers/harness.ts';
 import { startIdp, type TestIdp } from '../../helpers/oidc-idp.ts';
-import { addUser, launch, shot, signedIn } from './helpers.ts';
+import { addUser, launch, nav, shot, signedIn, unnamed } from './helpers.ts';
 
 let s: TestServer;
 let idp: TestIdp;
@@ -101,5 +101,49 @@ test('the sign-in page shows the provider\'s button, and a refused sign-in comes
   assert.match(await page.getByRole('alert').innerText(), /give you no role/);
   assert.equal((await s.api('GET', '/api/v1/users/nobody')).status, 404);
   await shot(page, 'oidc-sign-in-refused');
+  await page.context().close();
+});
+
+test('admin pages: a provider tested with some groups; a trust policy added, shown and removed', async () => {
+  const page = await signedIn(browser, s, 'ada');
+  await nav(page, 'Identity providers', 'Users');
+  await page.getByRole('heading', { name: 'Identity providers', level: 1 }).waitFor();
+  await page.getByLabel('Groups to try').fill('deployers, other');
+  await page.getByRole('button', { name: 'Test Local IdP' }).click();
+  const tested = page.getByTestId('tested-local');
+  await tested.waitFor();
+  assert.match(await tested.innerText(), /PKCE S256\s+offered/);
+  assert.match(await tested.innerText(), /role operator/);
+  assert.deepEqual(await unnamed(page), []);
+  await shot(page, 'identity-providers');
+
+  await page.getByRole('navigation', { name: 'Section' }).getByRole('link', { name: 'CI federation', exact: true }).click();
+  await page.getByRole('heading', { name: 'CI federation', level: 1 }).waitFor();
+  await page.getByLabel('Audience').fill('https://dw.example.com');
+  await page.getByLabel('Subject pattern').fill('repo:acme/shop:ref:refs/heads/main');
+  await page.getByLabel(/^Claim patterns/).fill('workflow=deploy');
+  await page.getByLabel(/^Scopes/).fill('jobs:read activity:read');
+  await page.getByLabel(/^Stacks/).fill('shop');
+  await page.getByRole('button', { name: 'Add trust policy' }).click();
+  await page.getByTestId('trust-policy').waitFor();
+  const [made] = (await s.api('GET', '/api/v1/auth/federation')).body;
+  assert.deepEqual([made.subject, made.claims, made.stacks, made.scopes, made.ttl], ['repo:acme/shop:ref:refs/heads/main', { workflow: 'deploy' }, ['shop'], ['jobs:read', 'activity:read'], '15m']);
+  assert.deepEqual(await unnamed(page), []);
+  await shot(page, 'federation');
+  await page.getByRole('button', { name: 'Remove the trust policy for repo:acme/shop:ref:refs/heads/main' }).click();
+  await page.getByText('No trust policies').waitFor();
+  assert.deepEqual((await s.api('GET', '/api/v1/auth/federation')).body, []);
+
+  // the Settings page: the providers (with their client secret) are never shown; pasted as JSON, they replace the list
+  await nav(page, 'Settings');
+  const field = page.getByLabel(/^Identity providers \(OIDC\)/);
+  await field.waitFor();
+  assert.match(await page.getByTestId('setting-auth-oidc-providers').innerText(), /set; never shown/);
+  assert.ok(!(await page.content()).includes(idp.clientSecret), 'the client secret is nowhere in the page');
+  const renamed = [{ name: 'local', label: 'Corp SSO', issuer: idp.issuer, clientId: idp.clientId, clientSecret: idp.clientSecret, mappings: [{ group: 'deployers', role: 'operator' }] }];
+  await field.fill(JSON.stringify(renamed));
+  await page.getByRole('button', { name: /^Save 1 change/ }).click();
+  await page.getByText(/Saved 1 setting/).waitFor();
+  assert.deepEqual((await call(s.url, 'GET', '/api/v1/auth/oidc/providers')).body.providers, [{ name: 'local', label: 'Corp SSO', url: '/auth/oidc/local' }]);
   await page.context().close();
 });
