@@ -1,86 +1,35 @@
 // OIDC sign-in refusals against a scripted provider on loopback (jose keys): wrong audience, bad signature, replayed nonce or state, another browser; MFA by amr; enforced SSO with a break-glass admin; linking from a session.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { randomUUID } from 'node:crypto';
-import { SignJWT } from 'jose';
 import { call, startServer, type TestServer } from '../helpers/harness.ts';
-import { newKey, type SigningKey } from '../helpers/oidc-issuer.ts';
+import { newKey } from '../helpers/oidc-issuer.ts';
+import { driveSignIn, startScriptedProvider, type ScriptedProvider } from '../helpers/oidc-scripted.ts';
 
 let s: TestServer;
-let server: Server;
-let issuer = '';
-const key = { current: undefined as unknown as SigningKey };
-/** how the next ID token is made: a test changes it */
-let mint: { aud?: string; key?: SigningKey; nonce?: string; sub?: string; amr?: string[]; groups?: string[] } = {};
-const seen: { nonce?: string } = {};
+let idp: ScriptedProvider;
 
 before(async () => {
-  key.current = await newKey();
-  server = createServer(async (req, res) => {
-    const url = new URL(req.url!, issuer);
-    const json = (body: unknown) => { res.setHeader('content-type', 'application/json'); res.end(JSON.stringify(body)); };
-    if (url.pathname === '/.well-known/openid-configuration') {
-      return json({ issuer, authorization_endpoint: `${issuer}/authorize`, token_endpoint: `${issuer}/token`, jwks_uri: `${issuer}/jwks`,
-        response_types_supported: ['code'], subject_types_supported: ['public'], id_token_signing_alg_values_supported: ['RS256'], code_challenge_methods_supported: ['S256'] });
-    }
-    if (url.pathname === '/jwks') return json({ keys: [key.current.publicJwk] });
-    if (url.pathname === '/authorize') {
-      seen.nonce = url.searchParams.get('nonce') ?? undefined;
-      assert.equal(url.searchParams.get('code_challenge_method'), 'S256');
-      assert.ok(url.searchParams.get('state') && url.searchParams.get('code_challenge'));
-      res.statusCode = 302;
-      res.setHeader('location', `${url.searchParams.get('redirect_uri')}?code=${randomUUID()}&state=${url.searchParams.get('state')}`);
-      return res.end();
-    }
-    if (url.pathname === '/token') {
-      for await (const _ of req) { /* the form: code, verifier, client credentials */ }
-      const now = Math.floor(Date.now() / 1000);
-      const signer = mint.key ?? key.current;
-      const idToken = await new SignJWT({ nonce: mint.nonce ?? seen.nonce, email: 'carol@example.com', email_verified: true, preferred_username: 'carol', groups: mint.groups ?? ['ops'], ...(mint.amr ? { amr: mint.amr } : {}) })
-        .setProtectedHeader({ alg: 'RS256', kid: signer.kid }).setIssuer(issuer).setAudience(mint.aud ?? 'dw-client').setSubject(mint.sub ?? 'carol-1')
-        .setIssuedAt(now).setExpirationTime(now + 300).sign(signer.privateKey);
-      return json({ access_token: 'at', token_type: 'Bearer', expires_in: 300, id_token: idToken });
-    }
-    res.statusCode = 404;
-    res.end();
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  idp = await startScriptedProvider();
   s = await startServer({ config: { outbound: { allow: ['127.0.0.1'], allowHostnames: false } } });
   await setProviders();
 });
 after(async () => {
   await s?.close();
-  server.closeAllConnections();
-  server.close();
+  await idp?.close();
 });
 
 async function setProviders(more: Record<string, unknown> = {}) {
   const settings = await s.api('GET', '/api/v1/settings');
-  const provider = { name: 'mini', issuer, clientId: 'dw-client', clientSecret: 'mini secret', mappings: [{ group: 'ops', role: 'operator' }] };
+  const provider = { name: 'mini', issuer: idp.issuer, clientId: idp.clientId, clientSecret: 'mini secret', mappings: [{ group: 'ops', role: 'operator' }] };
   const res = await s.api('PATCH', '/api/v1/settings', { body: { 'auth.oidc.providers': [provider], ...more }, headers: { 'if-match': `"${settings.body.revision}"` } });
   assert.equal(res.status, 200, res.text);
 }
 
-const cookieOf = (res: Response, name: string) => /^([^=]+)=([^;]*)/.exec((res.headers.getSetCookie().find((c) => c.startsWith(`${name}=`))) ?? '')?.[2];
-
-/** the browser's part, by hand: begin, the provider's redirect, the callback (with this browser's flow cookie unless told otherwise) */
-async function signIn(opts: { withoutFlowCookie?: boolean; extra?: string; cookie?: string } = {}) {
-  const begin = await fetch(`${s.url}/auth/oidc/mini${opts.extra ?? ''}`, { redirect: 'manual', headers: opts.cookie ? { cookie: opts.cookie } : {} });
-  assert.equal(begin.status, 302, await begin.text());
-  const flow = cookieOf(begin, 'dw_oidc');
-  const atIdp = await fetch(begin.headers.get('location')!, { redirect: 'manual' });
-  const callbackUrl = atIdp.headers.get('location')!;
-  const back = await fetch(callbackUrl, { redirect: 'manual', headers: opts.withoutFlowCookie ? {} : { cookie: `dw_oidc=${flow}` } });
-  assert.equal(back.status, 302);
-  return { location: back.headers.get('location')!, session: cookieOf(back, 'dw_session'), callbackUrl, flow };
-}
+const signIn = (opts: Parameters<typeof driveSignIn>[2] = {}) => driveSignIn(s.url, 'mini', opts);
 const lastRefusal = async () => (await s.api('GET', '/api/v1/activity?action=kernel.oidc.sign-in&limit=1')).body[0];
 
 test('a good sign-in opens a session; the same callback again, or one from another browser, is refused', async () => {
-  mint = {};
+  idp.mint = {};
   const ok = await signIn();
   assert.equal(ok.location, '/');
   assert.ok(ok.session);
@@ -95,16 +44,17 @@ test('a good sign-in opens a session; the same callback again, or one from anoth
 });
 
 test('refused: an ID token for another audience, one signed by another key, one carrying an earlier nonce', async () => {
-  mint = { aud: 'someone-else' };
+  idp.mint = { aud: 'someone-else' };
   assert.equal((await signIn()).location, '/?signInError=token-refused');
   assert.match((await lastRefusal()).detail.reason, /aud/);
-  mint = { key: await newKey(key.current.kid) };
+  idp.mint = { key: await newKey(idp.key.kid) };
   assert.equal((await signIn()).location, '/?signInError=token-refused');
   assert.match((await lastRefusal()).detail.reason, /signature/i);
-  mint = {};
+  idp.mint = {};
   await signIn();
-  const earlier = seen.nonce;
-  mint = { nonce: earlier };
+  const earlier = idp.lastNonce;
+  assert.deepEqual(idp.lastAuthorization, { method: 'S256', state: true, challenge: true });
+  idp.mint = { nonce: earlier };
   const replay = await signIn();
   assert.equal(replay.location, '/?signInError=token-refused');
   assert.equal(replay.session, undefined);
@@ -115,9 +65,9 @@ test('with two-factor sign-in required, only an ID token whose amr names a secon
   const settings = await s.api('GET', '/api/v1/settings');
   assert.equal((await s.api('PATCH', '/api/v1/settings', { body: { 'sessions.requireTotp': true }, headers: { 'if-match': `"${settings.body.revision}"` } })).status, 200);
   try {
-    mint = { amr: ['pwd'] };
+    idp.mint = { amr: ['pwd'] };
     assert.equal((await signIn()).location, '/?signInError=mfa-required');
-    mint = { amr: ['pwd', 'mfa'] };
+    idp.mint = { amr: ['pwd', 'mfa'] };
     assert.equal((await signIn()).location, '/');
   } finally {
     const now = await s.api('GET', '/api/v1/settings');
@@ -145,7 +95,7 @@ test('enforced SSO refuses password sign-in but for the break-glass admin; a sig
   const cookie = /dw_session=([^;]+)/.exec(root.headers.get('set-cookie')!)![1];
   const noCsrf = await fetch(`${s.url}/auth/oidc/mini?link=1`, { redirect: 'manual', headers: { cookie: `dw_session=${cookie}` } });
   assert.equal(noCsrf.status, 403);
-  mint = { sub: 'dave-1', groups: [] };
+  idp.mint = { sub: 'dave-1', groups: [] };
   const linked = await signIn({ extra: `?link=1&csrf=${root.body.csrf}`, cookie: `dw_session=${cookie}` });
   assert.equal(linked.location, '/');
   const again = await signIn();
@@ -161,7 +111,7 @@ test('"test this provider": its discovery read now, and the grants some claims w
   const users = (await s.api('GET', '/api/v1/users?limit=1000')).body.length;
   const tested = await s.api('POST', '/api/v1/auth/oidc/providers/mini/test', { body: { claims: { groups: ['ops', 'other'] } } });
   assert.equal(tested.status, 200, tested.text);
-  assert.equal(tested.body.issuer, issuer);
+  assert.equal(tested.body.issuer, idp.issuer);
   assert.equal(tested.body.pkceS256, true);
   assert.deepEqual(tested.body.grants, { role: 'operator', teams: [], groups: ['ops', 'other'] });
   assert.equal((await s.api('POST', '/api/v1/auth/oidc/providers/mini/test', { body: { claims: { groups: [] } } })).body.grants.role, null, 'refused: no mapping, no default');
