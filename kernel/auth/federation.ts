@@ -55,6 +55,36 @@ const view = (r: PolicyRow): PolicyView => ({
   ttl: ttlText(r.ttl_seconds), createdBy: r.created_by, createdAt: r.created_at,
 });
 
+/** a policy's issuer, scopes and ttl checked (400 problems); answers its ttl in seconds */
+function checkedPolicy(input: PolicyInput, scopes: ScopeCatalogue): number {
+  const bad = (path: string, message: string) => problem(400, `${path.slice(6)} ${message}`, { code: 'invalid-policy', errors: [{ path, message }] });
+  const issuerBad = issuerProblem(input.issuer);
+  if (issuerBad) throw bad('/body/issuer', issuerBad);
+  const unknown = scopes.unknown(input.scopes);
+  if (unknown.length || input.scopes.includes('*')) throw problem(400, `unknown scope(s): ${(unknown.length ? unknown : ['*']).join(', ')} (name each scope; "*" is not taken here)`, { code: 'unknown-scope' });
+  const wide = input.scopes.filter((s) => !scopes.effective([s], 'operator').length);
+  if (wide.length) throw problem(400, `a federated token holds at most what an operator may: ${wide.join(', ')} need admin`, { code: 'scope-too-wide' });
+  const ttl = input.ttl === undefined ? defaultTtlSeconds : parseTtl(input.ttl);
+  if (ttl === null || ttl < 60 || ttl > maxTtlSeconds) throw bad('/body/ttl', 'must be a duration from 60s to 1h ("15m", "1h", "300s")');
+  return ttl;
+}
+
+/** the signature (with the issuer's keys, asymmetric algorithms only), the issuer, the time claims, and sub, exp and jti present */
+async function verifySubjectToken(token: string, issuer: string, keys: IssuerKeys): Promise<JWTPayload> {
+  try {
+    const { payload } = await jwtVerify(token, keys.keyFor(issuer), {
+      issuer, algorithms: allowedAlgorithms, clockTolerance: clockToleranceSeconds, requiredClaims: ['exp', 'sub', 'aud', 'jti'],
+    });
+    if (typeof payload.jti !== 'string' || !payload.jti || payload.jti.length > 300) throw new ExchangeRefused('invalid-token', 'the jti claim is missing or longer than 300 characters', issuer);
+    return payload;
+  } catch (err) {
+    if (err instanceof ExchangeRefused) throw err;
+    if (err instanceof joseErrors.JWTExpired) throw new ExchangeRefused('token-expired', 'the token has expired', issuer);
+    if (err instanceof joseErrors.JWTClaimValidationFailed && err.claim === 'nbf') throw new ExchangeRefused('token-expired', 'the token is not valid yet (nbf)', issuer);
+    throw new ExchangeRefused('invalid-token', `${(err as Error).name}: ${(err as Error).message}`, issuer);
+  }
+}
+
 export class Federation {
   private exchanges = 0;
   /** trust policies by issuer, so an exchange costs one query less; kept only while changes reach this process (caching(true)) */
@@ -90,15 +120,7 @@ export class Federation {
 
   /** a new trust policy (400 for a bad issuer, pattern, scope or ttl); federated tokens never hold more than an operator may */
   async create(input: PolicyInput, createdBy: string): Promise<PolicyView> {
-    const bad = (path: string, message: string) => problem(400, `${path.slice(6)} ${message}`, { code: 'invalid-policy', errors: [{ path, message }] });
-    const issuerBad = issuerProblem(input.issuer);
-    if (issuerBad) throw bad('/body/issuer', issuerBad);
-    const unknown = this.scopes.unknown(input.scopes);
-    if (unknown.length || input.scopes.includes('*')) throw problem(400, `unknown scope(s): ${(unknown.length ? unknown : ['*']).join(', ')} (name each scope; "*" is not taken here)`, { code: 'unknown-scope' });
-    const wide = input.scopes.filter((s) => !this.scopes.effective([s], 'operator').length);
-    if (wide.length) throw problem(400, `a federated token holds at most what an operator may: ${wide.join(', ')} need admin`, { code: 'scope-too-wide' });
-    const ttl = input.ttl === undefined ? defaultTtlSeconds : parseTtl(input.ttl);
-    if (ttl === null || ttl < 60 || ttl > maxTtlSeconds) throw bad('/body/ttl', 'must be a duration from 60s to 1h ("15m", "1h", "300s")');
+    const ttl = checkedPolicy(input, this.scopes);
     const id = randomUUID();
     // the change and its announcement commit together: no instance goes on with the policies it cached
     const { rows: [row] } = await this.db.query<PolicyRow>(
@@ -150,7 +172,7 @@ export class Federation {
     const issuer = typeof unverified.iss === 'string' ? unverified.iss : '';
     const policies = await this.policiesOf(issuer);
     if (!policies.length) throw new ExchangeRefused('no-matching-policy', 'no policy trusts this issuer', issuer);
-    const payload = await this.verify(subjectToken, issuer);
+    const payload = await verifySubjectToken(subjectToken, issuer, this.keys);
     const audiences = typeof payload.aud === 'string' ? [payload.aud] : payload.aud ?? [];
     const subject = payload.sub!;
     const policy = policies.find((p) => audiences.includes(p.audience) && globTest(p.subject)(subject)
@@ -177,22 +199,6 @@ export class Federation {
     if (!written.issued) throw new ExchangeRefused('no-matching-policy', 'the policy was removed during the exchange', issuer);
     if (++this.exchanges % 100 === 1) this.sweep();
     return { accessToken, expiresIn: policy.ttl_seconds, policy: policy.id, subject, matched, tokenId, scopes, stacks: policy.stacks };
-  }
-
-  /** the signature (with the issuer's keys, asymmetric algorithms only), the issuer, the time claims, and sub, exp and jti present */
-  private async verify(token: string, issuer: string): Promise<JWTPayload> {
-    try {
-      const { payload } = await jwtVerify(token, this.keys.keyFor(issuer), {
-        issuer, algorithms: allowedAlgorithms, clockTolerance: clockToleranceSeconds, requiredClaims: ['exp', 'sub', 'aud', 'jti'],
-      });
-      if (typeof payload.jti !== 'string' || !payload.jti || payload.jti.length > 300) throw new ExchangeRefused('invalid-token', 'the jti claim is missing or longer than 300 characters', issuer);
-      return payload;
-    } catch (err) {
-      if (err instanceof ExchangeRefused) throw err;
-      if (err instanceof joseErrors.JWTExpired) throw new ExchangeRefused('token-expired', 'the token has expired', issuer);
-      if (err instanceof joseErrors.JWTClaimValidationFailed && err.claim === 'nbf') throw new ExchangeRefused('token-expired', 'the token is not valid yet (nbf)', issuer);
-      throw new ExchangeRefused('invalid-token', `${(err as Error).name}: ${(err as Error).message}`, issuer);
-    }
   }
 
   /** expired tokens and jti records removed, now and then, in the background */

@@ -1,4 +1,4 @@
-// What an identity provider's groups give: a role and teams from the mappings, recomputed at each sign-in with removals, kept apart from an admin's grants.
+// The account of an identity and what its groups give: linked by (issuer, subject), made just in time, a role and teams from the mappings recomputed at each sign-in with removals, kept apart from an admin's grants.
 import type { Db, Role } from '../../sdk/index.ts';
 import type { Static } from '@sinclair/typebox';
 import type { OidcProviderSchema } from '../config.ts';
@@ -6,6 +6,12 @@ import { accountName, tokensChannel } from './tokens.ts';
 import { usersChanged } from './users.ts';
 
 export type OidcProvider = Static<typeof OidcProviderSchema>;
+
+/** a sign-in refused: `code` is shown to the browser, `reason` is for the activity log */
+export class SignInRefused extends Error {
+  constructor(readonly code: string, readonly reason: string) { super(reason); }
+}
+
 const rank: Record<Role, number> = { viewer: 0, operator: 1, admin: 2 };
 
 /** the groups at a dotted claim path (`groups`, `realm_access.roles`): an array of strings, or one string */
@@ -76,4 +82,50 @@ export async function freeName(db: Db, claims: Record<string, unknown>, subject:
   if (!taken.has(base)) return base;
   for (let n = 2; n < 1000; n++) if (!taken.has(`${base}-${n}`)) return `${base}-${n}`;
   throw new Error(`no free account name near ${base}`);
+}
+
+/** with allowedDomains, a verified e-mail address in one of them */
+export function checkDomain(provider: OidcProvider, claims: Record<string, unknown>): void {
+  if (!provider.allowedDomains?.length) return;
+  const email = typeof claims.email === 'string' ? claims.email.toLowerCase() : '';
+  const domain = email.slice(email.lastIndexOf('@') + 1);
+  if (claims.email_verified !== true || !email.includes('@') || !provider.allowedDomains.some((d) => d.toLowerCase() === domain)) {
+    throw new SignInRefused('domain-not-allowed', `the e-mail address ${email.slice(0, 200) || '(none)'} is not verified or not in an allowed domain`);
+  }
+}
+
+/** the account linked to (issuer, subject): linked now to the signed-in user who asked, or made (JIT); then the grants applied */
+export async function linkedAccount(db: Db, provider: OidcProvider, claims: Record<string, unknown> & { iss: string; sub: string }, linkUserId: number | null) {
+  type Result = { user: UserGrantRow; detail: Record<string, unknown> } | { refusedWith: string };
+  const result = await db.tx(async (tx): Promise<Result> => {
+    const columns = 'u.id, u.name, u.role, u.teams, u.disabled, u.oidc_role, u.oidc_teams';
+    let { rows: [user] } = await tx.query<UserGrantRow>(
+      `SELECT ${columns} FROM oidc_identities i JOIN users u ON u.id = i.user_id WHERE i.issuer = $1 AND i.subject = $2 FOR UPDATE OF u`, [claims.iss, claims.sub]);
+    let created = false;
+    if (user && linkUserId !== null && user.id !== linkUserId) throw new SignInRefused('linked-elsewhere', `this identity is linked to another account (${user.name})`);
+    if (!user && linkUserId !== null) {
+      ({ rows: [user] } = await tx.query<UserGrantRow>(`SELECT ${columns} FROM users u WHERE u.id = $1 FOR UPDATE`, [linkUserId]));
+      await tx.query('INSERT INTO oidc_identities (issuer, subject, provider, user_id) VALUES ($1, $2, $3, $4)', [claims.iss, claims.sub, provider.name, linkUserId]);
+    }
+    const grants = grantsOf(provider, claims);
+    if (!user) {
+      if (provider.jit === false) throw new SignInRefused('no-account', 'no account is linked to this identity, and this provider makes none');
+      if (!grants.role) throw new SignInRefused('no-mapping', 'no mapping gives this identity a role, and the provider has no default role');
+      const name = await freeName(tx, claims, claims.sub);
+      ({ rows: [user] } = await tx.query<UserGrantRow>(
+        `INSERT INTO users (name, role, teams, oidc_role) VALUES ($1, $2, '{}', true) RETURNING id, name, role, teams, disabled, oidc_role, oidc_teams`, [name, grants.role]));
+      await tx.query('INSERT INTO oidc_identities (issuer, subject, provider, user_id) VALUES ($1, $2, $3, $4)', [claims.iss, claims.sub, provider.name, user.id]);
+      created = true;
+    }
+    if (user.disabled) throw new SignInRefused('account-disabled', `the account ${user.name} is disabled`);
+    const applied = await applyGrants(tx, user, grants);
+    if ('refused' in applied) {
+      // the lowered role stays (this transaction commits), the sign-in does not happen
+      return { refusedWith: applied.refused };
+    }
+    await tx.query('UPDATE oidc_identities SET last_sign_in_at = now() WHERE issuer = $1 AND subject = $2', [claims.iss, claims.sub]);
+    return { user: applied.user, detail: { ...applied.detail, ...(created ? { created: true } : {}), ...(linkUserId !== null ? { linked: true } : {}) } };
+  });
+  if ('refusedWith' in result) throw new SignInRefused('no-mapping', result.refusedWith);
+  return result;
 }

@@ -3,17 +3,14 @@ import { createHash, randomBytes } from 'node:crypto';
 import * as client from 'openid-client';
 import type { ActivityApi, Actor, Db, OutboundApi, Role } from '../../sdk/index.ts';
 import type { SignedIn, Sessions } from './sessions.ts';
-import { applyGrants, freeName, grantsOf, type OidcProvider, type UserGrantRow } from './oidc-grants.ts';
+import { checkDomain, grantsOf, linkedAccount, SignInRefused, type OidcProvider } from './oidc-grants.ts';
+
+export { SignInRefused };
 
 export const flowCookie = 'dw_oidc';
 const flowSeconds = 600;
 /** the `amr` values that say the provider checked a second factor (RFC 8176) */
 const mfaMethods = new Set(['mfa', 'otp', 'hwk', 'swk', 'fpt', 'face', 'iris', 'retina', 'vbm', 'sc']);
-
-/** a sign-in refused: `code` is shown to the browser, `reason` is for the activity log */
-export class SignInRefused extends Error {
-  constructor(readonly code: string, readonly reason: string) { super(reason); }
-}
 
 export interface OidcSettings { providers(): OidcProvider[]; enforceSso(): boolean; breakGlass(): string[] }
 
@@ -129,8 +126,8 @@ export class OidcSignIn {
     const claims = tokens.claims() as Record<string, unknown> & { iss: string; sub: string; nonce?: string; exp: number };
     const { rowCount: fresh } = await this.db.query(`INSERT INTO oidc_nonces (nonce, expires_at) VALUES ($1, to_timestamp($2) + interval '5 minutes') ON CONFLICT DO NOTHING`, [flow.nonce, claims.exp]);
     if (!fresh) throw new SignInRefused('nonce-replayed', 'this nonce was used by an earlier sign-in');
-    this.checkDomain(provider, claims);
-    const { user, detail } = await this.account(provider, claims, flow.link_user_id);
+    checkDomain(provider, claims);
+    const { user, detail } = await linkedAccount(this.db, provider, claims, flow.link_user_id);
     const mfa = Array.isArray(claims.amr) && claims.amr.some((m) => mfaMethods.has(String(m)));
     const { rows: [totp] } = await this.db.query<{ enrolled: boolean }>('SELECT totp_enrolled_at IS NOT NULL AS enrolled FROM users WHERE id = $1', [user.id]);
     if ((totp.enrolled || this.requireTotp()) && !mfa) throw new SignInRefused('mfa-required', 'this account signs in with a second factor, and the provider did not say (amr) that it checked one');
@@ -138,49 +135,6 @@ export class OidcSignIn {
     return { session, user, detail: { provider: name, subject: claims.sub.slice(0, 200), mfa, ...detail } };
   }
 
-  private checkDomain(provider: OidcProvider, claims: Record<string, unknown>): void {
-    if (!provider.allowedDomains?.length) return;
-    const email = typeof claims.email === 'string' ? claims.email.toLowerCase() : '';
-    const domain = email.slice(email.lastIndexOf('@') + 1);
-    if (claims.email_verified !== true || !email.includes('@') || !provider.allowedDomains.some((d) => d.toLowerCase() === domain)) {
-      throw new SignInRefused('domain-not-allowed', `the e-mail address ${email.slice(0, 200) || '(none)'} is not verified or not in an allowed domain`);
-    }
-  }
-
-  /** the account linked to (issuer, subject): linked now to the signed-in user who asked, or made (JIT); then the grants applied */
-  private async account(provider: OidcProvider, claims: Record<string, unknown> & { iss: string; sub: string }, linkUserId: number | null) {
-    type Result = { user: UserGrantRow; detail: Record<string, unknown> } | { refusedWith: string };
-    const result = await this.db.tx(async (tx): Promise<Result> => {
-      const columns = 'u.id, u.name, u.role, u.teams, u.disabled, u.oidc_role, u.oidc_teams';
-      let { rows: [user] } = await tx.query<UserGrantRow>(
-        `SELECT ${columns} FROM oidc_identities i JOIN users u ON u.id = i.user_id WHERE i.issuer = $1 AND i.subject = $2 FOR UPDATE OF u`, [claims.iss, claims.sub]);
-      let created = false;
-      if (!user && linkUserId !== null) {
-        ({ rows: [user] } = await tx.query<UserGrantRow>(`SELECT ${columns} FROM users u WHERE u.id = $1 FOR UPDATE`, [linkUserId]));
-        await tx.query('INSERT INTO oidc_identities (issuer, subject, provider, user_id) VALUES ($1, $2, $3, $4)', [claims.iss, claims.sub, provider.name, linkUserId]);
-      }
-      const grants = grantsOf(provider, claims);
-      if (!user) {
-        if (provider.jit === false) throw new SignInRefused('no-account', 'no account is linked to this identity, and this provider makes none');
-        if (!grants.role) throw new SignInRefused('no-mapping', 'no mapping gives this identity a role, and the provider has no default role');
-        const name = await freeName(tx, claims, claims.sub);
-        ({ rows: [user] } = await tx.query<UserGrantRow>(
-          `INSERT INTO users (name, role, teams, oidc_role) VALUES ($1, $2, '{}', true) RETURNING id, name, role, teams, disabled, oidc_role, oidc_teams`, [name, grants.role]));
-        await tx.query('INSERT INTO oidc_identities (issuer, subject, provider, user_id) VALUES ($1, $2, $3, $4)', [claims.iss, claims.sub, provider.name, user.id]);
-        created = true;
-      }
-      if (user.disabled) throw new SignInRefused('account-disabled', `the account ${user.name} is disabled`);
-      const applied = await applyGrants(tx, user, grants);
-      if ('refused' in applied) {
-        // the lowered role stays (this transaction commits), the sign-in does not happen
-        return { refusedWith: applied.refused };
-      }
-      await tx.query('UPDATE oidc_identities SET last_sign_in_at = now() WHERE issuer = $1 AND subject = $2', [claims.iss, claims.sub]);
-      return { user: applied.user, detail: { ...applied.detail, ...(created ? { created: true } : {}), ...(linkUserId !== null ? { linked: true } : {}) } };
-    });
-    if ('refusedWith' in result) throw new SignInRefused('no-mapping', result.refusedWith);
-    return result;
-  }
 }
 
 /** an error of openid-client as the activity log says it: its message, and which claim or check (its cause) when it names one */
