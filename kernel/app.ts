@@ -33,6 +33,12 @@ import { userRoutes } from './auth/user-routes.ts';
 import { SignInLimit } from './auth/sign-in-limit.ts';
 import { Users } from './auth/users.ts';
 import { TwoFactor } from './auth/totp.ts';
+import { Federation, federatedPrefix, policiesChanged } from './auth/federation.ts';
+import { federationRoutes } from './auth/federation-routes.ts';
+import { IssuerKeys } from './auth/issuer-keys.ts';
+import { OidcSignIn } from './auth/oidc.ts';
+import type { OidcProvider } from './auth/oidc-grants.ts';
+import { oidcApiRoutes, oidcRootRoutes } from './auth/oidc-routes.ts';
 import { newPassword } from './auth/passwords.ts';
 import { ClientResolver } from './http/client.ts';
 import { buildOpenApi } from './http/openapi.ts';
@@ -58,6 +64,8 @@ export interface Assembled {
   sessions: Sessions;
   users: Users;
   twoFactor: TwoFactor;
+  /** CI federation: trust policies and the tokens exchanged under them */
+  federation: Federation;
   scopes: ScopeCatalogue;
   jobs: JobRunner;
   services: KernelServices;
@@ -117,6 +125,8 @@ export function kernelScopes(scopes: ScopeCatalogue): void {
     'plugins:read': { description: 'list the plugins of the install: source, version, scopes, routes, jobs, extension points', role: 'admin' },
     'settings:read': { description: 'read the settings changed at run time and where each comes from; test a connection against the outbound policy', role: 'admin' },
     'settings:write': { description: 'change the settings the config file and environment leave open; applied without a restart', role: 'admin' },
+    'federation:read': { description: 'list the trust policies of CI federation (which CI tokens are exchanged for Dockwright tokens)', role: 'admin' },
+    'federation:write': { description: 'add and remove trust policies of CI federation', role: 'admin' },
   });
 }
 
@@ -194,6 +204,7 @@ export async function assemble(opts: BootOptions): Promise<Assembled> {
     return {
       config, log, db, scopes, jobs, services, apis, twoFactor, settings,
       tokens: new Tokens(db, scopes),
+      federation: new Federation(db, scopes, new IssuerKeys(services.outbound), activity),
       users: new Users(db, (principal, tx) => services.visibility.forget(principal, tx)),
       sessions: new Sessions(db, scopes, sessionOptions, new SignInLimit(db, config.sessions.failedSignInsPerMinute), twoFactor),
       plugins: loaded.map(({ def }) => ({ name: def.name, version: def.version })),
@@ -266,6 +277,11 @@ export async function boot(opts: BootOptions): Promise<Running> {
     const clients = new ClientResolver(config.trustedProxies, config.publicUrl);
     for (const route of accountRoutes({ sessions: app.sessions, tokens: app.tokens, twoFactor: app.twoFactor, scopes: app.scopes, activity: services.activity, clients })) services.table.add('kernel', 'api', route);
     for (const route of userRoutes({ users: app.users, twoFactor: app.twoFactor, activity: services.activity })) services.table.add('kernel', 'api', route);
+    for (const route of federationRoutes(app.federation)) services.table.add('kernel', 'api', route);
+    const oidcSettings = { providers: () => app.settings.get('auth.oidc.providers') as OidcProvider[], enforceSso: () => app.settings.get('auth.oidc.enforceSso') as boolean, breakGlass: () => app.settings.get('auth.oidc.breakGlass') as string[] };
+    const oidc = new OidcSignIn(app.db, oidcSettings, services.outbound, app.sessions, services.activity, () => app.sessions.options.requireTotp);
+    for (const route of oidcRootRoutes(oidc, app.sessions)) services.table.add('kernel', 'root', route);
+    for (const route of oidcApiRoutes(oidc, app.sessions, oidcSettings, (role) => app.scopes.effective(['*'], role))) services.table.add('kernel', 'api', route);
     for (const route of settingsRoutes({ settings: app.settings, activity: services.activity, outbound: services.outbound, resolveName: opts.resolveName })) services.table.add('kernel', 'api', route);
     await ensureFirstAdmin(app);
     const server = createHttpServer({
@@ -279,7 +295,7 @@ export async function boot(opts: BootOptions): Promise<Running> {
       clients,
       limits: { body: config.http.bodyLimit, upload: config.http.uploadLimit }, batchAnswers: config.http.batchAnswers,
       timeouts: { headersMs: config.http.headersTimeoutMs, requestMs: config.http.requestTimeoutMs },
-      authenticate: (bearer, tokenHash) => app.tokens.authenticate(bearer, tokenHash),
+      authenticate: (bearer, tokenHash) => (bearer.startsWith(federatedPrefix) ? app.federation.authenticate(tokenHash) : app.tokens.authenticate(bearer, tokenHash)),
       verifyActionToken: (kind, resource, token) => services.actionTokens.verify(kind, resource, token),
       session: (req) => app.sessions.authenticate(req),
       web: services.web ? webFiles(services.web.dir) : undefined,
@@ -292,16 +308,19 @@ export async function boot(opts: BootOptions): Promise<Running> {
     const unlisten = await app.db.listen(tokensChannel, {
       notify: (payload) => {
         if (payload === actionTokensChanged) services.actionTokens.forget();
+        else if (payload === policiesChanged) app.federation.forget();
         else app.tokens.forget();
       },
       down: () => {
         if (app.tokens.cachingOn) log.warn('lost the token revocation channel: authenticating every request against the database until it is back');
         app.tokens.caching(false);
         services.actionTokens.caching(false);
+        app.federation.caching(false);
       },
       up: () => {
         app.tokens.caching(true);
         services.actionTokens.caching(true);
+        app.federation.caching(true);
       },
     });
     // a change made on another instance (or while the channel was down) is read again from the database

@@ -13,6 +13,24 @@ const PluginEntry = Type.Object({
   options: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
 }, { additionalProperties: false });
 
+/** one identity provider for portal sign-in (OIDC, authorization code with PKCE) */
+export const OidcProviderSchema = Type.Object({
+  name: Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,31}$', description: 'its name in /auth/oidc/{name}' }),
+  label: Type.Optional(Type.String({ minLength: 1, maxLength: 60, description: 'the button says "Sign in with <label>" (default: the name)' })),
+  issuer: Type.String({ minLength: 1, maxLength: 500, description: 'the issuer URL; its discovery document is fetched through the outbound policy' }),
+  clientId: Type.String({ minLength: 1, maxLength: 300 }),
+  clientSecret: Type.String({ minLength: 1, maxLength: 500 }),
+  groupsClaim: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_:/-]+(\\.[A-Za-z0-9_:/-]+)*$', description: 'the dotted path of the groups in the ID token: groups (default), realm_access.roles' })),
+  mappings: Type.Optional(Type.Array(Type.Object({
+    group: Type.String({ minLength: 1, maxLength: 200 }),
+    role: Type.Optional(Type.Union([Type.Literal('viewer'), Type.Literal('operator'), Type.Literal('admin')])),
+    team: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$' })),
+  }, { additionalProperties: false }), { maxItems: 200, description: 'a group gives a role (the highest of those matched) and/or a team; recomputed at every sign-in' })),
+  jit: Type.Optional(Type.Boolean({ description: 'the first sign-in creates the account (default true); false: only accounts linked before sign in' })),
+  allowedDomains: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 50, description: 'a new account needs a verified e-mail address in one of these domains' })),
+  defaultRole: Type.Optional(Type.Union([Type.Literal('viewer'), Type.Literal('operator'), Type.Literal('admin'), Type.Null()], { description: 'the role without a mapped one; null (default): such a sign-in is refused' })),
+}, { additionalProperties: false });
+
 export const ConfigSchema = Type.Object({
   host: Type.String(),
   port: Type.Integer({ minimum: 0, maximum: 65535 }),
@@ -57,6 +75,14 @@ export const ConfigSchema = Type.Object({
     /** every portal sign-in needs a second factor (TOTP); users without one enrol while signing in */
     requireTotp: Type.Boolean(),
   }),
+  /** sign-in with identity providers (OIDC) */
+  auth: Type.Object({
+    oidc: Type.Object({
+      providers: Type.Array(OidcProviderSchema, { maxItems: 20, description: 'identity providers users sign in with (their client secrets are never shown)' }),
+      enforceSso: Type.Boolean({ description: 'portal sign-in with a password is refused, but for the admins named in breakGlass' }),
+      breakGlass: Type.Array(Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$' }), { maxItems: 10, description: 'local admins who may still sign in with a password while enforceSso' }),
+    }, { additionalProperties: false }),
+  }, { additionalProperties: false }),
   /** addresses or CIDRs whose X-Forwarded-For/-Proto/-Host are honoured */
   trustedProxies: Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 1000 }),
   jobs: Type.Object({

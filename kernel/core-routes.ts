@@ -91,12 +91,15 @@ export function coreRoutes(deps: CoreDeps): AnyRoute[] {
         token: Type.Union([Type.Object({ id: Type.String(), name: Type.String(), expiresAt: Type.Union([Type.String(), Type.Null()]) }), Type.Null()]),
         session: Type.Optional(Type.Object({ expiresAt: Type.String() })),
         scopes: Type.Array(Type.String()),
+        stacks: Type.Optional(Type.Array(Type.String(), { description: 'a token exchanged by CI federation: the only stacks it reaches' })),
       }),
       handler: async ({ principal }) => ({
-        user: { name: principal.user!.name, role: principal.user!.role },
+        // a token exchanged by CI federation belongs to no user: its subject and the role it acts with
+        user: principal.user ? { name: principal.user.name, role: principal.user.role } : { name: principal.actor.name ?? principal.actor.kind, role: principal.role ?? 'viewer' },
         token: principal.token ?? null,
         ...(principal.session ? { session: { expiresAt: principal.session.expiresAt } } : {}),
         scopes: [...principal.scopes],
+        ...(principal.stacks ? { stacks: [...principal.stacks] } : {}),
       }),
     }),
     defineRoute({
@@ -186,7 +189,7 @@ export function coreRoutes(deps: CoreDeps): AnyRoute[] {
       method: 'GET', path: '/activity', scopes: ['activity:read'], page: true, cursor: SeqCursor, summary: 'The activity log, newest first',
       query: Type.Object({
         resource: Type.Optional(Type.String({ maxLength: 300 })),
-        actor: Type.Optional(Type.Union(['user', 'webhook', 'github', 'system'].map((s) => Type.Literal(s)))),
+        actor: Type.Optional(Type.Union(['user', 'webhook', 'github', 'system', 'federation'].map((s) => Type.Literal(s)))),
         action: Type.Optional(Type.String({ maxLength: 200, description: 'exact action, or a prefix ending in *' })),
       }),
       response: ActivityEntrySchema,

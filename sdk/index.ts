@@ -22,8 +22,8 @@ export const roles: readonly Role[] = ['viewer', 'operator', 'admin'];
 
 /** Who did something, as stored on jobs and in the activity log. */
 export interface Actor {
-  kind: 'user' | 'webhook' | 'github' | 'system';
-  /** user name for `user`; otherwise a short label (the resource for webhooks, the schedule for system). */
+  kind: 'user' | 'webhook' | 'github' | 'system' | 'federation';
+  /** user name for `user`; the CI token's subject for `federation`; otherwise a short label (the resource for webhooks, the schedule for system). */
   name?: string;
   tokenId?: string;
   address?: string;
@@ -42,6 +42,8 @@ export interface Principal {
   token?: { id: string; name: string; expiresAt: string | null };
   /** set instead of token when the user signed in to the portal */
   session?: { id: string; expiresAt: string };
+  /** the only stacks this caller may reach (a token exchanged by CI federation): any other answers 403; absent: no such limit */
+  stacks?: readonly string[];
 }
 
 // ---------------------------------------------------------------- database

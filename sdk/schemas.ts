@@ -5,7 +5,7 @@ import { Type, type TSchema, type TNull, type TUnion } from '@sinclair/typebox';
 export const Nullable = <T extends TSchema>(schema: T): TUnion<[T, TNull]> => Type.Union([schema, Type.Null()]);
 
 export const ActorSchema = Type.Object({
-  kind: Type.Union([Type.Literal('user'), Type.Literal('webhook'), Type.Literal('github'), Type.Literal('system')]),
+  kind: Type.Union([Type.Literal('user'), Type.Literal('webhook'), Type.Literal('github'), Type.Literal('system'), Type.Literal('federation')]),
   name: Type.Optional(Type.String()), tokenId: Type.Optional(Type.String()), address: Type.Optional(Type.String()),
   channel: Type.Optional(Type.Union([Type.Literal('portal'), Type.Literal('mcp')])),
 });

@@ -52,13 +52,14 @@ export function accountRoutes(deps: AccountDeps): AnyRoute[] {
       description: 'A sign-in may need more than the password; each further step is a 401 problem naming it, and the same call with what it asks for continues: '
         + '`password-change-required` (a one-time password from an admin: send newPassword), `totp-required` (send code: the authenticator\'s six digits or a recovery code), '
         + '`totp-enrolment-required` (sessions.requireTotp and no authenticator yet: the problem\'s `totp` holds a new secret; send its current code as code, and the answer holds '
-        + 'the recovery codes, this once). Wrong passwords and wrong codes are limited per account and per client address (kernel config sessions.failedSignInsPerMinute).',
+        + 'the recovery codes, this once). Wrong passwords and wrong codes are limited per account and per client address (kernel config sessions.failedSignInsPerMinute). '
+        + 'With auth.oidc.enforceSso, a right password is answered 403 `sso-required` but for the admins named in auth.oidc.breakGlass.',
       body: Type.Object({
         username: Type.String({ minLength: 1, maxLength: 64 }), password: Type.String({ minLength: 1, maxLength: 256 }),
         code: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'a code of the authenticator app, or a recovery code' })),
         newPassword: Type.Optional(Type.String({ maxLength: 256, description: 'replaces a one-time password' })),
       }),
-      response: SignedIn, status: 201, errors: [400, 401, 429],
+      response: SignedIn, status: 201, errors: [400, 401, 403, 429],
       handler: async ({ body, ip, baseUrl }) => {
         const signed = await sessions.signIn(body.username, body.password, ip, { code: body.code, newPassword: body.newPassword });
         const actor: Actor = { kind: 'user', name: signed.user.name, channel: 'portal', address: ip };

@@ -76,6 +76,8 @@ function same(a: string, b: string): boolean {
 
 export class Sessions {
   private readonly touched = new Map<string, number>();
+  /** why a password sign-in of this user is refused (enforced single sign-on), or null: set by the OIDC sign-in */
+  passwordRefused: (user: { name: string; role: Role }) => string | null = () => null;
 
   constructor(private readonly db: Db, private readonly scopes: ScopeCatalogue, readonly options: SessionOptions,
     private readonly failures: SignInLimit, private readonly twoFactor: TwoFactor) {}
@@ -144,6 +146,8 @@ export class Sessions {
     if (!(await verifyPassword(password, user?.password_hash ?? null)) || !user || user.disabled) {
       throw problem(401, 'wrong user name or password', { code: 'sign-in-failed' });
     }
+    const refused = this.passwordRefused(user);
+    if (refused) throw problem(403, refused, { code: 'sso-required' });
     if (user.must_change_password) {
       if (steps.newPassword === undefined) {
         throw problem(401, 'this password was given by an admin for one sign-in: choose a new one (send it as newPassword with the same call)', { code: 'password-change-required' });
@@ -167,13 +171,31 @@ export class Sessions {
       if (Array.isArray(passed)) recoveryCodes = passed;
     }
     if (user.must_change_password) await this.setPassword(user.name, steps.newPassword!);
+    const opened = await this.open(user, address);
+    return { ...opened, recoveryCodes, passwordChanged: user.must_change_password };
+  }
+
+  /** a new session of a user whose sign-in is done (a password and its steps, or an identity provider) */
+  async open(user: { id: number; name: string; role: Role }, address: string): Promise<SignedIn> {
     const cookie = newSecretToken(sessionPrefix);
     const csrf = randomBytes(24).toString('base64url');
     const id = randomUUID();
     const expiresAt = new Date(Date.now() + this.options.ttlMs);
     await this.db.query('INSERT INTO sessions (id, hash, csrf, user_id, address, expires_at) VALUES ($1, $2, $3, $4, $5, $6)',
       [id, hashToken(cookie), csrf, user.id, address, expiresAt]);
-    return { id, cookie, csrf, expiresAt, user: { name: user.name, role: user.role }, recoveryCodes, passwordChanged: user.must_change_password };
+    return { id, cookie, csrf, expiresAt, user: { name: user.name, role: user.role }, passwordChanged: false };
+  }
+
+  /**
+   * The session of a request's cookie as the portal needs it after a redirect sign-in (its CSRF value included), or
+   * null. Only a same-site request carries the cookie (SameSite=Strict), and another site cannot read the answer.
+   */
+  async current(headers: IncomingMessage['headers']): Promise<{ userId: number; user: { name: string; role: Role }; csrf: string; expiresAt: Date } | null> {
+    const hash = cookieHash({ headers } as IncomingMessage);
+    if (!hash) return null;
+    const { rows: [row] } = await this.db.query<{ csrf: string; expires_at: Date; id: number; name: string; role: Role }>(
+      `SELECT s.csrf, s.expires_at, u.id, u.name, u.role FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.hash = $1 AND s.expires_at > now() AND NOT u.disabled`, [hash]);
+    return row ? { userId: row.id, user: { name: row.name, role: row.role }, csrf: row.csrf, expiresAt: new Date(row.expires_at) } : null;
   }
 
   /**

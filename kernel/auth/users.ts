@@ -84,7 +84,9 @@ export class Users {
       if (role !== before.role) detail.role = { from: before.role, to: role };
       if (teams && (teams.length !== before.teams.length || teams.some((t) => !before.teams.includes(t)))) detail.teams = { from: before.teams, to: teams };
       if (disabled !== before.disabled) detail.disabled = disabled;
-      await tx.query('UPDATE users SET role = $2, teams = $3, disabled = $4 WHERE id = $1', [before.id, role, teams ?? before.teams, disabled]);
+      // an admin's role replaces one a provider gave; teams an admin leaves out are no provider's grant either
+      await tx.query(`UPDATE users SET oidc_role = oidc_role AND role = $2, oidc_teams = ARRAY(SELECT unnest(oidc_teams) INTERSECT SELECT unnest($3::text[])),
+                             role = $2, teams = $3, disabled = $4 WHERE id = $1`, [before.id, role, teams ?? before.teams, disabled]);
       if (hash !== undefined) {
         await tx.query('UPDATE users SET password_hash = $2, must_change_password = true WHERE id = $1', [before.id, hash]);
         detail.password = 'one-time password set';

@@ -22,6 +22,9 @@ const kernelSettings: Record<string, SettingDef> = {
   'sessions.requireTotp': { label: 'Every sign-in needs a second factor', group: 'Sign-in' },
   'sessions.ttlMs': { label: 'Session lifetime (ms)', group: 'Sign-in' },
   'sessions.failedSignInsPerMinute': { label: 'Failed sign-ins allowed per minute', group: 'Sign-in', restart: true },
+  'auth.oidc.providers': { label: 'Identity providers (OIDC)', group: 'Sign-in', secret: true },
+  'auth.oidc.enforceSso': { label: 'Sign in only through an identity provider', group: 'Sign-in' },
+  'auth.oidc.breakGlass': { label: 'Local admins who may still use a password', group: 'Sign-in' },
   'jobs.concurrency': { label: 'Jobs run at once (per instance)', group: 'Jobs' },
   'images.keepReleases': { label: 'Releases whose images are kept', group: 'Images' },
 };

@@ -1,7 +1,7 @@
 // The stacks core: the stack rules (lookup with access, validate and save by revision, create, settings, restore, removal), the project a deploy runs, live state, and the stack jobs.
 import { defineJob, problem, Type, type Actor, type Db, type Job, type JobHandle, type ContextWith, type Principal } from '../../sdk/index.ts';
 import type { ComposeProject, DeployIo, DockerRuntime, LoadedCompose, ServiceStatus } from '../docker/types.ts';
-import { assertAccess, canSee, type AccessEntry, type Need } from './access.ts';
+import { assertAccess, assertWithinLimit, canSee, type AccessEntry, type Need } from './access.ts';
 import { checkRules, type PlatformRule, type RuleError } from './rules.ts';
 import type { StackContent, StackDetail, StackRow, StackStore, StackSummary } from './store.ts';
 import { templateVariables, type Templates } from './templates.ts';
@@ -269,6 +269,7 @@ export function createCore(ctx: ContextWith<'actionTokens' | 'events' | 'revisio
   };
 
   function usable<T extends { access: AccessEntry[] }>(row: T | null, name: string, principal: Principal, need: Need): T {
+    assertWithinLimit(principal, name);
     if (!row) throw problem(404, `no stack "${name}"`);
     assertAccess(principal, name, row.access, need);
     return row;
@@ -332,7 +333,8 @@ export function createCore(ctx: ContextWith<'actionTokens' | 'events' | 'revisio
     detailFor: async (name, principal, need) => usable(await store.detail(name), name, principal, need),
     async create(name, principal, input, from) {
       const access = (await store.accessOf([name])).get(name);
-      if (access && !canSee(principal, access)) throw problem(404, `no stack "${name}"`);
+      assertWithinLimit(principal, name);
+      if (access && !canSee(principal, access, name)) throw problem(404, `no stack "${name}"`);
       const template = input.template ? templates.get(input.template) : undefined;
       if (input.template && !template) throw problem(400, `no template "${input.template}"; GET /api/v1/stack-templates lists them`);
       const settings = template ? checkedSettings(template.name, input.settings) : { ...input.settings };

@@ -1,7 +1,7 @@
 // The stacks plugin: compose stacks with variables, settings, revisions, deploy/stop/pull jobs, access lists, autoupdate and the deploy webhook.
 import { definePlugin, problem, Type, type Principal } from '../../sdk/index.ts';
 import { accessGuards, dockerPlugin } from '../docker/api.ts';
-import { canSee, stackRole, type AccessEntry } from './access.ts';
+import { assertWithinLimit, canSee, stackRole, type AccessEntry } from './access.ts';
 import { platformRules, projectParents, secretVariables, stackDescribers, stackHooks, stackRuntimes, stackSources, stackTemplates, stackUpdaters, type StacksApi } from './api.ts';
 import { contentOf, createCore, deployKind, pushKind } from './core.ts';
 import { StackName, stackRoutes } from './routes.ts';
@@ -92,8 +92,8 @@ export default definePlugin({
       const parentAccess = parents.size ? await store.accessOf([...new Set(parents.values())]) : new Map<string, AccessEntry[]>();
       return new Set(names.filter((n) => {
         const entries = access.get(n) ?? parentAccess.get(parents.get(n) ?? '');
-        if (!entries) return principal.role === 'admin';
-        const role = stackRole(principal, entries);
+        if (!entries) return principal.role === 'admin' && !principal.stacks;
+        const role = stackRole(principal, entries, entries === access.get(n) ? n : parents.get(n)!);
         return role === 'unlimited' || (role !== null && (!act || role !== 'viewer'));
       }));
     };
@@ -129,8 +129,9 @@ export default definePlugin({
 
     async function assertNew(stack: string, principal: Principal) {
       const access = (await store.accessOf([stack])).get(stack);
+      assertWithinLimit(principal, stack);
       if (!access) return;
-      if (!canSee(principal, access)) throw problem(404, `no stack "${stack}"`);
+      if (!canSee(principal, access, stack)) throw problem(404, `no stack "${stack}"`);
       throw problem(412, `stack "${stack}" already exists; If-None-Match: * only creates (If-Match: "N" or no condition changes it)`, { code: 'exists' });
     }
 

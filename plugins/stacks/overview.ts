@@ -9,7 +9,7 @@ export function stacksOverview(store: StackStore, core: Core): OverviewContribut
   return {
     scope: 'stacks:read',
     async summary(viewer) {
-      const rows = (await store.all()).filter((r) => canSee(viewer, r.access));
+      const rows = (await store.all()).filter((r) => canSee(viewer, r.access, r.name));
       const live = await core.live(rows);
       const counts: Record<string, number> = { total: rows.length };
       for (const r of rows) {
@@ -19,7 +19,7 @@ export function stacksOverview(store: StackStore, core: Core): OverviewContribut
       return counts;
     },
     async attention(viewer) {
-      const rows = (await store.all()).filter((r) => canSee(viewer, r.access));
+      const rows = (await store.all()).filter((r) => canSee(viewer, r.access, r.name));
       const live = await core.live(rows);
       return rows.flatMap((r): AttentionItem[] => {
         const view = stackView(r, live);

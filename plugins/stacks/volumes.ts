@@ -26,7 +26,7 @@ export function volumeRoutes({ runtime, store }: { runtime: DockerRuntime; store
     const access = await store.accessOf([...new Set(projects)]);
     return (project: string) => {
       const entries = access.get(project);
-      return { visible: entries ? canSee(principal, entries) : principal.role === 'admin', exists: entries !== undefined, access: entries };
+      return { visible: entries ? canSee(principal, entries, project) : principal.role === 'admin' && !principal.stacks, exists: entries !== undefined, access: entries };
     };
   }
 

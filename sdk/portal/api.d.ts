@@ -788,7 +788,7 @@ export interface paths {
                 status: "queued" | "running" | "succeeded" | "failed" | "canceled";
                 error: string | null;
                 actor: {
-                  kind: "user" | "webhook" | "github" | "system";
+                  kind: "user" | "webhook" | "github" | "system" | "federation";
                   name?: string;
                   tokenId?: string;
                   address?: string;
@@ -917,7 +917,7 @@ export interface paths {
                 status: "queued" | "running" | "succeeded" | "failed" | "canceled";
                 error: string | null;
                 actor: {
-                  kind: "user" | "webhook" | "github" | "system";
+                  kind: "user" | "webhook" | "github" | "system" | "federation";
                   name?: string;
                   tokenId?: string;
                   address?: string;
@@ -1033,7 +1033,7 @@ export interface paths {
               result: unknown;
               error: string | null;
               actor: {
-                kind: "user" | "webhook" | "github" | "system";
+                kind: "user" | "webhook" | "github" | "system" | "federation";
                 name?: string;
                 tokenId?: string;
                 address?: string;
@@ -1263,7 +1263,7 @@ export interface paths {
                 status: "queued" | "running" | "succeeded" | "failed" | "canceled";
                 error: string | null;
                 actor: {
-                  kind: "user" | "webhook" | "github" | "system";
+                  kind: "user" | "webhook" | "github" | "system" | "federation";
                   name?: string;
                   tokenId?: string;
                   address?: string;
@@ -1906,7 +1906,7 @@ export interface paths {
               result: unknown;
               error: string | null;
               actor: {
-                kind: "user" | "webhook" | "github" | "system";
+                kind: "user" | "webhook" | "github" | "system" | "federation";
                 name?: string;
                 tokenId?: string;
                 address?: string;
@@ -1998,7 +1998,7 @@ export interface paths {
               result: unknown;
               error: string | null;
               actor: {
-                kind: "user" | "webhook" | "github" | "system";
+                kind: "user" | "webhook" | "github" | "system" | "federation";
                 name?: string;
                 tokenId?: string;
                 address?: string;
@@ -2090,7 +2090,7 @@ export interface paths {
               result: unknown;
               error: string | null;
               actor: {
-                kind: "user" | "webhook" | "github" | "system";
+                kind: "user" | "webhook" | "github" | "system" | "federation";
                 name?: string;
                 tokenId?: string;
                 address?: string;
@@ -2270,7 +2270,7 @@ export interface paths {
               id: number;
               revision: number;
               author: {
-                kind: "user" | "webhook" | "github" | "system";
+                kind: "user" | "webhook" | "github" | "system" | "federation";
                 name?: string;
                 tokenId?: string;
                 address?: string;
@@ -2348,7 +2348,7 @@ export interface paths {
               id: number;
               revision: number;
               author: {
-                kind: "user" | "webhook" | "github" | "system";
+                kind: "user" | "webhook" | "github" | "system" | "federation";
                 name?: string;
                 tokenId?: string;
                 address?: string;
@@ -2487,7 +2487,7 @@ export interface paths {
                 status: "queued" | "running" | "succeeded" | "failed" | "canceled";
                 error: string | null;
                 actor: {
-                  kind: "user" | "webhook" | "github" | "system";
+                  kind: "user" | "webhook" | "github" | "system" | "federation";
                   name?: string;
                   tokenId?: string;
                   address?: string;
@@ -3118,7 +3118,7 @@ export interface paths {
               result: unknown;
               error: string | null;
               actor: {
-                kind: "user" | "webhook" | "github" | "system";
+                kind: "user" | "webhook" | "github" | "system" | "federation";
                 name?: string;
                 tokenId?: string;
                 address?: string;
@@ -3145,7 +3145,7 @@ export interface paths {
               result: unknown;
               error: string | null;
               actor: {
-                kind: "user" | "webhook" | "github" | "system";
+                kind: "user" | "webhook" | "github" | "system" | "federation";
                 name?: string;
                 tokenId?: string;
                 address?: string;
@@ -3236,7 +3236,7 @@ export interface paths {
               result: unknown;
               error: string | null;
               actor: {
-                kind: "user" | "webhook" | "github" | "system";
+                kind: "user" | "webhook" | "github" | "system" | "federation";
                 name?: string;
                 tokenId?: string;
                 address?: string;
@@ -3604,7 +3604,7 @@ export interface paths {
                 result: unknown;
                 error: string | null;
                 actor: {
-                  kind: "user" | "webhook" | "github" | "system";
+                  kind: "user" | "webhook" | "github" | "system" | "federation";
                   name?: string;
                   tokenId?: string;
                   address?: string;
@@ -3678,7 +3678,7 @@ export interface paths {
                 result: unknown;
                 error: string | null;
                 actor: {
-                  kind: "user" | "webhook" | "github" | "system";
+                  kind: "user" | "webhook" | "github" | "system" | "federation";
                   name?: string;
                   tokenId?: string;
                   address?: string;
@@ -3752,7 +3752,7 @@ export interface paths {
                 result: unknown;
                 error: string | null;
                 actor: {
-                  kind: "user" | "webhook" | "github" | "system";
+                  kind: "user" | "webhook" | "github" | "system" | "federation";
                   name?: string;
                   tokenId?: string;
                   address?: string;
@@ -4101,7 +4101,7 @@ export interface paths {
                 result: unknown;
                 error: string | null;
                 actor: {
-                  kind: "user" | "webhook" | "github" | "system";
+                  kind: "user" | "webhook" | "github" | "system" | "federation";
                   name?: string;
                   tokenId?: string;
                   address?: string;
@@ -4165,7 +4165,7 @@ export interface paths {
                 result: unknown;
                 error: string | null;
                 actor: {
-                  kind: "user" | "webhook" | "github" | "system";
+                  kind: "user" | "webhook" | "github" | "system" | "federation";
                   name?: string;
                   tokenId?: string;
                   address?: string;
@@ -4326,7 +4326,7 @@ export interface paths {
                 result: unknown;
                 error: string | null;
                 actor: {
-                  kind: "user" | "webhook" | "github" | "system";
+                  kind: "user" | "webhook" | "github" | "system" | "federation";
                   name?: string;
                   tokenId?: string;
                   address?: string;
@@ -4390,7 +4390,7 @@ export interface paths {
                 result: unknown;
                 error: string | null;
                 actor: {
-                  kind: "user" | "webhook" | "github" | "system";
+                  kind: "user" | "webhook" | "github" | "system" | "federation";
                   name?: string;
                   tokenId?: string;
                   address?: string;
@@ -4536,7 +4536,7 @@ export interface paths {
                 result: unknown;
                 error: string | null;
                 actor: {
-                  kind: "user" | "webhook" | "github" | "system";
+                  kind: "user" | "webhook" | "github" | "system" | "federation";
                   name?: string;
                   tokenId?: string;
                   address?: string;
@@ -4604,7 +4604,7 @@ export interface paths {
                 result: unknown;
                 error: string | null;
                 actor: {
-                  kind: "user" | "webhook" | "github" | "system";
+                  kind: "user" | "webhook" | "github" | "system" | "federation";
                   name?: string;
                   tokenId?: string;
                   address?: string;
@@ -4672,7 +4672,7 @@ export interface paths {
                 result: unknown;
                 error: string | null;
                 actor: {
-                  kind: "user" | "webhook" | "github" | "system";
+                  kind: "user" | "webhook" | "github" | "system" | "federation";
                   name?: string;
                   tokenId?: string;
                   address?: string;
@@ -5031,7 +5031,7 @@ export interface paths {
                 result: unknown;
                 error: string | null;
                 actor: {
-                  kind: "user" | "webhook" | "github" | "system";
+                  kind: "user" | "webhook" | "github" | "system" | "federation";
                   name?: string;
                   tokenId?: string;
                   address?: string;
@@ -5066,7 +5066,7 @@ export interface paths {
                 result: unknown;
                 error: string | null;
                 actor: {
-                  kind: "user" | "webhook" | "github" | "system";
+                  kind: "user" | "webhook" | "github" | "system" | "federation";
                   name?: string;
                   tokenId?: string;
                   address?: string;
@@ -6211,7 +6211,7 @@ export interface paths {
               result: unknown;
               error: string | null;
               actor: {
-                kind: "user" | "webhook" | "github" | "system";
+                kind: "user" | "webhook" | "github" | "system" | "federation";
                 name?: string;
                 tokenId?: string;
                 address?: string;
@@ -6498,7 +6498,7 @@ export interface paths {
               result: unknown;
               error: string | null;
               actor: {
-                kind: "user" | "webhook" | "github" | "system";
+                kind: "user" | "webhook" | "github" | "system" | "federation";
                 name?: string;
                 tokenId?: string;
                 address?: string;
@@ -7683,7 +7683,7 @@ export interface paths {
               result: unknown;
               error: string | null;
               actor: {
-                kind: "user" | "webhook" | "github" | "system";
+                kind: "user" | "webhook" | "github" | "system" | "federation";
                 name?: string;
                 tokenId?: string;
                 address?: string;
@@ -9222,7 +9222,7 @@ export interface paths {
               at: string;
               by: string;
               actor: {
-                kind: "user" | "webhook" | "github" | "system";
+                kind: "user" | "webhook" | "github" | "system" | "federation";
                 name?: string;
                 tokenId?: string;
                 address?: string;
@@ -10247,7 +10247,7 @@ export interface paths {
               result: unknown;
               error: string | null;
               actor: {
-                kind: "user" | "webhook" | "github" | "system";
+                kind: "user" | "webhook" | "github" | "system" | "federation";
                 name?: string;
                 tokenId?: string;
                 address?: string;
@@ -10853,7 +10853,7 @@ export interface paths {
               number: number;
               createdAt: string;
               actor: {
-                kind: "user" | "webhook" | "github" | "system";
+                kind: "user" | "webhook" | "github" | "system" | "federation";
                 name?: string;
                 tokenId?: string;
                 address?: string;
@@ -10986,7 +10986,7 @@ export interface paths {
               result: unknown;
               error: string | null;
               actor: {
-                kind: "user" | "webhook" | "github" | "system";
+                kind: "user" | "webhook" | "github" | "system" | "federation";
                 name?: string;
                 tokenId?: string;
                 address?: string;
@@ -11096,7 +11096,7 @@ export interface paths {
               result: unknown;
               error: string | null;
               actor: {
-                kind: "user" | "webhook" | "github" | "system";
+                kind: "user" | "webhook" | "github" | "system" | "federation";
                 name?: string;
                 tokenId?: string;
                 address?: string;
@@ -11283,7 +11283,7 @@ export interface paths {
               result: unknown;
               error: string | null;
               actor: {
-                kind: "user" | "webhook" | "github" | "system";
+                kind: "user" | "webhook" | "github" | "system" | "federation";
                 name?: string;
                 tokenId?: string;
                 address?: string;
@@ -11766,7 +11766,7 @@ export interface paths {
               result: unknown;
               error: string | null;
               actor: {
-                kind: "user" | "webhook" | "github" | "system";
+                kind: "user" | "webhook" | "github" | "system" | "federation";
                 name?: string;
                 tokenId?: string;
                 address?: string;
@@ -11874,7 +11874,7 @@ export interface paths {
               result: unknown;
               error: string | null;
               actor: {
-                kind: "user" | "webhook" | "github" | "system";
+                kind: "user" | "webhook" | "github" | "system" | "federation";
                 name?: string;
                 tokenId?: string;
                 address?: string;
@@ -12112,7 +12112,7 @@ export interface paths {
               result: unknown;
               error: string | null;
               actor: {
-                kind: "user" | "webhook" | "github" | "system";
+                kind: "user" | "webhook" | "github" | "system" | "federation";
                 name?: string;
                 tokenId?: string;
                 address?: string;
@@ -12214,7 +12214,7 @@ export interface paths {
               result: unknown;
               error: string | null;
               actor: {
-                kind: "user" | "webhook" | "github" | "system";
+                kind: "user" | "webhook" | "github" | "system" | "federation";
                 name?: string;
                 tokenId?: string;
                 address?: string;
@@ -12472,7 +12472,7 @@ export interface paths {
               result: unknown;
               error: string | null;
               actor: {
-                kind: "user" | "webhook" | "github" | "system";
+                kind: "user" | "webhook" | "github" | "system" | "federation";
                 name?: string;
                 tokenId?: string;
                 address?: string;
@@ -13044,7 +13044,7 @@ export interface paths {
               result: unknown;
               error: string | null;
               actor: {
-                kind: "user" | "webhook" | "github" | "system";
+                kind: "user" | "webhook" | "github" | "system" | "federation";
                 name?: string;
                 tokenId?: string;
                 address?: string;
@@ -13552,6 +13552,7 @@ export interface paths {
                 expiresAt: string;
               };
               scopes: string[];
+              stacks?: string[];
             };
           };
         };
@@ -13706,7 +13707,7 @@ export interface paths {
               result: unknown;
               error: string | null;
               actor: {
-                kind: "user" | "webhook" | "github" | "system";
+                kind: "user" | "webhook" | "github" | "system" | "federation";
                 name?: string;
                 tokenId?: string;
                 address?: string;
@@ -13784,7 +13785,7 @@ export interface paths {
               result: unknown;
               error: string | null;
               actor: {
-                kind: "user" | "webhook" | "github" | "system";
+                kind: "user" | "webhook" | "github" | "system" | "federation";
                 name?: string;
                 tokenId?: string;
                 address?: string;
@@ -13870,7 +13871,7 @@ export interface paths {
               result: unknown;
               error: string | null;
               actor: {
-                kind: "user" | "webhook" | "github" | "system";
+                kind: "user" | "webhook" | "github" | "system" | "federation";
                 name?: string;
                 tokenId?: string;
                 address?: string;
@@ -14023,7 +14024,7 @@ export interface paths {
               result: unknown;
               error: string | null;
               actor: {
-                kind: "user" | "webhook" | "github" | "system";
+                kind: "user" | "webhook" | "github" | "system" | "federation";
                 name?: string;
                 tokenId?: string;
                 address?: string;
@@ -14048,7 +14049,7 @@ export interface paths {
               result: unknown;
               error: string | null;
               actor: {
-                kind: "user" | "webhook" | "github" | "system";
+                kind: "user" | "webhook" | "github" | "system" | "federation";
                 name?: string;
                 tokenId?: string;
                 address?: string;
@@ -14122,7 +14123,7 @@ export interface paths {
       parameters: {
         query?: {
           resource?: string;
-          actor?: "user" | "webhook" | "github" | "system";
+          actor?: "user" | "webhook" | "github" | "system" | "federation";
           action?: string;
           limit?: number;
           cursor?: string;
@@ -14140,7 +14141,7 @@ export interface paths {
               id: number;
               at: string;
               actor: {
-                kind: "user" | "webhook" | "github" | "system";
+                kind: "user" | "webhook" | "github" | "system" | "federation";
                 name?: string;
                 tokenId?: string;
                 address?: string;
@@ -14548,7 +14549,55 @@ export interface paths {
   };
   "/api/v1/session": {
     parameters: { query?: never; header?: never; path?: never; cookie?: never };
-    get?: never;
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        200: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/json": {
+              user: {
+                name: string;
+                role: string;
+              };
+              csrf: string;
+              expiresAt: string;
+              scopes: string[];
+            };
+          };
+        };
+        400: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        401: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+      };
+    };
     put?: never;
     post: {
       parameters: {
@@ -14590,6 +14639,12 @@ export interface paths {
           };
         };
         401: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        403: {
           headers: { [name: string]: unknown };
           content: {
             "application/problem+json": components["schemas"]["Problem"];
@@ -16223,6 +16278,587 @@ export interface paths {
         };
       };
     };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/auth/federation": {
+    parameters: { query?: never; header?: never; path?: never; cookie?: never };
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        200: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/json": {
+              id: string;
+              issuer: string;
+              audience: string;
+              subject: string;
+              claims: {
+                [key: string]: string;
+              };
+              scopes: string[];
+              stacks: string[] | null;
+              ttl: string;
+              createdBy: string;
+              createdAt: string;
+            }[];
+          };
+        };
+        400: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        401: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        403: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+      };
+    };
+    put?: never;
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          "application/json": {
+            issuer: string;
+            audience: string;
+            subject: string;
+            claims?: {
+              [key: string]: string;
+            };
+            scopes: string[];
+            stacks?: string[];
+            ttl?: string;
+          };
+        };
+      };
+      responses: {
+        201: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/json": {
+              id: string;
+              issuer: string;
+              audience: string;
+              subject: string;
+              claims: {
+                [key: string]: string;
+              };
+              scopes: string[];
+              stacks: string[] | null;
+              ttl: string;
+              createdBy: string;
+              createdAt: string;
+            };
+          };
+        };
+        400: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        401: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        403: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        413: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        415: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        507: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/auth/federation/{id}": {
+    parameters: { query?: never; header?: never; path?: never; cookie?: never };
+    get?: never;
+    put?: never;
+    post?: never;
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        204: {
+          headers: { [name: string]: unknown };
+          content?: never;
+        };
+        400: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        401: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        403: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        404: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        507: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/auth/token": {
+    parameters: { query?: never; header?: never; path?: never; cookie?: never };
+    get?: never;
+    put?: never;
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        200: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/json": {
+              access_token: string;
+              issued_token_type: "urn:ietf:params:oauth:token-type:access_token";
+              token_type: "Bearer";
+              expires_in: number;
+            };
+          };
+        };
+        400: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        401: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        413: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        507: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/auth/oidc/{provider}": {
+    parameters: { query?: never; header?: never; path?: never; cookie?: never };
+    get: {
+      parameters: {
+        query?: {
+          link?: "1" | "true";
+          csrf?: string;
+        };
+        header?: never;
+        path: {
+          provider: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        302: {
+          headers: { [name: string]: unknown };
+          content?: never;
+        };
+        400: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        403: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        404: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        502: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/auth/oidc/{provider}/callback": {
+    parameters: { query?: never; header?: never; path?: never; cookie?: never };
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          provider: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        302: {
+          headers: { [name: string]: unknown };
+          content?: never;
+        };
+        400: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        404: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/auth/oidc/providers": {
+    parameters: { query?: never; header?: never; path?: never; cookie?: never };
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        200: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/json": {
+              providers: {
+                name: string;
+                label: string;
+                url: string;
+              }[];
+              enforceSso: boolean;
+            };
+          };
+        };
+        400: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        401: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/auth/oidc/providers/{name}/test": {
+    parameters: { query?: never; header?: never; path?: never; cookie?: never };
+    get?: never;
+    put?: never;
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          name: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          "application/json": {
+            claims?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      responses: {
+        200: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/json": {
+              issuer: string;
+              authorizationEndpoint: string | null;
+              tokenEndpoint: string | null;
+              jwksUri: string | null;
+              pkceS256: boolean;
+              grants?: {
+                role: string | null;
+                teams: string[];
+                groups: string[];
+              };
+            };
+          };
+        };
+        400: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        401: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        403: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        404: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        413: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        415: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        429: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        502: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        503: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        507: {
+          headers: { [name: string]: unknown };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+      };
+    };
+    delete?: never;
     options?: never;
     head?: never;
     patch?: never;

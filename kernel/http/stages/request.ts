@@ -1,6 +1,7 @@
 // Stage onRequest: a matched request's exchange (request id, client address, bearer) on the request.
 import { randomFillSync } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { federatedPrefix } from '../../auth/federation.ts';
 import { hashToken, tokenPrefix, wellFormed } from '../../auth/tokens.ts';
 import type { RouteMeter } from '../../services/metrics.ts';
 import type { ClientResolver } from '../client.ts';
@@ -50,7 +51,7 @@ export function onRequest(entry: CompiledRoute, meter: RouteMeter | undefined, c
   function exchangeOf(req: ApiRequest, res: ServerResponse): Exchange {
     const bearer = bearerOf(req);
     // a bearer that is not even shaped like a token has no budget of its own: it spends the address's
-    const tokenHash = bearer && wellFormed(bearer, tokenPrefix) ? hashToken(bearer) : undefined;
+    const tokenHash = bearer && (wellFormed(bearer, tokenPrefix) || wellFormed(bearer, federatedPrefix)) ? hashToken(bearer) : undefined;
     return {
       req, res, entry, meter, started: performance.now(), requestId: requestIdOf(req), ip: clients.address(req), bearer,
       tokenHash, tokenKey: tokenHash && `t:${tokenHash}`,

@@ -5,8 +5,9 @@ import { resourceHref } from './resources.ts';
 
 type Job = paths['/api/v1/jobs/{id}']['get']['responses'][200]['content']['application/json'];
 
-/** who started a job or an action, as people say it: a user (and how), a webhook and its caller, a git push, the service itself */
+/** who started a job or an action, as people say it: a user (and how), a webhook and its caller, a git push, a CI job's federated token, the service itself */
 export function actorText(actor: Job['actor']): string {
+  if ((actor.kind as string) === 'federation') return `CI ${actor.name ?? 'job'} (federation)`;
   switch (actor.kind) {
     case 'user': return `${actor.name ?? 'a user'}${actor.channel === 'portal' ? ' (portal)' : actor.channel === 'mcp' ? ' (MCP)' : ' (API)'}`;
     case 'webhook': return `webhook${actor.address ? ` from ${actor.address}` : ''}`;

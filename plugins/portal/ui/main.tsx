@@ -1,14 +1,45 @@
 // The portal's shell: sign-in, the navigation, and routing to the kernel's pages and to the pages every plugin contributes.
 import { render } from 'preact';
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { pages as contributed } from 'dockwright:pages';
-import { api, can, isProblem, Link, match, navigate, ok, PageTitle, ProblemBox, setSession, useAction, usePath, useSession, type PortalPage, type SessionInfo } from '../../../sdk/portal/kit.tsx';
+import { api, can, isProblem, Link, match, navigate, ok, PageTitle, ProblemBox, setSession, useAction, useLoad, usePath, useSession, type PortalPage, type SessionInfo } from '../../../sdk/portal/kit.tsx';
 import { kernelPages } from './pages.tsx';
 import { Enrolment, RecoveryCodes } from './users.tsx';
 
 const pages: PortalPage[] = [...kernelPages, ...contributed];
 
 type Signed = SessionInfo & { recoveryCodes?: string[] };
+
+/** what a refused sign-in through an identity provider came back with (?signInError=<code>), as people say it */
+const providerErrors: Record<string, string> = {
+  'no-mapping': 'Your groups at the identity provider give you no role here. Ask an admin.',
+  'no-account': 'No account is linked to this identity, and this provider makes none. Ask an admin.',
+  'domain-not-allowed': 'Your e-mail address is not verified, or not in a domain allowed to sign in.',
+  'account-disabled': 'This account is disabled.',
+  'mfa-required': 'This account needs a second factor: sign in at the provider with one.',
+};
+
+/** the "Sign in with …" buttons; after a provider's redirect, the session its cookie holds */
+function ProviderButtons() {
+  const providers = useLoad(() => ok(api.GET('/api/v1/auth/oidc/providers')), []);
+  const error = new URLSearchParams(location.search).get('signInError');
+  useEffect(() => {
+    if (error) return;
+    api.GET('/api/v1/session').then((res) => { if (res.data) setSession(res.data); }, () => undefined);
+  }, []);
+  const list = providers.data?.providers ?? [];
+  return (
+    <>
+      {error && <p role="alert" class="problem">Sign-in through the identity provider was refused: {providerErrors[error] ?? `the provider's answer did not pass the checks (${error}).`}</p>}
+      {list.length > 0 && (
+        <div class="providers" data-testid="providers">
+          {list.map((p) => <a class="button" href={p.url}>Sign in with {p.label}</a>)}
+          {providers.data?.enforceSso && <p class="muted">Password sign-in is kept for the break-glass admins.</p>}
+        </div>
+      )}
+    </>
+  );
+}
 
 /** the sign-in form: the password, then whatever the account asks for (a new password, a code, enrolling an authenticator), sent again with the same call */
 function SignIn() {
@@ -52,6 +83,7 @@ function SignIn() {
   return (
     <main id="main" class="signin">
       <PageTitle title="Sign in to Dockwright" />
+      <ProviderButtons />
       <form onSubmit={submit} aria-describedby="signin-help">
         <label>User name<input name="username" autoComplete="username" required readOnly={asking} value={username} onInput={(e) => setUsername(e.currentTarget.value)} /></label>
         <label>Password<input name="password" type="password" autoComplete="current-password" required readOnly={asking} value={password} onInput={(e) => setPassword(e.currentTarget.value)} /></label>

@@ -1,9 +1,10 @@
-// The kernel's own portal pages: the overview and jobs (their own files), the activity log, own tokens, the account, users and teams.
+// The kernel's own portal pages: the overview and jobs (their own files), the activity log, own tokens, the account, users and teams, identity providers and CI federation.
 import { useState } from 'preact/hooks';
 import { TwoFactor, userPages } from './users.tsx';
 import { pluginPages } from './plugins.tsx';
 import { OverviewPage } from './overview.tsx';
 import { settingsPages } from './settings.tsx';
+import { federationPages } from './federation.tsx';
 import { actorText, jobPages } from './jobs.tsx';
 import { api, Loading, ok, PageTitle, ProblemBox, setSession, ShownOnce, Status, Time, useAction, useLoad, useSession, type PortalPage } from '../../../sdk/portal/kit.tsx';
 
@@ -118,6 +119,7 @@ export const kernelPages: PortalPage[] = [
   { path: '/tokens', title: 'Tokens', nav: 98, group: 'people', scope: 'tokens:read', component: Tokens },
   { path: '/account', title: 'Account', component: Account },
   ...userPages,
+  ...federationPages,
   ...pluginPages,
   ...settingsPages,
 ];

@@ -73,6 +73,10 @@ function Field({ path, about, source, value, draft, setDraft, error }: { path: s
         {fields.map((f) => <label>{f}<input type="password" autoComplete="off" value={d[f] ?? ''} placeholder={(value as { set?: boolean })?.set ? 'unchanged' : ''} onInput={(e) => setDraft({ ...d, [f]: e.currentTarget.value })} /></label>)}
       </fieldset>
     );
+  } else if (kind === 'list' && about.secret) {
+    // a secret list of objects (the identity providers, with their client secrets): pasted whole as JSON, never shown
+    input = <label>{about.label} <span class="muted">({(value as { set?: boolean })?.set ? 'set' : 'not set'}; never shown: paste the whole list as JSON to replace it)</span>
+      <textarea id={id} rows={4} disabled={disabled} value={String(draft)} placeholder={'[{ "name": "corp", "issuer": "https://…", "clientId": "…", "clientSecret": "…" }]'} onInput={(e) => setDraft(e.currentTarget.value)} /></label>;
   } else if (kind === 'list') {
     input = <label>{about.label}<textarea id={id} rows={3} disabled={disabled} value={String(draft)} placeholder="one per line" onInput={(e) => setDraft(e.currentTarget.value)} /></label>;
   } else {
@@ -141,6 +145,11 @@ function Settings() {
   const changes: Record<string, unknown> = {};
   for (const [path, about] of Object.entries(v.about)) {
     if (locked(v.sources[path]) || !(path in drafts)) continue;
+    if (about.secret && kindOf(about.schema) === 'list') {
+      const text = String(drafts[path] ?? '').trim();
+      if (text) { try { changes[path] = JSON.parse(text); } catch { changes[path] = text; } }
+      continue;
+    }
     if (about.secret) {
       const d = drafts[path] as Record<string, string>;
       if (Object.values(d).some(Boolean)) changes[path] = d;

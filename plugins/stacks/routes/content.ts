@@ -65,8 +65,8 @@ export function contentRoutes({ core, store, templates, hiddenVariables }: Route
         const row = await store.get(params.name);
         if (row) assertAccess(principal, params.name, row.access, 'read');
         // interpolated values can surface in error messages: a reader validates with the secrets they may not see hidden
-        const env = row ? visibleVariables(row.env, mayWrite(principal, row.access), await hiddenVariables(row.name)).values : {};
-        const settings = row && { template: row.template, settings: visibleSettings(row.settings, mayWrite(principal, row.access)) };
+        const env = row ? visibleVariables(row.env, mayWrite(principal, row.access, row.name), await hiddenVariables(row.name)).values : {};
+        const settings = row && { template: row.template, settings: visibleSettings(row.settings, mayWrite(principal, row.access, row.name)) };
         const { loaded, errors } = await core.validate(params.name, body.content, env, settings ?? undefined, principal);
         return { valid: errors.length === 0, errors, warnings: loaded.warnings, services: loaded.services.map((s) => s.name) };
       },
@@ -75,7 +75,7 @@ export function contentRoutes({ core, store, templates, hiddenVariables }: Route
       method: 'GET', path: '/stacks/:name/env', scopes: ['stacks:read'], params: Params,
       summary: 'The variables; values of secret-looking names are hidden unless the token has stacks:write',
       response: Type.Object({ name: Type.String(), revision: Type.Integer(), values: Values, redacted: Type.Array(Type.String()) }),
-      handler: async ({ principal }, row) => ({ name: row.name, revision: row.revision, ...visibleVariables(row.env, mayWrite(principal, row.access), await hiddenVariables(row.name)) }),
+      handler: async ({ principal }, row) => ({ name: row.name, revision: row.revision, ...visibleVariables(row.env, mayWrite(principal, row.access, row.name), await hiddenVariables(row.name)) }),
     }),
     stackRoute('write', {
       method: 'PUT', path: '/stacks/:name/env', scopes: ['stacks:write'], params: Params, revision: 'required', errors: [422],
@@ -94,7 +94,7 @@ export function contentRoutes({ core, store, templates, hiddenVariables }: Route
       method: 'GET', path: '/stacks/:name/settings', scopes: ['stacks:read'], params: Params, summary: "The template settings and the template's input schema",
       response: Type.Object({ name: Type.String(), revision: Type.Integer(), template: Nullable(Type.String()), settings: Settings, inputs: Nullable(Settings) }),
       handler: async ({ principal }, row) => ({
-        name: row.name, revision: row.revision, template: row.template, settings: visibleSettings(row.settings, mayWrite(principal, row.access)),
+        name: row.name, revision: row.revision, template: row.template, settings: visibleSettings(row.settings, mayWrite(principal, row.access, row.name)),
         inputs: row.template ? templates.get(row.template)?.inputs ?? null : null,
       }),
     }),

@@ -26,7 +26,7 @@ export function revisionRoutes({ ctx, core, store, hiddenVariables }: RouteDeps,
         const content = store.contentOf(found.snapshot);
         return {
           id: found.revision, revision: found.revision, author: found.author, message: found.message, createdAt: found.createdAt,
-          compose: content.compose, ...visibleVariables(content.env, mayWrite(principal, row.access), await hiddenVariables(row.name)), template: content.template, settings: visibleSettings(content.settings, mayWrite(principal, row.access)),
+          compose: content.compose, ...visibleVariables(content.env, mayWrite(principal, row.access, row.name), await hiddenVariables(row.name)), template: content.template, settings: visibleSettings(content.settings, mayWrite(principal, row.access, row.name)),
         };
       },
     }),

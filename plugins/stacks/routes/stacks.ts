@@ -18,7 +18,7 @@ export function stackResourceRoutes({ core, store }: RouteDeps, { stackRoute, fu
           const batch = await store.page(after, page.limit + 1);
           more = batch.length === page.limit + 1;
           after = batch.at(-1)?.name;
-          rows.push(...batch.filter((r) => canSee(principal, r.access)));
+          rows.push(...batch.filter((r) => canSee(principal, r.access, r.name)));
         }
         const items = rows.slice(0, page.limit);
         const live = await core.live(items);
