@@ -36,7 +36,7 @@ export function oidcRootRoutes(oidc: OidcSignIn, sessions: Sessions): AnyRoute[]
           return reply(302, undefined, { Location: url, 'Set-Cookie': flowCookieHeader(cookie, 600, baseUrl.startsWith('https:')), 'Cache-Control': 'no-store' });
         } catch (err) {
           if (err instanceof SignInRefused) throw problem(404, `no identity provider "${params.provider}"`);
-          throw problem(502, `the identity provider "${params.provider}" could not be reached: ${(err as Error).message}`, { code: 'provider-unreachable' });
+          throw problem(502, `the identity provider "${params.provider}" could not be reached: ${reasonOf(err)}`, { code: 'provider-unreachable' });
         }
       },
     }),
@@ -87,7 +87,7 @@ export function oidcApiRoutes(oidc: OidcSignIn, sessions: Sessions, settings: { 
           return await oidc.dryRun(params.name, body.claims as Record<string, unknown> | undefined);
         } catch (err) {
           if (err instanceof SignInRefused) throw problem(404, `no identity provider "${params.name}"`);
-          throw problem(502, `the identity provider "${params.name}" could not be reached or its discovery document is unusable: ${(err as Error).message}`, { code: 'provider-unreachable' });
+          throw problem(502, `the identity provider "${params.name}" could not be reached or its discovery document is unusable: ${reasonOf(err)}`, { code: 'provider-unreachable' });
         }
       },
     }),
@@ -102,4 +102,11 @@ export function oidcApiRoutes(oidc: OidcSignIn, sessions: Sessions, settings: { 
       },
     }),
   ] as AnyRoute[];
+}
+
+/** the innermost cause of a failed fetch says why (the outbound policy's refusal, a refused connection), not "fetch failed" */
+function reasonOf(err: unknown): string {
+  let at = err as Error & { cause?: unknown };
+  for (let depth = 0; at?.cause instanceof Error && depth < 5; depth++) at = at.cause as Error & { cause?: unknown };
+  return at?.message ?? String(err);
 }

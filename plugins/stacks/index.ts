@@ -9,6 +9,7 @@ import { builtInRules, checkRules, dockerDefaultCapabilities, safeNetworkOptions
 import { createStore } from './store.ts';
 import { Templates, templateVariables } from './templates.ts';
 import { stacksOverview } from './overview.ts';
+import { problems } from './problems.ts';
 import { volumeRoutes } from './volumes.ts';
 import { deployWebhook } from './webhook.ts';
 
@@ -35,6 +36,7 @@ const Options = Type.Object({
 
 export default definePlugin({
   name: 'stacks',
+  problems,
   version: '1.0.0',
   services: ['db', 'revisions', 'actionTokens', 'secrets', 'events'],
   extensionPoints: [stackRuntimes, stackSources, platformRules, stackHooks, stackTemplates, secretVariables],

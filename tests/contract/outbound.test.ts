@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join, relative } from 'node:path';
-import { root, startServer, type TestServer } from '../helpers/harness.ts';
+import { call, root, startServer, type TestServer } from '../helpers/harness.ts';
+import { exchangeForm } from '../helpers/oidc-issuer.ts';
 import { freePort } from '../plugins/docker/helpers.ts';
 import { createStack, waitJob } from '../plugins/stacks/helpers.ts';
 import { rfc2136Provider } from '../../plugins/certificates/rfc2136.ts';
@@ -47,6 +48,8 @@ const places: Record<string, string> = {
   'plugins/certificates/routes.ts': 'exempt: store.request() names a database row, not a connection',
   'sdk/outbound.ts': 'the policy as plugins see it',
   'sdk/testing/contract.ts': 'exempt: the test kit reads the served OpenAPI document',
+  'kernel/auth/issuer-keys.ts': 'a CI issuer\'s discovery and keys (a token exchange naming a loopback issuer)',
+  'kernel/auth/oidc.ts': 'an identity provider\'s discovery and endpoints (its "test this provider" on loopback)',
   'kernel/mcp/routes.ts': "exempt: an MCP tool calls this service's own API on its own listening address, with the caller's token",
   'kernel/test-kit.ts': 'exempt: the test kit calls the service under test',
 };
@@ -142,6 +145,19 @@ test('each place refuses a loopback target before connecting when loopback is no
   await assert.rejects(registry.digest(p, 'x', '1'), (err) => err instanceof OutboundRefused);
   await assert.rejects(registry.tags(p, 'x'), (err) => err instanceof OutboundRefused);
   await registry.close();
+  // an identity provider's discovery (its "test this provider"), and a CI issuer's keys (a token exchange)
+  const settings = await s.api('GET', '/api/v1/settings');
+  const oidc = await s.api('PATCH', '/api/v1/settings', { body: { 'auth.oidc.providers': [{ name: 'ob', issuer: `http://${p}`, clientId: 'c', clientSecret: 's' }] }, headers: { 'if-match': `"${settings.body.revision}"` } });
+  assert.equal(oidc.status, 200, oidc.text);
+  const discovery = await s.api('POST', '/api/v1/auth/oidc/providers/ob/test', { body: {} });
+  assert.equal(discovery.status, 502, discovery.text);
+  assert.match(discovery.text, /127\.0\.0\.1.*(are refused|outbound)/, 'identity provider');
+  const policy = await s.api('POST', '/api/v1/auth/federation', { body: { issuer: `http://${p}`, audience: 'dw', subject: '*', scopes: ['stacks:read'] } });
+  assert.equal(policy.status, 201, policy.text);
+  const part = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
+  const jwt = `${part({ alg: 'RS256', kid: 'k' })}.${part({ iss: `http://${p}`, aud: 'dw', sub: 'x', jti: 'ob', exp: Math.floor(Date.now() / 1000) + 300 })}.${part({ s: 1 })}`;
+  const exchange = await call(s.url, 'POST', '/api/v1/auth/token', { raw: exchangeForm(jwt), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  assert.equal(exchange.status, 401, exchange.text);
   // the Settings page's connection test
   const tested = await s.api('POST', '/api/v1/settings/outbound/test', { body: { host: '127.0.0.1', port: trap.port } });
   assert.equal(tested.status, 200, tested.text);

@@ -9,7 +9,6 @@ import { ProblemCatalogue } from '../../kernel/problems.ts';
 
 /** codes raised by plugins that do not declare theirs yet, by plugin: declare them and take them off (the list only shrinks) */
 const undeclared: Readonly<Record<string, readonly string[]>> = {
-  stacks: ['deploy-failed', 'volume-in-use'],
   containers: ['console-limit', 'docker-error', 'other-installation', 'swarm-task'],
 };
 

@@ -14,6 +14,7 @@ const stillLong: Readonly<Record<string, number>> = {
   'plugins/alerts/engine.ts createEngine': 192,
   'kernel/auth/users.ts Users': 173,
   'plugins/backups/routes.ts backupRoutes': 203,
+  'kernel/auth/sessions.ts Sessions': 171,
 };
 
 test(`no function or class over ${maxUnitLines} lines but the listed ones, and none of those longer than listed`, () => {
