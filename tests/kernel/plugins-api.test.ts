@@ -28,7 +28,7 @@ test('every plugin in boot order, then the disabled ones, with what each registe
   const byName = new Map(answer.body.map((p) => [p.name, p]));
   const enabled = answer.body.filter((p) => p.enabled).map((p) => p.name);
   assert.ok(enabled.indexOf('docker') < enabled.indexOf('stacks') && enabled.indexOf('stacks') < enabled.indexOf('git'), 'boot order');
-  assert.deepEqual(answer.body.filter((p) => !p.enabled).map((p) => p.name), ['certificates', 'containers', 'edge', 'images', 'previews', 'registries', 'releases', 'sites', 'swarm', 'templates']);
+  assert.deepEqual(answer.body.filter((p) => !p.enabled).map((p) => p.name), ['certificates', 'containers', 'edge', 'images', 'metrics', 'previews', 'registries', 'releases', 'sites', 'swarm', 'tasks', 'templates']);
 
   const stacks = byName.get('stacks')!;
   assert.deepEqual(stacks.source, { kind: 'built-in' });
@@ -72,7 +72,8 @@ test('the portal\'s Plugins page shows each plugin, its source and its extension
     await addUser(s, 'ada', 'admin');
     await addUser(s, 'vic', 'viewer');
     const page = await signedIn(browser, s, 'ada');
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Plugins', exact: true }).click();
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings', exact: true }).click();
+    await page.getByRole('navigation', { name: 'Section' }).getByRole('link', { name: 'Plugins', exact: true }).click();
     await page.getByRole('heading', { name: 'Plugins' }).waitFor();
     const stacks = page.getByRole('region', { name: /^stacks/ });
     await stacks.waitFor();
@@ -81,7 +82,8 @@ test('the portal\'s Plugins page shows each plugin, its source and its extension
     assert.match(await page.getByRole('region', { name: /^swarm/ }).innerText(), /disabled/);
     await shot(page, 'plugins');
     const viewer = await signedIn(browser, s, 'vic');
-    assert.equal(await viewer.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Plugins', exact: true }).count(), 0);
+    await viewer.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Activity', exact: true }).waitFor();
+    assert.equal(await viewer.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: /^(Plugins|Settings)$/ }).count(), 0, 'a viewer has neither Plugins nor the Settings group they belong to');
   } finally {
     await browser?.close();
   }

@@ -104,7 +104,8 @@ test('the Plugins page shows a plugin left out as disabled, with the reason', as
     const s = { app, url: app.url } as unknown as TestServer;
     await addUser(s, 'ada', 'admin');
     const page = await signedIn(browser, s, 'ada');
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Plugins', exact: true }).click();
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings', exact: true }).click();
+    await page.getByRole('navigation', { name: 'Section' }).getByRole('link', { name: 'Plugins', exact: true }).click();
     const previews = page.getByRole('region', { name: /^previews/ });
     await previews.waitFor();
     assert.match(await previews.innerText(), /disabled[\s\S]*it requires "edge", which is disabled in config/);

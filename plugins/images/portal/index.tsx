@@ -64,4 +64,4 @@ function Images() {
   );
 }
 
-export const pages: PortalPage[] = [{ path: '/images', title: 'Images', nav: 27, scope: 'images:read', component: Images }];
+export const pages: PortalPage[] = [{ path: '/images', title: 'Images', nav: 27, group: 'containers', scope: 'images:read', component: Images }];

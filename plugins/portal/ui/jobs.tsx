@@ -72,6 +72,6 @@ function JobPage({ params }: { params: Record<string, string> }) {
 }
 
 export const jobPages = [
-  { path: '/jobs', title: 'Jobs', nav: 80, scope: 'jobs:read', component: Jobs },
+  { path: '/jobs', title: 'Jobs', nav: 91, group: 'activity', scope: 'jobs:read', component: Jobs },
   { path: '/jobs/:id', title: 'Job', scope: 'jobs:read', component: JobPage },
 ];

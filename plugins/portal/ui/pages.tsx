@@ -115,7 +115,7 @@ function Account() {
 export const kernelPages: PortalPage[] = [
   { path: '/overview', title: 'Overview', nav: 0, component: OverviewPage },
   ...jobPages,
-  { path: '/activity', title: 'Activity', nav: 90, scope: 'activity:read', component: Activity },
+  { path: '/activity', title: 'Activity', nav: 90, group: 'activity', scope: 'activity:read', component: Activity },
   { path: '/tokens', title: 'Tokens', nav: 98, group: 'people', scope: 'tokens:read', component: Tokens },
   { path: '/account', title: 'Account', component: Account },
   ...userPages,

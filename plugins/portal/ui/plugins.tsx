@@ -54,4 +54,4 @@ function Plugins() {
   );
 }
 
-export const pluginPages: PortalPage[] = [{ path: '/plugins', title: 'Plugins', nav: 98, scope: 'plugins:read', component: Plugins }];
+export const pluginPages: PortalPage[] = [{ path: '/plugins', title: 'Plugins', nav: 99.5, group: 'settings', scope: 'plugins:read', component: Plugins }];

@@ -209,4 +209,4 @@ function Settings() {
   );
 }
 
-export const settingsPages: PortalPage[] = [{ path: '/settings', title: 'Settings', nav: 99, scope: 'settings:read', component: Settings }];
+export const settingsPages: PortalPage[] = [{ path: '/settings', title: 'Settings', nav: 99, group: 'settings', scope: 'settings:read', component: Settings }];

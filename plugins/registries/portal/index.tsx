@@ -40,4 +40,4 @@ function Registries() {
   );
 }
 
-export const pages: PortalPage[] = [{ path: '/registries', title: 'Registries', nav: 60, scope: 'registries:read', component: Registries }];
+export const pages: PortalPage[] = [{ path: '/registries', title: 'Registries', nav: 28, group: 'containers', scope: 'registries:read', component: Registries }];

@@ -147,7 +147,7 @@ test('the activity log shows each action under the user, via the portal', async 
   const refusedWrite = await server.api('GET', `/api/v1/activity?resource=stack:${stack}&action=stack.compose.write`);
   assert.ok(refusedWrite.body.some((a: { actor: { name: string; channel?: string }; result: string }) => a.actor.name === 'alice' && a.actor.channel === 'portal' && a.result === 'failed'), 'the refused 422 is logged under alice too');
   await shot(page, 'activity');
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Jobs' }).click();
+  await page.getByRole('navigation', { name: 'Section' }).getByRole('link', { name: 'Jobs' }).click();
   await page.getByRole('table').waitFor();
   await shot(page, 'jobs');
   await page.getByRole('link', { name: 'Stacks' }).first().click();

@@ -26,14 +26,24 @@ after(async () => {
 test('every page in the navigation renders its heading and names every control', async () => {
   const nav = page.getByRole('navigation', { name: 'Main' });
   const titles = await nav.getByRole('link').allInnerTexts();
-  assert.deepEqual(titles, ['Overview', 'Stacks', 'Containers', 'Backups', 'Registries', 'Jobs', 'Activity', 'Users', 'Plugins', 'Settings'], 'Volumes joins Containers, Teams and Tokens join Users as groups');
-  for (const title of titles) {
-    await nav.getByRole('link', { name: title }).click();
-    const heading = page.getByRole('heading', { level: 1 });
-    await heading.waitFor();
+  assert.deepEqual(titles, ['Overview', 'Stacks', 'Containers', 'Backups', 'Activity', 'Users', 'Settings'],
+    'Volumes, Images and Registries join Containers; Jobs joins Activity; Teams and Tokens join Users; Plugins joins Settings');
+  const checkPage = async (title: string) => {
+    await page.getByRole('heading', { level: 1 }).waitFor();
     await page.waitForFunction(() => !document.querySelector('[role=status]')?.textContent?.includes('Loading'));
     assert.deepEqual(await unnamed(page), [], `${title}: every control has a name`);
     assert.equal(await page.evaluate(() => document.activeElement?.tagName), 'H1', `${title}: the focus moves to the new page's heading`);
+  };
+  const section = page.getByRole('navigation', { name: 'Section' });
+  for (const title of titles) {
+    await nav.getByRole('link', { name: title }).click();
+    await checkPage(title);
+    // the other pages of its group, through the links above the page
+    const others = (await section.getByRole('link').allInnerTexts()).filter((other) => other !== title);
+    for (const other of others) {
+      await section.getByRole('link', { name: other, exact: true }).click();
+      await checkPage(other);
+    }
   }
   await page.goto('/account');
   await page.getByRole('heading', { name: 'Account' }).waitFor();

@@ -70,7 +70,7 @@ test('an expired session sends the browser back to the sign-in page: at the next
   const waiting = await signedIn(browser, brief, 'sara');
   await waiting.getByRole('heading', { name: 'Overview' }).waitFor();
   await new Promise((r) => setTimeout(r, ttlMs + 300));
-  await clicking.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Jobs' }).click();
+  await clicking.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Activity' }).click();
   await clicking.getByRole('heading', { name: 'Sign in to Dockwright' }).waitFor({ timeout: 10_000 });
   await waiting.getByRole('heading', { name: 'Sign in to Dockwright' }).waitFor({ timeout: 10_000 });
   await clicking.context().close();
