@@ -84,6 +84,10 @@ export class RunningJobs {
     this.slots = new PQueue({ concurrency: opts.concurrency });
   }
 
+  get concurrency(): number {
+    return this.slots.concurrency;
+  }
+
   set concurrency(concurrency: number) {
     this.slots.concurrency = concurrency;
   }

@@ -110,6 +110,11 @@ export class JobRunner extends JobReads implements JobsApi {
   private poll?: NodeJS.Timeout;
   private unlisten: (() => Promise<void>)[] = [];
 
+  /** how many jobs this instance runs at once (jobs.concurrency) */
+  get concurrency(): number {
+    return this.jobs.concurrency;
+  }
+
   /** jobs.concurrency changed through the settings: this instance runs as many jobs at once from now on */
   setConcurrency(concurrency: number): void {
     this.jobs.concurrency = concurrency;

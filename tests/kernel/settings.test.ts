@@ -189,7 +189,7 @@ test('a change reaches another instance serving the same database (LISTEN/NOTIFY
     assert.ok(Date.now() - started < 2000, `applied on the other instance within 2 s (${Date.now() - started} ms)`);
     assert.equal(seen.connected, true);
     assert.equal(seen.address, '127.0.0.1');
-    assert.equal((b.app.jobs as unknown as { slots: { concurrency: number } }).slots.concurrency, 2, 'jobs.concurrency applied there too');
+    assert.equal((b.app.jobs as unknown as { concurrency: number }).concurrency, 2, 'jobs.concurrency applied there too');
     assert.equal((await b.api('GET', '/api/v1/settings')).body.revision, 1);
 
     await new Promise<void>((done) => listener.close(() => done()));
