@@ -10,7 +10,6 @@ import { longUnits, maxUnitLines, unitsOf } from '../../scripts/unit-length.ts';
  */
 const stillLong: Readonly<Record<string, number>> = {
   'plugins/containers/index.ts setup': 275,
-  'plugins/stacks/core.ts createCore': 252,
 };
 
 test(`no function or class over ${maxUnitLines} lines but the listed ones, and none of those longer than listed`, () => {
