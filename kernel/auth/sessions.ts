@@ -4,9 +4,10 @@ import type { IncomingMessage } from 'node:http';
 import type { Db, Principal, Role } from '../../sdk/index.ts';
 import { isProblem, problem } from '../../sdk/index.ts';
 import { hashPassword, passwordProblem, verifyPassword } from './passwords.ts';
+import { passSignInSteps, type SignInSteps } from './sign-in-steps.ts';
 import type { ScopeCatalogue } from './scopes.ts';
 import type { SignInLimit } from './sign-in-limit.ts';
-import type { TotpEnrolment, TwoFactor } from './totp.ts';
+import type { TwoFactor } from './totp.ts';
 import { hashToken, newSecretToken, wellFormed } from './tokens.ts';
 
 export const sessionCookie = 'dw_session';
@@ -22,8 +23,7 @@ export interface SessionOptions {
   requireTotp: boolean;
 }
 
-/** what a sign-in may carry beyond the password: the authenticator's code (or a recovery code), a new password */
-export interface SignInSteps { code?: string; newPassword?: string }
+export type { SignInSteps } from './sign-in-steps.ts';
 
 export interface SignedIn {
   id: string; cookie: string; csrf: string; expiresAt: Date; user: { name: string; role: Role };
@@ -140,36 +140,8 @@ export class Sessions {
   }
 
   private async signInSteps(username: string, password: string, address: string, steps: SignInSteps): Promise<SignedIn> {
-    const { rows } = await this.db.query<{ id: number; name: string; role: Role; password_hash: string | null; disabled: boolean; must_change_password: boolean; enrolled: boolean }>(
-      `SELECT id, name, role, password_hash, disabled, must_change_password, totp_enrolled_at IS NOT NULL AS enrolled FROM users WHERE name = $1`, [username]);
-    const user = rows[0];
-    if (!(await verifyPassword(password, user?.password_hash ?? null)) || !user || user.disabled) {
-      throw problem(401, 'wrong user name or password', { code: 'sign-in-failed' });
-    }
-    const refused = this.passwordRefused(user);
-    if (refused) throw problem(403, refused, { code: 'sso-required' });
-    if (user.must_change_password) {
-      if (steps.newPassword === undefined) {
-        throw problem(401, 'this password was given by an admin for one sign-in: choose a new one (send it as newPassword with the same call)', { code: 'password-change-required' });
-      }
-      const bad = passwordProblem(steps.newPassword);
-      if (bad) throw problem(400, bad, { code: 'weak-password' });
-      if (steps.newPassword === password) throw problem(400, 'the new password must differ from the one-time password', { code: 'weak-password' });
-    }
-    let recoveryCodes: string[] | undefined;
-    if (user.enrolled || this.options.requireTotp) {
-      if (steps.code === undefined || (!user.enrolled && !(await this.twoFactor.pending(user.id)))) {
-        if (user.enrolled) throw problem(401, 'enter the code of your authenticator app, or one of your recovery codes (send it as code with the same call)', { code: 'totp-required' });
-        const totp: TotpEnrolment = await this.twoFactor.begin(user.id, user.name);
-        throw problem(401, 'two-factor sign-in is required: add this secret to an authenticator app and send its current code as code with the same call', { code: 'totp-enrolment-required', extra: { totp } });
-      }
-      const passed = user.enrolled ? await this.twoFactor.verify(user.id, steps.code) : await this.twoFactor.confirm(user.id, steps.code).catch((err: unknown) => {
-        if (isProblem(err) && err.code === 'totp-failed') return undefined;
-        throw err;
-      });
-      if (!passed) throw problem(401, 'the code is wrong, or was used already', { code: 'totp-failed' });
-      if (Array.isArray(passed)) recoveryCodes = passed;
-    }
+    const account = { db: this.db, twoFactor: this.twoFactor, requireTotp: this.options.requireTotp, passwordRefused: this.passwordRefused };
+    const { user, recoveryCodes } = await passSignInSteps(account, username, password, steps);
     if (user.must_change_password) await this.setPassword(user.name, steps.newPassword!);
     const opened = await this.open(user, address);
     return { ...opened, recoveryCodes, passwordChanged: user.must_change_password };

@@ -1,8 +1,8 @@
 // Users and teams as the API manages them: role, teams, disabled, one-time passwords; the last admin kept; tokens and sessions ended everywhere at once.
 import type { Db, Role } from '../../sdk/index.ts';
 import { problem } from '../../sdk/index.ts';
-import { hashPassword, passwordProblem } from './passwords.ts';
-import { tokensChannel } from './tokens.ts';
+import { hashPassword } from './passwords.ts';
+import { announce, checked, endSessions, join, keepAnAdmin, requireTeams, revokeTokens, serialise } from './user-writes.ts';
 
 export interface UserView {
   name: string; role: Role; teams: string[]; disabled: boolean;
@@ -19,8 +19,7 @@ export interface UserChange { role?: Role; teams?: string[]; disabled?: boolean;
 /** what a change did, for the activity log: never a password */
 export type ChangeDetail = Record<string, unknown>;
 
-/** the payload that makes every instance drop the principals it cached (a role, the teams or a user's tokens changed) */
-export const usersChanged = 'users';
+export { usersChanged } from './user-writes.ts';
 
 const userColumns = `u.id, u.name, u.role, u.teams, u.disabled, u.password_hash IS NOT NULL AS "passwordSet",
   u.must_change_password AS "mustChangePassword", u.totp_enrolled_at IS NOT NULL AS "totpEnrolled", u.created_at AS "createdAt"`;
@@ -54,7 +53,7 @@ export class Users {
     const teams = [...new Set(input.teams ?? [])];
     const hash = input.password === undefined ? null : await hashPassword(checked(input.password));
     return this.db.tx(async (tx) => {
-      await this.requireTeams(tx, teams);
+      await requireTeams(tx, teams);
       const { rows: [row] } = await tx.query<{ id: number }>(
         `INSERT INTO users (name, role, teams, password_hash, must_change_password) VALUES ($1, $2, $3, $4, $5)
          ON CONFLICT (name) DO NOTHING RETURNING id`, [input.name, input.role, teams, hash, hash !== null]);
@@ -74,11 +73,11 @@ export class Users {
       await serialise(tx);
       const before = await this.get(name, tx, true);
       const teams = change.teams === undefined ? undefined : [...new Set(change.teams)];
-      if (teams) await this.requireTeams(tx, teams);
+      if (teams) await requireTeams(tx, teams);
       const role = change.role ?? before.role;
       const disabled = change.disabled ?? before.disabled;
       if (before.role === 'admin' && !before.disabled && (role !== 'admin' || disabled)) {
-        await this.keepAnAdmin(tx, before.id, disabled ? 'disable' : 'demote');
+        await keepAnAdmin(tx, before.id, disabled ? 'disable' : 'demote');
       }
       const detail: ChangeDetail = {};
       if (role !== before.role) detail.role = { from: before.role, to: role };
@@ -92,8 +91,8 @@ export class Users {
         detail.password = 'one-time password set';
       }
       // a new password, or a disabled account, ends the portal sessions; disabling also revokes every token
-      if (hash !== undefined || (disabled && !before.disabled)) detail.sessionsEnded = await this.endSessions(tx, before.id);
-      if (disabled && !before.disabled) detail.tokensRevoked = await this.revokeTokens(tx, before.id);
+      if (hash !== undefined || (disabled && !before.disabled)) detail.sessionsEnded = await endSessions(tx, before.id);
+      if (disabled && !before.disabled) detail.tokensRevoked = await revokeTokens(tx, before.id);
       if (Object.keys(detail).length) await announce(tx);
       return { user: view(await this.get(name, tx)), detail };
     });
@@ -104,9 +103,9 @@ export class Users {
     return this.db.tx(async (tx) => {
       await serialise(tx);
       const user = await this.get(name, tx, true);
-      if (user.role === 'admin' && !user.disabled) await this.keepAnAdmin(tx, user.id, 'remove');
-      const tokensRevoked = await this.revokeTokens(tx, user.id);
-      const sessionsEnded = await this.endSessions(tx, user.id);
+      if (user.role === 'admin' && !user.disabled) await keepAnAdmin(tx, user.id, 'remove');
+      const tokensRevoked = await revokeTokens(tx, user.id);
+      const sessionsEnded = await endSessions(tx, user.id);
       await tx.query('DELETE FROM users WHERE id = $1', [user.id]);
       await this.forget(`user:${user.name}`, tx);
       await announce(tx);
@@ -138,7 +137,7 @@ export class Users {
       const { rowCount } = await tx.query('INSERT INTO teams (name, description) VALUES ($1, $2) ON CONFLICT DO NOTHING', [input.name, input.description ?? '']);
       if (!rowCount) throw problem(409, `team "${input.name}" already exists`, { code: 'team-exists' });
       // in name order, as every transaction locks several users: two of them cannot wait for each other
-      for (const member of [...new Set(input.members ?? [])].sort()) await this.join(tx, input.name, member);
+      for (const member of [...new Set(input.members ?? [])].sort()) await join(tx, input.name, member);
       if (input.members?.length) await announce(tx);
       return this.team(input.name, tx);
     });
@@ -159,7 +158,7 @@ export class Users {
   async addMember(team: string, user: string): Promise<TeamView> {
     return this.db.tx(async (tx) => {
       await this.team(team, tx);
-      if (await this.join(tx, team, user)) await announce(tx);
+      if (await join(tx, team, user)) await announce(tx);
       return this.team(team, tx);
     });
   }
@@ -172,55 +171,4 @@ export class Users {
       await announce(tx);
     });
   }
-
-  private async join(tx: Db, team: string, user: string): Promise<boolean> {
-    const { rows: [row] } = await tx.query<{ member: boolean }>('SELECT $2 = ANY(teams) AS member FROM users WHERE name = $1 FOR UPDATE', [user, team]);
-    if (!row) throw problem(404, `no user "${user}"`);
-    if (row.member) return false;
-    await tx.query('UPDATE users SET teams = array_append(teams, $2) WHERE name = $1', [user, team]);
-    return true;
-  }
-
-  private async requireTeams(tx: Db, teams: string[]): Promise<void> {
-    if (!teams.length) return;
-    const { rows } = await tx.query<{ name: string }>('SELECT name FROM teams WHERE name = ANY($1)', [teams]);
-    const missing = teams.filter((t) => !rows.some((r) => r.name === t));
-    if (missing.length) throw problem(400, `no team ${missing.map((t) => `"${t}"`).join(', ')}: create it first (POST /api/v1/teams)`, { code: 'unknown-team' });
-  }
-
-  /** 409 unless another enabled admin remains (changes of users are serialised: two cannot each leave the other as the last) */
-  private async keepAnAdmin(tx: Db, userId: number, what: 'demote' | 'disable' | 'remove'): Promise<void> {
-    const { rows } = await tx.query<{ id: number }>(`SELECT id FROM users WHERE role = 'admin' AND NOT disabled`);
-    if (rows.some((r) => r.id !== userId)) return;
-    throw problem(409, `cannot ${what} the last enabled admin: make another user admin first`, { code: 'last-admin' });
-  }
-
-  private async revokeTokens(tx: Db, userId: number): Promise<number> {
-    const { rowCount } = await tx.query('UPDATE tokens SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL', [userId]);
-    return rowCount;
-  }
-
-  private async endSessions(tx: Db, userId: number): Promise<number> {
-    const { rowCount } = await tx.query('DELETE FROM sessions WHERE user_id = $1', [userId]);
-    return rowCount;
-  }
-}
-
-function checked(password: string): string {
-  const bad = passwordProblem(password);
-  if (bad) throw problem(400, bad, { code: 'weak-password' });
-  return password;
-}
-
-/**
- * Changes of a user's role, state or existence wait for each other until commit, on every instance: two demotions of
- * the last two admins cannot both count the other as remaining (and row locks taken in two orders cannot deadlock).
- */
-async function serialise(tx: Db): Promise<void> {
-  await tx.query("SELECT pg_advisory_xact_lock(hashtext('dockwright.users'))");
-}
-
-/** every instance drops its cached principals when this commits (sessions are read from the database on each request) */
-async function announce(tx: Db): Promise<void> {
-  await tx.query('SELECT pg_notify($1, $2)', [tokensChannel, usersChanged]);
 }

@@ -1,7 +1,8 @@
-// Raising and resolving alerts, and fanning them out to the channels that want them: durable delivery jobs, retries, per-channel rate limit and digest.
+// Raising and resolving alerts, and fanning them out to the channels that want them: durable delivery jobs (sent by deliveries.ts), per-channel rate limit and digest.
 import { randomUUID } from 'node:crypto';
 import type { Actor, JobHandle, Logger, SecretsApi } from '../../sdk/index.ts';
 import type { AlertMessage, ChannelKind } from './channels.ts';
+import { deliverWithRetries, testChannels, type ChannelSends, type DeliveryJob } from './deliveries.ts';
 import type { Sender } from './send.ts';
 import { severityRank, type Alert, type AlertStore, type ChannelRow, type Severity } from './store.ts';
 
@@ -45,12 +46,6 @@ export interface DeliverJobInput { delivery: string }
 
 const system: Actor = { kind: 'system', name: 'alerts' };
 const keyOf = (kind: string, input: RaiseInput) => [kind, input.resource ?? '', input.subject ?? ''].join('|');
-const sleep = (ms: number, signal: AbortSignal) => new Promise<void>((resolve, reject) => {
-  // a job stopped while it was sending: its signal is aborted already, and no abort event will come
-  if (signal.aborted) { reject(signal.reason); return; }
-  const timer = setTimeout(resolve, ms);
-  signal.addEventListener('abort', () => { clearTimeout(timer); reject(signal.reason); }, { once: true });
-});
 
 export function messageOf(event: 'raised' | 'resolved', alert: Alert): AlertMessage {
   const { id, kind, severity, resource, message, count, firstSeen, lastSeen, resolvedAt } = alert;
@@ -83,16 +78,7 @@ export function createEngine(deps: {
 
   /** a channel's full config: its settings with its secrets opened */
   const configOf = (ch: ChannelRow): Record<string, unknown> => ({ ...ch.config, ...(ch.secretsSealed ? JSON.parse(deps.secrets.open(ch.secretsSealed)) as Record<string, unknown> : {}) });
-
-  /** a receiver's answer or a connection error may quote a URL or header: a channel's secrets never reach its last error or an answer */
-  const scrub = (reason: string, config: Record<string, unknown>, kind: ChannelKind | undefined) => {
-    let out = reason;
-    for (const field of kind?.secretFields ?? []) {
-      const value = config[field];
-      if (typeof value === 'string' && value.length >= 4) out = out.split(value).join('[redacted]');
-    }
-    return out;
-  };
+  const sends: ChannelSends = { store, sender: deps.sender, retry: options.retry, channelKinds: deps.channelKinds, configOf };
 
   const wants = (ch: ChannelRow, kind: string, severity: Severity) =>
     severityRank(severity) >= severityRank(ch.minSeverity) && (!ch.events.length || ch.events.includes(kind) || ch.events.includes(kind.split(':')[0]));
@@ -181,58 +167,9 @@ export function createEngine(deps: {
     },
 
     /** the job of one delivery: tries with growing waits, the channel's failures counted when it gives up */
-    async deliver(job: { input: DeliverJobInput; signal: AbortSignal; log(line: string): void; redact(secret: string): void }): Promise<unknown> {
-      const found = await store.delivery(job.input.delivery);
-      if (!found || found.status !== 'pending') return { skipped: found?.status ?? 'gone' };
-      const { channel: ch, ...d } = found;
-      const kind = deps.channelKinds.get(ch.kind);
-      if (!kind) throw new Error(`no channel kind "${ch.kind}" is registered (a plugin was disabled?)`);
-      const config = configOf(ch);
-      for (const field of kind.secretFields) if (typeof config[field] === 'string') job.redact(config[field] as string);
-      for (let attempt = d.attempts + 1; ; attempt++) {
-        try {
-          await kind.send(config, d.message as AlertMessage, { deliveryId: d.id, sender: deps.sender });
-          await store.deliveryAttempt(d.id, null, false);
-          if (ch.consecutiveFailures > 0 || attempt > 1) await store.channelOutcome(ch.id, null);
-          job.log(`delivered to ${ch.kind} channel ${ch.name} (attempt ${attempt})`);
-          return { delivered: true, attempts: attempt };
-        } catch (err) {
-          const reason = scrub((err as Error).message, config, kind);
-          const final = attempt >= options.retry.attempts;
-          await store.deliveryAttempt(d.id, reason, final);
-          if (final) {
-            await store.channelOutcome(ch.id, reason);
-            throw new Error(`not delivered to ${ch.kind} channel ${ch.name} after ${attempt} attempts: ${reason}`);
-          }
-          const wait = Math.min(options.retry.backoffMs * 2 ** (attempt - 1), options.retry.maxBackoffMs);
-          job.log(`attempt ${attempt} failed: ${reason}; next in ${wait} ms`);
-          await sleep(wait, job.signal);
-        }
-      }
-    },
-
+    deliver: (job: DeliveryJob): Promise<unknown> => deliverWithRetries(sends, job),
     /** one try to each channel, answered at once (POST /alerts/test) */
-    async test(channels: ChannelRow[], actor: Actor): Promise<{ channelId: string; delivered: boolean; error?: string }[]> {
-      const message: AlertMessage = {
-        event: 'test', severity: 'info', alert: null,
-        title: '[test] Dockwright test alert', text: `A test alert sent by ${actor.name ?? actor.kind}: this channel works.`,
-      };
-      return Promise.all(channels.map(async (ch) => {
-        const kind = deps.channelKinds.get(ch.kind);
-        let config: Record<string, unknown> = {};
-        try {
-          if (!kind) throw new Error(`no channel kind "${ch.kind}" is registered`);
-          config = configOf(ch);
-          await kind.send(config, message, { deliveryId: randomUUID(), sender: deps.sender });
-          await store.channelAttempt(ch.id, null);
-          return { channelId: ch.id, delivered: true };
-        } catch (err) {
-          const error = scrub((err as Error).message, config, kind);
-          await store.channelAttempt(ch.id, error);
-          return { channelId: ch.id, delivered: false, error };
-        }
-      }));
-    },
+    test: (channels: ChannelRow[], actor: Actor) => testChannels(sends, channels, actor),
 
     /** after a restart: pending deliveries whose job ended with the old process get a new job; held ones their digest */
     async recover(jobs: { getMany(ids: readonly string[]): Promise<Map<string, { done: boolean }>> }): Promise<void> {
