@@ -22,7 +22,7 @@ const places: Record<string, string> = {
   'plugins/backups/restic.ts': 'restic (a remote repository)',
   'plugins/docker/images.ts': 'image pulls (the registry of an image)',
   'plugins/docker/registry-auth.ts': 'the registry login (for plugins/registries/login-check.ts), and the token service of a registry asked before each pull, push and login (its realm checked before it is contacted)',
-  'plugins/stacks/core.ts': 'image pulls (through the docker runtime: images.ts)',
+  'plugins/stacks/core-jobs.ts': 'image pulls of the pull and autoupdate jobs (through the docker runtime: images.ts)',
   'plugins/releases/releases.ts': 'image pulls by digest for a rollback (through the docker runtime: images.ts)',
   'plugins/releases/registry.ts': 'update checks (the Registry HTTP API of an image\'s registry)',
   'plugins/templates/sources.ts': 'a template source (an HTTPS index URL, through the policy\'s dispatcher)',
