@@ -124,7 +124,7 @@ async function verifyService(deps: VerifyDeps, repo: Repository, job: JobRun<{ b
       }
       if (tables.some((t) => !Number.isFinite(t.rows))) throw new Error(`${where}: the row counts of ${database} could not be read`);
       for (const t of tables) job.log(`${where}: ${database}: table ${t.table}: ${t.rows} rows`);
-      job.log(`${where}: ${database} (snapshot ${dump.snapshot.short_id}) restored: ${tables.length} tables, ${tables.reduce((n, t) => n + t.rows, 0)} rows`);
+      job.log(`${where}: ${database} (snapshot ${dump.snapshot.short_id}) restored: ${tables.length} table${tables.length === 1 ? '' : 's'}, ${tables.reduce((n, t) => n + t.rows, 0)} rows`);
       out.push({ stack: dump.stack, service: dump.service, database, snapshot: dump.snapshot.id, image, tables });
     }
     return out;
