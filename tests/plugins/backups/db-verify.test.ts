@@ -14,6 +14,7 @@ const run = promisify(execFile);
 let s: TestServer;
 const stack = uniqueName('bkvf');
 const hidden = uniqueName('bkvfh');
+const maria = uniqueName('bkvfm');
 const repos = mkdtempSync(join(tmpdir(), 'dw-restic-verify-'));
 const dbPassword = `pg-secret-${randomBytes(9).toString('hex')}`;
 const label = 'dev.dockwright.backups.verify';
@@ -71,7 +72,7 @@ before(async () => {
 });
 after(async () => {
   await s.close();
-  await cleanupProjects(stack, hidden);
+  await cleanupProjects(stack, hidden, maria);
   rmSync(repos, { recursive: true, force: true });
 });
 
@@ -139,6 +140,26 @@ test('a verification of a corrupted repository fails, raises backup-verify-faile
   const snaps = (await s.api('GET', '/api/v1/backups/pgbad/snapshots')).body as { database: string | null; verifiedAt: string | null }[];
   assert.equal(snaps.filter((x) => x.verifiedAt !== null).length, 2, 'the two databases of the good run are verified');
   await eventually(async () => (await openAlerts('backup-verify-failed', 'pgbad')).length === 0, 15_000, 'resolved', 300);
+});
+
+test('a MariaDB dump is verified the same way: its tables and row counts from the mariadb client, nothing left behind', async () => {
+  const rootPassword = `my-root-${randomBytes(9).toString('hex')}`;
+  await createStack(s, maria, `services:\n  db:\n    image: dockwright-test/mariadb:10.11\n    environment:\n      MARIADB_ROOT_PASSWORD: ${rootPassword}\n      MARIADB_DATABASE: shop\n`);
+  await act(s, 'deploy', maria);
+  const sql = async (query: string) => run('docker', ['exec', '-e', 'MYSQL_PWD', (await containerOf(maria, 'db'))!.Id, 'mariadb', '-uroot', '-N', '-B', 'shop', '-e', query], { env: { ...process.env, MYSQL_PWD: rootPassword } });
+  await eventually(() => sql('SELECT 1').then(() => true, () => false), 60_000, 'mariadb ready', 300);
+  await sql('CREATE TABLE items (id int PRIMARY KEY) ENGINE=InnoDB; INSERT INTO items VALUES (1), (2), (3), (4)');
+  assert.equal((await define('my', { databases: [{ stack: maria, service: 'db' }] })).status, 201);
+  await runJob(s, '/api/v1/backups/my/run');
+  const since = Date.now() - 1000;
+  const job = await runJob(s, '/api/v1/backups/my/verify');
+  assert.match(job.output, /shop: table items: 4 rows/);
+  assert.ok(!job.output.includes(rootPassword));
+  const snaps = (await s.api('GET', '/api/v1/backups/my/snapshots')).body as { database: string | null; verifiedAt: string | null }[];
+  assert.ok(snaps.find((x) => x.database === 'shop')?.verifiedAt, 'verifiedAt is set');
+  const made = await madeBetween(since, Date.now() + 1000);
+  assert.equal(made.containers.length, 1);
+  await gone(made);
 });
 
 test('a hidden backup answers as a missing one; the scope backups:run is needed', async () => {
