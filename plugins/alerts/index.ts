@@ -27,7 +27,7 @@ const Options = Type.Object({
   failingAfter: Type.Integer({ minimum: 1, default: 3, description: 'deliveries failed in a row (after their retries) before a channel is an attention item' }),
   recentResolvedMs: Type.Integer({ minimum: 0, default: 7 * 86_400_000, description: 'how long resolved alerts are listed' }),
   ignoredJobTypes: Type.Array(Type.String(), {
-    default: ['alerts.*', 'stacks.deploy', 'backups.run', 'sites.*', 'certificates.*', 'releases.update', 'tasks.run'],
+    default: ['alerts.*', 'stacks.deploy', 'backups.run', 'backups.verify', 'sites.*', 'certificates.*', 'releases.update', 'tasks.run'],
     description: 'job types whose failure raises no job-failed alert (they have an alert of their own); `plugin.*` for all of a plugin',
   }),
   disk: Type.Object({

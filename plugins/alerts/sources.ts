@@ -7,6 +7,8 @@ export const builtInAlertKinds: readonly AlertKind[] = [
   { kind: 'job-failed', severity: 'warning', description: 'a job failed whose failure no other alert reports' },
   { kind: 'backup-failed', severity: 'critical', description: 'a backup run failed (resolved by its next successful run)' },
   { kind: 'backup-missed', severity: 'warning', description: 'a scheduled backup did not run in its window (resolved by its next successful run)' },
+  { kind: 'backup-verify-failed', severity: 'critical', description: 'a test restore of a backup\'s database dumps failed (resolved by its next good one)' },
+  { kind: 'backup-unverified', severity: 'warning', description: 'no snapshot of a backup with database dumps was verified for the plugin\'s unverifiedAfterHours (resolved by a good verification)' },
   { kind: 'site-sync-failed', severity: 'critical', description: 'a site sync failed (resolved by its next successful sync)' },
   { kind: 'certificate-renewal-failed', severity: 'critical', description: 'renewing a certificate failed' },
   { kind: 'certificate-auto-failed', severity: 'critical', description: 'automatic HTTPS could not get a certificate for a routed hostname (resolved when it does, or the hostname goes)' },
@@ -48,6 +50,9 @@ export function listen(events: EventsApi, engine: AlertEngine, log: Logger, igno
 
   on('backup.failed', async (p) => engine.raise('backup-failed', { resource: `backup:${str(p.backup)}`, message: `backup ${str(p.backup)} failed`, details: { jobId: p.jobId, reason: await jobError(jobs, p.jobId) } }));
   on('backup.missed', (p) => engine.raise('backup-missed', { resource: `backup:${str(p.backup)}`, message: `backup ${str(p.backup)} missed its window (slot ${str(p.slot)})`, details: { slot: p.slot } }));
+  on('backup.verify.failed', async (p) => engine.raise('backup-verify-failed', { resource: `backup:${str(p.backup)}`, message: `the verification of backup ${str(p.backup)} failed`, details: { jobId: p.jobId, reason: await jobError(jobs, p.jobId) } }));
+  on('backup.unverified', (p) => engine.raise('backup-unverified', { resource: `backup:${str(p.backup)}`, message: `no snapshot of backup ${str(p.backup)} was verified for ${str(p.hours)} h${p.verifiedAt ? ` (last: ${str(p.verifiedAt)})` : ''}`, details: { verifiedAt: p.verifiedAt } }));
+  on('backup.verified', (p) => resolveAll(['backup-verify-failed', 'backup-unverified'], `backup:${str(p.backup)}`));
   on('backup.succeeded', (p) => resolveAll(['backup-failed', 'backup-missed'], `backup:${str(p.backup)}`));
 
   on('site.sync.failed', (p) => engine.raise('site-sync-failed', {

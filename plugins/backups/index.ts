@@ -19,6 +19,8 @@ import { stacksTarget } from './stack-target.ts';
 import { createStore, type BackupRow } from './store.ts';
 import type { BackupTarget } from './targets.ts';
 import { problems } from './problems.ts';
+import { createVerifications, runVerify, sweepVerifications } from './db-verify.ts';
+import { hasDatabases, verifyRoutes } from './verify-routes.ts';
 
 export type { BackupTarget, Prepared, Source, TargetIo } from './targets.ts';
 export type { BackupsApi } from './api.ts';
@@ -32,6 +34,9 @@ const Options = Type.Object({
   progressIntervalMs: Type.Integer({ minimum: 0, default: 2000, description: 'at most one progress line per interval in the job output' }),
   stopTimeoutSeconds: Type.Integer({ minimum: 0, default: 10, description: 'grace time of containers stopped for a snapshot or a restore' }),
   readyTimeoutMs: Type.Integer({ minimum: 1000, default: 120_000, description: 'how long a database started for a restore may take to accept connections (or be healthy)' }),
+  verifyEveryHours: Type.Number({ minimum: 0, default: 0, description: 'verify each backup with database dumps when its last verification is older than this (a test restore, POST /backups/{name}/verify); 0: only when asked' }),
+  unverifiedAfterHours: Type.Number({ minimum: 0, default: 168, description: 'alert backup-unverified when no snapshot of a backup with database dumps was verified for this long; 0: never' }),
+  verifyCheckMs: Type.Integer({ minimum: 1000, default: 3_600_000, description: 'how often the verify schedule and the unverified alert are looked at' }),
 }, { additionalProperties: false });
 
 export default definePlugin({
@@ -67,7 +72,8 @@ export default definePlugin({
     addTarget(databasesTarget({ runtime, stacks }));
     ctx.onStart(() => ctx.extensions.of(backupTargets).forEach(addTarget));
 
-    const read = { resticBin: o.restic, cacheDir: join(dataDir, 'cache'), outbound: ctx.outbound, sshDir: join(dataDir, 'ssh') };
+    const verifications = createVerifications(ctx.db);
+    const read = { resticBin: o.restic, cacheDir: join(dataDir, 'cache'), outbound: ctx.outbound, sshDir: join(dataDir, 'ssh'), verifiedAt: verifications.of };
     const runDeps: RunDeps = {
       store, targets, ...read, stageDir: join(dataDir, 'stage'), progressIntervalMs: o.progressIntervalMs, log: ctx.log,
       emit: (event, payload) => ctx.events.emit(event, payload),
@@ -151,6 +157,33 @@ export default definePlugin({
     const restoreOpen = async (name: string) => (await ctx.jobs.open(resourceOf(name))).some((j) => j.type === restoreJob.type);
     for (const route of backupRoutes({ store, targets, restore: restoreDeps, read, repositoryRoots: o.repositoryRoots, startRun, startRestore, visible, restoreOpen, dbRestore: dbRestoreDeps, downloads, createStackFrom,
       audit: (entry) => ctx.activity.record(entry) })) ctx.routes.add(route);
+
+    // test restores of database dumps: one per backup at a time, beside (not during) its runs and restores
+    const verifyJob = ctx.jobs.define(defineJob({
+      type: 'backups.verify', input: Type.Object({ backup: Type.String(), scheduled: Type.Boolean() }),
+      run: (job) => runVerify({ store, runtime, verifications, readyTimeoutMs: o.readyTimeoutMs, ...read, emit: (event, payload) => ctx.events.emit(event, payload) }, job),
+    }));
+    const startVerify = (name: string, actor: Actor, scheduled = false) => serial(`verify:${name}`, async () => {
+      const open = (await ctx.jobs.open(resourceOf(name))).find((j) => j.type === verifyJob.type);
+      if (open) return open;
+      return verifyJob.enqueue({ backup: name, scheduled }, { actor, resource: resourceOf(name), serialKey: resourceOf(name), attachToQueued: true });
+    });
+    for (const route of verifyRoutes({ store, visible, startVerify })) ctx.routes.add(route);
+    ctx.onStart(() => void sweepVerifications(runtime, async (id) => (await ctx.jobs.get(id))?.done === false)
+      .then((n) => { if (n) ctx.log.warn({ removed: n }, 'removed what interrupted verifications left behind'); })
+      .catch((err) => ctx.log.error({ err }, 'sweeping what interrupted verifications left behind failed')));
+    ctx.schedule.every('verify', o.verifyCheckMs, async () => {
+      const latest = await verifications.latest();
+      const now = Date.now();
+      for (const row of (await store.all()).filter((r) => r.initialized && hasDatabases(r.targets))) {
+        const since = latest.get(row.name)?.getTime() ?? null;
+        const age = now - (since ?? new Date(row.createdAt).getTime());
+        if (o.unverifiedAfterHours > 0 && age > o.unverifiedAfterHours * 3_600_000) {
+          ctx.events.emit('backup.unverified', { backup: row.name, verifiedAt: since === null ? null : new Date(since).toISOString(), hours: o.unverifiedAfterHours });
+        }
+        if (o.verifyEveryHours > 0 && (since === null || now - since > o.verifyEveryHours * 3_600_000)) await startVerify(row.name, { kind: 'system', name: 'schedule' }, true);
+      }
+    });
 
     ctx.schedule.every('schedules', o.scheduleTickMs, () => tick({
       store, missedWindowMs: o.missedWindowMs,

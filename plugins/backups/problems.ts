@@ -6,6 +6,7 @@ export const problems: Readonly<Record<string, ProblemDef>> = {
   'missing-credentials': { status: 422, title: 'the database service\'s environment holds no credentials the strategy can use' },
   'no-service': { status: 409, title: 'the stack has no container of that service: deploy it first (or restore into a new stack)' },
   'no-target': { status: 422, title: 'a backup needs at least one target with something in it' },
+  'nothing-to-verify': { status: 422, title: 'the backup holds no database dumps: a verification test-restores those only' },
   'not-a-dump': { status: 422, title: 'the snapshot or upload is not a database dump the strategy restores' },
   'repository-refused': { status: 422, title: 'the repository is not one a backup may use (its URL, environment or key)' },
   'repository-unreadable': { status: 502, title: 'restic could not read the repository' },

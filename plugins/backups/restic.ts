@@ -24,6 +24,8 @@ export interface ResticEnv {
   outbound: OutboundApi;
   /** this install's known_hosts and the short-lived key files of sftp repositories */
   sshDir: string;
+  /** when each snapshot of a backup was proved by a test restore (snapshot id → ISO time); snapshots listed carry it */
+  verifiedAt?: (backup: string) => Promise<ReadonlyMap<string, string>>;
 }
 
 export interface ResticOptions {
@@ -130,6 +132,8 @@ export interface ResticSnapshot {
   tags?: string[];
   hostname: string;
   parent?: string;
+  /** not restic's: when a test restore proved it (ResticEnv.verifiedAt) */
+  verifiedAt?: string;
 }
 
 /** a tree node as `restic ls --json` lists it */

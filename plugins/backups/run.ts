@@ -54,7 +54,10 @@ export function retentionArgs(r: Retention): string[] {
 /** the snapshots of this backup in its repository, oldest first */
 export async function snapshotsOf(deps: ResticEnv, repo: Repository, backup: string, signal?: AbortSignal): Promise<ResticSnapshot[]> {
   const { stdout } = await restic(repo, ['snapshots', '--json', '--no-lock', '--tag', backupTag(backup)], deps, { signal });
-  return (JSON.parse(stdout || '[]') as ResticSnapshot[] | null) ?? [];
+  const all = (JSON.parse(stdout || '[]') as ResticSnapshot[] | null) ?? [];
+  const verified = await deps.verifiedAt?.(backup);
+  if (verified?.size) for (const s of all) { const at = verified.get(s.id); if (at) s.verifiedAt = at; }
+  return all;
 }
 
 /** restic backup status lines as job lines: at most one per interval, and the last from its summary (whose counts are final) */

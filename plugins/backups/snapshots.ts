@@ -17,7 +17,7 @@ export const snapshotView = (s: ResticSnapshot): SnapshotView => {
   return {
     id: s.id, shortId: s.short_id, time: s.time, hostname: s.hostname, sources: sourcesOf(s.tags).map((m) => m.logical), kind: dump ? 'database' : 'files',
     stack: dump?.stack ?? null, service: dump?.service ?? null, strategy: dump?.strategy ?? null, database: dump?.database ?? null,
-    file: dump?.file ?? null, release: dump?.release ?? null, verifiedAt: null,
+    file: dump?.file ?? null, release: dump?.release ?? null, verifiedAt: s.verifiedAt ?? null,
   };
 };
 

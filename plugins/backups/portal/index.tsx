@@ -2,6 +2,7 @@
 import { useState } from 'preact/hooks';
 import { api, bytes, can, duration, Empty, enc, JobOutput, Link, Loading, navigate, ok, PageTitle, ProblemBox, ShownOnce, Status, Tabs, Time, useAction, useLoad, type PortalPage } from '../../../sdk/portal/kit.tsx';
 import { Snapshots } from './browse.tsx';
+import { Databases } from './databases.tsx';
 import { BackupForm, retentionWords, targetWords, type BackupView } from './form.tsx';
 export { overviewCards, resourcePaths } from './overview.tsx';
 
@@ -138,7 +139,7 @@ function Definition({ backup, reload }: { backup: BackupView; reload(): void }) 
   );
 }
 
-const tabs = [{ id: '', label: 'Runs' }, { id: 'snapshots', label: 'Snapshots and restore' }, { id: 'definition', label: 'Definition' }];
+const tabs = [{ id: '', label: 'Runs' }, { id: 'snapshots', label: 'Snapshots and restore' }, { id: 'databases', label: 'Databases' }, { id: 'definition', label: 'Definition' }];
 
 function Backup({ params }: { params: Record<string, string> }) {
   const name = params.name;
@@ -151,6 +152,7 @@ function Backup({ params }: { params: Record<string, string> }) {
       <Loading what={backup} />
       {backup.data && tab === '' && <Runs backup={backup.data} reload={backup.reload} />}
       {backup.data && tab === 'snapshots' && <Snapshots name={name} />}
+      {backup.data && tab === 'databases' && <Databases backup={backup.data} />}
       {backup.data && tab === 'definition' && <Definition backup={backup.data} reload={backup.reload} />}
     </>
   );
