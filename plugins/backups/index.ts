@@ -10,6 +10,8 @@ import { databaseTarget } from './database-target.ts';
 import { databasesTarget } from './db-target.ts';
 import { runServiceRestore, type DbRestoreDeps } from './db-restore.ts';
 import { createDownloads, runDownload } from './db-download.ts';
+import { createUploads } from './db-upload.ts';
+import { uploadRoutes } from './upload-routes.ts';
 import { runRestore, sweepStaging, type RestoreDeps } from './restore.ts';
 import { backupRoutes, resourceOf } from './routes.ts';
 import { runBackup, type RunDeps } from './run.ts';
@@ -32,6 +34,8 @@ const Options = Type.Object({
   progressIntervalMs: Type.Integer({ minimum: 0, default: 2000, description: 'at most one progress line per interval in the job output' }),
   stopTimeoutSeconds: Type.Integer({ minimum: 0, default: 10, description: 'grace time of containers stopped for a snapshot or a restore' }),
   readyTimeoutMs: Type.Integer({ minimum: 1000, default: 120_000, description: 'how long a database started for a restore may take to accept connections (or be healthy)' }),
+  uploadLimitBytes: Type.Integer({ minimum: 1, default: 10 * 1024 ** 3, description: 'the largest database dump PUT /backups/{name}/uploads takes (streamed to DATA_DIR, never held in memory)' }),
+  uploadTtlMs: Type.Integer({ minimum: 1000, default: 3_600_000, description: 'how long an uploaded dump is kept for its restore before it is removed' }),
 }, { additionalProperties: false });
 
 export default definePlugin({
@@ -88,7 +92,8 @@ export default definePlugin({
         await new Promise((r) => setTimeout(r, 500));
       }
     };
-    const dbRestoreDeps: DbRestoreDeps = { store, runtime, stacks, ...read, stopSeconds: o.stopTimeoutSeconds, readyTimeoutMs: o.readyTimeoutMs, deployAndWait };
+    const uploads = createUploads(join(dataDir, 'uploads'), o.uploadTtlMs);
+    const dbRestoreDeps: DbRestoreDeps = { store, runtime, stacks, ...read, stopSeconds: o.stopTimeoutSeconds, readyTimeoutMs: o.readyTimeoutMs, deployAndWait, uploads };
     const createStackFrom = async (source: string, into: string, principal: Principal) => {
       if (!principal.can('stacks:write')) throw problem(403, 'restoring into a new stack needs the scope stacks:write', { code: 'missing-scope' });
       const content = await stacks.content(source);
@@ -104,7 +109,7 @@ export default definePlugin({
       type: 'backups.restore',
       input: Type.Object({
         backup: Type.String(), snapshot: Type.String(), paths: Type.Array(Type.String()), target: Type.String(), overwrite: Type.Boolean(),
-        stack: Type.Optional(Type.String()), service: Type.Optional(Type.String()),
+        stack: Type.Optional(Type.String()), service: Type.Optional(Type.String()), upload: Type.Optional(Type.String()),
       }),
       run: (job) => (job.input.target === 'service' || job.input.target.startsWith('stack:')
         ? runServiceRestore(dbRestoreDeps, job)
@@ -149,8 +154,11 @@ export default definePlugin({
     };
 
     const restoreOpen = async (name: string) => (await ctx.jobs.open(resourceOf(name))).some((j) => j.type === restoreJob.type);
+    const fromUploads = uploadRoutes({ store, uploads, dbRestore: dbRestoreDeps, limitBytes: o.uploadLimitBytes, visible, restoreOpen, createStackFrom, startRestore });
     for (const route of backupRoutes({ store, targets, restore: restoreDeps, read, repositoryRoots: o.repositoryRoots, startRun, startRestore, visible, restoreOpen, dbRestore: dbRestoreDeps, downloads, createStackFrom,
-      audit: (entry) => ctx.activity.record(entry) })) ctx.routes.add(route);
+      audit: (entry) => ctx.activity.record(entry) })) ctx.routes.add(fromUploads.withUploads(route));
+    fromUploads.routes.forEach((route) => ctx.routes.add(route));
+    ctx.schedule.every('uploads', Math.min(60_000, o.uploadTtlMs), async () => { await uploads.sweep(); });
 
     ctx.schedule.every('schedules', o.scheduleTickMs, () => tick({
       store, missedWindowMs: o.missedWindowMs,
