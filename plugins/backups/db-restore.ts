@@ -5,7 +5,7 @@ import type { DockerRuntime } from '../docker/types.ts';
 import type { StacksApi } from '../stacks/index.ts';
 import { execFrom, execText } from './db-exec.ts';
 import { mysqlCommand, mysqlName, postgresCommand, postgresRestore, suggest, type Credentials, type Strategy } from './db-strategies.ts';
-import { credentialsOf, dbTag, serviceContainer, strategyOf, type ServiceContainer } from './db-target.ts';
+import { credentialsOf, dbTag, serviceContainer, sqliteRestore, strategyOf, type DatabaseEntry, type ServiceContainer } from './db-target.ts';
 import { restic, secretsOf, type Repository, type ResticEnv, type ResticSnapshot } from './restic.ts';
 import { snapshotsOf } from './run.ts';
 import type { BackupStore } from './store.ts';
@@ -72,7 +72,8 @@ export async function preflightService(deps: DbRestoreDeps, dumps: readonly Pick
   // a server's dump goes only into a server of its kind, which the service's image or environment must show
   const now = suggest(container.image, container.env, true);
   const family = (x: string) => (x === 'mysql' ? 'mariadb' : x);
-  if (family(now.strategy) !== family(strategy)) throw problem(422, `a ${strategy} dump cannot be restored into service ${service} of stack ${stack}: ${now.reason}${now.strategy === 'none' || now.strategy === 'volume' ? '' : ` (its strategy is ${now.strategy})`}`, { code: 'wrong-strategy' });
+  const own = strategy === 'sqlite' || strategy === 'command';
+  if (!own && family(now.strategy) !== family(strategy)) throw problem(422, `a ${strategy} dump cannot be restored into service ${service} of stack ${stack}: ${now.reason}${now.strategy === 'none' || now.strategy === 'volume' ? '' : ` (its strategy is ${now.strategy})`}`, { code: 'wrong-strategy' });
   const credentials = credentialsOf(strategy, container.env, `service ${service} of stack ${stack}`);
   return { container, credentials, strategy };
 }
@@ -153,7 +154,9 @@ export async function runServiceRestore(deps: DbRestoreDeps, job: JobRun<DbResto
     job.log(`${container.name} is stopped: starting it first`);
     await deps.runtime.docker.getContainer(container.id).start();
   }
-  await awaitReady(deps, container, strategy, credentials, job.log, job.signal);
+  if (strategy !== 'sqlite' && strategy !== 'command') await awaitReady(deps, container, strategy, credentials, job.log, job.signal);
+  const entry = ((row.targets.databases ?? []) as DatabaseEntry[]).find((e) => e.stack === job.input.stack && e.service === service);
+  if (strategy === 'command' && !entry?.restore) throw new Error(`the backup's entry of service ${service} of stack ${job.input.stack} names no restore command: a command dump is restored by it`);
   const dependants = await dependantsOf(deps.runtime, stack, service);
   const stopped: typeof dependants = [];
   const restored: { database: string; snapshot?: string; upload?: string }[] = [];
@@ -172,10 +175,10 @@ export async function runServiceRestore(deps: DbRestoreDeps, job: JobRun<DbResto
     }
     for (const dump of dumps) {
       const database = dump.database;
-      await ensureDatabase(deps, container, strategy, credentials, database, job.log, job.signal);
-      const tool = strategy === 'postgres' ? 'pg_restore' : `${strategy} client`;
+      const tool = strategy === 'postgres' ? 'pg_restore' : strategy === 'sqlite' ? 'sqlite3 .restore' : strategy === 'command' ? 'the restore command' : `${strategy} client`;
       job.log(`phase: ${tool} of ${database} from ${dump.from} (streamed)`);
-      const spec = { container: container.id, ...(strategy === 'postgres' ? postgresCommand(credentials, database, [...postgresRestore, '-d', database]) : mysqlCommand(credentials, 'client', [`--database=${database}`])) };
+      if (strategy !== 'sqlite' && strategy !== 'command') await ensureDatabase(deps, container, strategy, credentials, database, job.log, job.signal);
+      const spec = { container: container.id, ...restoreCommand(strategy, credentials, database, entry) };
       await dump.feed((output) => execFrom(deps.runtime.docker, spec, output, `${tool} of ${database}`, job.signal).then(() => undefined), job.signal);
       restored.push({ database, ...(dump.snapshot ? { snapshot: dump.snapshot.snapshot.id } : { upload: job.input.upload }) });
       job.log(`restored ${database}`);
@@ -194,6 +197,14 @@ export async function runServiceRestore(deps: DbRestoreDeps, job: JobRun<DbResto
   }
   if (upload) await deps.uploads.remove(job.input.upload!);
   return { target: job.input.target, stack, service, restored, dependants: stopped.map((d) => d.name) };
+}
+
+/** argv and environment of the command in the container that reads a dump on stdin */
+function restoreCommand(strategy: Strategy, credentials: Credentials, database: string, entry: DatabaseEntry | undefined): { cmd: string[]; env: Record<string, string> } {
+  if (strategy === 'postgres') return postgresCommand(credentials, database, [...postgresRestore, '-d', database]);
+  if (strategy === 'sqlite') return { cmd: [...sqliteRestore, database], env: {} };
+  if (strategy === 'command') return { cmd: entry!.restore!, env: {} };
+  return mysqlCommand(credentials, 'client', [`--database=${database}`]);
 }
 
 /** one dump a restore feeds into the service's restore tool: from a snapshot (restic dump) or an uploaded file */
