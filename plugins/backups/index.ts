@@ -18,6 +18,7 @@ import { runBackup, type RunDeps } from './run.ts';
 import { tick } from './schedule.ts';
 import { resolveSnapshot } from './snapshots.ts';
 import { stacksTarget } from './stack-target.ts';
+import { stoppedJournal } from './stopped-journal.ts';
 import { createStore, type BackupRow } from './store.ts';
 import type { BackupTarget } from './targets.ts';
 import { problems } from './problems.ts';
@@ -66,7 +67,8 @@ export default definePlugin({
       if (targets.has(target.key)) throw new Error(`backup target "${target.key}" is registered twice`);
       targets.set(target.key, target);
     };
-    addTarget(stacksTarget({ runtime, stacks, stopSeconds: o.stopTimeoutSeconds }));
+    const journal = stoppedJournal(join(dataDir, 'stopped'));
+    addTarget(stacksTarget({ runtime, stacks, stopSeconds: o.stopTimeoutSeconds, journal }));
     addTarget(databaseTarget({ databaseUrl: ctx.databaseUrl, pgDump: o.pgDump }));
     addTarget(databasesTarget({ runtime, stacks }));
     ctx.onStart(() => ctx.extensions.of(backupTargets).forEach(addTarget));
@@ -124,7 +126,13 @@ export default definePlugin({
     ctx.onStart(() => sweep(async (id) => (await ctx.jobs.get(id))?.done === true, 'start'));
     ctx.events.on('job.failed', (p) => {
       if (p.type === restoreJob.type) sweep(async (id) => id === p.jobId, 'job failed');
+      if (p.type === runJob.type) restartLeft(async (id) => id === p.jobId, 'job failed');
     });
+    // containers a run stopped and did not start again (its process died): started at start, and when such a run is marked failed
+    const restartLeft = (over: (runId: string) => Promise<boolean>, when: string) => void journal.restartLeft(runtime, over)
+      .then((started) => { if (started.length) ctx.log.warn({ started }, `started the containers an interrupted backup had stopped (${when})`); })
+      .catch((err) => ctx.log.error({ err }, `starting the containers an interrupted backup had stopped failed (${when})`));
+    ctx.onStart(() => restartLeft(async (id) => (await ctx.jobs.get(id))?.done !== false, 'start'));
 
     // one run per backup: a run asked for while one is queued or running is that run
     const serial = keyedLock();
