@@ -83,6 +83,8 @@ export interface RouteRequest<P, Q, B, Rev extends number | undefined = number |
   page: { limit: number; cursor: string | undefined };
   /** the raw request body of a `rawBody` route, or the upload of an `upload` route. */
   rawBody: Buffer | undefined;
+  /** the request body, unread, of an `upload: 'stream'` route (undefined on others) */
+  bodyStream: import('node:stream').Readable | undefined;
   /** aborted when the client goes away. */
   signal: AbortSignal;
   log: Logger;
@@ -186,8 +188,11 @@ export interface RouteDef<P extends TSchema, Q extends TSchema, B extends TSchem
   successes?: readonly number[];
   /** `required`: the write names its base revision (If-Match or body `revision`, 0 / `If-None-Match: *` creates); `optional`: it may. */
   revision?: V;
-  /** the body is an upload (raw bytes, upload size limit), exempt from the rate limit. */
-  upload?: boolean;
+  /**
+   * the body is an upload (raw bytes, upload size limit), exempt from the rate limit. `'stream'`: the body is not read
+   * for the handler, which reads `bodyStream` itself (and enforces a size limit of its own): never whole in memory.
+   */
+  upload?: boolean | 'stream';
   /** keep the raw body bytes (signature checks); JSON is still parsed into `body`. */
   rawBody?: boolean;
   /**

@@ -37,6 +37,7 @@ export class Call {
   get revision(): number | undefined { return this.#exchange.revision; }
   get page(): Paging { return this.#exchange.page; }
   get rawBody(): Buffer | undefined { return this.#exchange.raw; }
+  get bodyStream(): IncomingMessage | undefined { return this.#exchange.entry.route.upload === 'stream' ? this.#exchange.req : undefined; }
 
   get baseUrl(): string {
     return this.#services.clients.baseUrl(this.#exchange.req);

@@ -1,13 +1,15 @@
-// Database restores in place (target "service"): a preflight that refuses before anything is touched, then the dumps streamed from `restic dump` into the service's own restore tool, its dependants stopped meanwhile and the database started first when it was stopped.
+// Database restores in place (target "service", from a snapshot or an uploaded dump): a preflight that refuses before anything is touched, then the dumps streamed from `restic dump` into the service's own restore tool, its dependants stopped meanwhile and the database started first when it was stopped.
+import type { Readable } from 'node:stream';
 import { problem, type JobRun, type Principal } from '../../sdk/index.ts';
 import type { DockerRuntime } from '../docker/types.ts';
 import type { StacksApi } from '../stacks/index.ts';
 import { execFrom, execText } from './db-exec.ts';
 import { mysqlCommand, mysqlName, postgresCommand, postgresRestore, suggest, type Credentials, type Strategy } from './db-strategies.ts';
-import { credentialsOf, dbTag, serviceContainer, strategyOf, type ServiceContainer } from './db-target.ts';
+import { credentialsOf, dbTag, serviceContainer, sqliteRestore, strategyOf, type DatabaseEntry, type ServiceContainer } from './db-target.ts';
 import { restic, secretsOf, type Repository, type ResticEnv, type ResticSnapshot } from './restic.ts';
 import { snapshotsOf } from './run.ts';
 import type { BackupStore } from './store.ts';
+import { assertDumpOf, type Uploads } from './db-upload.ts';
 
 export interface DbRestoreDeps extends ResticEnv {
   store: BackupStore;
@@ -18,9 +20,10 @@ export interface DbRestoreDeps extends ResticEnv {
   readyTimeoutMs: number;
   /** deploys a stack (a restore into a new one) and waits for the deploy's end: its error, null when it succeeded */
   deployAndWait(stack: string, actor: JobRun<unknown>['actor']): Promise<string | null>;
+  uploads: Uploads;
 }
 
-export interface DbRestoreInput { backup: string; snapshot: string; target: string; stack?: string; service?: string }
+export interface DbRestoreInput { backup: string; snapshot: string; target: string; stack?: string; service?: string; upload?: string }
 
 /** what a database snapshot's tags say */
 export interface DumpInfo { snapshot: ResticSnapshot; file: string; stack: string; service: string; strategy: Strategy; part: string; database: string | null; run: string | null; image: string | null; release: string | null }
@@ -60,7 +63,7 @@ export function dumpsFor(all: readonly ResticSnapshot[], backup: string, stack: 
 }
 
 /** the checks of a restore into the running service, before anything is touched: 403/404 (access), 409 (no service), 422 (wrong strategy, no credentials) */
-export async function preflightService(deps: DbRestoreDeps, dumps: readonly DumpInfo[], stack: string, service: string, principal?: Principal): Promise<{ container: ServiceContainer; credentials: Credentials; strategy: Strategy }> {
+export async function preflightService(deps: DbRestoreDeps, dumps: readonly Pick<DumpInfo, 'strategy'>[], stack: string, service: string, principal?: Principal): Promise<{ container: ServiceContainer; credentials: Credentials; strategy: Strategy }> {
   if (principal) await deps.stacks.access(stack, principal, 'deploy');
   const container = await serviceContainer(deps.runtime, stack, service);
   if (!container) throw problem(409, `stack ${stack} has no service ${service} (any more): deploy it, then restore; or restore into a new stack`, { code: 'no-service' });
@@ -69,7 +72,8 @@ export async function preflightService(deps: DbRestoreDeps, dumps: readonly Dump
   // a server's dump goes only into a server of its kind, which the service's image or environment must show
   const now = suggest(container.image, container.env, true);
   const family = (x: string) => (x === 'mysql' ? 'mariadb' : x);
-  if (family(now.strategy) !== family(strategy)) throw problem(422, `a ${strategy} dump cannot be restored into service ${service} of stack ${stack}: ${now.reason}${now.strategy === 'none' || now.strategy === 'volume' ? '' : ` (its strategy is ${now.strategy})`}`, { code: 'wrong-strategy' });
+  const own = strategy === 'sqlite' || strategy === 'command';
+  if (!own && family(now.strategy) !== family(strategy)) throw problem(422, `a ${strategy} dump cannot be restored into service ${service} of stack ${stack}: ${now.reason}${now.strategy === 'none' || now.strategy === 'volume' ? '' : ` (its strategy is ${now.strategy})`}`, { code: 'wrong-strategy' });
   const credentials = credentialsOf(strategy, container.env, `service ${service} of stack ${stack}`);
   return { container, credentials, strategy };
 }
@@ -132,25 +136,30 @@ export async function runServiceRestore(deps: DbRestoreDeps, job: JobRun<DbResto
   if (!row) throw new Error(`backup ${backup} no longer exists`);
   const repo: Repository = deps.store.repositoryOf(row);
   for (const secret of secretsOf(repo)) job.redact(secret);
-  const all = await snapshotsOf(deps, repo, backup, job.signal);
-  const dumps = dumpsFor(all, backup, job.input.stack!, service, job.input.snapshot);
+  const upload = job.input.upload ? await deps.uploads.find(backup, job.input.upload, job.actor) : null;
+  if (job.input.upload && !upload) throw new Error('the upload is gone (expired or removed): upload the dump again');
+  const all = upload ? [] : await snapshotsOf(deps, repo, backup, job.signal);
   if (intoNew) {
     job.log(`deploying the new stack ${intoNew}`);
     const failed = await deps.deployAndWait(intoNew, job.actor);
     if (failed) throw new Error(`the deploy of the new stack ${intoNew} failed: ${failed}`);
   }
-  const { container, credentials, strategy } = await preflightService(deps, dumps, stack, service);
+  const { container, credentials, strategy, dumps } = upload
+    ? await uploadSource(deps, upload, stack, service)
+    : await snapshotSources(deps, repo, dumpsFor(all, backup, job.input.stack!, service, job.input.snapshot), stack, service);
   if (credentials.password) job.redact(credentials.password);
-  job.log(`restoring ${dumps.map((d) => d.database).join(', ')} (snapshot${dumps.length > 1 ? 's' : ''} ${dumps.map((d) => d.snapshot.short_id).join(', ')}) into service ${service} of stack ${stack}, in place`);
+  job.log(`restoring ${dumps.map((d) => d.database).join(', ')} (${dumps.map((d) => d.from).join(', ')}) into service ${service} of stack ${stack}, in place`);
 
   if (!container.running) {
     job.log(`${container.name} is stopped: starting it first`);
     await deps.runtime.docker.getContainer(container.id).start();
   }
-  await awaitReady(deps, container, strategy, credentials, job.log, job.signal);
+  if (strategy !== 'sqlite' && strategy !== 'command') await awaitReady(deps, container, strategy, credentials, job.log, job.signal);
+  const entry = ((row.targets.databases ?? []) as DatabaseEntry[]).find((e) => e.stack === job.input.stack && e.service === service);
+  if (strategy === 'command' && !entry?.restore) throw new Error(`the backup's entry of service ${service} of stack ${job.input.stack} names no restore command: a command dump is restored by it`);
   const dependants = await dependantsOf(deps.runtime, stack, service);
   const stopped: typeof dependants = [];
-  const restored: { database: string; snapshot: string }[] = [];
+  const restored: { database: string; snapshot?: string; upload?: string }[] = [];
   try {
     for (const d of dependants) {
       await deps.runtime.docker.getContainer(d.id).stop({ t: deps.stopSeconds }).catch((err) => { if (deps.runtime.errorOf(err).status !== 304) throw err; });
@@ -158,23 +167,20 @@ export async function runServiceRestore(deps: DbRestoreDeps, job: JobRun<DbResto
       job.log(`stopped ${d.name} (it depends on ${service})`);
     }
     // a new server gets the source's roles first (those it has already, its own user, stay: errors are ignored)
-    const globals = intoNew && strategy === 'postgres' ? all.map(dumpOf).find((d) => d?.part === 'globals' && d.run === dumps[0].run && d.service === service) : undefined;
+    const globals = intoNew && strategy === 'postgres' && dumps[0].snapshot ? all.map(dumpOf).find((d) => d?.part === 'globals' && d.run === dumps[0].snapshot!.run && d.service === service) : undefined;
     if (globals) {
       job.log(`phase: roles from snapshot ${globals.snapshot.short_id}`);
       const spec = { container: container.id, ...postgresCommand(credentials, 'postgres', ['psql', '-X', '-q', '-w', '-v', 'ON_ERROR_STOP=0', '-d', 'postgres']) };
       await restic(repo, ['dump', globals.snapshot.id, globals.file], deps, { signal: job.signal, stdout: (output) => execFrom(deps.runtime.docker, spec, output, 'the roles', job.signal).then(() => undefined) });
     }
     for (const dump of dumps) {
-      const database = dump.database!;
-      await ensureDatabase(deps, container, strategy, credentials, database, job.log, job.signal);
-      const tool = strategy === 'postgres' ? 'pg_restore' : `${strategy} client`;
-      job.log(`phase: ${tool} of ${database} from snapshot ${dump.snapshot.short_id} (streamed from the repository)`);
-      const spec = { container: container.id, ...(strategy === 'postgres' ? postgresCommand(credentials, database, [...postgresRestore, '-d', database]) : mysqlCommand(credentials, 'client', [`--database=${database}`])) };
-      await restic(repo, ['dump', dump.snapshot.id, dump.file], deps, {
-        signal: job.signal,
-        stdout: (output) => execFrom(deps.runtime.docker, spec, output, `${tool} of ${database}`, job.signal).then(() => undefined),
-      });
-      restored.push({ database, snapshot: dump.snapshot.id });
+      const database = dump.database;
+      const tool = strategy === 'postgres' ? 'pg_restore' : strategy === 'sqlite' ? 'sqlite3 .restore' : strategy === 'command' ? 'the restore command' : `${strategy} client`;
+      job.log(`phase: ${tool} of ${database} from ${dump.from} (streamed)`);
+      if (strategy !== 'sqlite' && strategy !== 'command') await ensureDatabase(deps, container, strategy, credentials, database, job.log, job.signal);
+      const spec = { container: container.id, ...restoreCommand(strategy, credentials, database, entry) };
+      await dump.feed((output) => execFrom(deps.runtime.docker, spec, output, `${tool} of ${database}`, job.signal).then(() => undefined), job.signal);
+      restored.push({ database, ...(dump.snapshot ? { snapshot: dump.snapshot.snapshot.id } : { upload: job.input.upload }) });
       job.log(`restored ${database}`);
     }
   } finally {
@@ -189,5 +195,54 @@ export async function runServiceRestore(deps: DbRestoreDeps, job: JobRun<DbResto
     }
     if (failures.length) job.log(`some dependants could not be started again: ${failures.join('; ')}`);
   }
+  if (upload) await deps.uploads.remove(job.input.upload!);
   return { target: job.input.target, stack, service, restored, dependants: stopped.map((d) => d.name) };
+}
+
+/** argv and environment of the command in the container that reads a dump on stdin */
+function restoreCommand(strategy: Strategy, credentials: Credentials, database: string, entry: DatabaseEntry | undefined): { cmd: string[]; env: Record<string, string> } {
+  if (strategy === 'postgres') return postgresCommand(credentials, database, [...postgresRestore, '-d', database]);
+  if (strategy === 'sqlite') return { cmd: [...sqliteRestore, database], env: {} };
+  if (strategy === 'command') return { cmd: entry!.restore!, env: {} };
+  return mysqlCommand(credentials, 'client', [`--database=${database}`]);
+}
+
+/** one dump a restore feeds into the service's restore tool: from a snapshot (restic dump) or an uploaded file */
+interface Source { database: string; from: string; snapshot: DumpInfo | null; feed(into: (dump: Readable) => Promise<void>, signal: AbortSignal): Promise<unknown> }
+type Prepared = Awaited<ReturnType<typeof preflightService>> & { dumps: Source[] };
+
+async function snapshotSources(deps: DbRestoreDeps, repo: Repository, dumps: DumpInfo[], stack: string, service: string): Promise<Prepared> {
+  const checked = await preflightService(deps, dumps, stack, service);
+  return {
+    ...checked,
+    dumps: dumps.map((d) => ({
+      database: d.database!, from: `snapshot ${d.snapshot.short_id}`, snapshot: d,
+      feed: (into, s) => restic(repo, ['dump', d.snapshot.id, d.file], deps, { signal: s, stdout: into }),
+    })),
+  };
+}
+
+/** the strategy an upload is restored with: the service's own (suggested from its image and environment) */
+export async function uploadStrategy(deps: DbRestoreDeps, stack: string, service: string): Promise<Strategy> {
+  const container = await serviceContainer(deps.runtime, stack, service);
+  if (!container) throw problem(409, `stack ${stack} has no service ${service} (any more): deploy it, then restore; or restore into a new stack`, { code: 'no-service' });
+  const now = suggest(container.image, container.env, true);
+  if (now.strategy === 'none' || now.strategy === 'volume') throw problem(422, `service ${service} of stack ${stack} is no database an upload can be restored into: ${now.reason}`, { code: 'wrong-strategy' });
+  return now.strategy;
+}
+
+/** the checks of a restore from an upload (preflight, the dump's kind, a database to restore into) and its source */
+export async function uploadSource(deps: DbRestoreDeps, upload: { file: string; bytes: number }, stack: string, service: string): Promise<Prepared> {
+  const strategy = await uploadStrategy(deps, stack, service);
+  const checked = await preflightService(deps, [{ strategy }], stack, service);
+  await assertDumpOf(upload, strategy);
+  const database = checked.credentials.database;
+  if (!database) throw problem(422, `service ${service} of stack ${stack} names no database (MARIADB_DATABASE or MYSQL_DATABASE) for the upload to go into`, { code: 'missing-credentials' });
+  return {
+    ...checked,
+    dumps: [{
+      database, from: `an upload of ${upload.bytes} bytes`, snapshot: null,
+      feed: (into) => into(deps.uploads.stream(upload)),
+    }],
+  };
 }

@@ -4,7 +4,7 @@ import { problem } from '../../sdk/index.ts';
 export const strategies = ['postgres', 'mysql', 'mariadb', 'mongo', 'sqlite', 'command'] as const;
 export type Strategy = typeof strategies[number];
 /** the strategies this version can dump and restore */
-export const implemented: readonly Strategy[] = ['postgres', 'mysql', 'mariadb'];
+export const implemented: readonly Strategy[] = ['postgres', 'mysql', 'mariadb', 'sqlite', 'command'];
 
 export interface Suggestion { strategy: Strategy | 'volume' | 'none'; database?: string; reason: string }
 

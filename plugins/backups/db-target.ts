@@ -25,6 +25,9 @@ export const DatabaseEntrySchema = Type.Object({
     post: Type.Optional(Type.Array(HookCommand, { maxItems: 10, description: 'run in the container after the dump, whatever happened (also when a pre hook or the dump failed)' })),
     timeoutSeconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 3600, description: 'each hook is killed after this long (default 300)' })),
   }, { additionalProperties: false })),
+  path: Type.Optional(Type.String({ pattern: '^/', maxLength: 4096, description: 'strategy sqlite: the database file in the container' })),
+  dump: Type.Optional(Type.Array(Type.String({ maxLength: 4096 }), { minItems: 1, maxItems: 100, description: 'strategy command: the argv run in the container whose stdout is the dump' })),
+  restore: Type.Optional(Type.Array(Type.String({ maxLength: 4096 }), { minItems: 1, maxItems: 100, description: 'strategy command: the argv run in the container that reads the dump on stdin (a restore in place)' })),
 }, { additionalProperties: false });
 export type DatabaseEntry = typeof DatabaseEntrySchema.static;
 
@@ -110,6 +113,7 @@ export function databasesTarget(deps: { runtime: DockerRuntime; stacks: StacksAp
         await stacks.access(entry.stack, principal, 'deploy');
         const container = await serviceContainer(runtime, entry.stack, entry.service);
         if (entry.strategy || container) strategyOf(entry, container);
+        fileOrCommand(entry, i);
         if (container) credentialsOf(strategyOf(entry, container), container.env, `service ${entry.service} of stack ${entry.stack}`);
       }
     },
@@ -163,8 +167,23 @@ async function runHooks(runtime: DockerRuntime, entry: DatabaseEntry, kind: 'pre
   }
 }
 
-/** the credentials a strategy logs in with, from the service's environment (422 missing-credentials) */
+/** 400 unless sqlite names its path and command its dump; the fields of one strategy are not given to another */
+function fileOrCommand(entry: DatabaseEntry, i: number): void {
+  const need = (field: string, message: string) => problem(400, `targets.databases[${i}]: ${message}`, { errors: [{ path: `/body/targets/databases/${i}/${field}`, message }] });
+  if (entry.strategy === 'sqlite' && !entry.path) throw need('path', 'strategy sqlite names the database file (path)');
+  if (entry.strategy === 'command' && !entry.dump) throw need('dump', 'strategy command names its dump command (dump)');
+  if (entry.path && entry.strategy !== 'sqlite') throw need('path', 'path is for strategy sqlite');
+  if ((entry.dump || entry.restore) && entry.strategy !== 'command') throw need(entry.dump ? 'dump' : 'restore', 'dump and restore are for strategy command');
+}
+
+/** sqlite's online backup (`.backup`) into a temporary file in the container, then its bytes on stdout; the path an argument, never shell text */
+export const sqliteDump = ['sh', '-c', 't=$(mktemp) || exit 1; sqlite3 "$1" ".backup \'$t\'" && cat "$t"; rc=$?; rm -f "$t"; exit $rc', 'sh'];
+/** a restore in place: the dump from stdin into a temporary file, checked, then `.restore` into the database file */
+export const sqliteRestore = ['sh', '-c', 't=$(mktemp) || exit 1; cat > "$t" && [ "$(sqlite3 "$t" "PRAGMA integrity_check")" = ok ] && sqlite3 "$1" ".restore \'$t\'"; rc=$?; rm -f "$t"; exit $rc', 'sh'];
+
+/** the credentials a strategy logs in with, from the service's environment (422 missing-credentials); sqlite and command need none */
 export function credentialsOf(strategy: Strategy, env: Map<string, string>, where: string): Credentials {
+  if (strategy === 'sqlite' || strategy === 'command') return { user: '', password: null, passwordFile: null, database: '' };
   return strategy === 'postgres' ? postgresCredentials(env, where) : mysqlCredentials(env, where);
 }
 
@@ -181,6 +200,19 @@ async function streamsOf(deps: { runtime: DockerRuntime; stacks: StacksApi }, en
   const release = String((await deps.stacks.state(entry.stack))?.revision ?? 'none');
   const postgres = strategy === 'postgres';
   const exec = (database: string, argv: string[]) => ({ container: container.id, ...postgresCommand(creds, database, argv) });
+  const tags = (part: string, database?: string) => [
+    dbTag.kind, `${dbTag.stack}${entry.stack}`, `${dbTag.service}${entry.service}`, `${dbTag.strategy}${strategy}`, `${dbTag.release}${release}`,
+    `${dbTag.image}${container.imageId}`, `${dbTag.part}${part}`, `${dbTag.run}${io.runId}`, ...(database ? [`${dbTag.database}${encodeName(database)}`] : []),
+  ];
+  if (strategy === 'sqlite' || strategy === 'command') {
+    const database = strategy === 'sqlite' ? entry.path! : entry.database ?? 'dump';
+    const argv = strategy === 'sqlite' ? [...sqliteDump, entry.path!] : entry.dump!;
+    io.log(`${where}: ${strategy === 'sqlite' ? `sqlite .backup of ${database}` : `the dump command ${argv[0]}`}, streamed from its container ${container.name}`);
+    return [{
+      filename: dumpName(entry.stack, entry.service, `${encodeName(database)}.${strategy === 'sqlite' ? 'sqlite' : 'dump'}`), tags: tags('database', database), what: `${where}: ${database}`,
+      produce: (into) => execInto(runtime.docker, { container: container.id, cmd: argv, env: {} }, into, `the ${strategy} dump in ${where}`, io.signal),
+    }];
+  }
   let databases = entry.database ? [entry.database] : [];
   if (!databases.length) {
     const spec = postgres ? exec(creds.database, postgresListDatabases) : { container: container.id, ...mysqlCommand(creds, 'client', mysqlListDatabases) };
@@ -188,10 +220,6 @@ async function streamsOf(deps: { runtime: DockerRuntime; stacks: StacksApi }, en
     databases = listed.split('\n').map((l) => l.trim()).filter((d) => d && !d.startsWith('-') && (postgres || !mysqlSystemDatabases.has(d)));
   }
   io.log(`${where}: ${strategy} dump of ${databases.join(', ') || 'no database'}${postgres ? ' (and its roles)' : ''}, streamed from its container ${container.name}`);
-  const tags = (part: string, database?: string) => [
-    dbTag.kind, `${dbTag.stack}${entry.stack}`, `${dbTag.service}${entry.service}`, `${dbTag.strategy}${strategy}`, `${dbTag.release}${release}`,
-    `${dbTag.image}${container.imageId}`, `${dbTag.part}${part}`, `${dbTag.run}${io.runId}`, ...(database ? [`${dbTag.database}${encodeName(database)}`] : []),
-  ];
   const globals: DumpStream = {
     filename: dumpName(entry.stack, entry.service, 'globals.sql'), tags: tags('globals'), what: `${where}: roles`,
     produce: (into) => execInto(runtime.docker, exec(creds.database, postgresGlobals), into, `pg_dumpall --globals-only in ${where}`, io.signal),

@@ -10,12 +10,15 @@ import { databaseTarget } from './database-target.ts';
 import { databasesTarget } from './db-target.ts';
 import { runServiceRestore, type DbRestoreDeps } from './db-restore.ts';
 import { createDownloads, runDownload } from './db-download.ts';
+import { createUploads } from './db-upload.ts';
+import { uploadRoutes } from './upload-routes.ts';
 import { runRestore, sweepStaging, type RestoreDeps } from './restore.ts';
 import { backupRoutes, resourceOf } from './routes.ts';
 import { runBackup, type RunDeps } from './run.ts';
 import { tick } from './schedule.ts';
 import { resolveSnapshot } from './snapshots.ts';
 import { stacksTarget } from './stack-target.ts';
+import { stoppedJournal } from './stopped-journal.ts';
 import { createStore, type BackupRow } from './store.ts';
 import type { BackupTarget } from './targets.ts';
 import { problems } from './problems.ts';
@@ -37,6 +40,8 @@ const Options = Type.Object({
   verifyEveryHours: Type.Number({ minimum: 0, default: 0, description: 'verify each backup with database dumps when its last verification is older than this (a test restore, POST /backups/{name}/verify); 0: only when asked' }),
   unverifiedAfterHours: Type.Number({ minimum: 0, default: 168, description: 'alert backup-unverified when no snapshot of a backup with database dumps was verified for this long; 0: never' }),
   verifyCheckMs: Type.Integer({ minimum: 1000, default: 3_600_000, description: 'how often the verify schedule and the unverified alert are looked at' }),
+  uploadLimitBytes: Type.Integer({ minimum: 1, default: 10 * 1024 ** 3, description: 'the largest database dump PUT /backups/{name}/uploads takes (streamed to DATA_DIR, never held in memory)' }),
+  uploadTtlMs: Type.Integer({ minimum: 1000, default: 3_600_000, description: 'how long an uploaded dump is kept for its restore before it is removed' }),
 }, { additionalProperties: false });
 
 export default definePlugin({
@@ -67,7 +72,8 @@ export default definePlugin({
       if (targets.has(target.key)) throw new Error(`backup target "${target.key}" is registered twice`);
       targets.set(target.key, target);
     };
-    addTarget(stacksTarget({ runtime, stacks, stopSeconds: o.stopTimeoutSeconds }));
+    const journal = stoppedJournal(join(dataDir, 'stopped'));
+    addTarget(stacksTarget({ runtime, stacks, stopSeconds: o.stopTimeoutSeconds, journal }));
     addTarget(databaseTarget({ databaseUrl: ctx.databaseUrl, pgDump: o.pgDump }));
     addTarget(databasesTarget({ runtime, stacks }));
     ctx.onStart(() => ctx.extensions.of(backupTargets).forEach(addTarget));
@@ -94,7 +100,8 @@ export default definePlugin({
         await new Promise((r) => setTimeout(r, 500));
       }
     };
-    const dbRestoreDeps: DbRestoreDeps = { store, runtime, stacks, ...read, stopSeconds: o.stopTimeoutSeconds, readyTimeoutMs: o.readyTimeoutMs, deployAndWait };
+    const uploads = createUploads(join(dataDir, 'uploads'), o.uploadTtlMs);
+    const dbRestoreDeps: DbRestoreDeps = { store, runtime, stacks, ...read, stopSeconds: o.stopTimeoutSeconds, readyTimeoutMs: o.readyTimeoutMs, deployAndWait, uploads };
     const createStackFrom = async (source: string, into: string, principal: Principal) => {
       if (!principal.can('stacks:write')) throw problem(403, 'restoring into a new stack needs the scope stacks:write', { code: 'missing-scope' });
       const content = await stacks.content(source);
@@ -110,7 +117,7 @@ export default definePlugin({
       type: 'backups.restore',
       input: Type.Object({
         backup: Type.String(), snapshot: Type.String(), paths: Type.Array(Type.String()), target: Type.String(), overwrite: Type.Boolean(),
-        stack: Type.Optional(Type.String()), service: Type.Optional(Type.String()),
+        stack: Type.Optional(Type.String()), service: Type.Optional(Type.String()), upload: Type.Optional(Type.String()),
       }),
       run: (job) => (job.input.target === 'service' || job.input.target.startsWith('stack:')
         ? runServiceRestore(dbRestoreDeps, job)
@@ -125,7 +132,13 @@ export default definePlugin({
     ctx.onStart(() => sweep(async (id) => (await ctx.jobs.get(id))?.done === true, 'start'));
     ctx.events.on('job.failed', (p) => {
       if (p.type === restoreJob.type) sweep(async (id) => id === p.jobId, 'job failed');
+      if (p.type === runJob.type) restartLeft(async (id) => id === p.jobId, 'job failed');
     });
+    // containers a run stopped and did not start again (its process died): started at start, and when such a run is marked failed
+    const restartLeft = (over: (runId: string) => Promise<boolean>, when: string) => void journal.restartLeft(runtime, over)
+      .then((started) => { if (started.length) ctx.log.warn({ started }, `started the containers an interrupted backup had stopped (${when})`); })
+      .catch((err) => ctx.log.error({ err }, `starting the containers an interrupted backup had stopped failed (${when})`));
+    ctx.onStart(() => restartLeft(async (id) => (await ctx.jobs.get(id))?.done !== false, 'start'));
 
     // one run per backup: a run asked for while one is queued or running is that run
     const serial = keyedLock();
@@ -155,8 +168,11 @@ export default definePlugin({
     };
 
     const restoreOpen = async (name: string) => (await ctx.jobs.open(resourceOf(name))).some((j) => j.type === restoreJob.type);
+    const fromUploads = uploadRoutes({ store, uploads, dbRestore: dbRestoreDeps, limitBytes: o.uploadLimitBytes, visible, restoreOpen, createStackFrom, startRestore });
     for (const route of backupRoutes({ store, targets, restore: restoreDeps, read, repositoryRoots: o.repositoryRoots, startRun, startRestore, visible, restoreOpen, dbRestore: dbRestoreDeps, downloads, createStackFrom,
-      audit: (entry) => ctx.activity.record(entry) })) ctx.routes.add(route);
+      audit: (entry) => ctx.activity.record(entry) })) ctx.routes.add(fromUploads.withUploads(route));
+    fromUploads.routes.forEach((route) => ctx.routes.add(route));
+    ctx.schedule.every('uploads', Math.min(60_000, o.uploadTtlMs), async () => { await uploads.sweep(); });
 
     // test restores of database dumps: one per backup at a time, beside (not during) its runs and restores
     const verifyJob = ctx.jobs.define(defineJob({

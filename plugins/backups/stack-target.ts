@@ -5,6 +5,7 @@ import { problem, Type, type Principal } from '../../sdk/index.ts';
 import type { DockerRuntime } from '../docker/types.ts';
 import type { StacksApi } from '../stacks/index.ts';
 import type { BackupTarget, TargetIo } from './targets.ts';
+import type { StoppedJournal } from './stopped-journal.ts';
 
 export const stacksKey = 'stacks';
 
@@ -34,7 +35,7 @@ export async function volumesOf(runtime: DockerRuntime, stacks: readonly string[
  * Stops the running containers of these stacks and returns what starts them again. The start is attempted for every
  * container even when some fail, and the failures are thrown together.
  */
-export async function stopStacks(runtime: DockerRuntime, stacks: readonly string[], stopSeconds: number, log: (line: string) => void, onlyMounting?: readonly string[]): Promise<() => Promise<void>> {
+export async function stopStacks(runtime: DockerRuntime, stacks: readonly string[], stopSeconds: number, log: (line: string) => void, onlyMounting?: readonly string[], note?: { journal: StoppedJournal; runId: string }): Promise<() => Promise<void>> {
   const status = await runtime.status(stacks);
   let running = [...status.values()].flat().flatMap((s) => s.containers).filter((c) => c.state === 'running');
   if (onlyMounting) {
@@ -56,8 +57,11 @@ export async function stopStacks(runtime: DockerRuntime, stacks: readonly string
         if (code !== 304) failures.push(`${c.name}: ${reason}`);
       }
     }));
+    await note?.journal.clear(note.runId);
     if (failures.length) throw new Error(`some containers could not be started again: ${failures.join('; ')}`);
   };
+  // written down first: a process that dies while they are stopped leaves the note, and the next start starts them
+  if (running.length) await note?.journal.record(note.runId, running.map((c) => ({ id: c.id, name: c.name })));
   try {
     await Promise.all(running.map(async (c) => {
       try {
@@ -76,7 +80,7 @@ export async function stopStacks(runtime: DockerRuntime, stacks: readonly string
   return start;
 }
 
-export function stacksTarget(deps: { runtime: DockerRuntime; stacks: StacksApi; stopSeconds: number }): BackupTarget {
+export function stacksTarget(deps: { runtime: DockerRuntime; stacks: StacksApi; stopSeconds: number; journal?: StoppedJournal }): BackupTarget {
   const { runtime, stacks } = deps;
   return {
     key: stacksKey,
@@ -98,7 +102,7 @@ export function stacksTarget(deps: { runtime: DockerRuntime; stacks: StacksApi; 
       if (io.consistency !== 'stop' || !sources.length) return { sources };
       const withVolumes = found.filter((f) => f.volumes.length).map((f) => f.stack);
       io.log(`consistency stop: stopping the containers of ${withVolumes.join(', ')} for the snapshot`);
-      const start = await stopStacks(runtime, withVolumes, deps.stopSeconds, io.log);
+      const start = await stopStacks(runtime, withVolumes, deps.stopSeconds, io.log, undefined, deps.journal && { journal: deps.journal, runId: io.runId });
       return { sources, release: start };
     },
   };

@@ -104,7 +104,8 @@ export function input({ limits }: InputOptions): Stage {
   return (x: Exchange) => {
     readParamsAndQuery(x, x.req);
     const { route } = x.entry;
-    if (route.body || route.upload || route.rawBody) return readAndParseBody(x);
+    // a streamed upload is read by its handler
+    if (route.upload !== 'stream' && (route.body || route.upload || route.rawBody)) return readAndParseBody(x);
     readRevisionAndPaging(x);
   };
 }
