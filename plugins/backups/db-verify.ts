@@ -97,28 +97,28 @@ async function verifyService(deps: VerifyDeps, repo: Repository, job: JobRun<{ b
     await container.start();
     job.log(`${where}: a throwaway server of image ${image.slice(0, 19)} started on an internal network`);
     await awaitReady(deps, containerId, postgres, creds, job.signal);
-    const exec = (database: string, argv: string[]) => ({ container: containerId!, ...(postgres ? postgresCommand(creds, database, argv) : mysqlCommand(creds, 'client', argv)) });
-    const stream = (dump: DumpInfo, spec: ReturnType<typeof exec>, what: string) => restic(repo, ['dump', dump.snapshot.id, dump.file], deps, {
+    const clientCommand = (database: string, argv: string[]) => ({ container: containerId!, ...(postgres ? postgresCommand(creds, database, argv) : mysqlCommand(creds, 'client', argv)) });
+    const stream = (dump: DumpInfo, spec: ReturnType<typeof clientCommand>, what: string) => restic(repo, ['dump', dump.snapshot.id, dump.file], deps, {
       signal: job.signal, stdout: (out) => execFrom(docker, spec, out, what, job.signal).then(() => undefined),
     });
-    if (set.globals && postgres) await stream(set.globals, exec('postgres', ['psql', '-X', '-q', '-w', '-v', 'ON_ERROR_STOP=0', '-d', 'postgres']), 'the roles');
+    if (set.globals && postgres) await stream(set.globals, clientCommand('postgres', ['psql', '-X', '-q', '-w', '-v', 'ON_ERROR_STOP=0', '-d', 'postgres']), 'the roles');
     const out: Verified[] = [];
     for (const dump of set.dumps) {
       const database = dump.database!;
       let tables: TableCount[];
       if (postgres) {
-        await execText(docker, exec('postgres', ['createdb', '-w', '--', database]), `createdb ${database}`, job.signal).catch(() => undefined);
-        await stream(dump, exec(database, ['pg_restore', '-w', '--single-transaction', '--exit-on-error', '-d', database]), `pg_restore of ${database}`);
-        const listed = await execText(docker, exec(database, ['psql', '-X', '-w', '-A', '-t', '-v', 'ON_ERROR_STOP=1', '-c', postgresCounts]), `counting the rows of ${database}`, job.signal);
+        await execText(docker, clientCommand('postgres', ['createdb', '-w', '--', database]), `createdb ${database}`, job.signal).catch(() => undefined);
+        await stream(dump, clientCommand(database, ['pg_restore', '-w', '--single-transaction', '--exit-on-error', '-d', database]), `pg_restore of ${database}`);
+        const listed = await execText(docker, clientCommand(database, ['psql', '-X', '-w', '-A', '-t', '-v', 'ON_ERROR_STOP=1', '-c', postgresCounts]), `counting the rows of ${database}`, job.signal);
         tables = listed.split('\n').filter(Boolean).map((l) => { const at = l.lastIndexOf('|'); return { table: l.slice(0, at), rows: Number(l.slice(at + 1)) }; });
       } else {
-        await execText(docker, exec('', [`--execute=CREATE DATABASE IF NOT EXISTS ${mysqlName(database)}`]), `creating ${database}`, job.signal);
-        await stream(dump, exec('', [`--database=${database}`]), `the restore of ${database}`);
-        const names = (await execText(docker, exec('', ['--batch', '--skip-column-names', `--database=${database}`, '--execute=SHOW FULL TABLES WHERE Table_type = \'BASE TABLE\'']), `listing the tables of ${database}`, job.signal))
+        await execText(docker, clientCommand('', [`--execute=CREATE DATABASE IF NOT EXISTS ${mysqlName(database)}`]), `creating ${database}`, job.signal);
+        await stream(dump, clientCommand('', [`--database=${database}`]), `the restore of ${database}`);
+        const names = (await execText(docker, clientCommand('', ['--batch', '--skip-column-names', `--database=${database}`, '--execute=SHOW FULL TABLES WHERE Table_type = \'BASE TABLE\'']), `listing the tables of ${database}`, job.signal))
           .split('\n').filter(Boolean).map((l) => l.split('\t')[0]);
         tables = [];
         for (const name of names) {
-          const count = await execText(docker, exec('', ['--batch', '--skip-column-names', `--execute=SELECT COUNT(*) FROM ${mysqlName(database)}.${mysqlName(name)}`]), `counting ${name}`, job.signal);
+          const count = await execText(docker, clientCommand('', ['--batch', '--skip-column-names', `--execute=SELECT COUNT(*) FROM ${mysqlName(database)}.${mysqlName(name)}`]), `counting ${name}`, job.signal);
           tables.push({ table: name, rows: Number(count.trim()) });
         }
       }

@@ -2,7 +2,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { defineJob, definePlugin, keyedLock, problem, Type, type Actor, type AttentionItem, type Principal } from '../../sdk/index.ts';
+import { defineJob, definePlugin, keyedLock, problem, Type, type Actor, type Principal } from '../../sdk/index.ts';
 import { dockerPlugin } from '../docker/api.ts';
 import { stacksPlugin } from '../stacks/api.ts';
 import { backupTargets, type BackupsApi } from './api.ts';
@@ -22,8 +22,9 @@ import { stoppedJournal } from './stopped-journal.ts';
 import { createStore, type BackupRow } from './store.ts';
 import type { BackupTarget } from './targets.ts';
 import { problems } from './problems.ts';
-import { createVerifications, runVerify, sweepVerifications } from './db-verify.ts';
-import { hasDatabases, verifyRoutes } from './verify-routes.ts';
+import { createVerifications } from './db-verify.ts';
+import { backupsOverview } from './overview.ts';
+import { setUpVerification } from './verify-setup.ts';
 
 export type { BackupTarget, Prepared, Source, TargetIo } from './targets.ts';
 export type { BackupsApi } from './api.ts';
@@ -174,32 +175,7 @@ export default definePlugin({
     fromUploads.routes.forEach((route) => ctx.routes.add(route));
     ctx.schedule.every('uploads', Math.min(60_000, o.uploadTtlMs), async () => { await uploads.sweep(); });
 
-    // test restores of database dumps: one per backup at a time, beside (not during) its runs and restores
-    const verifyJob = ctx.jobs.define(defineJob({
-      type: 'backups.verify', input: Type.Object({ backup: Type.String(), scheduled: Type.Boolean() }),
-      run: (job) => runVerify({ store, runtime, verifications, readyTimeoutMs: o.readyTimeoutMs, ...read, emit: (event, payload) => ctx.events.emit(event, payload) }, job),
-    }));
-    const startVerify = (name: string, actor: Actor, scheduled = false) => serial(`verify:${name}`, async () => {
-      const open = (await ctx.jobs.open(resourceOf(name))).find((j) => j.type === verifyJob.type);
-      if (open) return open;
-      return verifyJob.enqueue({ backup: name, scheduled }, { actor, resource: resourceOf(name), serialKey: resourceOf(name), attachToQueued: true });
-    });
-    for (const route of verifyRoutes({ store, visible, startVerify })) ctx.routes.add(route);
-    ctx.onStart(() => void sweepVerifications(runtime, async (id) => (await ctx.jobs.get(id))?.done === false)
-      .then((n) => { if (n) ctx.log.warn({ removed: n }, 'removed what interrupted verifications left behind'); })
-      .catch((err) => ctx.log.error({ err }, 'sweeping what interrupted verifications left behind failed')));
-    ctx.schedule.every('verify', o.verifyCheckMs, async () => {
-      const latest = await verifications.latest();
-      const now = Date.now();
-      for (const row of (await store.all()).filter((r) => r.initialized && hasDatabases(r.targets))) {
-        const since = latest.get(row.name)?.getTime() ?? null;
-        const age = now - (since ?? new Date(row.createdAt).getTime());
-        if (o.unverifiedAfterHours > 0 && age > o.unverifiedAfterHours * 3_600_000) {
-          ctx.events.emit('backup.unverified', { backup: row.name, verifiedAt: since === null ? null : new Date(since).toISOString(), hours: o.unverifiedAfterHours });
-        }
-        if (o.verifyEveryHours > 0 && (since === null || now - since > o.verifyEveryHours * 3_600_000)) await startVerify(row.name, { kind: 'system', name: 'schedule' }, true);
-      }
-    });
+    setUpVerification(ctx, { store, runtime, verifications, readyTimeoutMs: o.readyTimeoutMs, ...read, serial, visible }, o);
 
     ctx.schedule.every('schedules', o.scheduleTickMs, () => tick({
       store, missedWindowMs: o.missedWindowMs,
@@ -212,19 +188,7 @@ export default definePlugin({
       const test = await visible(viewer, rows.map((r) => r.name), 'read');
       return rows.filter((r) => test(r.name));
     };
-    ctx.overview.add({
-      scope: 'backups:read',
-      async summary(viewer) {
-        const rows = await seenBy(viewer);
-        return { total: rows.length, failing: rows.filter((r) => r.lastRun?.status === 'failed').length, missed: rows.filter((r) => r.missedSlot).length };
-      },
-      async attention(viewer) {
-        return (await seenBy(viewer)).flatMap((r): AttentionItem[] => [
-          ...(r.lastRun?.status === 'failed' ? [{ severity: 'critical' as const, kind: 'backup-failed', resource: resourceOf(r.name), message: `the last run of backup ${r.name} failed: ${r.lastRun.error ?? ''}`, since: r.lastRun.finishedAt }] : []),
-          ...(r.missedSlot ? [{ severity: 'warning' as const, kind: 'backup-missed', resource: resourceOf(r.name), message: `backup ${r.name} did not run at ${r.missedSlot} (schedule ${r.schedule})`, since: r.missedSlot }] : []),
-        ]);
-      },
-    });
+    ctx.overview.add(backupsOverview(seenBy));
 
     return {};
   },
