@@ -6,6 +6,7 @@ import { consoleRoute } from './routes/console.ts';
 import { containerRoutes } from './routes/containers.ts';
 import { containerKit, containerVisibility } from './routes/kit.ts';
 import { statsRoutes } from './routes/stats.ts';
+import { problems } from './problems.ts';
 
 const Options = Type.Object({
   console: Type.Object({
@@ -19,6 +20,7 @@ const Options = Type.Object({
 
 export default definePlugin({
   name: 'containers',
+  problems,
   version: '1.0.0',
   services: ['activity', 'db'],
   description: 'Containers: list, start, stop, restart, logs, console, resource use',
