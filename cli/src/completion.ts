@@ -2,7 +2,7 @@
 export interface VerbWords { words: string[]; options?: Record<string, { type: string; short?: string }> }
 
 /** "stack deploy" → "--wait --timeout …" lines, for the scripts' lookup tables */
-function table(verbs: VerbWords[]): { path: string; next: string; options: string }[] {
+function table(verbs: readonly VerbWords[]): { path: string; next: string; options: string }[] {
   const paths = new Map<string, Set<string>>();
   const options = new Map<string, string>();
   for (const v of verbs) {
@@ -20,7 +20,7 @@ function table(verbs: VerbWords[]): { path: string; next: string; options: strin
 
 const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
-export function bashCompletion(verbs: VerbWords[]): string {
+export function bashCompletion(verbs: readonly VerbWords[]): string {
   const rows = table(verbs);
   return `# dw completion for bash: eval "$(dw completion bash)" in ~/.bashrc
 _dw_complete() {
@@ -49,7 +49,7 @@ complete -F _dw_complete dw
 `;
 }
 
-export function zshCompletion(verbs: VerbWords[]): string {
+export function zshCompletion(verbs: readonly VerbWords[]): string {
   return `#compdef dw
 # dw completion for zsh: eval "$(dw completion zsh)" in ~/.zshrc (after compinit)
 autoload -U bashcompinit && bashcompinit

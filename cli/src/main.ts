@@ -60,7 +60,7 @@ export async function run(argv: string[], out?: Output): Promise<number> {
     // a malformed --timeout is refused before anything is asked of the server
     if (parsed.values.timeout !== undefined) timeoutOf(parsed.values);
     const ctx: Context = {
-      args: parsed.positionals, values: parsed.values, out: output,
+      args: parsed.positionals, values: parsed.values, out: output, verbs,
       client: () => clientFrom({ url: parsed.values.url as string | undefined }),
     };
     await verb.run(ctx);

@@ -12,6 +12,8 @@ export interface Context {
   out: Output;
   /** the configured client (a usage error when no server or token is set) */
   client(): Client;
+  /** every verb of dw (for the shell completion) */
+  verbs: readonly Verb[];
 }
 
 export interface Verb {

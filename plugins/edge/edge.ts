@@ -10,33 +10,10 @@ import { CaddyProcess } from './process.ts';
 import { EdgePusher } from './pusher.ts';
 import { ensureRequestMigration, type ReloadSafety } from './reloads.ts';
 import type { EdgeStore } from './store.ts';
+import type { EdgeOptions, RedirectOptions } from './options.ts';
 import type { EdgeCertificate, EdgeRoute } from './types.ts';
 
-export interface EdgeOptions {
-  httpPort: number;
-  httpsPort: number;
-  caddy: string;
-  adminAddress?: string;
-  accessLog: { rollSizeMb: number; rollKeep: number; rollKeepDays: number };
-  restartDelayMs: number;
-  restartMaxDelayMs: number;
-  stableAfterMs: number;
-  startTimeoutMs: number;
-  adminTimeoutMs: number;
-  watchIntervalMs: number;
-  pollIntervalMs: number;
-  resyncIntervalMs: number;
-  leaderRetryMs: number;
-  migrateQueuedConnections: boolean;
-  drainMs: number;
-  httpsRedirect: boolean;
-  httpsRedirectExcept: string[];
-}
-
 export type EdgeState = 'running' | 'starting' | 'down' | 'unavailable' | 'standby' | 'stopped';
-
-/** the redirect options as they are now (live settings): read at every push */
-export type RedirectOptions = () => Pick<EdgeOptions, 'httpsRedirect' | 'httpsRedirectExcept'>;
 
 export function createEdge(ctx: ContextWith<'db' | 'locks'>, o: EdgeOptions, store: EdgeStore, owners: Owners, network: EdgeNetwork, redirectOptions: RedirectOptions = () => o) {
   const dir = ctx.dataDir;

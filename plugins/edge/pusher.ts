@@ -4,7 +4,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { problem, type ContextWith, type Db } from '../../sdk/index.ts';
 import { AdminError, adminCall, currentAdmin, load, type AdminEndpoint } from './admin.ts';
 import { afterDeathHoldMs, buildConfig } from './caddy-config.ts';
-import type { EdgeOptions, RedirectOptions } from './edge.ts';
+import type { EdgeOptions, RedirectOptions } from './options.ts';
 import { normalizeHostname } from './hostnames.ts';
 import type { EdgeNetwork, Upstreams } from './network.ts';
 import type { EdgeStore } from './store.ts';

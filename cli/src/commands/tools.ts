@@ -34,10 +34,9 @@ export const toolVerbs: Verb[] = [
   {
     words: ['completion'], summary: 'Print the shell completion script: eval "$(dw completion bash)" (or zsh)', usage: '<bash|zsh>',
     async run(ctx) {
-      const { verbs } = await import('../main.ts');
       const shell = ctx.args[0];
       if (shell !== 'bash' && shell !== 'zsh') throw usageError('name the shell: bash or zsh');
-      process.stdout.write(shell === 'bash' ? bashCompletion(verbs) : zshCompletion(verbs));
+      process.stdout.write(shell === 'bash' ? bashCompletion(ctx.verbs) : zshCompletion(ctx.verbs));
     },
   },
   {
