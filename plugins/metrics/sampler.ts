@@ -1,6 +1,7 @@
 // One sample of everything every interval: this installation's running containers (cgroup v2 or v1 files, else the engine's one-shot stats), the host, and Dockwright itself; counters turned into rates.
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import type { ContainerInfo } from 'dockerode';
+import PQueue from 'p-queue';
 import { cgroupDirOf, cgroupV1DirsOf, isCgroupV1, isCgroupV2, readCgroup, readCgroupV1, type ContainerReading } from './cgroup.ts';
 import { readDisk, readHost, type HostReading } from './proc.ts';
 import { containerMetrics, hostMetrics, type ContainerSample, type Sample } from './series.ts';
@@ -23,15 +24,6 @@ export interface SamplerDeps {
 
 const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
 const rate = (now: number, before: number, seconds: number) => (seconds > 0 && now >= before ? (now - before) / seconds : 0);
-
-/** fn of each item, at most `limit` at once, the answers in the items' order */
-async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => { while (next < items.length) { const i = next++; out[i] = await fn(items[i]); } };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return out;
-}
 
 /** the host's CPU, network rates, memory and load from its reading (rates against the one before, when there is one) */
 function hostReadingValues(reading: HostReading, before: { at: number; reading: HostReading } | undefined, at: number): Record<string, number | null> {
@@ -148,12 +140,13 @@ export class Sampler {
   /** each container's counters: from its cgroup when reachable, else the engine's one-shot stats, a few at a time */
   async #read(ids: string[]): Promise<(ContainerReading | null)[]> {
     let viaEngine = 0;
-    const out = await mapLimited(ids, this.#deps.concurrency ?? 8, async (id) => {
+    const queue = new PQueue({ concurrency: this.#deps.concurrency ?? 8 });
+    const out = await Promise.all(ids.map((id) => queue.add(async () => {
       const reading = await this.#readCgroup(id);
       if (reading) return reading;
       viaEngine++;
       return this.#deps.engineStats(id).catch(() => null);
-    });
+    }, { throwOnTimeout: true })));
     this.source = !ids.length ? 'none' : viaEngine ? 'engine' : 'cgroup';
     return out;
   }
