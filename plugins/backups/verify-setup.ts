@@ -28,7 +28,9 @@ export function setUpVerification(
     return verifyJob.enqueue({ backup: name, scheduled }, { actor, resource: resourceOf(name), serialKey: resourceOf(name), attachToQueued: true });
   });
   for (const route of verifyRoutes({ store, visible, startVerify })) ctx.routes.add(route);
-  ctx.onStart(() => void sweepVerifications(deps.runtime, async (id) => (await ctx.jobs.get(id))?.done === false)
+  // a job this installation does not know is another installation's on the same engine (its verification runs): left alone
+  const stillRunning = async (id: string) => { const job = id ? await ctx.jobs.get(id) : null; return !job ? Boolean(id) : !job.done; };
+  ctx.onStart(() => void sweepVerifications(deps.runtime, stillRunning)
     .then((n) => { if (n) ctx.log.warn({ removed: n }, 'removed what interrupted verifications left behind'); })
     .catch((err) => ctx.log.error({ err }, 'sweeping what interrupted verifications left behind failed')));
   ctx.schedule.every('verify', o.verifyCheckMs, async () => {
